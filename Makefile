@@ -1,0 +1,310 @@
+# Batching by the Numbers: one entry point.  `make help` lists the targets.
+#
+# Everything generated goes under $(B) (default build/), so two builds can run
+# side by side with `make B=/tmp/other`.  Sources are discovered by wildcard:
+# adding a library module, a chapter program, a test, a figure or a chapter
+# needs no edit here.
+
+B        ?= build
+CC       ?= cc
+NVCC     ?= nvcc
+PANDOC   ?= pandoc
+GNUPLOT  ?= gnuplot
+N        ?=
+
+CPPFLAGS := -Icode -Icode/napkin -Iexercises -D_POSIX_C_SOURCE=200809L
+CFLAGS   ?= -O2 -g
+WARN     := -std=c11 -Wall -Wextra -Werror
+LDLIBS   := -lm -lpthread
+DEPFLAGS  = -MMD -MP
+CRITERION_LIBS := -lcriterion
+BLAS_LIBS      := -lopenblas
+
+SAN_TSAN := -fsanitize=thread -O1 -g
+SAN_ASAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -O1 -g
+
+.DEFAULT_GOAL := all
+.SECONDEXPANSION:
+.DELETE_ON_ERROR:
+.PHONY: all deps lib cli programs figures book pdf instructor chapter test unit-tests \
+        sanitize-tests exercise-tests book-tests kernels kernels-check measure bench \
+        exercise clean help
+
+# ---------------------------------------------------------------- sources
+LIB_SRC     := $(sort $(wildcard code/napkin/*.c))
+CLI_SRC     := $(sort $(wildcard code/cli/*.c))
+CH_SRC      := $(sort $(wildcard code/ch[0-9][0-9]/*.c))
+MEASURE_SRC := $(sort $(wildcard code/measure/*.c))
+BENCH_SRC   := $(sort $(wildcard code/bench/*.c))
+SOL_SRC     := $(sort $(wildcard solutions/[0-9][0-9]-*.c))
+TEST_SRC    := $(sort $(wildcard tests/test_*.c))
+EXTEST_SRC  := $(sort $(wildcard tests/exercises/test_[0-9][0-9].c))
+CHAPTERS    := $(sort $(wildcard chapters/[0-9][0-9]-*.md))
+EX_MD       := $(sort $(wildcard exercises/[0-9][0-9]-*.md))
+SOL_MD      := $(sort $(wildcard solutions/[0-9][0-9]-*.md))
+FIG_GP      := $(sort $(wildcard figures/[0-9][0-9]-*.gp))
+KERNEL_SRC  := $(sort $(wildcard kernels/*.cu))
+SPECS       := $(sort $(wildcard code/specs/*.tsv))
+
+# Tests whose subject is concurrent: also built and run under ThreadSanitizer.
+# A test file opts in with a first line containing "napkin: tsan".
+TSAN_TEST_SRC := $(foreach t,$(TEST_SRC),$(if $(shell head -n1 $(t) | grep -l 'napkin: tsan' 2>/dev/null),$(t)))
+# Tests that are slow or spawn tools are left out of the address/undefined run
+# with a first line containing "napkin: no-asan".
+ASAN_TEST_SRC := $(foreach t,$(TEST_SRC),$(if $(shell head -n1 $(t) | grep -l 'napkin: no-asan' 2>/dev/null),,$(t)))
+
+# ---------------------------------------------------------------- products
+LIB        := $(B)/lib/libnapkin.a
+LIB_OBJ    := $(LIB_SRC:code/%.c=$(B)/obj/%.o) $(B)/obj/gen/specs_data.o
+NAPKIN     := $(B)/bin/napkin
+CH_BIN     := $(CH_SRC:code/%.c=$(B)/bin/%)
+MEASURE_BIN:= $(MEASURE_SRC:code/%.c=$(B)/bin/%)
+BENCH_BIN  := $(BENCH_SRC:code/%.c=$(B)/bin/%)
+SOL_BIN    := $(SOL_SRC:solutions/%.c=$(B)/bin/solutions/%)
+TEST_BIN   := $(TEST_SRC:tests/%.c=$(B)/tests/%)
+TSAN_BIN   := $(TSAN_TEST_SRC:tests/%.c=$(B)/tsan/tests/%)
+ASAN_BIN   := $(ASAN_TEST_SRC:tests/%.c=$(B)/asan/tests/%)
+CH_VALUES  := $(CH_SRC:code/%.c=$(B)/values/%.tsv)
+SOL_VALUES := $(SOL_SRC:solutions/%.c=$(B)/values/solutions/%.tsv)
+FIG_SVG    := $(FIG_GP:figures/%.gp=$(B)/figures/%.svg)
+FIG_PDF    := $(FIG_GP:figures/%.gp=$(B)/figures/%.pdf)
+CH_MD      := $(CHAPTERS:chapters/%=$(B)/md/chapters/%)
+EX_MD_OUT  := $(EX_MD:exercises/%=$(B)/md/exercises/%)
+SOL_MD_OUT := $(SOL_MD:solutions/%=$(B)/md/solutions/%)
+KERNEL_BIN := $(KERNEL_SRC:kernels/%.cu=$(B)/kernels/%)
+
+all: deps book
+
+deps:
+	@tools/bootstrap.sh
+
+# ---------------------------------------------------------------- library
+lib: $(LIB)
+
+$(B)/gen/specs_data.c: $(SPECS) tools/embed_text.sh
+	@mkdir -p $(@D)
+	tools/embed_text.sh $(SPECS) > $@
+
+$(B)/obj/gen/specs_data.o: $(B)/gen/specs_data.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c $< -o $@
+
+$(B)/obj/%.o: code/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+# Sanitizer twins of the library, for the tsan and asan test runs.
+$(B)/tsan/obj/%.o: code/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(WARN) $(SAN_TSAN) $(DEPFLAGS) -c $< -o $@
+$(B)/asan/obj/%.o: code/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(WARN) $(SAN_ASAN) $(DEPFLAGS) -c $< -o $@
+$(B)/tsan/obj/gen/specs_data.o $(B)/asan/obj/gen/specs_data.o: $(B)/gen/specs_data.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(WARN) -c $< -o $@
+$(B)/tsan/lib/libnapkin.a: $(LIB_SRC:code/%.c=$(B)/tsan/obj/%.o) $(B)/tsan/obj/gen/specs_data.o
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+$(B)/asan/lib/libnapkin.a: $(LIB_SRC:code/%.c=$(B)/asan/obj/%.o) $(B)/asan/obj/gen/specs_data.o
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+# ---------------------------------------------------------------- programs
+cli: $(NAPKIN)
+
+$(NAPKIN): $(CLI_SRC) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(CLI_SRC) $(LIB) $(LDLIBS) -o $@
+
+# code/chNN/foo.c -> $(B)/bin/chNN/foo ; code/measure/foo.c -> $(B)/bin/measure/foo
+$(B)/bin/measure/%: code/measure/%.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $< $(LIB) $(BLAS_LIBS) $(LDLIBS) -o $@
+$(B)/bin/bench/%: code/bench/%.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $< $(LIB) $(LDLIBS) -o $@
+$(B)/bin/ch%: code/ch%.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $< $(LIB) $(LDLIBS) -o $@
+$(B)/bin/solutions/%: solutions/%.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $< $(LIB) $(LDLIBS) -o $@
+
+programs: $(NAPKIN) $(CH_BIN) $(SOL_BIN) $(MEASURE_BIN) $(BENCH_BIN)
+
+# Running a program records its values ($(B)/values/...tsv) and data ($(B)/data).
+$(B)/values/%.tsv: $(B)/bin/%
+	@mkdir -p $(@D) $(B)/data
+	@rm -f $@.tmp
+	NB_VALUES=$(abspath $@.tmp) NB_DATA=$(abspath $(B)/data) timeout 120 $< > $(@:.tsv=.out)
+	@touch $@.tmp && mv $@.tmp $@
+
+# ---------------------------------------------------------------- figures
+# figures/NN-name.gp plots TSV from $(B)/data written by chapter NN's programs
+# (and committed measurements under figures/measured/).  Scripts set neither
+# terminal nor output; the variables datadir and measureddir are given.
+chapter_values = $(filter $(B)/values/ch$(1)/%,$(CH_VALUES)) $(filter $(B)/values/solutions/$(1)-%,$(SOL_VALUES))
+fig_num = $(firstword $(subst -, ,$(notdir $(1))))
+GP_VARS = -e "datadir='$(B)/data'; measureddir='figures/measured'"
+
+figures: $(FIG_SVG)
+
+$(B)/figures/%.svg: figures/%.gp $$(call chapter_values,$$(call fig_num,$$*))
+	@mkdir -p $(@D)
+	$(GNUPLOT) $(GP_VARS) -e "set terminal svg size 760,460 dynamic font 'Helvetica,13'; set output '$@'" $< 
+$(B)/figures/%.pdf: figures/%.gp $$(call chapter_values,$$(call fig_num,$$*))
+	@mkdir -p $(@D)
+	$(GNUPLOT) $(GP_VARS) -e "set terminal pdfcairo size 6in,3.6in font 'Helvetica,10'; set output '$@'" $<
+
+# ---------------------------------------------------------------- the book
+# Each chapter, exercise set and solution set is expanded on its own by the
+# notebook filter (cells run, values filled in, figures checked), so touching
+# one chapter re-runs only that chapter.
+export NB_BUILD := $(B)
+export NB_CC := $(CC)
+export NB_CFLAGS := $(CPPFLAGS) $(WARN) -O1
+export NB_LIB := $(abspath $(LIB))
+export NB_LDLIBS := $(LDLIBS)
+export NB_BIN := $(abspath $(B)/bin)
+NB_FILTER := tools/notebook.lua
+NB_DEPS = $(NB_FILTER) $(LIB) $(NAPKIN) $(call chapter_values,$(1)) $(filter $(B)/figures/$(1)-%,$(FIG_SVG))
+md_num = $(firstword $(subst -, ,$(notdir $(1))))
+
+$(B)/md/chapters/%.md: chapters/%.md $$(call NB_DEPS,$$(call md_num,$$*))
+	@mkdir -p $(@D)
+	NB_VALUE_FILES="$(call chapter_values,$(call md_num,$*))" $(PANDOC) -f markdown -t markdown --lua-filter $(NB_FILTER) $< -o $@
+$(B)/md/exercises/%.md: exercises/%.md $$(call NB_DEPS,$$(call md_num,$$*))
+	@mkdir -p $(@D)
+	NB_VALUE_FILES="$(call chapter_values,$(call md_num,$*))" $(PANDOC) -f markdown -t markdown --lua-filter $(NB_FILTER) $< -o $@
+$(B)/md/solutions/%.md: solutions/%.md $$(call NB_DEPS,$$(call md_num,$$*))
+	@mkdir -p $(@D)
+	NB_VALUE_FILES="$(call chapter_values,$(call md_num,$*))" $(PANDOC) -f markdown -t markdown --lua-filter $(NB_FILTER) $< -o $@
+
+# Chapter NN, then its exercises (and, for instructors, its solutions).
+book_parts = $(foreach c,$(CH_MD),$(c) $(filter $(B)/md/exercises/$(call md_num,$(c))-%,$(EX_MD_OUT)))
+instructor_parts = $(foreach c,$(CH_MD),$(c) $(filter $(B)/md/exercises/$(call md_num,$(c))-%,$(EX_MD_OUT)) $(filter $(B)/md/solutions/$(call md_num,$(c))-%,$(SOL_MD_OUT)))
+HTML_FLAGS := --standalone --self-contained --mathml --toc --toc-depth=2 --number-sections \
+              --metadata-file=tools/book-meta.yaml --css=tools/book.css --resource-path=.:$(B)
+
+book: $(B)/book.html
+$(B)/book.html: book.md $$(book_parts) tools/book.css tools/book-meta.yaml
+	$(PANDOC) $(HTML_FLAGS) book.md $(book_parts) -o $@
+	@echo "wrote $@"
+
+instructor: $(B)/book-instructor.html
+$(B)/book-instructor.html: book.md $$(instructor_parts) tools/book.css tools/book-meta.yaml
+	$(PANDOC) $(HTML_FLAGS) book.md $(instructor_parts) -o $@
+	@echo "wrote $@"
+
+# make chapter N=01: that chapter (with its exercises) as its own page.
+chapter:
+	@test -n "$(N)" || { echo "usage: make chapter N=01" >&2; exit 2; }
+	@$(MAKE) --no-print-directory $(filter $(B)/md/chapters/$(N)-%,$(CH_MD)) $(filter $(B)/md/exercises/$(N)-%,$(EX_MD_OUT))
+	$(PANDOC) $(HTML_FLAGS) $(filter $(B)/md/chapters/$(N)-%,$(CH_MD)) $(filter $(B)/md/exercises/$(N)-%,$(EX_MD_OUT)) -o $(B)/chapter-$(N).html
+	@echo "wrote $(B)/chapter-$(N).html"
+
+pdf: $(B)/book.pdf
+$(B)/book.pdf: book.md $$(book_parts) $(FIG_PDF)
+	@command -v xelatex >/dev/null || { echo "make pdf needs xelatex: apt-get install texlive-xetex texlive-fonts-recommended lmodern" >&2; exit 2; }
+	NB_FIGURE_EXT=pdf $(PANDOC) --standalone --toc --number-sections --pdf-engine=xelatex \
+	  --metadata-file=tools/book-meta.yaml --resource-path=.:$(B) book.md $(book_parts) -o $@
+
+# ---------------------------------------------------------------- tests
+$(B)/tests/%: tests/%.c $(LIB) $(NAPKIN)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(DEPFLAGS) $< $(LIB) $(CRITERION_LIBS) $(LDLIBS) -o $@
+$(B)/tsan/tests/%: tests/%.c $(B)/tsan/lib/libnapkin.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(WARN) $(SAN_TSAN) $< $(B)/tsan/lib/libnapkin.a $(CRITERION_LIBS) $(LDLIBS) -o $@
+$(B)/asan/tests/%: tests/%.c $(B)/asan/lib/libnapkin.a $(NAPKIN)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(WARN) $(SAN_ASAN) $< $(B)/asan/lib/libnapkin.a $(CRITERION_LIBS) $(LDLIBS) -o $@
+
+# Environment the suites read: where the CLI and the build live.
+TEST_ENV := NAPKIN_BIN=$(abspath $(NAPKIN)) NB_BUILD=$(abspath $(B)) NB_SRC=$(CURDIR)
+RUN_SUITE = tools/run_suite.sh
+
+unit-tests: $(TEST_BIN)
+	@$(TEST_ENV) $(RUN_SUITE) $(TEST_BIN)
+
+sanitize-tests: $(TSAN_BIN) $(ASAN_BIN)
+	@$(TEST_ENV) TSAN_OPTIONS=halt_on_error=1 $(RUN_SUITE) $(TSAN_BIN)
+	@$(TEST_ENV) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(RUN_SUITE) $(ASAN_BIN)
+
+# Exercise kits: the tests must pass on the worked solutions and must report
+# failures, not crashes, on the untouched fill-in kits.
+EX_NUMS  := $(patsubst tests/exercises/test_%.c,%,$(EXTEST_SRC))
+KIT_NUMS := $(foreach n,$(EX_NUMS),$(if $(wildcard exercises/$(n)-*.c),$(n)))
+$(B)/exercises/solution_%: tests/exercises/test_%.c $$(wildcard solutions/$$*-*.c) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Iexercises $(WARN) $(CFLAGS) -DNB_EXERCISE_TEST $< $(wildcard solutions/$*-*.c) $(LIB) $(CRITERION_LIBS) $(LDLIBS) -o $@
+$(B)/exercises/kit_%: tests/exercises/test_%.c $$(wildcard exercises/$$*-*.c) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Iexercises $(WARN) $(CFLAGS) -Wno-unused-parameter -DNB_EXERCISE_TEST $< $(wildcard exercises/$*-*.c) $(LIB) $(CRITERION_LIBS) $(LDLIBS) -o $@
+
+exercise-tests: $(EX_NUMS:%=$(B)/exercises/solution_%) $(KIT_NUMS:%=$(B)/exercises/kit_%)
+	@$(RUN_SUITE) $(EX_NUMS:%=$(B)/exercises/solution_%)
+	@tools/check_kit.sh $(KIT_NUMS:%=$(B)/exercises/kit_%)
+
+# make exercise N=01: run chapter 01's exercise tests against your kit.
+exercise:
+	@test -n "$(N)" || { echo "usage: make exercise N=01" >&2; exit 2; }
+	@test -n "$(filter $(N),$(KIT_NUMS))" || { echo "no fill-in kit for chapter $(N); kits: $(KIT_NUMS)" >&2; exit 2; }
+	@$(MAKE) --no-print-directory $(B)/exercises/kit_$(N)
+	$(B)/exercises/kit_$(N) --verbose=0
+
+book-tests: $(B)/book.html $(B)/book-instructor.html
+
+test: deps
+	@$(MAKE) --no-print-directory book-tests
+	@$(MAKE) --no-print-directory unit-tests
+	@$(MAKE) --no-print-directory exercise-tests
+	@$(MAKE) --no-print-directory sanitize-tests
+	@$(MAKE) --no-print-directory kernels-check
+	@echo "make test: all passed"
+
+# ---------------------------------------------------------------- kernels
+NVCC_ARCH := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+NVCC_FLAGS := -O3 -std=c++17 $(NVCC_ARCH) -Icode -Icode/napkin -Ikernels -Xcompiler -Wall
+$(B)/kernels/%: kernels/%.cu $(wildcard kernels/*.h kernels/*.cuh) $(LIB)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCC_FLAGS) $< $(LIB) -lcublas -o $@
+
+kernels: $(KERNEL_BIN)
+
+# Compile every kernel where nvcc exists; say so where it does not.
+kernels-check:
+	@if command -v $(NVCC) >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory kernels && echo "kernels: $(words $(KERNEL_BIN)) compiled"; \
+	else echo "kernels: SKIP (no nvcc on this machine)"; fi
+
+measure:
+	@tools/measure.sh $(B)
+
+bench: $(NAPKIN) $(BENCH_BIN)
+	@tools/bench.sh $(B) $(BENCH_BIN)
+
+# ---------------------------------------------------------------- misc
+clean:
+	rm -rf $(B)
+
+help:
+	@echo "make              build the library, the napkin CLI, every cell and figure, and $(B)/book.html"
+	@echo "make test         every Criterion suite, sanitizer runs, exercise checks, book checks, kernel compile"
+	@echo "make pdf          $(B)/book.pdf (needs xelatex)"
+	@echo "make instructor   $(B)/book-instructor.html, with worked solutions"
+	@echo "make chapter N=01 one chapter and its exercises as $(B)/chapter-01.html"
+	@echo "make exercise N=01  run chapter 01's exercise tests against your fill-in kit"
+	@echo "make measure      run the kernels on this GPU, or the CPU twins without one"
+	@echo "make figures      every figure as SVG"
+	@echo "make kernels      compile the CUDA kernels (needs nvcc)"
+	@echo "make bench        performance figures of the tools and library"
+	@echo "make clean        remove $(B)/"
+	@echo "variables: B=<build dir> (default build), CC, NVCC, N"
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,70 @@
+/* GPU and model tables (code/specs/gpus.tsv, models.tsv).  The tables are embedded in the
+ * library at build time, so programs need no data files; a reader can load
+ * their own file with the *_parse / *_load functions. */
+#ifndef NAPKIN_SPECS_H
+#define NAPKIN_SPECS_H
+
+#include "units.h"
+
+#include <stddef.h>
+
+#define SPEC_KEY_MAX 32
+#define SPEC_NAME_MAX 64
+#define SPEC_SOURCE_MAX 320
+
+typedef struct {
+    char key[SPEC_KEY_MAX];
+    char name[SPEC_NAME_MAX];
+    double flops[DT_COUNT]; /* dense FLOP/s (OP/s for int8) per compute dtype; 0 = none */
+    double mem_bw;          /* bytes/s */
+    double mem_bytes;       /* bytes, as the datasheet states (decimal GB) */
+    char source[SPEC_SOURCE_MAX];
+} gpu_spec;
+
+typedef struct {
+    char key[SPEC_KEY_MAX];
+    char name[SPEC_NAME_MAX];
+    int layers, hidden, heads, kv_heads, head_dim, ffn, vocab;
+    int experts, experts_active; /* 1, 1 for a dense model */
+    int tied_embeddings;         /* output head shares the embedding matrix */
+    char source[SPEC_SOURCE_MAX];
+} model_spec;
+
+typedef struct {
+    gpu_spec *rows;
+    int n;
+} gpu_table;
+
+typedef struct {
+    model_spec *rows;
+    int n;
+} model_table;
+
+/* Parse TSV text.  `filename` is used in messages only.  On error returns -1
+ * and writes "file:line: field 'x': reason" into err; the table is left empty. */
+int gpu_table_parse(const char *text, const char *filename, gpu_table *out, char *err, size_t errlen);
+int model_table_parse(const char *text, const char *filename, model_table *out, char *err, size_t errlen);
+/* Read and parse a file. */
+int gpu_table_load(const char *path, gpu_table *out, char *err, size_t errlen);
+int model_table_load(const char *path, model_table *out, char *err, size_t errlen);
+/* The tables shipped with the workbook (code/specs/gpus.tsv, models.tsv). */
+int gpu_table_builtin(gpu_table *out, char *err, size_t errlen);
+int model_table_builtin(model_table *out, char *err, size_t errlen);
+void gpu_table_free(gpu_table *t);
+void model_table_free(model_table *t);
+
+/* Look up by key (case-insensitive); NULL when absent. */
+const gpu_spec *gpu_find(const gpu_table *t, const char *key);
+const model_spec *model_find(const model_table *t, const char *key);
+/* "h100, h200, ..." into buf, for error messages. */
+char *gpu_keys(const gpu_table *t, char *buf, size_t n);
+char *model_keys(const model_table *t, char *buf, size_t n);
+
+/* Convenience for programs: the built-in row or exit(1) with a message. */
+gpu_spec gpu_builtin(const char *key);
+model_spec model_builtin(const char *key);
+
+/* Dense peak FLOP/s of a GPU for a compute dtype; 0 when it has none. */
+double gpu_peak_flops(const gpu_spec *g, dtype compute);
+
+#endif

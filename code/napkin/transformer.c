@@ -1,0 +1,234 @@
+#include "transformer.h"
+
+#include <math.h>
+#include <stdio.h>
+
+precision precision_uniform(dtype d)
+{
+    precision p = {d, d, d, d};
+    if (d == DT_INT4) { /* int4 weights are dequantized and multiplied in bf16 */
+        p.act = DT_BF16;
+        p.compute = DT_BF16;
+    }
+    return p;
+}
+
+//> params
+param_count model_params(const model_spec *m)
+{
+    double h = m->hidden, hd = m->head_dim, L = m->layers, E = m->experts;
+    param_count p;
+    p.embedding = (double)m->vocab * h;
+    p.head = m->tied_embeddings ? 0 : (double)m->vocab * h;
+    /* q and o are heads*hd wide; k and v only kv_heads*hd (GQA) */
+    p.attention = L * (2 * h * m->heads * hd + 2 * h * m->kv_heads * hd);
+    p.mlp = L * E * 3 * h * m->ffn; /* gate, up, down of every expert */
+    p.router = E > 1 ? L * h * E : 0;
+    p.norms = L * 2 * h + h; /* two RMSNorms per layer and the final one */
+    p.total = p.embedding + p.head + p.attention + p.mlp + p.router + p.norms;
+    p.active = p.total - L * (E - m->experts_active) * 3 * h * m->ffn;
+    return p;
+}
+//< params
+
+step_shape decode_shape(int batch, int context, int tp, precision prec)
+{
+    step_shape s = {batch, context, 1, tp, prec};
+    return s;
+}
+
+int step_shape_check(const model_spec *m, const step_shape *s, char *err, size_t errlen)
+{
+    const char *what = NULL;
+    if (s->batch < 1)
+        what = "batch must be at least 1";
+    else if (s->context < 0)
+        what = "context must not be negative";
+    else if (s->new_tokens < 1)
+        what = "new tokens per sequence must be at least 1";
+    else if (s->tp < 1)
+        what = "tensor-parallel degree must be at least 1";
+    if (what) {
+        snprintf(err, errlen, "%s", what);
+        return -1;
+    }
+    if (m->heads % s->tp != 0) {
+        snprintf(err, errlen, "tensor-parallel degree %d does not divide the %d attention heads of %s", s->tp,
+                 m->heads, m->key);
+        return -1;
+    }
+    if (m->kv_heads % s->tp != 0 && s->tp % m->kv_heads != 0) {
+        snprintf(err, errlen, "tensor-parallel degree %d and the %d KV heads of %s: neither divides the other",
+                 s->tp, m->kv_heads, m->key);
+        return -1;
+    }
+    return 0;
+}
+
+/* KV heads one GPU holds: split when there are enough, else one replicated. */
+static double kv_heads_local(const model_spec *m, int tp)
+{
+    return m->kv_heads >= tp ? (double)m->kv_heads / tp : 1.0;
+}
+
+static op_cost make_op(const char *name, op_kind kind, int per_layer)
+{
+    op_cost op = {name, kind, per_layer, 0, 0, 0, 0};
+    return op;
+}
+
+//> decode_projection
+/* T tokens through an in x out weight: 2*T*in*out FLOP, the whole weight read
+ * once, the input read and the output written.  At T = batch (decode) and
+ * 2-byte weights, FLOP per weight byte is exactly the batch. */
+static op_cost projection(const char *name, double T, double in, double out, double wb, double ab)
+{
+    op_cost op = make_op(name, OP_PROJECTION, 1);
+    op.flop = 2 * T * in * out;
+    op.weight_bytes = in * out * wb;
+    op.act_bytes = T * (in + out) * ab;
+    return op;
+}
+//< decode_projection
+
+/* RMSNorm of T x width: square, sum, scale, gain: about 4 FLOP per element
+ * against one read and one write. */
+static op_cost norm(const char *name, int per_layer, double T, double width, double ab)
+{
+    op_cost op = make_op(name, OP_NORM, per_layer);
+    op.flop = 4 * T * width;
+    op.weight_bytes = width * ab;
+    op.act_bytes = 2 * T * width * ab;
+    return op;
+}
+
+/* Residual add: one FLOP per element, two reads and a write. */
+static op_cost residual(const char *name, double T, double width, double ab)
+{
+    op_cost op = make_op(name, OP_ELEMENTWISE, 1);
+    op.flop = T * width;
+    op.act_bytes = 3 * T * width * ab;
+    return op;
+}
+
+int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int max_ops)
+{
+    char err[256];
+    if (step_shape_check(m, s, err, sizeof err) != 0)
+        return -1;
+    const double tp = s->tp, B = s->batch, n = s->new_tokens, ctx = s->context;
+    const double T = B * n; /* tokens in the step */
+    const double h = m->hidden, hd = m->head_dim;
+    const double wb = dtype_bytes(s->prec.weights), kb = dtype_bytes(s->prec.kv), ab = dtype_bytes(s->prec.act);
+    const double heads_l = m->heads / tp, kvh_l = kv_heads_local(m, s->tp);
+    const double ffn_l = m->ffn / tp, vocab_l = m->vocab / tp;
+    const double E = m->experts, k = m->experts_active;
+    /* Expected experts some token of the step routes to (uniform routing). */
+    const double experts_touched = E > 1 ? E * (1 - pow(1 - k / E, T)) : 1;
+
+    op_cost all[DECODER_MAX_OPS];
+    int c = 0;
+    all[c++] = norm("attn_norm", 1, T, h, ab);
+    all[c++] = projection("qkv_proj", T, h, (heads_l + 2 * kvh_l) * hd, wb, ab);
+
+    //> attention_op
+    /* Each new token attends to the cached context and to the new tokens up
+     * to itself.  Every query head reads the K (then V) of its KV group, so
+     * the FLOP per KV byte is about the group size heads/kv_heads times the
+     * new tokens per sequence, whatever the batch. */
+    const double pairs = ctx * n + n * (n + 1) / 2;      /* (query, key) pairs per sequence and head */
+    const double kv_read = B * (ctx + n) * kvh_l * hd * kb; /* K or V of every attended position */
+    const double kv_write = B * n * kvh_l * hd * kb;        /* the new tokens' K or V */
+    op_cost score = make_op("attn_score", OP_ATTENTION, 1);
+    score.flop = 2 * B * heads_l * hd * pairs + 5 * B * heads_l * pairs; /* QK^T, then softmax */
+    score.kv_bytes = kv_read + kv_write;
+    score.act_bytes = T * heads_l * hd * ab; /* Q */
+    op_cost value = make_op("attn_value", OP_ATTENTION, 1);
+    value.flop = 2 * B * heads_l * hd * pairs; /* P V */
+    value.kv_bytes = kv_read + kv_write;
+    value.act_bytes = T * heads_l * hd * ab; /* the attention output */
+    //< attention_op
+    all[c++] = score;
+    all[c++] = value;
+
+    all[c++] = projection("o_proj", T, heads_l * hd, h, wb, ab);
+    all[c++] = residual("attn_residual", T, h, ab);
+    all[c++] = norm("mlp_norm", 1, T, h, ab);
+    if (E > 1)
+        all[c++] = projection("router", T, h, E, wb, ab);
+
+    /* The MLP: k experts per token do the FLOPs; the experts touched are read. */
+    op_cost gate_up = projection("gate_up_proj", T * k, h, 2 * ffn_l, wb, ab);
+    gate_up.weight_bytes = experts_touched * h * 2 * ffn_l * wb;
+    all[c++] = gate_up;
+    op_cost act = make_op("act_mul", OP_ELEMENTWISE, 1); /* SiLU(gate) * up */
+    act.flop = 5 * T * k * ffn_l;
+    act.act_bytes = 3 * T * k * ffn_l * ab;
+    all[c++] = act;
+    op_cost down = projection("down_proj", T * k, ffn_l, h, wb, ab);
+    down.weight_bytes = experts_touched * ffn_l * h * wb;
+    all[c++] = down;
+    all[c++] = residual("mlp_residual", T, h, ab);
+
+    /* Once per step. */
+    op_cost embed = make_op("embedding", OP_EMBEDDING, 0);
+    embed.weight_bytes = T * h * wb; /* the rows of the step's tokens */
+    embed.act_bytes = T * h * ab;
+    all[c++] = embed;
+    all[c++] = norm("final_norm", 0, T, h, ab);
+    op_cost logits = projection("logits", T, h, vocab_l, wb, ab);
+    logits.kind = OP_LOGITS;
+    logits.per_layer = 0;
+    logits.act_bytes = T * h * ab + T * vocab_l * 4; /* fp32 logits out */
+    all[c++] = logits;
+
+    int count = c < max_ops ? c : max_ops;
+    for (int i = 0; i < count; i++)
+        ops[i] = all[i];
+    return count;
+}
+
+double op_bytes(const op_cost *op)
+{
+    return op->weight_bytes + op->kv_bytes + op->act_bytes;
+}
+
+int op_repeats(const model_spec *m, const op_cost *op)
+{
+    return op->per_layer ? m->layers : 1;
+}
+
+//> step_cost
+int decoder_step_cost(const model_spec *m, const gpu_spec *g, const step_shape *s, step_cost *out,
+                      char *err, size_t errlen)
+{
+    if (step_shape_check(m, s, err, errlen) != 0)
+        return -1;
+    const double peak = gpu_peak_flops(g, s->prec.compute);
+    if (peak <= 0) {
+        snprintf(err, errlen, "%s has no dense %s rate in the GPU table", g->key, dtype_name(s->prec.compute));
+        return -1;
+    }
+    op_cost ops[DECODER_MAX_OPS];
+    int n = decoder_step_ops(m, s, ops, DECODER_MAX_OPS);
+    step_cost c = {0};
+    for (int i = 0; i < n; i++) {
+        double reps = op_repeats(m, &ops[i]);
+        c.flop += reps * ops[i].flop;
+        c.weight_bytes += reps * ops[i].weight_bytes;
+        c.kv_bytes += reps * ops[i].kv_bytes;
+        c.act_bytes += reps * ops[i].act_bytes;
+        /* each op is bounded on its own: a memory-bound op cannot borrow
+         * the idle FLOPs of a compute-bound one */
+        c.time += reps * roofline_time(ops[i].flop, op_bytes(&ops[i]), peak, g->mem_bw, NULL);
+    }
+    c.bytes = c.weight_bytes + c.kv_bytes + c.act_bytes;
+    c.time_memory = c.bytes / g->mem_bw;
+    c.time_compute = c.flop / peak;
+    c.intensity = arithmetic_intensity(c.flop, c.bytes);
+    c.bound = c.time_compute > c.time_memory ? BOUND_COMPUTE : BOUND_MEMORY;
+    c.tokens = (double)s->batch * s->new_tokens;
+    *out = c;
+    return 0;
+}
+//< step_cost

@@ -1,0 +1,117 @@
+/* A decoder-only transformer, op by op: parameter counts, and the FLOPs and
+ * bytes each operation of one forward step moves on one GPU of a
+ * tensor-parallel group.  This is the cost model every chapter uses.
+ *
+ * Conventions (stated once, here):
+ *  - A multiply-add is 2 FLOP.  A projection of T tokens through an in x out
+ *    weight is 2*T*in*out FLOP and reads in*out weights.
+ *  - Tensor parallelism splits attention heads, KV heads, the MLP width and the
+ *    vocabulary over `tp` GPUs (Megatron style).  KV heads are replicated when
+ *    tp exceeds their number.  Norms and residual adds run whole on every GPU.
+ *    Communication (all-reduce) is not counted here.
+ *  - Attention is fused (flash-style): scores stay on chip; the op reads Q,
+ *    the cached K or V of every attended position, and writes the new K or V.
+ *  - A step processes `new_tokens` tokens for each of `batch` sequences, each
+ *    with `context` tokens already cached; decode is new_tokens = 1.
+ *  - Logits are computed for every new token (what speculative verification
+ *    needs; a prefill that only samples the last token does less).
+ *  - Mixture of experts: each token visits experts_active of experts; the
+ *    weights read are those of the experts that some token in the step
+ *    touches, expected value E*(1-(1-k/E)^T) under uniform routing. */
+#ifndef NAPKIN_TRANSFORMER_H
+#define NAPKIN_TRANSFORMER_H
+
+#include "roofline.h"
+#include "specs.h"
+#include "units.h"
+
+#include <stddef.h>
+
+typedef struct {
+    dtype weights; /* stored weights */
+    dtype kv;      /* KV cache */
+    dtype act;     /* activations moved between ops */
+    dtype compute; /* whose tensor-core rate applies (bf16 for weight-only quantization) */
+} precision;
+
+/* All four the same; for int4 weights the compute dtype is bf16. */
+precision precision_uniform(dtype d);
+
+typedef struct {
+    double embedding; /* vocab x hidden */
+    double head;      /* output projection; 0 when tied */
+    double attention; /* q, k, v, o of all layers */
+    double mlp;       /* all experts of all layers */
+    double router;    /* MoE gate of all layers */
+    double norms;     /* RMSNorm gains */
+    double total;     /* everything stored */
+    double active;    /* used per token: total less the experts not routed to */
+} param_count;
+
+param_count model_params(const model_spec *m);
+
+typedef struct {
+    int batch;      /* sequences in the step */
+    int context;    /* tokens already cached per sequence */
+    int new_tokens; /* tokens per sequence this step: 1 = decode */
+    int tp;         /* tensor-parallel degree */
+    precision prec;
+} step_shape;
+
+/* A decode step: new_tokens = 1. */
+step_shape decode_shape(int batch, int context, int tp, precision prec);
+
+typedef enum {
+    OP_PROJECTION, /* a GEMM against a weight matrix */
+    OP_ATTENTION,  /* against the KV cache */
+    OP_NORM,
+    OP_ELEMENTWISE, /* residual adds, the gated activation */
+    OP_EMBEDDING,
+    OP_LOGITS
+} op_kind;
+
+typedef struct {
+    const char *name; /* "qkv_proj", "attn_score", ... (static) */
+    op_kind kind;
+    int per_layer;       /* 1: occurs in every layer; 0: once per step */
+    double flop;         /* one occurrence on one GPU */
+    double weight_bytes; /* weights and norm gains read */
+    double kv_bytes;     /* KV cache read and written */
+    double act_bytes;    /* activations read and written */
+} op_cost;
+
+#define DECODER_MAX_OPS 20
+
+/* Check a shape against a model: batch, context, new_tokens and tp positive,
+ * tp dividing the attention heads (and the KV heads, or they dividing tp).
+ * Returns 0, or -1 with a message. */
+int step_shape_check(const model_spec *m, const step_shape *s, char *err, size_t errlen);
+
+/* Fill ops[] with the operations of one forward step on one GPU; returns how
+ * many (at most max_ops), or -1 for a bad shape (see step_shape_check). */
+int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int max_ops);
+
+double op_bytes(const op_cost *op);
+/* How many times the op occurs in a step: layers, or 1. */
+int op_repeats(const model_spec *m, const op_cost *op);
+
+typedef struct {
+    double flop;         /* per GPU per step */
+    double weight_bytes; /* per GPU per step */
+    double kv_bytes;
+    double act_bytes;
+    double bytes;
+    double time;         /* sum over ops of the roofline time of each */
+    double time_memory;  /* sum of bytes / bandwidth */
+    double time_compute; /* sum of flop / peak */
+    double intensity;    /* flop / bytes for the whole step */
+    bound_kind bound;    /* which sum is larger */
+    double tokens;       /* new tokens the step processes: batch * new_tokens */
+} step_cost;
+
+/* Roofline cost of one step.  Returns 0, or -1 with a message for a bad
+ * shape or a GPU without a rate for the compute dtype. */
+int decoder_step_cost(const model_spec *m, const gpu_spec *g, const step_shape *s, step_cost *out,
+                      char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,49 @@
+/* Units and data types.  Inside the library every quantity is an SI double:
+ * bytes, FLOP, seconds, bytes/s, FLOP/s.  The fmt_* helpers turn them into
+ * text for people; they write into the caller's buffer and return it. */
+#ifndef NAPKIN_UNITS_H
+#define NAPKIN_UNITS_H
+
+#include <stddef.h>
+
+#define KB 1e3
+#define MB 1e6
+#define GB 1e9
+#define TB 1e12
+#define KiB 1024.0
+#define MiB (1024.0 * 1024.0)
+#define GiB (1024.0 * 1024.0 * 1024.0)
+#define TERA 1e12
+
+typedef enum {
+    DT_FP32,
+    DT_BF16,
+    DT_FP16,
+    DT_FP8,
+    DT_INT8,
+    DT_INT4,
+    DT_COUNT
+} dtype;
+
+/* Bytes one element occupies: 4, 2, 2, 1, 1, 0.5. */
+double dtype_bytes(dtype d);
+/* "fp32", "bf16", ... */
+const char *dtype_name(dtype d);
+/* Parse a name (case-insensitive; "int8" also as "i8"? no: exact names only).
+ * Returns 0 and sets *out, or -1 for an unknown name. */
+int dtype_parse(const char *s, dtype *out);
+/* "fp32, bf16, fp16, fp8, int8, int4": for error messages. */
+const char *dtype_choices(void);
+
+/* Decimal (SI) and binary (IEC) byte counts: "140.0 GB", "320.0 KiB". */
+char *fmt_bytes(double bytes, char *buf, size_t n);
+char *fmt_bytes_iec(double bytes, char *buf, size_t n);
+/* "12.3 ms", "450 µs", "2.1 s": three significant figures. */
+char *fmt_seconds(double s, char *buf, size_t n);
+/* "989.4 TFLOP/s", "3.35 TB/s". */
+char *fmt_flops(double flop_per_s, char *buf, size_t n);
+char *fmt_bandwidth(double bytes_per_s, char *buf, size_t n);
+/* Plain count with an SI suffix: "70.55 G", "1.2 M". */
+char *fmt_count(double x, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,30 @@
+#!/bin/sh
+# Install the Debian packages the workbook needs, only those missing.
+# As root it runs apt-get; otherwise sudo when available; else it prints the
+# command to run and fails.
+set -eu
+
+PACKAGES="build-essential pkg-config libcriterion-dev libopenblas-dev libjansson-dev pandoc gnuplot-nox"
+
+missing=""
+for p in $PACKAGES; do
+    if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed'; then
+        missing="$missing $p"
+    fi
+done
+[ -z "$missing" ] && exit 0
+
+echo "bootstrap: installing:$missing" >&2
+if [ "$(id -u)" = 0 ]; then
+    SUDO=""
+elif command -v sudo >/dev/null 2>&1; then
+    SUDO="sudo"
+else
+    echo "bootstrap: missing packages:$missing" >&2
+    echo "bootstrap: run as root: apt-get install -y$missing" >&2
+    exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing
