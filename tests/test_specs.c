@@ -1,0 +1,118 @@
+/* Parsing the GPU and model tables: the shipped ones, good and malformed files. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "specs.h"
+
+static char path_buf[4096];
+static const char *fixture(const char *name)
+{
+    const char *src = getenv("NB_SRC");
+    snprintf(path_buf, sizeof path_buf, "%s/tests/specs/%s", src ? src : ".", name);
+    return path_buf;
+}
+
+Test(specs, builtin_tables_hold_the_required_rows_with_sources)
+{
+    gpu_table g;
+    model_table m;
+    char err[512];
+    cr_assert_eq(gpu_table_builtin(&g, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(model_table_builtin(&m, err, sizeof err), 0, "%s", err);
+    const char *gpus[] = {"h100", "h200", "a100", "b200", "mi300x", "l40s"};
+    for (size_t i = 0; i < sizeof gpus / sizeof *gpus; i++)
+        cr_assert_not_null(gpu_find(&g, gpus[i]), "missing GPU %s", gpus[i]);
+    const char *models[] = {"llama3-8b", "llama3-70b", "llama2-13b", "mixtral-8x7b"};
+    for (size_t i = 0; i < sizeof models / sizeof *models; i++)
+        cr_assert_not_null(model_find(&m, models[i]), "missing model %s", models[i]);
+    for (int i = 0; i < g.n; i++)
+        cr_assert(strncmp(g.rows[i].source, "https://", 8) == 0, "GPU %s lacks a source", g.rows[i].key);
+    for (int i = 0; i < m.n; i++)
+        cr_assert(strncmp(m.rows[i].source, "https://", 8) == 0, "model %s lacks a source", m.rows[i].key);
+    gpu_table_free(&g);
+    model_table_free(&m);
+}
+
+Test(specs, builtin_values_match_the_datasheets)
+{
+    /* H100 SXM datasheet: 1,979 TFLOP/s bf16 with sparsity -> 989.4 dense; 3.35 TB/s; 80 GB */
+    gpu_spec h = gpu_builtin("h100");
+    cr_assert_float_eq(h.flops[DT_BF16], 989.4e12, 1e6);
+    cr_assert_float_eq(h.flops[DT_FP8], 1978.9e12, 1e6);
+    cr_assert_float_eq(h.mem_bw, 3.35e12, 1e3);
+    cr_assert_float_eq(h.mem_bytes, 80e9, 1);
+    /* A100 has no fp8 tensor cores: rate absent */
+    gpu_spec a = gpu_builtin("a100");
+    cr_assert_eq(gpu_peak_flops(&a, DT_FP8), 0);
+    cr_assert_float_eq(gpu_peak_flops(&a, DT_INT8), 624e12, 1e6);
+    /* LLaMA-3-70B config.json: 80 layers, 8192 hidden, 64 heads, 8 KV heads, ffn 28672, vocab 128256 */
+    model_spec m = model_builtin("LLAMA3-70B"); /* keys are case-insensitive */
+    cr_assert_eq(m.layers, 80);
+    cr_assert_eq(m.hidden, 8192);
+    cr_assert_eq(m.heads, 64);
+    cr_assert_eq(m.kv_heads, 8);
+    cr_assert_eq(m.ffn, 28672);
+    cr_assert_eq(m.vocab, 128256);
+    model_spec x = model_builtin("mixtral-8x7b");
+    cr_assert_eq(x.experts, 8);
+    cr_assert_eq(x.experts_active, 2);
+}
+
+Test(specs, good_file_parses)
+{
+    gpu_table g;
+    char err[512];
+    cr_assert_eq(gpu_table_load(fixture("good_gpus.tsv"), &g, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(g.n, 2);
+    const gpu_spec *t2 = gpu_find(&g, "t2");
+    cr_assert_not_null(t2);
+    cr_assert_float_eq(t2->flops[DT_BF16], 50.5e12, 1);
+    cr_assert_eq(t2->flops[DT_FP8], 0); /* "-" */
+    cr_assert_float_eq(t2->flops[DT_INT8], 101e12, 1);
+    cr_assert_float_eq(t2->mem_bw, 0.5e12, 1);
+    char keys[128];
+    cr_assert_str_eq(gpu_keys(&g, keys, sizeof keys), "t1, t2");
+    gpu_table_free(&g);
+}
+
+static void expect_gpu_error(const char *file, const char *want)
+{
+    gpu_table g;
+    char err[512] = "";
+    cr_assert_eq(gpu_table_load(fixture(file), &g, err, sizeof err), -1, "%s should fail", file);
+    cr_assert(strstr(err, want) != NULL, "error '%s' lacks '%s'", err, want);
+    cr_assert_eq(g.n, 0);
+}
+
+Test(specs, malformed_rows_name_file_line_and_field)
+{
+    expect_gpu_error("bad_number.tsv", "bad_number.tsv:3: field 'hbm_tb_s': 'fast' is not a number");
+    expect_gpu_error("short_row.tsv", "short_row.tsv:3: field 'hbm_gb': row has 7 fields, expected 9");
+    expect_gpu_error("duplicate.tsv", "duplicate.tsv:4: field 'key': 'x1' appears twice");
+    expect_gpu_error("bad_header.tsv", "bad_header.tsv:1: field 'bf16_tflops': header names 'bf16' here");
+    expect_gpu_error("no_such_file.tsv", "no_such_file.tsv: No such file");
+}
+
+Test(specs, malformed_model_rows)
+{
+    model_table m;
+    char err[512] = "";
+    cr_assert_eq(model_table_load(fixture("bad_model.tsv"), &m, err, sizeof err), -1);
+    cr_assert(strstr(err, "bad_model.tsv:2: field 'kv_heads'") != NULL, "%s", err);
+    cr_assert_eq(model_table_load(fixture("missing_source.tsv"), &m, err, sizeof err), -1);
+    cr_assert(strstr(err, "missing_source.tsv:2: field 'source': empty") != NULL, "%s", err);
+}
+
+Test(specs, negative_and_empty_text)
+{
+    gpu_table g;
+    char err[512] = "";
+    const char *neg = "key\tname\tbf16_tflops\tfp16_tflops\tfp8_tflops\tint8_tops\thbm_tb_s\thbm_gb\tsource\n"
+                      "n\tNeg\t-5\t1\t1\t1\t1\t1\thttps://example.invalid\n";
+    cr_assert_eq(gpu_table_parse(neg, "neg.tsv", &g, err, sizeof err), -1);
+    cr_assert(strstr(err, "neg.tsv:2: field 'bf16_tflops': '-5' must be positive") != NULL, "%s", err);
+    cr_assert_eq(gpu_table_parse("# only a comment\n", "empty.tsv", &g, err, sizeof err), -1);
+    cr_assert(strstr(err, "no header row") != NULL, "%s", err);
+}

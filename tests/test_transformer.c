@@ -1,0 +1,177 @@
+/* Parameter counts and the per-op cost model of a decoder step. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "memory.h"
+#include "transformer.h"
+
+#define REL(a, b, tol) cr_assert(fabs((a) - (b)) <= (tol) * fabs(b), "%s = %.9g, expected %.9g", #a, (double)(a), (double)(b))
+
+static const op_cost *find_op(const op_cost *ops, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(ops[i].name, name) == 0)
+            return &ops[i];
+    return NULL;
+}
+
+Test(params, llama3_70b_has_70_55e9)
+{
+    /* embedding 128256*8192 = 1,050,673,152, untied head the same;
+     * attention/layer 2*8192*8192 + 2*8192*1024 = 150,994,944, x80 = 12,079,595,520;
+     * mlp/layer 3*8192*28672 = 704,643,072, x80 = 56,371,445,760;
+     * norms 80*2*8192 + 8192 = 1,318,912.  Sum: 70,553,706,496. */
+    model_spec m = model_builtin("llama3-70b");
+    param_count p = model_params(&m);
+    cr_assert_eq(p.total, 70553706496.0);
+    cr_assert_eq(p.active, p.total);
+    cr_assert_eq(p.head, 1050673152.0);
+}
+
+Test(params, llama3_8b_and_tied_1b)
+{
+    /* 8B: 2*525,336,576 + 32*41,943,040 + 32*176,160,768 + 32*8192 + 4096 = 8,030,261,248 (published 8.03B) */
+    model_spec m = model_builtin("llama3-8b");
+    cr_assert_eq(model_params(&m).total, 8030261248.0);
+    /* LLaMA-3.2-1B ties its head: 128256*2048 = 262,668,288 counted once;
+     * attention/layer 2*2048*2048 + 2*2048*512 = 10,485,760, x16 = 167,772,160;
+     * mlp/layer 3*2048*8192 = 50,331,648, x16 = 805,306,368; norms 16*4096 + 2048 = 67,584.
+     * Sum 1,235,814,400 (published 1.24B). */
+    model_spec s = model_builtin("llama3.2-1b");
+    param_count p = model_params(&s);
+    cr_assert_eq(p.head, 0);
+    cr_assert_eq(p.total, 1235814400.0);
+}
+
+Test(params, mixtral_total_and_active)
+{
+    /* Mistral's announcement: 46.7B total, 12.9B active per token.
+     * Hand: embeddings 2*32000*4096 = 262,144,000; attention 32*41,943,040 = 1,342,177,280;
+     * experts 32*8*176,160,768 = 45,097,156,608; router 32*4096*8 = 1,048,576; norms 266,240.
+     * Total 46,702,792,704; active drops 6 of 8 experts: -32*6*176,160,768 = 12,879,925,248. */
+    model_spec m = model_builtin("mixtral-8x7b");
+    param_count p = model_params(&m);
+    cr_assert_eq(p.total, 46702792704.0);
+    cr_assert_eq(p.active, 12879925248.0);
+}
+
+Test(step, batch1_decode_reads_every_weight_once)
+{
+    /* At batch 1 a decode step reads every weight but the unused embedding rows:
+     * (70,553,706,496 - 1,050,673,152 + 8,192 one row) * 2 B = 139,006,083,072 B. */
+    model_spec m = model_builtin("llama3-70b");
+    gpu_spec g = gpu_builtin("h100");
+    step_shape s = decode_shape(1, 4096, 1, precision_uniform(DT_BF16));
+    step_cost c;
+    char err[256];
+    cr_assert_eq(decoder_step_cost(&m, &g, &s, &c, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(c.weight_bytes, 139006083072.0);
+    /* KV read at batch 1, context 4096: 4097 positions * 327,680 B plus the new token's K and V written */
+    REL(c.kv_bytes, 4097.0 * 327680 + 327680, 1e-12);
+    cr_assert_eq(c.bound, BOUND_MEMORY);
+    /* the time is at least the weight bytes over 3.35 TB/s = 41.49 ms */
+    cr_assert(c.time >= 139006083072.0 / 3.35e12);
+    cr_assert(c.time < 1.1 * (139006083072.0 + c.kv_bytes + c.act_bytes) / 3.35e12);
+}
+
+Test(step, projection_intensity_is_the_batch)
+{
+    /* A bf16 projection at batch B: 2*B*in*out FLOP over in*out*2 weight bytes = B.
+     * Counting the activations too (B*(in+out)*2 bytes) it is B / (1 + B*(in+out)/(in*out));
+     * for o_proj of 70B, in = out = 8192: B / (1 + B/4096). */
+    model_spec m = model_builtin("llama3-70b");
+    int batches[] = {1, 16, 64, 256};
+    for (int i = 0; i < 4; i++) {
+        step_shape s = decode_shape(batches[i], 4096, 1, precision_uniform(DT_BF16));
+        op_cost ops[DECODER_MAX_OPS];
+        int n = decoder_step_ops(&m, &s, ops, DECODER_MAX_OPS);
+        const op_cost *o = find_op(ops, n, "o_proj");
+        cr_assert_not_null(o);
+        REL(o->flop / o->weight_bytes, (double)batches[i], 1e-12);
+        cr_assert(o->flop / op_bytes(o) < batches[i]);
+        REL(o->flop / op_bytes(o), batches[i] / (1 + batches[i] / 4096.0), 1e-12);
+    }
+}
+
+Test(step, attention_intensity_is_the_group_size_whatever_the_batch)
+{
+    /* LLaMA-3-70B: 64 query heads share 8 KV heads, group g = 8.  Score: 2*hd FLOP
+     * per (query head, position) against hd*2 bytes of K per (KV head, position):
+     * intensity ~ g * (2 hd + 5) / (2 hd) ~ 8.2 for long context, the same at any batch. */
+    model_spec m = model_builtin("llama3-70b");
+    double first = 0;
+    int batches[] = {1, 8, 64, 512};
+    for (int i = 0; i < 4; i++) {
+        step_shape s = decode_shape(batches[i], 32768, 1, precision_uniform(DT_BF16));
+        op_cost ops[DECODER_MAX_OPS];
+        int n = decoder_step_ops(&m, &s, ops, DECODER_MAX_OPS);
+        const op_cost *a = find_op(ops, n, "attn_score");
+        cr_assert_not_null(a);
+        double x = a->flop / op_bytes(a);
+        REL(x, 8.0 * (256.0 + 5.0) / 256.0, 0.01);
+        if (i == 0)
+            first = x;
+        REL(x, first, 1e-9);
+    }
+}
+
+Test(step, norms_and_residuals_stay_at_or_below_one)
+{
+    model_spec m = model_builtin("llama3-8b");
+    step_shape s = decode_shape(512, 2048, 1, precision_uniform(DT_BF16));
+    op_cost ops[DECODER_MAX_OPS];
+    int n = decoder_step_ops(&m, &s, ops, DECODER_MAX_OPS);
+    for (int i = 0; i < n; i++)
+        if (ops[i].kind == OP_NORM || ops[i].kind == OP_ELEMENTWISE)
+            cr_assert(ops[i].flop / op_bytes(&ops[i]) <= 1.0, "%s", ops[i].name);
+    /* residual add: 1 FLOP per element over 3 elements of 2 B = 1/6 */
+    const op_cost *r = find_op(ops, n, "attn_residual");
+    REL(r->flop / op_bytes(r), 1.0 / 6.0, 1e-12);
+}
+
+Test(step, tensor_parallel_splits_the_weights)
+{
+    /* At TP 4 each GPU reads a quarter of the sharded projections: qkv of 70B
+     * is 8192 x (64+16)*128 = 83,886,080 weights in all, 20,971,520 per GPU. */
+    model_spec m = model_builtin("llama3-70b");
+    step_shape s = decode_shape(1, 0, 4, precision_uniform(DT_BF16));
+    op_cost ops[DECODER_MAX_OPS];
+    int n = decoder_step_ops(&m, &s, ops, DECODER_MAX_OPS);
+    cr_assert_eq(find_op(ops, n, "qkv_proj")->weight_bytes, 20971520.0 * 2);
+}
+
+Test(step, bad_shapes_are_errors)
+{
+    model_spec m = model_builtin("llama3-70b");
+    char err[256];
+    step_shape s = decode_shape(1, 1024, 3, precision_uniform(DT_BF16));
+    cr_assert_eq(step_shape_check(&m, &s, err, sizeof err), -1);
+    cr_assert(strstr(err, "does not divide the 64 attention heads") != NULL, "%s", err);
+    s = decode_shape(0, 1024, 1, precision_uniform(DT_BF16));
+    cr_assert_eq(step_shape_check(&m, &s, err, sizeof err), -1);
+    cr_assert(strstr(err, "batch") != NULL, "%s", err);
+    op_cost ops[DECODER_MAX_OPS];
+    cr_assert_eq(decoder_step_ops(&m, &s, ops, DECODER_MAX_OPS), -1);
+    /* fp8 compute on an A100: no such rate */
+    gpu_spec a = gpu_builtin("a100");
+    step_cost c;
+    s = decode_shape(1, 1024, 1, precision_uniform(DT_FP8));
+    cr_assert_eq(decoder_step_cost(&m, &a, &s, &c, err, sizeof err), -1);
+    cr_assert(strstr(err, "a100 has no dense fp8 rate") != NULL, "%s", err);
+}
+
+Test(step, moe_reads_only_the_experts_it_touches)
+{
+    /* Mixtral at batch 1: 2 of 8 experts -> expert weights read are a quarter of all experts. */
+    model_spec m = model_builtin("mixtral-8x7b");
+    step_shape s = decode_shape(1, 0, 1, precision_uniform(DT_BF16));
+    op_cost ops[DECODER_MAX_OPS];
+    int n = decoder_step_ops(&m, &s, ops, DECODER_MAX_OPS);
+    /* gate_up of 2 experts: 2 * 4096 * 2*14336 * 2 B = 469,762,048 B */
+    REL(find_op(ops, n, "gate_up_proj")->weight_bytes, 469762048.0, 1e-12);
+    /* at a large batch nearly all 8 experts are touched: 8 / 2 times as many bytes */
+    s.batch = 256;
+    n = decoder_step_ops(&m, &s, ops, DECODER_MAX_OPS);
+    REL(find_op(ops, n, "gate_up_proj")->weight_bytes, 4 * 469762048.0, 1e-9);
+}
