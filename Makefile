@@ -117,7 +117,7 @@ $(B)/asan/lib/libnapkin.a: $(LIB_SRC:code/%.c=$(B)/asan/obj/%.o) $(B)/asan/obj/g
 # ---------------------------------------------------------------- programs
 cli: $(NAPKIN)
 
-$(NAPKIN): $(CLI_SRC) $(LIB)
+$(NAPKIN): $(CLI_SRC) $(wildcard code/cli/*.h) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(CLI_SRC) $(LIB) $(LDLIBS) -o $@
 
@@ -172,6 +172,9 @@ export NB_LIB := $(abspath $(LIB))
 export NB_LDLIBS := $(LDLIBS)
 export NB_BIN := $(abspath $(B)/bin)
 NB_FILTER := tools/notebook.lua
+# Values reach the chapters through a pattern-rule chain; keep them, or make
+# deletes them as intermediates and the next build re-runs every chapter.
+.SECONDARY: $(CH_VALUES) $(SOL_VALUES)
 NB_DEPS = $(NB_FILTER) $(LIB) $(NAPKIN) $(call chapter_values,$(1)) $(filter $(B)/figures/$(1)-%,$(FIG_SVG))
 md_num = $(firstword $(subst -, ,$(notdir $(1))))
 
@@ -188,8 +191,10 @@ $(B)/md/solutions/%.md: solutions/%.md $$(call NB_DEPS,$$(call md_num,$$*))
 # Chapter NN, then its exercises (and, for instructors, its solutions).
 book_parts = $(foreach c,$(CH_MD),$(c) $(filter $(B)/md/exercises/$(call md_num,$(c))-%,$(EX_MD_OUT)))
 instructor_parts = $(foreach c,$(CH_MD),$(c) $(filter $(B)/md/exercises/$(call md_num,$(c))-%,$(EX_MD_OUT)) $(filter $(B)/md/solutions/$(call md_num,$(c))-%,$(SOL_MD_OUT)))
+# Figures are referenced without extension; the format picks svg or pdf.
 HTML_FLAGS := --standalone --self-contained --mathml --toc --toc-depth=2 --number-sections \
-              --metadata-file=tools/book-meta.yaml --css=tools/book.css --resource-path=.:$(B)
+              --metadata-file=tools/book-meta.yaml --css=tools/book.css --resource-path=.:$(B) \
+              --default-image-extension=svg
 
 book: $(B)/book.html
 $(B)/book.html: book.md $$(book_parts) tools/book.css tools/book-meta.yaml
@@ -211,8 +216,9 @@ chapter:
 pdf: $(B)/book.pdf
 $(B)/book.pdf: book.md $$(book_parts) $(FIG_PDF)
 	@command -v xelatex >/dev/null || { echo "make pdf needs xelatex: apt-get install texlive-xetex texlive-fonts-recommended lmodern" >&2; exit 2; }
-	NB_FIGURE_EXT=pdf $(PANDOC) --standalone --toc --number-sections --pdf-engine=xelatex \
-	  --metadata-file=tools/book-meta.yaml --resource-path=.:$(B) book.md $(book_parts) -o $@
+	$(PANDOC) --standalone --toc --toc-depth=2 --number-sections --pdf-engine=xelatex \
+	  --metadata-file=tools/book-meta.yaml --resource-path=.:$(B) --default-image-extension=pdf \
+	  book.md $(book_parts) -o $@
 
 # ---------------------------------------------------------------- tests
 $(B)/tests/%: tests/%.c $(LIB) $(NAPKIN)

@@ -232,3 +232,15 @@ int decoder_step_cost(const model_spec *m, const gpu_spec *g, const step_shape *
     return 0;
 }
 //< step_cost
+
+//> throughput
+double step_tokens_per_second(const step_cost *c)
+{
+    return c->tokens / c->time; /* aggregate: the whole batch */
+}
+
+double step_user_tokens_per_second(const step_cost *c, const step_shape *s)
+{
+    return s->new_tokens / c->time; /* one sequence's pace */
+}
+//< throughput

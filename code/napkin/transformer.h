@@ -114,4 +114,9 @@ typedef struct {
 int decoder_step_cost(const model_spec *m, const gpu_spec *g, const step_shape *s, step_cost *out,
                       char *err, size_t errlen);
 
+/* What the replica serves: tokens of the whole batch per second. */
+double step_tokens_per_second(const step_cost *c);
+/* What one user sees: that sequence's new tokens per second. */
+double step_user_tokens_per_second(const step_cost *c, const step_shape *s);
+
 #endif

@@ -1,0 +1,188 @@
+#include "cli_args.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_fail(const char *cmd, int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "napkin %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return status;
+}
+
+/* The common flags, described like a subcommand's own so the help lists them. */
+static const cli_opt common_help[] = {
+    {"--format", OPT_STRING, NULL, "F", "output: table (default), tsv (raw SI numbers) or json", 0, 0},
+    {"--specs", OPT_STRING, NULL, "DIR", "read DIR/gpus.tsv and DIR/models.tsv instead of the built-in tables", 0, 0},
+    {"--gpu-table", OPT_STRING, NULL, "FILE", "read the GPU table from FILE", 0, 0},
+    {"--model-table", OPT_STRING, NULL, "FILE", "read the model table from FILE", 0, 0},
+    {"--help", OPT_FLAG, NULL, NULL, "this text", 0, 0},
+};
+
+static void print_opts(const cli_opt *opts, int n, FILE *out)
+{
+    for (int i = 0; i < n; i++) {
+        char lhs[64];
+        snprintf(lhs, sizeof lhs, "%s%s%s", opts[i].name, opts[i].metavar ? " " : "",
+                 opts[i].metavar ? opts[i].metavar : "");
+        fprintf(out, "  %-22s %s%s\n", lhs, opts[i].help, opts[i].required ? " (required)" : "");
+    }
+}
+
+void cli_print_help(const cli_doc *doc, const cli_opt *opts, int nopts, FILE *out)
+{
+    fprintf(out, "napkin %s: %s\n\nusage: napkin %s %s\n", doc->name, doc->summary, doc->name, doc->usage);
+    if (nopts > 0) {
+        fprintf(out, "\nflags:\n");
+        print_opts(opts, nopts, out);
+    }
+    fprintf(out, "\ncommon flags:\n");
+    print_opts(common_help, CLI_NOPTS(common_help), out);
+    if (doc->details)
+        fprintf(out, "\n%s\n", doc->details);
+}
+
+/* Whole numbers only: "4096" yes; "4k", "1e3", "", " 8", "9999999999" no. */
+static int parse_int(const char *s, long long lo, int *out)
+{
+    if (!*s || !((*s >= '0' && *s <= '9') || *s == '-' || *s == '+'))
+        return -1;
+    errno = 0;
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end || v < lo || v > INT_MAX)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_real(const char *s, double *out)
+{
+    if (!*s || (*s == ' ' || *s == '\t'))
+        return -1;
+    errno = 0;
+    char *end;
+    double v = strtod(s, &end);
+    if (errno || *end || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int set_value(const char *cmd, cli_opt *o, const char *v)
+{
+    switch (o->kind) {
+    case OPT_FLAG:
+        *(int *)o->dest = 1;
+        return 0;
+    case OPT_STRING:
+        if (!*v)
+            return cli_fail(cmd, EXIT_USAGE, "%s: the value is empty", o->name);
+        *(const char **)o->dest = v;
+        return 0;
+    case OPT_POS_INT:
+    case OPT_NONNEG_INT: {
+        int lo = o->kind == OPT_POS_INT ? 1 : 0;
+        if (parse_int(v, lo, (int *)o->dest) != 0)
+            return cli_fail(cmd, EXIT_USAGE, "%s: '%s' is not a whole number from %d to %d", o->name, v, lo,
+                            INT_MAX);
+        return 0;
+    }
+    case OPT_POS_REAL: {
+        double x;
+        if (parse_real(v, &x) != 0 || !(x > 0))
+            return cli_fail(cmd, EXIT_USAGE, "%s: '%s' is not a positive number", o->name, v);
+        *(double *)o->dest = x;
+        return 0;
+    }
+    case OPT_FRACTION: {
+        double x;
+        if (parse_real(v, &x) != 0 || !(x > 0 && x <= 1))
+            return cli_fail(cmd, EXIT_USAGE, "%s: '%s' is not a fraction in (0, 1]", o->name, v);
+        *(double *)o->dest = x;
+        return 0;
+    }
+    }
+    return cli_fail(cmd, EXIT_USAGE, "%s: unhandled flag kind", o->name);
+}
+
+/* Split "--flag=value"; returns the length of the flag name. */
+static size_t flag_name_len(const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    return eq ? (size_t)(eq - arg) : strlen(arg);
+}
+
+static cli_opt *find_opt(cli_opt *opts, int n, const char *arg, size_t len)
+{
+    for (int i = 0; i < n; i++)
+        if (strlen(opts[i].name) == len && strncmp(opts[i].name, arg, len) == 0)
+            return &opts[i];
+    return NULL;
+}
+
+int cli_parse(const cli_doc *doc, int argc, char **argv, cli_opt *opts, int nopts, cli_common *common)
+{
+    const char *cmd = doc->name;
+    const char *format = NULL;
+    int help = 0;
+    *common = (cli_common){FMT_TABLE, NULL, NULL, NULL};
+    cli_opt commons[] = {
+        {"--format", OPT_STRING, &format, "F", "", 0, 0},
+        {"--specs", OPT_STRING, &common->specs_dir, "DIR", "", 0, 0},
+        {"--gpu-table", OPT_STRING, &common->gpu_table, "FILE", "", 0, 0},
+        {"--model-table", OPT_STRING, &common->model_table, "FILE", "", 0, 0},
+        {"--help", OPT_FLAG, &help, NULL, "", 0, 0},
+        {"-h", OPT_FLAG, &help, NULL, "", 0, 0},
+    };
+    for (int i = 0; i < nopts; i++)
+        opts[i].seen = 0;
+
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (arg[0] != '-' || arg[1] == '\0')
+            return cli_fail(cmd, EXIT_USAGE, "unexpected argument '%s' (flags start with --; see napkin %s --help)",
+                            arg, cmd);
+        size_t len = flag_name_len(arg);
+        cli_opt *o = find_opt(opts, nopts, arg, len);
+        if (!o)
+            o = find_opt(commons, CLI_NOPTS(commons), arg, len);
+        if (!o)
+            return cli_fail(cmd, EXIT_USAGE, "unknown flag '%.*s' (see napkin %s --help)", (int)len, arg, cmd);
+        const char *value = NULL;
+        if (arg[len] == '=') {
+            if (o->kind == OPT_FLAG)
+                return cli_fail(cmd, EXIT_USAGE, "%s takes no value", o->name);
+            value = arg + len + 1;
+        } else if (o->kind != OPT_FLAG) {
+            /* A following flag is not a value: "--model --gpu h100" lacks one. */
+            if (i + 1 >= argc || strncmp(argv[i + 1], "--", 2) == 0)
+                return cli_fail(cmd, EXIT_USAGE, "%s needs a value (%s)", o->name, o->metavar);
+            value = argv[++i];
+        }
+        int rc = set_value(cmd, o, value);
+        if (rc)
+            return rc;
+        o->seen = 1;
+    }
+    if (help) {
+        cli_print_help(doc, opts, nopts, stdout);
+        return CLI_HELP_SHOWN;
+    }
+    if (format && out_format_parse(format, &common->format) != 0)
+        return cli_fail(cmd, EXIT_USAGE, "unknown format '%s' for --format (choices: %s)", format,
+                        out_format_choices());
+    for (int i = 0; i < nopts; i++)
+        if (opts[i].required && !opts[i].seen)
+            return cli_fail(cmd, EXIT_USAGE, "missing required flag %s %s (see napkin %s --help)", opts[i].name,
+                            opts[i].metavar ? opts[i].metavar : "", cmd);
+    return CLI_GO;
+}

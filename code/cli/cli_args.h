@@ -1,0 +1,77 @@
+/* Flag parsing shared by every subcommand.
+ *
+ * A subcommand declares its flags in an array of cli_opt and calls cli_parse,
+ * which also understands the common flags (--format, --specs, --gpu-table,
+ * --model-table, --help).  Flags take their value as "--flag V" or
+ * "--flag=V"; a flag given twice keeps the last value.  Every error prints
+ * "napkin <cmd>: <what>" naming the flag, and cli_parse returns exit status 2.
+ *
+ *     int batch = 1;
+ *     cli_opt opts[] = {
+ *         {"--batch", OPT_POS_INT, &batch, "B", "sequences in the step (default 1)", 0},
+ *     };
+ *     cli_common common;
+ *     int rc = cli_parse(&doc, argc, argv, opts, CLI_NOPTS(opts), &common);
+ *     if (rc != CLI_GO) return rc == CLI_HELP_SHOWN ? 0 : rc;
+ */
+#ifndef NAPKIN_CLI_ARGS_H
+#define NAPKIN_CLI_ARGS_H
+
+#include "cli_report.h"
+
+/* Exit statuses: 1 = the question has no answer (does not fit),
+ * 2 = the question is malformed (bad flag, value or choice). */
+#define EXIT_NO_FIT 1
+#define EXIT_USAGE 2
+
+typedef enum {
+    OPT_FLAG,       /* no value; dest int* set to 1 */
+    OPT_STRING,     /* dest const char** (points into argv) */
+    OPT_POS_INT,    /* dest int*: whole number >= 1 */
+    OPT_NONNEG_INT, /* dest int*: whole number >= 0 */
+    OPT_POS_REAL,   /* dest double*: finite, > 0 */
+    OPT_FRACTION    /* dest double*: 0 < x <= 1 */
+} opt_kind;
+
+typedef struct {
+    const char *name;    /* "--batch" */
+    opt_kind kind;
+    void *dest;
+    const char *metavar; /* "B" in the help; NULL for OPT_FLAG */
+    const char *help;    /* one line, with the default */
+    int required;
+    int seen;            /* set by cli_parse */
+} cli_opt;
+
+#define CLI_NOPTS(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+typedef struct {
+    const char *name;    /* "decode" */
+    const char *summary; /* one line */
+    const char *usage;   /* flags after "napkin decode " */
+    const char *details; /* paragraphs after the flag list, or NULL */
+} cli_doc;
+
+/* The flags every subcommand accepts. */
+typedef struct {
+    out_format format;       /* --format (default table) */
+    const char *specs_dir;   /* --specs DIR: DIR/gpus.tsv and DIR/models.tsv */
+    const char *gpu_table;   /* --gpu-table FILE (overrides --specs for GPUs) */
+    const char *model_table; /* --model-table FILE */
+} cli_common;
+
+#define CLI_GO 0
+#define CLI_HELP_SHOWN (-1)
+
+/* Parse argv[1..argc-1] (argv[0] is the subcommand).  Returns CLI_GO,
+ * CLI_HELP_SHOWN after printing the help to stdout, or EXIT_USAGE after
+ * printing an error to stderr. */
+int cli_parse(const cli_doc *doc, int argc, char **argv, cli_opt *opts, int nopts, cli_common *common);
+
+/* The help text of a subcommand (what --help prints). */
+void cli_print_help(const cli_doc *doc, const cli_opt *opts, int nopts, FILE *out);
+
+/* "napkin <cmd>: <message>\n" on stderr; returns status, for `return cli_fail(...)`. */
+int cli_fail(const char *cmd, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,134 @@
+#include "cli_lookup.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define CHOICES_MAX 2048
+
+static int load_gpus(const char *cmd, const char *path, gpu_table *out)
+{
+    char err[512];
+    if (gpu_table_load(path, out, err, sizeof err) != 0)
+        return cli_fail(cmd, EXIT_USAGE, "GPU table: %s", err);
+    if (out->n == 0)
+        return cli_fail(cmd, EXIT_USAGE, "GPU table %s has no rows", path);
+    return 0;
+}
+
+static int load_models(const char *cmd, const char *path, model_table *out)
+{
+    char err[512];
+    if (model_table_load(path, out, err, sizeof err) != 0)
+        return cli_fail(cmd, EXIT_USAGE, "model table: %s", err);
+    if (out->n == 0)
+        return cli_fail(cmd, EXIT_USAGE, "model table %s has no rows", path);
+    return 0;
+}
+
+int cli_specs_load(const char *cmd, const cli_common *c, cli_specs *out)
+{
+    memset(out, 0, sizeof *out);
+    char path[4096], err[512];
+    int rc = 0;
+    if (c->gpu_table)
+        rc = load_gpus(cmd, c->gpu_table, &out->gpus);
+    else if (c->specs_dir) {
+        if (snprintf(path, sizeof path, "%s/gpus.tsv", c->specs_dir) >= (int)sizeof path)
+            return cli_fail(cmd, EXIT_USAGE, "--specs: path too long");
+        rc = load_gpus(cmd, path, &out->gpus);
+    } else if (gpu_table_builtin(&out->gpus, err, sizeof err) != 0)
+        rc = cli_fail(cmd, 1, "built-in GPU table: %s", err);
+    if (rc)
+        return rc;
+
+    if (c->model_table)
+        rc = load_models(cmd, c->model_table, &out->models);
+    else if (c->specs_dir) {
+        if (snprintf(path, sizeof path, "%s/models.tsv", c->specs_dir) >= (int)sizeof path)
+            rc = cli_fail(cmd, EXIT_USAGE, "--specs: path too long");
+        else
+            rc = load_models(cmd, path, &out->models);
+    } else if (model_table_builtin(&out->models, err, sizeof err) != 0)
+        rc = cli_fail(cmd, 1, "built-in model table: %s", err);
+    if (rc)
+        gpu_table_free(&out->gpus);
+    return rc;
+}
+
+void cli_specs_free(cli_specs *s)
+{
+    gpu_table_free(&s->gpus);
+    model_table_free(&s->models);
+}
+
+int cli_find_gpu(const char *cmd, const cli_specs *s, const char *flag, const char *key, const gpu_spec **out)
+{
+    *out = gpu_find(&s->gpus, key);
+    if (*out)
+        return 0;
+    char keys[CHOICES_MAX];
+    return cli_fail(cmd, EXIT_USAGE, "unknown GPU '%s' for %s (choices: %s)", key, flag,
+                    gpu_keys(&s->gpus, keys, sizeof keys));
+}
+
+int cli_find_model(const char *cmd, const cli_specs *s, const char *flag, const char *key,
+                   const model_spec **out)
+{
+    *out = model_find(&s->models, key);
+    if (*out)
+        return 0;
+    char keys[CHOICES_MAX];
+    return cli_fail(cmd, EXIT_USAGE, "unknown model '%s' for %s (choices: %s)", key, flag,
+                    model_keys(&s->models, keys, sizeof keys));
+}
+
+int cli_dtype(const char *cmd, const char *flag, const char *name, dtype *out)
+{
+    if (dtype_parse(name, out) == 0)
+        return 0;
+    return cli_fail(cmd, EXIT_USAGE, "unknown dtype '%s' for %s (choices: %s)", name, flag, dtype_choices());
+}
+
+int cli_precision(const char *cmd, const char *all, const char *weights, const char *kv, const char *act,
+                  const char *compute, precision *out)
+{
+    dtype d = DT_BF16;
+    if (all && cli_dtype(cmd, "--dtype", all, &d))
+        return EXIT_USAGE;
+    *out = precision_uniform(d);
+    if (weights && cli_dtype(cmd, "--weights", weights, &out->weights))
+        return EXIT_USAGE;
+    if (kv && cli_dtype(cmd, "--kv", kv, &out->kv))
+        return EXIT_USAGE;
+    if (act && cli_dtype(cmd, "--act", act, &out->act))
+        return EXIT_USAGE;
+    if (compute && cli_dtype(cmd, "--compute", compute, &out->compute))
+        return EXIT_USAGE;
+    return 0;
+}
+
+int cli_gpu_peak(const char *cmd, const gpu_spec *g, dtype d, double *peak)
+{
+    *peak = gpu_peak_flops(g, d);
+    if (*peak > 0)
+        return 0;
+    char have[256] = "";
+    size_t used = 0;
+    for (int i = 0; i < DT_COUNT; i++)
+        if (gpu_peak_flops(g, (dtype)i) > 0 && used < sizeof have)
+            used += (size_t)snprintf(have + used, sizeof have - used, "%s%s", used ? ", " : "",
+                                     dtype_name((dtype)i));
+    return cli_fail(cmd, EXIT_USAGE, "%s has no %s tensor-core rate in the GPU table (it has: %s)", g->key,
+                    dtype_name(d), used ? have : "none");
+}
+
+memory_policy cli_policy(double usable, int activation_tokens)
+{
+    memory_policy p = memory_policy_default();
+    if (!isnan(usable))
+        p.usable_fraction = usable;
+    if (activation_tokens >= 0)
+        p.activation_tokens = activation_tokens;
+    return p;
+}

@@ -1,0 +1,42 @@
+/* Turning flag values into library objects: the spec tables (built in, or
+ * the reader's own files), a GPU or model by key, a dtype, a precision.
+ * Each lookup prints "napkin <cmd>: unknown GPU 'x' for --gpu (choices: ...)"
+ * on failure and returns EXIT_USAGE; 0 on success. */
+#ifndef NAPKIN_CLI_LOOKUP_H
+#define NAPKIN_CLI_LOOKUP_H
+
+#include "cli_args.h"
+#include "memory.h"
+#include "specs.h"
+#include "transformer.h"
+
+typedef struct {
+    gpu_table gpus;
+    model_table models;
+} cli_specs;
+
+/* Load the tables once: --gpu-table/--model-table, else --specs DIR, else the
+ * built-in tables.  Returns 0, or EXIT_USAGE for an unreadable or malformed
+ * file (the message names file:line), 1 if the built-in tables fail. */
+int cli_specs_load(const char *cmd, const cli_common *c, cli_specs *out);
+void cli_specs_free(cli_specs *s);
+
+int cli_find_gpu(const char *cmd, const cli_specs *s, const char *flag, const char *key, const gpu_spec **out);
+int cli_find_model(const char *cmd, const cli_specs *s, const char *flag, const char *key,
+                   const model_spec **out);
+int cli_dtype(const char *cmd, const char *flag, const char *name, dtype *out);
+
+/* Precision from --dtype D (all four; the compute dtype of int4 is bf16)
+ * overridden by any of --weights, --kv, --act, --compute (NULL = not given). */
+int cli_precision(const char *cmd, const char *all, const char *weights, const char *kv, const char *act,
+                  const char *compute, precision *out);
+
+/* The GPU's dense peak for dtype d, or EXIT_USAGE naming the dtypes it has a
+ * rate for when it has none (an A100 has no fp8 tensor cores). */
+int cli_gpu_peak(const char *cmd, const gpu_spec *g, dtype d, double *peak);
+
+/* Policy from memory_policy_default(), overridden by --usable F (NAN = not
+ * given) and --activation-tokens T (-1 = not given). */
+memory_policy cli_policy(double usable, int activation_tokens);
+
+#endif

@@ -1,0 +1,95 @@
+#include "cli_replica.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+replica_flags replica_flags_default(void)
+{
+    replica_flags f = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 4096, NAN, -1, "", ""};
+    memory_policy p = memory_policy_default();
+    snprintf(f.usable_help, sizeof f.usable_help, "share of HBM the server may use (default %g)",
+             p.usable_fraction);
+    snprintf(f.activation_help, sizeof f.activation_help,
+             "tokens per step the activation reserve is sized for (default %d)", p.activation_tokens);
+    return f;
+}
+
+void replica_flag_opts(replica_flags *f, cli_opt *o)
+{
+    const cli_opt opts[REPLICA_NOPTS] = {
+        {"--model", OPT_STRING, &f->model, "M", "model key (napkin specs --models)", 1, 0},
+        {"--gpu", OPT_STRING, &f->gpu, "G", "GPU key (napkin specs --gpus)", 1, 0},
+        {"--tp", OPT_POS_INT, &f->tp, "N", "tensor-parallel degree: GPUs per replica (default 1)", 0, 0},
+        {"--context", OPT_POS_INT, &f->context, "C", "tokens in each sequence's KV cache (default 4096)", 0, 0},
+        {"--dtype", OPT_STRING, &f->dtype, "D", "weights, KV, activations and compute (default bf16)", 0, 0},
+        {"--weights", OPT_STRING, &f->weights, "D", "weight dtype, overriding --dtype (int4, int8, fp8, ...)", 0, 0},
+        {"--kv", OPT_STRING, &f->kv, "D", "KV cache dtype, overriding --dtype", 0, 0},
+        {"--act", OPT_STRING, &f->act, "D", "activation dtype, overriding --dtype", 0, 0},
+        {"--usable", OPT_FRACTION, &f->usable, "F", f->usable_help, 0, 0},
+        {"--activation-tokens", OPT_NONNEG_INT, &f->activation_tokens, "T",
+         f->activation_help, 0, 0},
+        {"--compute", OPT_STRING, &f->compute, "D", "tensor-core dtype, overriding --dtype (int4 computes in bf16)", 0,
+         0},
+    };
+    memcpy(o, opts, sizeof opts);
+}
+
+int replica_setup_resolve(const char *cmd, const cli_specs *specs, const replica_flags *f, replica_setup *out)
+{
+    memset(out, 0, sizeof *out);
+    int rc;
+    if ((rc = cli_find_model(cmd, specs, "--model", f->model, &out->model)) != 0 ||
+        (rc = cli_find_gpu(cmd, specs, "--gpu", f->gpu, &out->gpu)) != 0 ||
+        (rc = cli_precision(cmd, f->dtype, f->weights, f->kv, f->act, f->compute, &out->prec)) != 0)
+        return rc;
+    out->tp = f->tp;
+    out->context = f->context;
+    out->policy = cli_policy(f->usable, f->activation_tokens);
+
+    char err[512];
+    step_shape probe = decode_shape(1, f->context, f->tp, out->prec);
+    if (step_shape_check(out->model, &probe, err, sizeof err) != 0)
+        return cli_fail(cmd, EXIT_USAGE, "--tp %d: %s", f->tp, err);
+    if (replica_memory_plan(out->model, out->gpu, out->prec, f->tp, out->policy, &out->mem, err, sizeof err) != 0)
+        return cli_fail(cmd, EXIT_NO_FIT, "%s (--tp %d now)", err, f->tp);
+    return 0;
+}
+
+void replica_report_inputs(report *r, const replica_setup *s)
+{
+    char title[160];
+    snprintf(title, sizeof title, "%s on %s x %d", s->model->name, s->gpu->name, s->tp);
+    report_section(r, title);
+    report_text(r, "model", "model", s->model->key);
+    report_text(r, "gpu", "GPU", s->gpu->key);
+    report_int(r, "tp", "tensor-parallel degree", s->tp);
+    report_int(r, "context", "context (tokens)", s->context);
+    report_text(r, "weights_dtype", "weights dtype", dtype_name(s->prec.weights));
+    report_text(r, "kv_dtype", "KV dtype", dtype_name(s->prec.kv));
+    report_text(r, "act_dtype", "activation dtype", dtype_name(s->prec.act));
+    report_num(r, "usable_fraction", "usable share of HBM", U_REAL, s->policy.usable_fraction);
+    report_int(r, "activation_tokens", "activation reserve for (tokens)", s->policy.activation_tokens);
+    report_note(r, "model: %s", s->model->source);
+    report_note(r, "GPU: %s", s->gpu->source);
+}
+
+void replica_report_memory(report *r, const replica_setup *s)
+{
+    const model_spec *m = s->model;
+    report_section(r, "Memory per GPU");
+    report_num(r, "hbm_bytes", "HBM", U_BYTES, s->mem.hbm);
+    report_num(r, "usable_bytes", "usable", U_BYTES, s->mem.usable);
+    report_num(r, "weight_bytes_per_gpu", "weights", U_BYTES, s->mem.weights);
+    report_num(r, "activation_bytes", "activation reserve", U_BYTES, s->mem.activations);
+    report_num(r, "kv_budget_bytes", "left for KV", U_BYTES, s->mem.kv_budget);
+    report_num(r, "kv_bytes_per_token", "KV per token, whole model", U_BYTES, kv_bytes_per_token(m, s->prec.kv));
+    report_num(r, "kv_bytes_per_token_per_gpu", "KV per token, this GPU", U_BYTES, s->mem.kv_per_token);
+    report_num(r, "kv_bytes_per_sequence", "KV per sequence, whole model", U_BYTES,
+               kv_bytes_per_sequence(m, s->prec.kv, s->context));
+    report_num(r, "kv_token_capacity", "KV capacity", U_TOKENS, kv_token_capacity(&s->mem));
+    report_int(r, "max_batch", "largest batch at this context", max_batch_for_memory(&s->mem, s->context));
+    if (s->tp > m->kv_heads)
+        report_note(r, "note: tp %d exceeds the %d KV heads of %s, so each GPU holds a replicated KV head.", s->tp,
+                    m->kv_heads, m->key);
+}

@@ -1,0 +1,46 @@
+/* The flags `memory` and `decode` share (model, GPU, tensor parallelism,
+ * dtypes, context, memory policy), checked in one place, and the memory
+ * section of their reports. */
+#ifndef NAPKIN_CLI_REPLICA_H
+#define NAPKIN_CLI_REPLICA_H
+
+#include "cli_lookup.h"
+
+typedef struct {
+    const char *model, *gpu;
+    const char *dtype, *weights, *kv, *act, *compute; /* NULL = not given */
+    int tp, context;
+    double usable;         /* NAN = policy default */
+    int activation_tokens; /* -1 = policy default */
+    char usable_help[96], activation_help[128]; /* help lines naming the policy defaults */
+} replica_flags;
+
+/* Defaults: tp 1, context 4096, bf16, the default memory policy. */
+replica_flags replica_flags_default(void);
+
+/* Number of cli_opt entries replica_flag_opts writes. */
+#define REPLICA_NOPTS 11
+/* The shared flags, into opts[0..REPLICA_NOPTS-1].  --compute comes last, so
+ * a command without a compute step (memory) passes REPLICA_NOPTS - 1. */
+void replica_flag_opts(replica_flags *f, cli_opt *opts);
+
+typedef struct {
+    const model_spec *model;
+    const gpu_spec *gpu;
+    precision prec;
+    memory_policy policy;
+    int tp, context;
+    replica_memory mem; /* one GPU of the tp group */
+} replica_setup;
+
+/* Resolve and check the flags: unknown names, a tp that does not split the
+ * heads (EXIT_USAGE), weights and activation reserve over the usable memory
+ * (EXIT_NO_FIT, suggesting a larger --tp).  Returns 0 or the exit status,
+ * after printing the message. */
+int replica_setup_resolve(const char *cmd, const cli_specs *specs, const replica_flags *f, replica_setup *out);
+
+/* Inputs and per-GPU memory as report sections. */
+void replica_report_inputs(report *r, const replica_setup *s);
+void replica_report_memory(report *r, const replica_setup *s);
+
+#endif

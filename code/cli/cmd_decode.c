@@ -1,0 +1,137 @@
+/* napkin decode: the whole chain for one decode step of a batch, from the
+ * memory that decides the batch to the tokens per second the step allows. */
+#include "cli_replica.h"
+#include "commands.h"
+#include "roofline.h"
+
+static const cli_doc DOC = {
+    "decode",
+    "one decode step op by op: memory, intensity, step time, tokens per second",
+    "--model M --gpu G [--tp N] [--batch B] [--context C]\n"
+    "                     [--dtype D | --weights D --kv D --act D --compute D]\n"
+    "                     [--usable F] [--activation-tokens T] [--format table|tsv|json]",
+    "One GPU of a tensor-parallel group runs every op of the step; each op takes\n"
+    "its roofline time, max(FLOP / peak, bytes / bandwidth), and the step time is\n"
+    "their sum (communication is not counted).  The op table shows one occurrence\n"
+    "of each op; x is how many times it occurs per step (once per layer, or once).\n"
+    "Aggregate tokens/s = batch / step time; per user = 1 / step time.\n"
+    "A batch whose KV cache does not fit is an error (exit status 1) that names\n"
+    "the largest batch that does; so is a model whose weights do not fit (try a\n"
+    "larger --tp).  Exit status 2 for a bad flag, value or choice.",
+};
+
+/* The batch must fit before the step is worth timing. */
+static int check_batch_fits(const replica_setup *s, int batch)
+{
+    int max_batch = max_batch_for_memory(&s->mem, s->context);
+    if (batch <= max_batch)
+        return 0;
+    char budget[32], per_token[32];
+    fmt_bytes(s->mem.kv_budget, budget, sizeof budget);
+    fmt_bytes(s->mem.kv_per_token, per_token, sizeof per_token);
+    if (max_batch == 0)
+        return cli_fail(DOC.name, EXIT_NO_FIT,
+                        "--batch %d does not fit: not one sequence of %d tokens fits the %s left for KV per GPU "
+                        "(%s per token); try a shorter --context, a larger --tp or --kv fp8",
+                        batch, s->context, budget, per_token);
+    return cli_fail(DOC.name, EXIT_NO_FIT,
+                    "--batch %d does not fit: the %s left for KV per GPU (%s per token) holds %d sequences "
+                    "of %d tokens, so the largest batch that fits is %d (or try a larger --tp, --kv fp8, "
+                    "a shorter --context)",
+                    batch, budget, per_token, max_batch, s->context, max_batch);
+}
+
+static void report_ops(report *r, const model_spec *m, const gpu_spec *g, const step_shape *shape, double peak)
+{
+    op_cost ops[DECODER_MAX_OPS];
+    int n = decoder_step_ops(m, shape, ops, DECODER_MAX_OPS);
+    report_table *t = report_table_add(r, "ops", "Ops of one step on one GPU (one occurrence each; x = per step)");
+    report_col(t, "op", "op", U_TEXT, 0);
+    report_col(t, "count", "x", U_INT, 0);
+    report_col(t, "flop", "FLOP", U_FLOP, 0);
+    report_col(t, "weight_bytes", "weights", U_BYTES, 0);
+    report_col(t, "kv_bytes", "KV", U_BYTES, 0);
+    report_col(t, "act_bytes", "activations", U_BYTES, 0);
+    report_col(t, "intensity", "intensity", U_INTENSITY, 0);
+    report_col(t, "time", "time", U_SECONDS, 0);
+    report_col(t, "bound", "bound", U_TEXT, 0);
+    for (int i = 0; i < n; i++) {
+        const op_cost *op = &ops[i];
+        bound_kind b;
+        double time = roofline_time(op->flop, op_bytes(op), peak, g->mem_bw, &b);
+        report_cell_text(t, op->name);
+        report_cell_int(t, op_repeats(m, op));
+        report_cell_num(t, op->flop);
+        report_cell_num(t, op->weight_bytes);
+        report_cell_num(t, op->kv_bytes);
+        report_cell_num(t, op->act_bytes);
+        report_cell_num(t, arithmetic_intensity(op->flop, op_bytes(op)));
+        report_cell_num(t, time);
+        report_cell_text(t, bound_name(b));
+    }
+}
+
+static void report_step(report *r, const gpu_spec *g, const step_shape *shape, const step_cost *c, double peak)
+{
+    report_section(r, "One decode step, per GPU");
+    report_num(r, "step_flop", "FLOP", U_FLOP, c->flop);
+    report_num(r, "step_weight_bytes", "weight bytes read", U_BYTES, c->weight_bytes);
+    report_num(r, "step_kv_bytes", "KV bytes read and written", U_BYTES, c->kv_bytes);
+    report_num(r, "step_act_bytes", "activation bytes", U_BYTES, c->act_bytes);
+    report_num(r, "step_bytes", "bytes moved", U_BYTES, c->bytes);
+    report_num(r, "step_intensity", "intensity of the step", U_INTENSITY, c->intensity);
+    report_num(r, "peak_flops", "dense peak", U_FLOPS, peak);
+    report_num(r, "mem_bw", "HBM bandwidth", U_BANDWIDTH, g->mem_bw);
+    report_num(r, "ridge", "ridge (peak / bandwidth)", U_INTENSITY, ridge_intensity(peak, g->mem_bw));
+    report_num(r, "time_memory", "memory time (bytes / bandwidth)", U_SECONDS, c->time_memory);
+    report_num(r, "time_compute", "compute time (FLOP / peak)", U_SECONDS, c->time_compute);
+    report_num(r, "step_time", "step time (sum of op rooflines)", U_SECONDS, c->time);
+    report_text(r, "bound", "set by", bound_name(c->bound));
+    report_num(r, "tokens_per_s", "aggregate tokens/s", U_TOKENS_PER_S, step_tokens_per_second(c));
+    report_num(r, "tokens_per_s_per_user", "tokens/s per user", U_TOKENS_PER_S,
+               step_user_tokens_per_second(c, shape));
+}
+
+int cmd_decode(int argc, char **argv)
+{
+    replica_flags f = replica_flags_default();
+    int batch = 1;
+    cli_opt opts[REPLICA_NOPTS + 1];
+    replica_flag_opts(&f, opts);
+    opts[REPLICA_NOPTS] =
+        (cli_opt){"--batch", OPT_POS_INT, &batch, "B", "sequences decoded together (default 1)", 0, 0};
+    cli_common common;
+    int rc = cli_parse(&DOC, argc, argv, opts, CLI_NOPTS(opts), &common);
+    if (rc != CLI_GO)
+        return rc == CLI_HELP_SHOWN ? 0 : rc;
+
+    cli_specs specs;
+    if ((rc = cli_specs_load(DOC.name, &common, &specs)) != 0)
+        return rc;
+    replica_setup s;
+    double peak = 0;
+    if ((rc = replica_setup_resolve(DOC.name, &specs, &f, &s)) != 0 ||
+        (rc = cli_gpu_peak(DOC.name, s.gpu, s.prec.compute, &peak)) != 0 || (rc = check_batch_fits(&s, batch)) != 0) {
+        cli_specs_free(&specs);
+        return rc;
+    }
+    step_shape shape = decode_shape(batch, s.context, s.tp, s.prec);
+    step_cost cost;
+    char err[512];
+    if (decoder_step_cost(s.model, s.gpu, &shape, &cost, err, sizeof err) != 0) {
+        cli_specs_free(&specs);
+        return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
+    }
+
+    report *r = report_new(DOC.name);
+    replica_report_inputs(r, &s);
+    report_int(r, "batch", "batch (sequences)", batch);
+    report_text(r, "compute_dtype", "compute dtype", dtype_name(s.prec.compute));
+    replica_report_memory(r, &s);
+    report_step(r, s.gpu, &shape, &cost, peak);
+    report_ops(r, s.model, s.gpu, &shape, peak);
+    rc = report_print(r, common.format, stdout);
+    report_free(r);
+    cli_specs_free(&specs);
+    return rc;
+}

@@ -1,0 +1,47 @@
+/* napkin memory: what one GPU of a replica holds, and how many sequences fit. */
+#include "cli_replica.h"
+#include "commands.h"
+
+static const cli_doc DOC = {
+    "memory",
+    "weights, KV cache and the largest batch that fits one GPU of a replica",
+    "--model M --gpu G [--tp N] [--context C] [--dtype D | --weights D --kv D --act D]\n"
+    "                     [--usable F] [--activation-tokens T] [--format table|tsv|json]",
+    "Per GPU of a tensor-parallel group: usable = HBM x usable share; left for KV =\n"
+    "usable - weights / tp - activation reserve; the largest batch is how many\n"
+    "sequences of --context tokens that KV budget holds.  KV per token counts KV\n"
+    "heads (GQA), split over tp and replicated when tp exceeds them.\n"
+    "Exit status 1 when the weights and reserve alone exceed the usable memory\n"
+    "(try a larger --tp or smaller --weights); 2 for a bad flag or a tp that does\n"
+    "not divide the heads.",
+};
+
+int cmd_memory(int argc, char **argv)
+{
+    replica_flags f = replica_flags_default();
+    cli_opt opts[REPLICA_NOPTS];
+    replica_flag_opts(&f, opts);
+    cli_common common;
+    int rc = cli_parse(&DOC, argc, argv, opts, REPLICA_NOPTS - 1 /* no --compute */, &common);
+    if (rc != CLI_GO)
+        return rc == CLI_HELP_SHOWN ? 0 : rc;
+
+    cli_specs specs;
+    if ((rc = cli_specs_load(DOC.name, &common, &specs)) != 0)
+        return rc;
+    replica_setup s;
+    if ((rc = replica_setup_resolve(DOC.name, &specs, &f, &s)) != 0) {
+        cli_specs_free(&specs);
+        return rc;
+    }
+    report *r = report_new(DOC.name);
+    replica_report_inputs(r, &s);
+    replica_report_memory(r, &s);
+    if (max_batch_for_memory(&s.mem, s.context) == 0)
+        report_note(r, "warning: not one sequence of %d tokens fits the KV budget; shorten --context or raise --tp.",
+                    s.context);
+    rc = report_print(r, common.format, stdout);
+    report_free(r);
+    cli_specs_free(&specs);
+    return rc;
+}

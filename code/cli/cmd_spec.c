@@ -1,0 +1,163 @@
+/* napkin spec: speculative decoding on a target model and GPU.  Tokens per
+ * round and their distribution, the speedup when verification is free
+ * (regime i) and when it costs what the roofline step model says (regime ii),
+ * the best draft length, and the batch at which speculation starts to lose. */
+#include "cli_args.h"
+#include "cli_lookup.h"
+#include "commands.h"
+#include "specdec.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#define SPEC_GAMMA_MAX 64
+
+static const cli_doc spec_doc = {
+    .name = "spec",
+    .summary = "speculative decoding: tokens per round, speedup in both cost regimes, break-even batch",
+    .usage = "--alpha A [--gamma G] [--draft MODEL | --c C] [--model M] [--gpu G] [--tp N] [--batch B] "
+             "[--context T]",
+    .details = "Regime (i): verifying gamma+1 tokens costs one target step; speedup = E[N] / (gamma c + 1).\n"
+               "Regime (ii): the target step with gamma+1 new tokens per sequence and the draft steps cost\n"
+               "what the roofline step model says at the batch.  With --c instead of --draft, a draft step\n"
+               "costs c target decode steps at every batch.  Break-even batch: the smallest batch at which\n"
+               "regime (ii) falls below 1 (0: not within --batch-max).",
+};
+
+/* c as a string: 0 is a valid draft cost (draft heads), OPT_POS_REAL is not. */
+static int parse_c(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (end == s || *end || errno || !isfinite(x) || x < 0)
+        return cli_fail("spec", EXIT_USAGE, "--c: '%s' is not a number >= 0", s);
+    *out = x;
+    return 0;
+}
+
+int cmd_spec(int argc, char **argv)
+{
+    double alpha = 0.8;
+    int gamma = 4, tp = 4, draft_tp = 0, batch = 1, context = 4096, batch_max = 4096;
+    const char *c_text = NULL, *draft_key = NULL, *model_key = "llama3-70b", *gpu_key = "h100";
+    const char *dtype_name_s = "bf16";
+    cli_opt opts[] = {
+        {"--alpha", OPT_FRACTION, &alpha, "A", "acceptance rate per draft token (default 0.8)", 0, 0},
+        {"--gamma", OPT_POS_INT, &gamma, "G", "draft tokens per round (default 4)", 0, 0},
+        {"--c", OPT_STRING, &c_text, "C", "draft step / target step (instead of --draft)", 0, 0},
+        {"--draft", OPT_STRING, &draft_key, "MODEL", "draft model (default llama3.2-1b)", 0, 0},
+        {"--draft-tp", OPT_POS_INT, &draft_tp, "N", "tensor parallel degree of the draft (default --tp)", 0, 0},
+        {"--model", OPT_STRING, &model_key, "M", "target model (default llama3-70b)", 0, 0},
+        {"--gpu", OPT_STRING, &gpu_key, "G", "GPU (default h100)", 0, 0},
+        {"--tp", OPT_POS_INT, &tp, "N", "tensor parallel degree of the target (default 4)", 0, 0},
+        {"--batch", OPT_POS_INT, &batch, "B", "sequences in the step (default 1)", 0, 0},
+        {"--context", OPT_POS_INT, &context, "T", "tokens cached per sequence (default 4096)", 0, 0},
+        {"--dtype", OPT_STRING, &dtype_name_s, "D", "weights, KV, activations (default bf16)", 0, 0},
+        {"--batch-max", OPT_POS_INT, &batch_max, "B", "largest batch searched for break-even (default 4096)", 0,
+         0},
+    };
+    cli_common common;
+    int rc = cli_parse(&spec_doc, argc, argv, opts, CLI_NOPTS(opts), &common);
+    if (rc != CLI_GO)
+        return rc == CLI_HELP_SHOWN ? 0 : rc;
+    if (c_text && draft_key)
+        return cli_fail("spec", EXIT_USAGE, "give either --c or --draft, not both");
+    if (gamma > SPEC_GAMMA_MAX)
+        return cli_fail("spec", EXIT_USAGE, "--gamma: %d is more than %d", gamma, SPEC_GAMMA_MAX);
+    double c_given = 0.0;
+    if (c_text && (rc = parse_c(c_text, &c_given)) != 0)
+        return rc;
+    if (!c_text && !draft_key)
+        draft_key = "llama3.2-1b";
+
+    precision prec;
+    if ((rc = cli_precision("spec", dtype_name_s, NULL, NULL, NULL, NULL, &prec)) != 0)
+        return rc;
+    cli_specs specs;
+    if ((rc = cli_specs_load("spec", &common, &specs)) != 0)
+        return rc;
+    const gpu_spec *gpu;
+    const model_spec *target, *draft = NULL;
+    if ((rc = cli_find_gpu("spec", &specs, "--gpu", gpu_key, &gpu)) != 0 ||
+        (rc = cli_find_model("spec", &specs, "--model", model_key, &target)) != 0 ||
+        (draft_key && (rc = cli_find_model("spec", &specs, "--draft", draft_key, &draft)) != 0)) {
+        cli_specs_free(&specs);
+        return rc;
+    }
+
+    spec_setup s = spec_setup_default(target, draft, gpu, tp, batch, context);
+    s.draft_tp = draft_tp > 0 ? draft_tp : tp;
+    s.draft_c = c_given;
+    s.prec = prec;
+    char err[512];
+    spec_estimate e;
+    if (spec_estimate_compute(&s, alpha, gamma, &e, err, sizeof err) != 0) {
+        cli_specs_free(&specs);
+        return cli_fail("spec", EXIT_USAGE, "%s", err);
+    }
+    double best_free_s, best_roof_s;
+    int best_free = spec_best_gamma(alpha, e.c, 16, &best_free_s);
+    int best_roof = spec_best_gamma_roofline(&s, alpha, 16, &best_roof_s, err, sizeof err);
+    int even_batch = spec_break_even_batch(&s, alpha, gamma, batch_max, err, sizeof err);
+    double even_alpha = spec_break_even_alpha(&s, gamma, err, sizeof err);
+    if (best_roof < 0 || even_batch < 0 || even_alpha < 0) {
+        cli_specs_free(&specs);
+        return cli_fail("spec", EXIT_USAGE, "%s", err);
+    }
+
+    report *r = report_new("spec");
+    report_section(r, "setup");
+    report_text(r, "target", "target model", target->key);
+    report_text(r, "draft", "draft", draft ? draft->key : "(cost given by --c)");
+    report_text(r, "gpu", "GPU", gpu->key);
+    report_int(r, "tp", "tensor parallel", tp);
+    report_int(r, "batch", "batch", batch);
+    report_int(r, "context", "context", context);
+    report_num(r, "alpha", "acceptance rate alpha", U_REAL, alpha);
+    report_int(r, "gamma", "draft tokens per round gamma", gamma);
+
+    report_section(r, "tokens per round (the target's own token included)");
+    report_num(r, "tokens_per_round", "expected tokens per round E[N]", U_TOKENS, e.tokens);
+    report_num(r, "tokens_stddev", "standard deviation of N", U_TOKENS,
+               sqrt(spec_tokens_variance(alpha, gamma)));
+
+    report_section(r, "step times at this batch");
+    report_num(r, "t_target", "target decode step", U_SECONDS, e.t_target);
+    report_num(r, "t_verify", "verification step (gamma+1 tokens each)", U_SECONDS, e.t_verify);
+    report_num(r, "t_draft", "draft step", U_SECONDS, e.t_draft);
+    report_num(r, "c", "draft cost c = draft step / target step", U_REAL, e.c);
+    report_num(r, "verify_ratio", "verification / target step", U_REAL, e.verify_ratio);
+
+    report_section(r, "speedup over plain decoding");
+    report_num(r, "speedup_free", "regime (i): verification costs one step", U_REAL, e.speedup_free);
+    report_num(r, "speedup_roofline", "regime (ii): roofline verification", U_REAL, e.speedup_roofline);
+    report_int(r, "best_gamma_free", "best gamma, regime (i)", best_free);
+    report_num(r, "best_speedup_free", "its speedup", U_REAL, best_free_s);
+    report_int(r, "best_gamma_roofline", "best gamma, regime (ii)", best_roof);
+    report_num(r, "best_speedup_roofline", "its speedup", U_REAL, best_roof_s);
+    report_int(r, "break_even_batch", "batch where regime (ii) falls below 1", even_batch);
+    report_num(r, "break_even_alpha", "alpha where regime (ii) is 1 at this batch", U_REAL, even_alpha);
+
+    report_table *t = report_table_add(r, "distribution", "tokens per round N");
+    report_col(t, "tokens", "N", U_INT, 0);
+    report_col(t, "probability", "P(N)", U_REAL, 0);
+    report_col(t, "cumulative", "P(<= N)", U_REAL, 0);
+    for (int k = 1; k <= gamma + 1; k++) {
+        report_cell_int(t, k);
+        report_cell_num(t, spec_tokens_pmf(alpha, gamma, k));
+        report_cell_num(t, spec_tokens_cdf(alpha, gamma, k));
+    }
+    if (even_batch == 0)
+        report_note(r, "regime (ii) stays above 1 up to batch %d", batch_max);
+    if (isinf(even_alpha))
+        report_note(r, "regime (ii) loses at this batch even with alpha = 1");
+    if (c_text)
+        report_note(r, "draft step taken as c = %g target decode steps at every batch", c_given);
+
+    rc = report_print(r, common.format, stdout);
+    report_free(r);
+    cli_specs_free(&specs);
+    return rc;
+}

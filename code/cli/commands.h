@@ -1,0 +1,22 @@
+/* The napkin subcommands.
+ *
+ * Adding a subcommand takes one line here: write code/cli/cmd_<name>.c with
+ *     int cmd_<name>(int argc, char **argv)
+ * (argv[0] is the subcommand's name, the flags follow; return the exit status)
+ * and add X(<name>, "one-line summary") to the list below.  main.c builds its
+ * dispatch table and `napkin help` from this list. */
+#ifndef NAPKIN_CLI_COMMANDS_H
+#define NAPKIN_CLI_COMMANDS_H
+
+#define NAPKIN_COMMANDS(X)                                                                        \
+    X(specs, "the GPU and model tables the calculator knows, with their sources")                \
+    X(roofline, "peak, bandwidth and ridge of a GPU; attainable FLOP/s at an intensity")         \
+    X(memory, "weights, KV cache and the largest batch that fits one GPU of a replica")          \
+    X(decode, "one decode step op by op: memory, intensity, step time, tokens per second")       \
+    X(spec, "speculative decoding: tokens per round, speedup in both regimes, break-even batch")
+
+#define NAPKIN_DECLARE_COMMAND(name, summary) int cmd_##name(int argc, char **argv);
+NAPKIN_COMMANDS(NAPKIN_DECLARE_COMMAND)
+#undef NAPKIN_DECLARE_COMMAND
+
+#endif
