@@ -175,3 +175,27 @@ Test(step, moe_reads_only_the_experts_it_touches)
     n = decoder_step_ops(&m, &s, ops, DECODER_MAX_OPS);
     REL(find_op(ops, n, "gate_up_proj")->weight_bytes, 4 * 469762048.0, 1e-9);
 }
+
+Test(step, ridge_batch_scales_with_bytes_per_weight)
+{
+    gpu_spec h = gpu_builtin("h100");
+    /* bf16: 989.4/3.35 = 295.34 FLOP/B, and 2 FLOP per 2-byte weight per sequence -> batch 295.34 */
+    REL(ridge_batch(&h, precision_uniform(DT_BF16)), 295.343, 1e-5);
+    /* int8 weights, bf16 compute: each sequence adds 2 FLOP per 1-byte weight -> half: 147.67 */
+    precision w8a16 = {DT_INT8, DT_BF16, DT_BF16, DT_BF16};
+    REL(ridge_batch(&h, w8a16), 147.672, 1e-5);
+    /* fp8 throughout: ridge 1978.9/3.35 = 590.7, over 2 FLOP per byte -> 295.37 */
+    REL(ridge_batch(&h, precision_uniform(DT_FP8)), 295.373, 1e-5);
+    gpu_spec a = gpu_builtin("a100");
+    cr_assert_eq(ridge_batch(&a, precision_uniform(DT_FP8)), 0); /* no fp8 rate */
+}
+
+Test(step, experts_touched_by_a_step)
+{
+    /* Mixtral, top-2 of 8: one token touches 2; two tokens 8*(1-(6/8)^2) = 3.5 */
+    model_spec m = model_builtin("mixtral-8x7b");
+    REL(moe_experts_touched(&m, 1), 2.0, 1e-12);
+    REL(moe_experts_touched(&m, 2), 3.5, 1e-12);
+    model_spec d = model_builtin("llama3-8b");
+    cr_assert_eq(moe_experts_touched(&d, 100), 1.0);
+}

@@ -42,7 +42,9 @@ typedef struct {
 } replica_memory;
 
 /* Plan one GPU of a tp replica.  Returns 0, or -1 with a message when the
- * shape is invalid or the weights and reserve do not fit. */
+ * shape is invalid or the weights and reserve do not fit.  When only the fit
+ * fails, *out is still filled (with a kv_budget at or below zero), so a
+ * table can show how far short the GPU falls. */
 int replica_memory_plan(const model_spec *m, const gpu_spec *g, precision prec, int tp, memory_policy pol,
                         replica_memory *out, char *err, size_t errlen);
 

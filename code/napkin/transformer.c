@@ -123,8 +123,7 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
     const double heads_l = m->heads / tp, kvh_l = kv_heads_local(m, s->tp);
     const double ffn_l = m->ffn / tp, vocab_l = m->vocab / tp;
     const double E = m->experts, k = m->experts_active;
-    /* Expected experts some token of the step routes to (uniform routing). */
-    const double experts_touched = E > 1 ? E * (1 - pow(1 - k / E, T)) : 1;
+    const double experts_touched = moe_experts_touched(m, T);
 
     op_cost all[DECODER_MAX_OPS];
     int c = 0;
@@ -232,6 +231,24 @@ int decoder_step_cost(const model_spec *m, const gpu_spec *g, const step_shape *
     return 0;
 }
 //< step_cost
+
+//> ridge_batch
+double ridge_batch(const gpu_spec *g, precision p)
+{
+    double peak = gpu_peak_flops(g, p.compute);
+    if (peak <= 0)
+        return 0;
+    /* a multiply-add (2 FLOP) per weight per sequence */
+    double flop_per_weight_byte_per_sequence = 2.0 / dtype_bytes(p.weights);
+    return ridge_intensity(peak, g->mem_bw) / flop_per_weight_byte_per_sequence;
+}
+//< ridge_batch
+
+double moe_experts_touched(const model_spec *m, double tokens)
+{
+    double E = m->experts, k = m->experts_active;
+    return E > 1 ? E * (1 - pow(1 - k / E, tokens)) : 1;
+}
 
 //> throughput
 double step_tokens_per_second(const step_cost *c)

@@ -114,6 +114,15 @@ typedef struct {
 int decoder_step_cost(const model_spec *m, const gpu_spec *g, const step_shape *s, step_cost *out,
                       char *err, size_t errlen);
 
+/* The decode batch at which a projection's FLOP per weight byte, 2*B /
+ * bytes-per-weight, reaches the GPU's ridge for the compute dtype: the
+ * "batch 295" of bf16 on an H100.  0 when the GPU has no such rate. */
+double ridge_batch(const gpu_spec *g, precision p);
+
+/* Experts of a mixture that at least one of `tokens` tokens routes to, in
+ * expectation under uniform top-k routing: E * (1 - (1 - k/E)^tokens). */
+double moe_experts_touched(const model_spec *m, double tokens);
+
 /* What the replica serves: tokens of the whole batch per second. */
 double step_tokens_per_second(const step_cost *c);
 /* What one user sees: that sequence's new tokens per second. */
