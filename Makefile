@@ -214,11 +214,12 @@ chapter:
 	@echo "wrote $(B)/chapter-$(N).html"
 
 pdf: $(B)/book.pdf
-$(B)/book.pdf: book.md $$(book_parts) $(FIG_PDF)
+$(B)/book.pdf: book.md $$(book_parts) $(FIG_PDF) tools/book-meta.yaml
 	@command -v xelatex >/dev/null || { echo "make pdf needs xelatex: apt-get install texlive-xetex texlive-fonts-recommended lmodern" >&2; exit 2; }
 	$(PANDOC) --standalone --toc --toc-depth=2 --number-sections --pdf-engine=xelatex \
 	  --metadata-file=tools/book-meta.yaml --resource-path=.:$(B) --default-image-extension=pdf \
 	  book.md $(book_parts) -o $@
+	@echo "wrote $@"
 
 # ---------------------------------------------------------------- tests
 $(B)/tests/%: tests/%.c $(LIB) $(NAPKIN)
@@ -235,7 +236,8 @@ $(B)/asan/tests/%: tests/%.c $(B)/asan/lib/libnapkin.a $(NAPKIN)
 TEST_ENV := NAPKIN_BIN=$(abspath $(NAPKIN)) NB_BUILD=$(abspath $(B)) NB_SRC=$(CURDIR)
 RUN_SUITE = tools/run_suite.sh
 
-unit-tests: $(TEST_BIN)
+# The CPU twins are built first: tests/test_measure_twins.c runs them.
+unit-tests: $(TEST_BIN) $(MEASURE_BIN)
 	@$(TEST_ENV) $(RUN_SUITE) $(TEST_BIN)
 
 sanitize-tests: $(TSAN_BIN) $(ASAN_BIN)
