@@ -1,0 +1,162 @@
+/* Chapter 1 exercises: each expected number is derived by hand below, from
+ * the datasheet rates in code/specs/gpus.tsv and the config.json shapes in
+ * code/specs/models.tsv, never from the library's output. */
+#include "01-decode-roofline.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+
+/* |got - want| <= rel * |want|; false for NAN, so an untouched kit fails. */
+#define assert_rel(got, want, rel)                                                                 \
+    do {                                                                                           \
+        double g_ = (got), w_ = (want);                                                            \
+        cr_assert(fabs(g_ - w_) <= (rel) * fabs(w_), "got %.6g, want %.6g (rel. tol. %g)", g_, w_, \
+                  (double)(rel));                                                                  \
+    } while (0)
+
+/* Parameter counts of the models, by hand from config.json:
+ *   LLaMA-3-8B: embedding 128256*4096 = 525,336,576 (head the same, untied);
+ *     attention per layer 2*4096*4096 (q, o) + 2*4096*1024 (k, v: 8 KV heads
+ *     * 128) = 41,943,040, *32 = 1,342,177,280; MLP 3*4096*14336*32 =
+ *     5,637,144,576; norms (2*32+1)*4096 = 266,240.
+ *     Total 8,030,261,248 (Meta's card: 8.03B).
+ *   LLaMA-3-70B: embedding 128256*8192 = 1,050,673,152 (head the same);
+ *     attention 80*(2*8192*8192 + 2*8192*1024) = 12,079,595,520; MLP
+ *     3*8192*28672*80 = 56,371,445,760; norms 161*8192 = 1,318,912.
+ *     Total 70,553,706,496 (the card's 70.6B).
+ *   Mixtral 8x7B: embedding 32000*4096 = 131,072,000 (head the same);
+ *     attention 1,342,177,280 (as LLaMA-3-8B); experts 8*3*4096*14336*32 =
+ *     45,097,156,608; router 4096*8*32 = 1,048,576; norms 266,240.
+ *     Total 46,702,792,704 (Mistral: 46.7B); one token uses 2 of 8 experts:
+ *     total - 6*3*4096*14336*32 = 12,879,925,248 (Mistral: 12.9B active). */
+#define P_LLAMA3_8B 8030261248.0
+#define P_LLAMA3_70B 70553706496.0
+#define EMB_LLAMA3_8B 525336576.0
+#define EMB_LLAMA3_70B 1050673152.0
+#define P_MIXTRAL 46702792704.0
+#define P_MIXTRAL_ACTIVE 12879925248.0
+#define EMB_MIXTRAL 131072000.0
+
+Test(ex01, ridge_datasheet_ratios)
+{
+    /* H100 SXM: 989.4 TFLOP/s dense bf16 / 3.35 TB/s = 295.34 FLOP/B. */
+    assert_rel(ex01_ridge("h100", "bf16"), 989.4 / 3.35, 1e-9);
+    /* H200: same compute, 4.8 TB/s: 989.4 / 4.8 = 206.125. */
+    assert_rel(ex01_ridge("h200", "bf16"), 206.125, 1e-9);
+    /* B200 (HGX): 2250 / 8.0 = 281.25; fp8 4500 / 8.0 = 562.5. */
+    assert_rel(ex01_ridge("b200", "bf16"), 281.25, 1e-9);
+    assert_rel(ex01_ridge("b200", "fp8"), 562.5, 1e-9);
+    /* MI300X: 1307.4 / 5.3 = 246.68 (bf16); fp8 2614.9 / 5.3 = 493.38. */
+    assert_rel(ex01_ridge("mi300x", "bf16"), 246.679, 1e-5);
+    assert_rel(ex01_ridge("mi300x", "fp8"), 493.377, 1e-5);
+}
+
+Test(ex01, ridge_rejects_bad_input)
+{
+    /* No such GPU; A100 has no fp8 rate (the table's "-"). */
+    cr_assert(isnan(ex01_ridge("h900", "bf16")), "unknown GPU: want NAN");
+    cr_assert(isnan(ex01_ridge("a100", "fp8")), "A100 has no fp8 rate: want NAN");
+    cr_assert(isnan(ex01_ridge("h100", "bf17")), "unknown dtype: want NAN");
+    /* And a good one must not be NAN, so "always NAN" cannot pass. */
+    cr_assert(!isnan(ex01_ridge("a100", "bf16")), "A100 bf16: 312 / 2.039 = 153.0 FLOP/B, not NAN");
+}
+
+Test(ex01, ridge_batch_by_weight_dtype)
+{
+    /* bf16 weights: 2B FLOP per 2 bytes -> intensity B, so B = ridge = 295.34. */
+    assert_rel(ex01_ridge_batch("h100", "bf16", "bf16"), 295.358, 1e-4);
+    /* int8 weights, bf16 math: 2B per 1 byte = 2B, so B = 295.36 / 2 = 147.67. */
+    assert_rel(ex01_ridge_batch("h100", "int8", "bf16"), 147.672, 1e-4);
+    /* int8 weights and int8 math: ridge 1978.9/3.35 = 590.72, /2 = 295.36. */
+    assert_rel(ex01_ridge_batch("h100", "int8", "int8"), 1978.9 / 3.35 / 2.0, 1e-6);
+    /* int4 weights, bf16 math: 2B per 0.5 byte = 4B, B = 295.36 / 4 = 73.84. */
+    assert_rel(ex01_ridge_batch("h100", "int4", "bf16"), 73.836, 1e-4);
+    /* B200, fp8 weights and math: 4500/8 = 562.5 FLOP/B, / 2 = 281.25. */
+    assert_rel(ex01_ridge_batch("b200", "fp8", "fp8"), 281.25, 1e-9);
+}
+
+Test(ex01, kv_bytes_per_token_gqa_vs_mha)
+{
+    /* LLaMA-3-8B: 2 * 32 layers * 8 KV heads * 128 * 2 B = 131,072 B (128 KiB). */
+    assert_rel(ex01_kv_bytes_per_token("llama3-8b", "bf16"), 131072.0, 1e-12);
+    /* LLaMA-2-13B (MHA, 40 KV heads): 2 * 40 * 40 * 128 * 2 = 819,200 B (800 KiB). */
+    assert_rel(ex01_kv_bytes_per_token("llama2-13b", "bf16"), 819200.0, 1e-12);
+    /* LLaMA-3-70B: 2 * 80 * 8 * 128 * 2 = 327,680 B (320 KiB); fp8 halves it. */
+    assert_rel(ex01_kv_bytes_per_token("llama3-70b", "bf16"), 327680.0, 1e-12);
+    assert_rel(ex01_kv_bytes_per_token("llama3-70b", "fp8"), 163840.0, 1e-12);
+    cr_assert(isnan(ex01_kv_bytes_per_token("gpt-5", "bf16")), "unknown model: want NAN");
+}
+
+Test(ex01, max_batch_llama3_8b_h200_8k)
+{
+    /* Usable 0.9 * 141e9 = 126.9e9; weights 2 * 8,030,261,248 = 16.0605e9;
+     * reserve 2e9; left 108.8395e9.  One 8k sequence: 8192 * 131,072 =
+     * 1,073,741,824 B.  108.8395e9 / 1.0737e9 = 101.36 -> 101. */
+    cr_assert_eq(ex01_max_batch("llama3-8b", "h200", 1, 8192, "bf16", "bf16", 0.9, 2e9), 101);
+}
+
+Test(ex01, max_batch_llama3_70b)
+{
+    /* 8 x H200, 4k: weights 141.107e9 / 8 = 17.638e9 per GPU; KV per token per
+     * GPU 327,680 / 8 = 40,960 B, * 4096 = 167,772,160 B a sequence.
+     * (126.9 - 17.638 - 2)e9 / 167.77e6 = 639.3 -> 639 (ridge 206 fits). */
+    cr_assert_eq(ex01_max_batch("llama3-70b", "h200", 8, 4096, "bf16", "bf16", 0.9, 2e9), 639);
+    /* 2 x H100: 0.9 * 80e9 = 72e9 < 70.55e9 + 2e9 of weights and reserve -> 0. */
+    cr_assert_eq(ex01_max_batch("llama3-70b", "h100", 2, 4096, "bf16", "bf16", 0.9, 2e9), 0);
+    /* 4 x H100, bf16: (72 - 35.277 - 2)e9 / (4096 * 81,920) = 103.48 -> 103. */
+    cr_assert_eq(ex01_max_batch("llama3-70b", "h100", 4, 4096, "bf16", "bf16", 0.9, 2e9), 103);
+    /* 4 x H100, int8 weights and KV: weights 17.638e9, KV 40,960 B a token:
+     * (72 - 17.638 - 2)e9 / 167.77e6 = 312.10 -> 312. */
+    cr_assert_eq(ex01_max_batch("llama3-70b", "h100", 4, 4096, "int8", "int8", 0.9, 2e9), 312);
+    /* 3 does not divide 64 heads: invalid. */
+    cr_assert_eq(ex01_max_batch("llama3-70b", "h100", 3, 4096, "bf16", "bf16", 0.9, 2e9), -1);
+}
+
+Test(ex01, kv_outweighs_weights_at_ridge_batch)
+{
+    /* 70B on 8 GPUs, batch 206, 4k context: KV read 4096 and written 1 token
+     * per sequence, 206 * 4097 * 40,960 B = 34.570e9; weights read (all but
+     * the embedding table, of which only 206 rows are gathered)
+     * (70,553,706,496 - 1,050,673,152) / 8 * 2 B = 17.376e9.  Ratio 1.990. */
+    assert_rel(ex01_kv_to_weight_ratio("llama3-70b", 8, 206, 4096, "bf16"), 1.9895, 0.01);
+    /* The H100 ridge batch, 295: 295 * 4097 * 40960 / 17.376e9 = 2.849. */
+    assert_rel(ex01_kv_to_weight_ratio("llama3-70b", 8, 295, 4096, "bf16"), 2.849, 0.01);
+}
+
+Test(ex01, step_time_memory_bound)
+{
+    /* LLaMA-3-8B, one H100, batch 1, 1k context: weights read
+     * (8,030,261,248 - 525,336,576) * 2 = 15.0098e9 B, KV 1025 * 131,072 =
+     * 0.1343e9 B; 15.144e9 / 3.35e12 = 4.521 ms (activations are a few MB). */
+    assert_rel(ex01_step_time("llama3-8b", "h100", 1, 1, 1024, "bf16"), 4.5207e-3, 0.01);
+    /* LLaMA-3-70B, 4 x H100, batch 64, 4k: weights (70.5537e9 - 1.0507e9) / 4
+     * * 2 = 34.752e9 B; KV 64 * 4097 * 81,920 = 21.480e9 B; 56.232e9 / 3.35e12
+     * = 16.79 ms, and activations add about a percent. */
+    double t = ex01_step_time("llama3-70b", "h100", 4, 64, 4096, "bf16");
+    cr_assert(t >= 16.78e-3 * 0.999 && t <= 16.79e-3 * 1.04, "got %g s, want 16.79 ms + activations", t);
+    cr_assert(isnan(ex01_step_time("llama3-70b", "h100", 4, 0, 4096, "bf16")), "batch 0: want NAN");
+}
+
+Test(ex01, params_dense_and_moe)
+{
+    assert_rel(ex01_total_params("llama3-8b"), P_LLAMA3_8B, 1e-6);
+    assert_rel(ex01_total_params("llama3-70b"), P_LLAMA3_70B, 1e-6);
+    assert_rel(ex01_active_params("llama3-70b"), P_LLAMA3_70B, 1e-6);
+    assert_rel(ex01_total_params("mixtral-8x7b"), P_MIXTRAL, 1e-6);
+    assert_rel(ex01_active_params("mixtral-8x7b"), P_MIXTRAL_ACTIVE, 1e-6);
+}
+
+Test(ex01, moe_decode_bytes_grow_with_batch)
+{
+    /* Batch 1: one token reads 2 experts a layer, the active parameters less
+     * the embedding table (one row gathered): (12,879,925,248 - 131,072,000)
+     * * 2 B = 25.498e9 B. */
+    assert_rel(ex01_decode_weight_bytes("mixtral-8x7b", 1, "bf16"), 25.4977e9, 0.002);
+    /* Batch 64: each expert is missed by all 64 tokens with probability
+     * 0.75^64 = 1e-8, so all 8 are read: (46,702,792,704 - 131,072,000) * 2 =
+     * 93.143e9 B, 3.65x batch 1. */
+    assert_rel(ex01_decode_weight_bytes("mixtral-8x7b", 64, "bf16"), 93.1434e9, 0.002);
+    /* A dense model reads the same weights at any batch: 70B in bf16,
+     * (70,553,706,496 - 1,050,673,152) * 2 = 139.006e9 B. */
+    assert_rel(ex01_decode_weight_bytes("llama3-70b", 1, "bf16"), 139.006e9, 0.002);
+}
