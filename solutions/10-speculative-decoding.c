@@ -1,0 +1,134 @@
+/* Chapter 10 worked answers, computed through the napkin library.  The
+ * exercise tests check these functions against hand derivations; main()
+ * records the numbers the written solutions quote. */
+#include "10-speculative-decoding.h"
+
+#include "notebook.h"
+#include "specdec.h"
+#include "specs.h"
+#include "transformer.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static int valid(double alpha, int gamma)
+{
+    return alpha >= 0.0 && alpha <= 1.0 && gamma >= 1;
+}
+
+double ex10_expected_tokens(double alpha, int gamma)
+{
+    return valid(alpha, gamma) ? spec_expected_tokens(alpha, gamma) : NAN;
+}
+
+double ex10_prob_tokens(double alpha, int gamma, int k)
+{
+    return valid(alpha, gamma) ? spec_tokens_pmf(alpha, gamma, k) : NAN;
+}
+
+double ex10_tokens_stddev(double alpha, int gamma)
+{
+    return valid(alpha, gamma) ? sqrt(spec_tokens_variance(alpha, gamma)) : NAN;
+}
+
+double ex10_speedup(double alpha, int gamma, double c)
+{
+    return valid(alpha, gamma) && c >= 0.0 ? spec_walltime_speedup(alpha, gamma, c) : NAN;
+}
+
+int ex10_best_gamma(double alpha, double c, int gamma_max)
+{
+    if (!valid(alpha, 1) || !(c >= 0.0) || gamma_max < 1)
+        return -1;
+    return spec_best_gamma(alpha, c, gamma_max, NULL);
+}
+
+double ex10_alpha_for_speedup(double target, int gamma, double c)
+{
+    if (gamma < 1 || !(c >= 0.0) || !(target > 0.0))
+        return NAN;
+    if (spec_walltime_speedup(1.0, gamma, c) < target)
+        return NAN;
+    if (spec_walltime_speedup(0.0, gamma, c) >= target)
+        return 0.0;
+    double lo = 0.0, hi = 1.0;
+    for (int i = 0; i < 60; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (spec_walltime_speedup(mid, gamma, c) < target)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return hi;
+}
+
+double ex10_operations_factor(double alpha, int gamma, double c_hat)
+{
+    return valid(alpha, gamma) && c_hat >= 0.0 ? spec_operations_factor(alpha, gamma, c_hat) : NAN;
+}
+
+double ex10_verify_ratio(const char *model_key, const char *gpu_key, int tp, int batch, int context, int gamma)
+{
+    gpu_table gt;
+    model_table mt;
+    char err[256];
+    if (!model_key || !gpu_key || gamma < 1 || gpu_table_builtin(&gt, err, sizeof err) != 0)
+        return NAN;
+    if (model_table_builtin(&mt, err, sizeof err) != 0) {
+        gpu_table_free(&gt);
+        return NAN;
+    }
+    double ratio = NAN;
+    const gpu_spec *g = gpu_find(&gt, gpu_key);
+    const model_spec *m = model_find(&mt, model_key);
+    if (g && m) {
+        spec_setup s = spec_setup_default(m, NULL, g, tp, batch, context);
+        spec_estimate e;
+        if (spec_estimate_compute(&s, 0.5, gamma, &e, err, sizeof err) == 0)
+            ratio = e.verify_ratio;
+    }
+    gpu_table_free(&gt);
+    model_table_free(&mt);
+    return ratio;
+}
+
+#ifndef NB_EXERCISE_TEST
+int main(void)
+{
+    /* 1 */
+    nb_value("ch10_ex1_e", "%.3f", ex10_expected_tokens(0.7, 3));
+    nb_value("ch10_ex1_nobonus", "%.3f", ex10_expected_tokens(0.7, 3) - 1.0);
+    nb_value("ch10_ex1_speed", "%.2f", ex10_speedup(0.7, 3, 0.0));
+    nb_value("ch10_ex1_speed_nobonus", "%.2f", ex10_speedup(0.7, 3, 0.0) - 1.0);
+    /* 2 */
+    nb_value("ch10_ex2_e", "%.2f", ex10_expected_tokens(0.9, 8));
+    nb_value("ch10_ex2_p1", "%.2f", ex10_prob_tokens(0.9, 8, 1));
+    nb_value("ch10_ex2_pall", "%.3f", ex10_prob_tokens(0.9, 8, 9));
+    nb_value("ch10_ex2_sd", "%.2f", ex10_tokens_stddev(0.9, 8));
+    /* P(N <= 2): the user waits a whole round for at most two tokens */
+    nb_value("ch10_ex2_ple2", "%.2f", ex10_prob_tokens(0.9, 8, 1) + ex10_prob_tokens(0.9, 8, 2));
+    /* 3 */
+    nb_value("ch10_ex3_s4", "%.3f", ex10_speedup(0.75, 4, 0.1));
+    int g = ex10_best_gamma(0.75, 0.1, 10);
+    nb_value("ch10_ex3_best", "%d", g);
+    nb_value("ch10_ex3_best_s", "%.3f", ex10_speedup(0.75, g, 0.1));
+    nb_value("ch10_ex3_s10", "%.3f", ex10_speedup(0.75, 10, 0.1));
+    /* 4 */
+    nb_value("ch10_ex4_alpha", "%.3f", ex10_alpha_for_speedup(2.0, 4, 0.1));
+    nb_value("ch10_ex4_alpha_g2", "%.3f", ex10_alpha_for_speedup(2.0, 2, 0.1));
+    nb_value("ch10_ex4_max_g2", "%.3f", ex10_speedup(1.0, 2, 0.1));
+    /* 5 */
+    nb_value("ch10_ex5_ops", "%.2f", ex10_operations_factor(0.8, 5, 0.1));
+    nb_value("ch10_ex5_ops0", "%.2f", ex10_operations_factor(0.8, 5, 0.0));
+    nb_value("ch10_ex5_speed", "%.2f", ex10_speedup(0.8, 5, 0.1));
+    /* 6 */
+    const int batches[] = {1, 64, 256};
+    for (int i = 0; i < 3; i++) {
+        char n[64];
+        snprintf(n, sizeof n, "ch10_ex6_ratio_%d", batches[i]);
+        nb_value(n, "%.2f", ex10_verify_ratio("llama3-70b", "h100", 4, batches[i], 512, 4));
+    }
+    nb_value("ch10_ex6_ratio_4096_long", "%.2f", ex10_verify_ratio("llama3-70b", "h100", 4, 256, 4096, 4));
+    return 0;
+}
+#endif

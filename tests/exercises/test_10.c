@@ -1,0 +1,79 @@
+/* Chapter 10 exercises: each expected number is derived by hand below from
+ * the capped geometric process, never from the library's output. */
+#include "10-speculative-decoding.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+
+/* |got - want| <= tol; false for NAN, so an untouched kit fails. */
+#define assert_near(got, want, tol)                                                                        \
+    do {                                                                                                   \
+        double g_ = (got), w_ = (want);                                                                    \
+        cr_assert(fabs(g_ - w_) <= (tol), "got %.8g, want %.8g (tol %g)", g_, w_, (double)(tol));          \
+    } while (0)
+
+Test(ex10, expected_tokens_counts_the_bonus)
+{
+    /* 1 + .7 + .49 + .343 = 2.533 */
+    assert_near(ex10_expected_tokens(0.7, 3), 2.533, 1e-9);
+    /* (1 - 0.9^9)/0.1 = (1 - 0.387420489)/0.1 = 6.12579511 */
+    assert_near(ex10_expected_tokens(0.9, 8), 6.12579511, 1e-8);
+    assert_near(ex10_expected_tokens(1.0, 4), 5.0, 1e-12);
+}
+
+Test(ex10, distribution)
+{
+    /* P(N=1) = 1 - alpha; P(N=gamma+1) = alpha^gamma = 0.9^8 = 0.43046721 */
+    assert_near(ex10_prob_tokens(0.9, 8, 1), 0.1, 1e-12);
+    assert_near(ex10_prob_tokens(0.9, 8, 9), 0.43046721, 1e-10);
+    /* P(N=2) = 0.9 * 0.1 */
+    assert_near(ex10_prob_tokens(0.9, 8, 2), 0.09, 1e-12);
+    /* alpha 0.5, gamma 2: P = .5, .25, .25; E = 1.75; E[N^2] = 3.75;
+     * Var = 0.6875, sd = 0.8291562 */
+    assert_near(ex10_tokens_stddev(0.5, 2), 0.82915620, 1e-7);
+}
+
+Test(ex10, speedup_and_best_gamma)
+{
+    /* E = (1 - 0.75^5)/0.25 = 3.05078125; / (1 + 0.4) = 2.17912946 */
+    assert_near(ex10_speedup(0.75, 4, 0.1), 2.17912946, 1e-7);
+    /* S(g) = 4(1 - 0.75^(g+1))/(1 + 0.1 g): g=4 2.17913, g=5 3.28808594/1.5 =
+     * 2.19206, g=6 3.46606445/1.6 = 2.16629: best is 5 */
+    cr_assert_eq(ex10_best_gamma(0.75, 0.1, 10), 5);
+    /* Leviathan Table 1: alpha 0.7, gamma 3, c 0: 2.53 */
+    assert_near(ex10_speedup(0.7, 3, 0.0), 2.533, 1e-9);
+}
+
+Test(ex10, alpha_for_speedup)
+{
+    /* 2x at gamma 4, c 0.1 needs E = 2.8: 1+a+a^2+a^3+a^4 at a = 0.705 is
+     * 2.79946, at 0.706 is 2.80423: the answer lies between */
+    double a = ex10_alpha_for_speedup(2.0, 4, 0.1);
+    cr_assert(a > 0.705 && a < 0.706, "alpha %g", a);
+    /* and it delivers exactly 2x (independent evaluation of the sum) */
+    assert_near((1 + a + a * a + a * a * a + a * a * a * a) / 1.4, 2.0, 1e-6);
+    /* gamma 2 can give at most 3/1.2 = 2.5: 3x is out of reach */
+    cr_assert(isnan(ex10_alpha_for_speedup(3.0, 2, 0.1)));
+}
+
+Test(ex10, operations_factor)
+{
+    /* (1-0.8)(0.5+6)/(1-0.8^6) = 1.3/0.737856 = 1.7618614 */
+    assert_near(ex10_operations_factor(0.8, 5, 0.1), 1.3 / 0.737856, 1e-7);
+    /* Leviathan Table 1, alpha 0.8, gamma 5: 1.63 */
+    assert_near(ex10_operations_factor(0.8, 5, 0.0), 1.2 / 0.737856, 1e-7);
+}
+
+Test(ex10, verify_ratio)
+{
+    /* Batch 1 on 4 x H100: the step reads 35.3 GB of weights per GPU (10.5 ms)
+     * while five tokens need 2*70.55e9*5/4 = 176 GFLOP (0.18 ms): free
+     * within 1%. */
+    double r1 = ex10_verify_ratio("llama3-70b", "h100", 4, 1, 512, 4);
+    cr_assert(r1 >= 1.0 && r1 < 1.01, "ratio %g", r1);
+    /* Batch 4096 with one token of context: every projection is past the
+     * ridge, five tokens cost nearly five steps */
+    double rb = ex10_verify_ratio("llama3-70b", "h100", 8, 4096, 1, 4);
+    cr_assert(rb > 4.5 && rb <= 5.0 + 1e-9, "ratio %g", rb);
+    cr_assert(isnan(ex10_verify_ratio("llama3-70b", "tpu", 4, 1, 512, 4)));
+}

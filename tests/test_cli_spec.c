@@ -1,0 +1,94 @@
+/* napkin: no-asan */
+/* The `napkin spec` subcommand: its numbers against hand arithmetic and
+ * Leviathan et al., and its errors (exit 2, naming the valid choices). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#define OUT_MAX 65536
+
+/* Run `napkin <args>` with stderr folded into the output; returns the exit status. */
+static int run(const char *args, char *out, size_t n)
+{
+    const char *bin = getenv("NAPKIN_BIN");
+    cr_assert(bin != NULL, "NAPKIN_BIN is not set");
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", bin, args);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p != NULL);
+    size_t got = fread(out, 1, n - 1, p);
+    out[got] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The value of `name` in tsv output ("name\tvalue\tunit" lines). */
+static double tsv_value(const char *out, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *line = out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        if (strncmp(line, name, len) == 0 && line[len] == '\t')
+            return strtod(line + len + 1, NULL);
+    }
+    cr_assert_fail("no value %s in output:\n%s", name, out);
+    return NAN;
+}
+
+Test(cli_spec, tokens_and_speedup_with_given_c)
+{
+    char out[OUT_MAX];
+    cr_assert_eq(run("spec --alpha 0.8 --gamma 4 --c 0.05 --format tsv", out, sizeof out), 0, "%s", out);
+    /* 1 + .8 + .64 + .512 + .4096 = 3.3616; regime (i): 3.3616 / 1.2 = 2.801333 */
+    cr_assert_float_eq(tsv_value(out, "tokens_per_round"), 3.3616, 1e-9);
+    cr_assert_float_eq(tsv_value(out, "speedup_free"), 2.8013333, 1e-6);
+    cr_assert_float_eq(tsv_value(out, "c"), 0.05, 1e-12);
+    /* sqrt(2.57004544) = 1.603136 (variance worked in test_specdec) */
+    cr_assert_float_eq(tsv_value(out, "tokens_stddev"), 1.603136, 1e-6);
+    /* at batch 1 verification is nearly free: regime (ii) within 1% of (i) */
+    cr_assert(fabs(tsv_value(out, "speedup_roofline") / 2.8013333 - 1.0) < 0.01);
+}
+
+Test(cli_spec, leviathan_row)
+{
+    char out[OUT_MAX];
+    /* Leviathan et al. Table 1, alpha 0.6, gamma 2, c 0: 1.96x */
+    cr_assert_eq(run("spec --alpha 0.6 --gamma 2 --c 0 --format tsv", out, sizeof out), 0, "%s", out);
+    cr_assert_eq(lround(100 * tsv_value(out, "speedup_free")), 196);
+}
+
+Test(cli_spec, draft_model_and_json)
+{
+    char out[OUT_MAX];
+    cr_assert_eq(run("spec --alpha 0.7 --draft llama3-8b --model llama3-70b --gpu h100 --tp 8 --batch 64 "
+                     "--format json",
+                     out, sizeof out),
+                 0, "%s", out);
+    cr_assert(strstr(out, "\"speedup_roofline\":") != NULL, "%s", out);
+    cr_assert(strstr(out, "\"break_even_batch\":") != NULL);
+    cr_assert(strstr(out, "\"draft\": \"llama3-8b\"") != NULL, "%s", out);
+    /* the table format shows the distribution of N: gamma + 1 = 5 rows */
+    cr_assert_eq(run("spec --alpha 0.7", out, sizeof out), 0, "%s", out);
+    cr_assert(strstr(out, "regime (ii)") != NULL);
+}
+
+Test(cli_spec, bad_input_exits_2_naming_choices)
+{
+    char out[OUT_MAX];
+    cr_assert_eq(run("spec --draft gpt-9", out, sizeof out), 2);
+    cr_assert(strstr(out, "llama3.2-1b") != NULL, "choices not named: %s", out);
+    cr_assert_eq(run("spec --gpu tpu", out, sizeof out), 2);
+    cr_assert(strstr(out, "h100") != NULL, "%s", out);
+    cr_assert_eq(run("spec --format xml", out, sizeof out), 2);
+    cr_assert(strstr(out, "json") != NULL, "%s", out);
+    cr_assert_eq(run("spec --c 0.1 --draft llama3-8b", out, sizeof out), 2);
+    cr_assert_eq(run("spec --c -1", out, sizeof out), 2);
+    cr_assert_eq(run("spec --alpha 1.5", out, sizeof out), 2);
+    cr_assert_eq(run("spec --gamma 0", out, sizeof out), 2);
+    cr_assert_eq(run("spec --frobnicate", out, sizeof out), 2);
+    /* 64 attention heads do not split over 3 GPUs */
+    cr_assert_eq(run("spec --tp 3", out, sizeof out), 2);
+    cr_assert(strstr(out, "napkin spec:") != NULL, "%s", out);
+}
