@@ -1,0 +1,109 @@
+/* Chapter 3: N requests one after another against one batch of N, from the
+ * step model, on measured ceilings rather than datasheet peaks.  Writes the
+ * values of the worked example and 03-seq-vs-batch.tsv (ratio against N at
+ * three prompt lengths, with the KV cap marked). */
+#include "memory.h"
+#include "notebook.h"
+#include "serve.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Published ceilings for the H100 SXM (REFERENCE: BabelStream copy 2.90 TB/s;
+ * cuBLAS bf16 GEMM about 800 TFLOP/s on random data). */
+#define H100_COPY_BW 2.90e12
+#define H100_GEMM_BF16 800e12
+
+static void must(int rc, const char *err)
+{
+    if (rc) {
+        fprintf(stderr, "seq_vs_batch: %s\n", err);
+        exit(1);
+    }
+}
+
+int main(void)
+{
+    model_spec m = model_builtin("llama3-8b");
+    gpu_spec sheet = gpu_builtin("h100");
+    gpu_spec g = gpu_derated(&sheet, H100_COPY_BW / sheet.mem_bw, H100_GEMM_BF16 / gpu_peak_flops(&sheet, DT_BF16));
+    precision prec = precision_uniform(DT_BF16);
+    char err[256];
+
+    serve_workload w = {32, 512, 256, 1, prec};
+    serve_result seq, one, seq_sheet, one_sheet;
+    must(serve_sequential(&m, &g, &w, &seq, err, sizeof err), err);
+    must(serve_one_batch(&m, &g, &w, &one, err, sizeof err), err);
+    must(serve_sequential(&m, &sheet, &w, &seq_sheet, err, sizeof err), err);
+    must(serve_one_batch(&m, &sheet, &w, &one_sheet, err, sizeof err), err);
+
+    nb_value("ch03_bw_share", "%.0f%%", 100 * H100_COPY_BW / sheet.mem_bw);
+    nb_value("ch03_flops_share", "%.0f%%", 100 * H100_GEMM_BF16 / gpu_peak_flops(&sheet, DT_BF16));
+    nb_value("ch03_seq_s", "%.0f", seq.total);
+    nb_value("ch03_batch_s", "%.1f", one.total);
+    nb_value("ch03_ratio", "%.0f", seq.total / one.total);
+    nb_value("ch03_seq_sheet_s", "%.0f", seq_sheet.total);
+    nb_value("ch03_batch_sheet_s", "%.1f", one_sheet.total);
+    nb_value("ch03_seq_prefill_s", "%.2f", seq.prefill);
+    nb_value("ch03_seq_decode_s", "%.1f", seq.decode);
+    nb_value("ch03_batch_prefill_s", "%.2f", one.prefill);
+    nb_value("ch03_batch_decode_s", "%.2f", one.decode);
+    nb_value("ch03_one_step_ms", "%.2f", 1e3 * seq.decode / (w.requests * (w.output - 1.0)));
+    nb_value("ch03_batch_step_ms", "%.2f", 1e3 * one.decode / (w.output - 1.0));
+    nb_value("ch03_seq_mean_latency_s", "%.0f", seq.mean_latency);
+    nb_value("ch03_seq_first_token_s", "%.0f", seq.first_token);
+    nb_value("ch03_batch_first_token_s", "%.2f", one.first_token);
+    nb_value("ch03_seq_tok_s", "%.0f", seq.tokens_per_s);
+    nb_value("ch03_batch_tok_s", "%.0f", one.tokens_per_s);
+    nb_value("ch03_steps_seq", "%ld", seq.steps);
+    nb_value("ch03_steps_batch", "%ld", one.steps);
+    nb_value("ch03_decode_steps", "%d", w.output - 1);
+    nb_value("ch03_weights_gb", "%.0f", weight_bytes(&m, prec.weights) / GB);
+    nb_value("ch03_final_ctx", "%d", w.prompt + w.output);
+
+    /* The KV budget caps N: one GPU, bf16 weights, vLLM's 90% of HBM. */
+    replica_memory rm;
+    must(replica_memory_plan(&m, &sheet, prec, 1, memory_policy_default(), &rm, err, sizeof err), err);
+    int final_ctx = w.prompt + w.output;
+    nb_value("ch03_kv_budget_gb", "%.1f", rm.kv_budget / GB);
+    nb_value("ch03_kv_per_token_kib", "%.0f", rm.kv_per_token / KiB);
+    nb_value("ch03_cap_768", "%d", max_batch_for_memory(&rm, final_ctx));
+
+    /* The ratio against N at three prompt lengths (output 256 throughout). */
+    FILE *f = nb_data_open("03-seq-vs-batch.tsv");
+    fprintf(f, "# LLaMA-3-8B bf16, one H100 at %.2f TB/s and %.0f TFLOP/s, output 256 tokens\n",
+            H100_COPY_BW / TB, H100_GEMM_BF16 / TERA);
+    fprintf(f, "prompt\tn\tsequential_s\tbatch_s\tratio\tfits\n");
+    const int prompts[] = {512, 2048, 6144}; /* 6144 + 256 stays inside the 8192-token window */
+    for (int p = 0; p < 3; p++) {
+        serve_workload v = {1, prompts[p], 256, 1, prec};
+        int cap = max_batch_for_memory(&rm, prompts[p] + 256);
+        char name[64];
+        snprintf(name, sizeof name, "ch03_cap_prompt_%d", prompts[p]);
+        nb_value(name, "%d", cap);
+        for (int n = 1; n <= 256; n *= 2) {
+            v.requests = n;
+            serve_result s, b;
+            must(serve_sequential(&m, &g, &v, &s, err, sizeof err), err);
+            must(serve_one_batch(&m, &g, &v, &b, err, sizeof err), err);
+            fprintf(f, "%d\t%d\t%.4f\t%.4f\t%.3f\t%d\n", prompts[p], n, s.total, b.total, s.total / b.total,
+                    n <= cap);
+            if (n == 256) {
+                snprintf(name, sizeof name, "ch03_ratio_256_prompt_%d", prompts[p]);
+                nb_value(name, "%.1f", s.total / b.total);
+            }
+            if (n == 32) {
+                snprintf(name, sizeof name, "ch03_ratio_32_prompt_%d", prompts[p]);
+                nb_value(name, "%.1f", s.total / b.total);
+                snprintf(name, sizeof name, "ch03_seq_32_prompt_%d", prompts[p]);
+                nb_value(name, "%.0f", s.total);
+                snprintf(name, sizeof name, "ch03_batch_32_prompt_%d", prompts[p]);
+                nb_value(name, "%.1f", b.total);
+            }
+        }
+        fprintf(f, "\n\n"); /* one gnuplot data block per prompt length */
+    }
+    fclose(f);
+    printf("sequential %.1f s, one batch %.2f s, ratio %.1f\n", seq.total, one.total, seq.total / one.total);
+    return 0;
+}

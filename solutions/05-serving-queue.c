@@ -1,0 +1,162 @@
+/* Chapter 5 worked answers, computed through the napkin library.  The
+ * exercise tests check these functions against hand derivations; main()
+ * records the numbers the written solutions quote. */
+#include "05-serving-queue.h"
+
+#include "memory.h"
+#include "notebook.h"
+#include "queue.h"
+#include "serve.h"
+#include "specs.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int find_gpu(const char *key, gpu_spec *out)
+{
+    gpu_table t;
+    char err[256];
+    if (!key || gpu_table_builtin(&t, err, sizeof err) != 0)
+        return -1;
+    const gpu_spec *g = gpu_find(&t, key);
+    if (g)
+        *out = *g;
+    gpu_table_free(&t);
+    return g ? 0 : -1;
+}
+
+static int find_model(const char *key, model_spec *out)
+{
+    model_table t;
+    char err[256];
+    if (!key || model_table_builtin(&t, err, sizeof err) != 0)
+        return -1;
+    const model_spec *m = model_find(&t, key);
+    if (m)
+        *out = *m;
+    model_table_free(&t);
+    return m ? 0 : -1;
+}
+
+double ex05_in_system(double lambda, double time)
+{
+    return lambda >= 0 && time >= 0 ? lambda * time : NAN;
+}
+
+double ex05_mm1_time(double lambda, double mu)
+{
+    queue_formula f;
+    return mm1_formula(lambda, mu, &f) ? NAN : f.time;
+}
+
+double ex05_md1_time(double lambda, double mu)
+{
+    queue_formula f;
+    return md1_formula(lambda, mu, &f) ? NAN : f.time;
+}
+
+double ex05_mg1_wait(double lambda, double service, double cs2)
+{
+    queue_formula f;
+    return mg1_formula(lambda, service, cs2, &f) ? NAN : f.wait;
+}
+
+double ex05_max_rate(double service, double cs2, double target)
+{
+    double r = mg1_max_rate(service, cs2, target);
+    return r < 0 ? NAN : r;
+}
+
+double ex05_batch_capacity(const char *model_key, const char *gpu_key, int prompt, int output, int max_batch,
+                           int kv_cap)
+{
+    model_spec m;
+    gpu_spec g;
+    if (find_model(model_key, &m) || find_gpu(gpu_key, &g) || max_batch < 1 || max_batch > 4096 || kv_cap < 0)
+        return NAN;
+    serve_workload w = {1, prompt, output, 1, precision_uniform(DT_BF16)};
+    double *times = malloc((size_t)max_batch * sizeof *times);
+    char err[256];
+    if (!times || serve_batch_times(&m, &g, &w, max_batch, times, err, sizeof err)) {
+        free(times);
+        return NAN;
+    }
+    queue_config c = {1, max_batch, kv_cap, 0, times, SERVICE_FIXED, 1, 0};
+    double cap = queue_capacity(&c);
+    free(times);
+    return cap;
+}
+
+int ex05_replicas_needed(double lambda, double capacity, double max_load)
+{
+    if (!(lambda >= 0) || !(capacity > 0) || !(max_load > 0) || max_load > 1)
+        return -1;
+    /* Each replica may carry max_load * capacity; round up, but not past an
+     * exact fit (100 / 25 is 4 replicas, not 5). */
+    double n = lambda / (max_load * capacity);
+    return (int)ceil(n - 1e-9);
+}
+
+#ifndef NB_EXERCISE_TEST
+int main(void)
+{
+    /* 1. Little. */
+    nb_value("ch05_ex_l", "%.0f", ex05_in_system(40, 6));
+    nb_value("ch05_ex_l_kv_gb", "%.1f", ex05_in_system(40, 6) * 1500 * 131072 / 1e9);
+    nb_value("ch05_ex_l_doubled", "%.0f", ex05_in_system(40, 12));
+    model_spec m8;
+    if (find_model("llama3-8b", &m8))
+        return 1;
+    nb_value("ch05_ex_kv_per_token", "%.0f", kv_bytes_per_token(&m8, DT_BF16));
+
+    /* 2. M/M/1 against M/D/1: S = 0.2 s, lambda 4/s. */
+    nb_value("ch05_ex_rho", "%.1f", 4 * 0.2);
+    nb_value("ch05_ex_mm1", "%.2f", ex05_mm1_time(4, 5));
+    nb_value("ch05_ex_md1", "%.2f", ex05_md1_time(4, 5));
+    nb_value("ch05_ex_mm1_wait", "%.2f", ex05_mg1_wait(4, 0.2, 1));
+    nb_value("ch05_ex_md1_wait", "%.2f", ex05_mg1_wait(4, 0.2, 0));
+
+    /* 3. The knee: S = 1 s, fixed. */
+    nb_value("ch05_ex_rate_w2", "%.3f", ex05_max_rate(1, 0, 2));
+    nb_value("ch05_ex_rate_w5", "%.3f", ex05_max_rate(1, 0, 5));
+    nb_value("ch05_ex_rate_w2_mm1", "%.3f", ex05_max_rate(1, 1, 2));
+    nb_value("ch05_ex_rate_w5_mm1", "%.3f", ex05_max_rate(1, 1, 5));
+
+    /* 4. Variable output lengths: S = 2 s, cs2 = 0.5, lambda = 0.4. */
+    nb_value("ch05_ex_pk_fixed", "%.1f", ex05_mg1_wait(0.4, 2, 0));
+    nb_value("ch05_ex_pk_half", "%.1f", ex05_mg1_wait(0.4, 2, 0.5));
+    nb_value("ch05_ex_pk_exp", "%.1f", ex05_mg1_wait(0.4, 2, 1));
+
+    /* 5. A batch server's capacity, datasheet H100. */
+    double cap64 = ex05_batch_capacity("llama3-8b", "h100", 512, 256, 64, 0);
+    double cap16 = ex05_batch_capacity("llama3-8b", "h100", 512, 256, 64, 16);
+    double cap1 = ex05_batch_capacity("llama3-8b", "h100", 512, 256, 1, 0);
+    nb_value("ch05_ex_cap64", "%.1f", cap64);
+    nb_value("ch05_ex_cap16", "%.1f", cap16);
+    nb_value("ch05_ex_cap1", "%.2f", cap1);
+    {
+        gpu_spec h100;
+        if (find_gpu("h100", &h100))
+            return 1;
+        serve_workload w = {64, 512, 256, 1, precision_uniform(DT_BF16)};
+        serve_result b;
+        char err[256];
+        if (serve_one_batch(&m8, &h100, &w, &b, err, sizeof err)) {
+            fprintf(stderr, "%s\n", err);
+            return 1;
+        }
+        nb_value("ch05_ex_prefill_tokens", "%d", w.requests * w.prompt);
+        nb_value("ch05_ex_prefill_s", "%.2f", b.prefill);
+        nb_value("ch05_ex_step64_ms", "%.1f", 1e3 * b.decode / (w.output - 1));
+        nb_value("ch05_ex_s64", "%.2f", b.total);
+        nb_value("ch05_ex_stream_gb", "%.1f", (weight_bytes(&m8, DT_BF16) - 2.0 * m8.vocab * m8.hidden) / GB);
+    }
+
+    /* 6. Replicas for 100 requests/s at no more than 80% of capacity. */
+    nb_value("ch05_ex_replicas", "%d", ex05_replicas_needed(100, cap64, 0.8));
+    nb_value("ch05_ex_replicas_cap16", "%d", ex05_replicas_needed(100, cap16, 0.8));
+    nb_value("ch05_ex_replicas_one", "%d", ex05_replicas_needed(100, cap1, 0.8));
+    return 0;
+}
+#endif

@@ -1,0 +1,108 @@
+/* Chapter 3 exercises: each expected number is derived by hand below, from
+ * the datasheet rates in code/specs/gpus.tsv, the config.json shapes in
+ * code/specs/models.tsv and the Poisson distribution, never from the
+ * library's output. */
+#include "03-batching-in-practice.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+
+/* |got - want| <= tol; false for NAN, so an untouched kit fails. */
+#define assert_near(got, want, tol)                                                                \
+    do {                                                                                           \
+        double g_ = (got), w_ = (want);                                                            \
+        cr_assert(fabs(g_ - w_) <= (tol), "got %.9g, want %.9g (tol. %g)", g_, w_, (double)(tol)); \
+    } while (0)
+
+Test(ex03, offsets_by_hand)
+{
+    /* 5, 3, 8, 1 -> 0, 5, 8, 16, 17; token 2 of sequence 2 sits at cu[2] + 2 = 10. */
+    int len[] = {5, 3, 8, 1};
+    long cu[5] = {-7, -7, -7, -7, -7};
+    cr_assert_eq(ex03_pack_offsets(len, 4, cu), 17);
+    long want[] = {0, 5, 8, 16, 17};
+    for (int i = 0; i < 5; i++)
+        cr_expect_eq(cu[i], want[i], "cu[%d]", i);
+    int bad[] = {2, -1};
+    cr_expect_eq(ex03_pack_offsets(bad, 2, cu), -1);
+}
+
+Test(ex03, padding_waste_by_hand)
+{
+    /* Longest 8, four rows: 32 slots for 17 tokens, waste 15/32 = 0.46875. */
+    int len[] = {5, 3, 8, 1};
+    assert_near(ex03_padding_waste(len, 4), 15.0 / 32, 1e-12);
+    int same[] = {6, 6, 6};
+    assert_near(ex03_padding_waste(same, 3), 0, 1e-12);
+}
+
+Test(ex03, bucketed_waste_by_hand)
+{
+    /* Tokens 40+60+100+250+300+900+1000+4000 = 6650.  Padded: 8*4000 = 32000
+     * slots, waste 25350/32000 = 0.7921875.  Buckets <=128 {40,60,100} -> 300;
+     * <=512 {250,300} -> 600; <=2048 {900,1000} -> 2000; <=8192 {4000} -> 4000:
+     * 6900 slots, waste 250/6900. */
+    int len[] = {40, 60, 100, 250, 300, 900, 1000, 4000};
+    int edges[] = {128, 512, 2048, 8192};
+    assert_near(ex03_padding_waste(len, 8), 25350.0 / 32000, 1e-12);
+    assert_near(ex03_bucketed_waste(len, 8, edges, 4), 250.0 / 6900, 1e-12);
+}
+
+Test(ex03, window_light_load)
+{
+    /* lambda 20/s, W 50 ms: lambda W = 1, and B = 16 never binds (P(X >= 15)
+     * ~ 1e-13).  E[N] = 1 + 1 = 2.  The first request waits W, the other
+     * (one on average) arrives uniformly and waits W/2: total 0.05 + 0.025 =
+     * 0.075 s over 2 requests = 0.0375 s. */
+    assert_near(ex03_expected_batch(20, 0.050, 16), 2.0, 1e-9);
+    assert_near(ex03_mean_wait(20, 0.050, 16), 0.0375, 1e-9);
+}
+
+Test(ex03, window_heavy_load)
+{
+    /* lambda 2000/s, W 50 ms: lambda W = 100, so 15 more arrivals come well
+     * inside the window (P(X <= 14) ~ 1e-28): every batch is full, E[N] = 16.
+     * The k-th (k = 0..15) waits (15-k) gaps of 1/2000 s on average: mean
+     * 7.5/2000 = 3.75 ms. */
+    assert_near(ex03_expected_batch(2000, 0.050, 16), 16.0, 1e-9);
+    assert_near(ex03_mean_wait(2000, 0.050, 16), 0.00375, 1e-9);
+}
+
+Test(ex03, window_for_a_latency_budget)
+{
+    /* lambda 100/s, budget 20 ms, B = 32 (it will not bind: lambda W ~ 3.2).
+     * Mean wait W(2 + 100W)/(2(1 + 100W)) = 0.02  =>  100 W^2 - 2 W - 0.04 = 0
+     * => W = (2 + sqrt(4 + 16))/200 = 0.0323607 s. */
+    assert_near(ex03_window_for_wait(100, 32, 0.020), 0.0323607, 2e-6);
+    /* A batch of one never waits: any window meets the budget. */
+    cr_expect(isinf(ex03_window_for_wait(100, 1, 0.020)), "B = 1 waits nothing: expect INFINITY");
+}
+
+Test(ex03, sequential_over_batch_by_hand)
+{
+    /* LLaMA-3-8B bf16 on an H100 (3.35 TB/s, 989.4 TFLOP/s), 16 requests,
+     * prompt 256, output 128.  Weights streamed per step: 8.03e9 params less
+     * the 0.525e9 embedding rows, 2 B each = 15.01 GB -> 4.48 ms.
+     *  One request: prefill of 256 tokens is still memory-bound (intensity
+     *  ~256 < ridge 295): ~4.5 ms; 127 decode steps at ~4.49 ms (KV of ~319
+     *  tokens * 131072 B = 0.04 GB) = 570 ms.  Total ~575 ms; 16 of them 9.2 s.
+     *  One batch: prefill 4096 tokens * 15.0 GFLOP = 61.4 TFLOP -> 62 ms;
+     *  decode steps read 15.01 + 16*319*131072 B = 15.68 GB -> 4.68 ms, * 127
+     *  = 594 ms.  Total ~656 ms.
+     * Ratio ~ 9.2/0.656 = 14.0; activations and norms are left out of this
+     * estimate, so allow 10%. */
+    double r = ex03_seq_over_batch("llama3-8b", "h100", 16, 256, 128);
+    assert_near(r, 14.0, 1.4);
+    cr_expect(isnan(ex03_seq_over_batch("no-such-model", "h100", 16, 256, 128)), "unknown model: NAN");
+}
+
+Test(ex03, kv_cap_by_hand)
+{
+    /* H100 80 GB * 0.9 = 72e9; bf16 weights 8,030,261,248 * 2 = 16,060,522,496;
+     * reserve 5e9: 50,939,477,504 B left.  One 768-token sequence: 768 * 131072
+     * (2*32*8*128*2) = 100,663,296 B -> floor(506.04) = 506.  At 8192 tokens:
+     * 1,073,741,824 B -> floor(47.44) = 47. */
+    cr_expect_eq(ex03_kv_cap("llama3-8b", "h100", 768, 0.9, 5e9), 506);
+    cr_expect_eq(ex03_kv_cap("llama3-8b", "h100", 8192, 0.9, 5e9), 47);
+    cr_expect_eq(ex03_kv_cap("llama3-8b", "nope", 8192, 0.9, 5e9), -1);
+}
