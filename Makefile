@@ -215,7 +215,7 @@ chapter:
 
 pdf: $(B)/book.pdf
 $(B)/book.pdf: book.md $$(book_parts) $(FIG_PDF) tools/book-meta.yaml
-	@command -v xelatex >/dev/null || { echo "make pdf needs xelatex: apt-get install texlive-xetex texlive-fonts-recommended lmodern" >&2; exit 2; }
+	@command -v xelatex >/dev/null || { echo "make pdf needs xelatex: apt-get install texlive-xetex texlive-latex-recommended texlive-fonts-recommended lmodern fonts-dejavu-core" >&2; exit 2; }
 	$(PANDOC) --standalone --toc --toc-depth=2 --number-sections --pdf-engine=xelatex \
 	  --metadata-file=tools/book-meta.yaml --resource-path=.:$(B) --default-image-extension=pdf \
 	  book.md $(book_parts) -o $@

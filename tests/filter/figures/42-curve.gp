@@ -1,0 +1,2 @@
+# Fixture figure script; the tests place a rendered stand-in beside it.
+plot x

@@ -1,0 +1,422 @@
+/* napkin: no-asan (runs pandoc and the compiler on fixture chapters) */
+/* The notebook filter (tools/notebook.lua) on the fixtures in tests/filter/:
+ * good fixtures expand to the expected text, bad ones stop with the right
+ * "file:line: message", and run cells are cached.
+ *
+ * The fixtures are a small repository of their own: tests/filter/chapters,
+ * code, figures, values, bin.  pandoc runs with tests/filter as its working
+ * directory, so messages name "chapters/90-....md:LINE". Every expected line
+ * number below is counted by hand in the fixture file it names. */
+#include <criterion/criterion.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+typedef struct {
+    int status;   /* pandoc's exit status */
+    char *out;    /* expanded markdown */
+    char *err;    /* messages */
+} filter_run;
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return strdup("");
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    cr_assert_not_null(s);
+    size_t got = fread(s, 1, (size_t)n, f);
+    s[got] = '\0';
+    fclose(f);
+    return s;
+}
+
+static void spew(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+static const char *need_env(const char *name)
+{
+    const char *v = getenv(name);
+    cr_assert(v && *v, "%s must be set (make test sets it)", name);
+    return v;
+}
+
+/* printf into a fresh string (the test process is short-lived). */
+static char *fmt(const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    int n = vsnprintf(NULL, 0, format, ap);
+    va_end(ap);
+    cr_assert(n >= 0);
+    char *s = malloc((size_t)n + 1);
+    cr_assert_not_null(s);
+    va_start(ap, format);
+    vsnprintf(s, (size_t)n + 1, format, ap);
+    va_end(ap);
+    return s;
+}
+
+/* A scratch build directory per test name, with the rendered stand-in of
+ * figures/42-curve.gp the good fixture needs.  Environment as the Makefile
+ * would set it, with include paths made absolute. */
+static void setup_env(const char *scratch_name)
+{
+    /* Copies: setenv below may free what getenv returned; NB_BUILD is
+     * replaced by the scratch directory, so keep the first one. */
+    static char *build;
+    if (!build)
+        build = fmt("%s", need_env("NB_BUILD"));
+    char *src = fmt("%s", need_env("NB_SRC"));
+
+    char *scratch = fmt("%s/test-notebook/%s", build, scratch_name);
+    cr_assert_eq(system(fmt("rm -rf '%s' && mkdir -p '%s/figures'", scratch, scratch)), 0);
+    setenv("NB_BUILD", scratch, 1);
+    spew(fmt("%s/figures/42-curve.svg", scratch),
+         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"8\" height=\"8\"></svg>\n");
+
+    /* The Makefile exports NB_CC; keep it, or use the system compiler. */
+    const char *cc = getenv("NB_CC");
+    setenv("NB_CC", cc && *cc ? cc : "cc", 1);
+    setenv("NB_CFLAGS",
+           fmt("-I%s/code -I%s/code/napkin -D_POSIX_C_SOURCE=200809L -std=c11 -Wall -Wextra -Werror -O1",
+               src, src), 1);
+    setenv("NB_LIB", fmt("%s/lib/libnapkin.a", build), 1);
+    setenv("NB_LDLIBS", "-lm -lpthread", 1);
+    setenv("NB_BIN", fmt("%s/tests/filter/bin", src), 1);
+    setenv("NB_VALUE_FILES", "values/42-fixture.tsv", 1);
+    setenv("NB_FIGURE_EXT", "svg", 1);
+    setenv("NB_TIMEOUT", "30", 1);
+}
+
+/* Expand one fixture file (relative to tests/filter). */
+static filter_run run_filter(const char *fixture)
+{
+    const char *src = need_env("NB_SRC");
+    const char *scratch = need_env("NB_BUILD");
+    char *out = fmt("%s/out.md", scratch);
+    char *err = fmt("%s/err.txt", scratch);
+    int rc = system(fmt("cd '%s/tests/filter' && pandoc -f markdown -t markdown --wrap=none "
+                        "--lua-filter '%s/tools/notebook.lua' '%s' > '%s' 2> '%s'",
+                        src, src, fixture, out, err));
+    filter_run r = { .status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, .out = slurp(out), .err = slurp(err) };
+    return r;
+}
+
+static void free_run(filter_run *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+#define assert_contains(hay, needle)                                                    \
+    cr_expect(strstr((hay), (needle)) != NULL, "expected to find:\n%s\n--- in:\n%s", \
+              (needle), (hay))
+#define assert_lacks(hay, needle)                                                          \
+    cr_expect(strstr((hay), (needle)) == NULL, "expected NOT to find:\n%s\n--- in:\n%s", \
+              (needle), (hay))
+
+/* A line holding `first`, then only blanks or '|', then `last` at its end:
+ * a table row in whichever table syntax the writer picked. */
+static int has_row(const char *text, const char *first, const char *last)
+{
+    const char *line = text;
+    while (*line) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        const char *p = line;
+        while (p < line + len && (*p == ' ' || *p == '|'))
+            p++;
+        size_t nf = strlen(first), nl = strlen(last);
+        if ((size_t)(line + len - p) > nf + nl && strncmp(p, first, nf) == 0) {
+            const char *q = p + nf;
+            const char *tail = line + len;
+            while (tail > q && (tail[-1] == ' ' || tail[-1] == '|'))
+                tail--;
+            int gap_ok = 1;
+            for (const char *g = q; g < tail - nl; g++)
+                gap_ok &= (*g == ' ' || *g == '|');
+            if (gap_ok && (size_t)(tail - q) >= nl && strncmp(tail - nl, last, nl) == 0)
+                return 1;
+        }
+        if (!end)
+            break;
+        line = end + 1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ good fixture */
+
+Test(notebook_good, expands_every_kind_of_cell)
+{
+    setup_env("good");
+    filter_run r = run_filter("chapters/42-good.md");
+    cr_assert_eq(r.status, 0, "filter failed: %s", r.err);
+
+    /* Excerpt "square": lines 5-8 of code/snippets.c, markers dropped. */
+    /* "///< ..." on the first line is a doc comment, kept. */
+    assert_contains(r.out, "static double square(double x) ///< not a marker: a doc comment\n{\n    return x * x;\n}\n");
+    /* Excerpt "indented": its 4-space indent inside main() is removed. */
+    assert_contains(r.out, "``` c\nfor (int i = 0; i < 3; i++)\n    printf(\"%g\\n\", square(i));\n```");
+    /* Excerpt "outer" contains the nested snippet "inner", markers dropped. */
+    assert_contains(r.out, "int a = 1;\nint b = 2;\nprintf(\"%d\\n\", a + b);");
+    /* Excerpt from a gnuplot file, marker behind a "#" comment leader. */
+    assert_contains(r.out, "set xlabel \"batch\"\nset ylabel \"tokens/s\"");
+    assert_lacks(r.out, "//>");
+    const char *closers[] = { "//< square", "//< indented", "//< outer", "//< inner", "//< axes" };
+    for (size_t i = 0; i < sizeof closers / sizeof closers[0]; i++)
+        assert_lacks(r.out, closers[i]);
+    /* The excerpt names its file. */
+    assert_contains(r.out, "`code/snippets.c`");
+
+    /* Run cell: 6 * 7 = 42 printed, and source shown. */
+    assert_contains(r.out, "``` output\nsix times seven is 42\n```");
+    assert_contains(r.out, "nb_value(\"fx_cell\", \"%d\", 6 * 7);");
+
+    /* Console cell: command, then the fixture tool's echo of its arguments;
+     * the "# exit 3" line is expected to fail and shows its message. */
+    assert_contains(r.out, "$ fixture-tool hello world\nargs: hello world\n");
+    assert_contains(r.out, "$ fixture-tool --fail  # exit 3\nfixture-tool: asked to fail");
+    /* A program one directory down in NB_BIN, shown as written. */
+    assert_contains(r.out, "$ sub/nested-tool one\nnested: one");
+
+    /* Values: 1.25 from values/42-fixture.tsv (above), 42 = 6 * 7 from the
+     * run cell (used above the cell too), in text, math, code, link, table,
+     * caption. */
+    assert_contains(r.out, "Intro with a value 1.25 and one recorded further down: 42.");
+    assert_contains(r.out, "Math $b = 42$ and code `3 GB/s`");
+    assert_contains(r.out, "[link 42](#ch42-excerpts)");
+    cr_expect(has_row(r.out, "cell", "42"), "table row 'cell | 42' missing:\n%s", r.out);
+    assert_lacks(r.out, "{{");
+
+    /* Figure: first figure of chapter 42; rendered path without extension. */
+    assert_contains(r.out, "![Figure 42.1: Curve for 42 requests](");
+    assert_contains(r.out, "/test-notebook/good/figures/42-curve){#fig:curve}");
+    assert_contains(r.out, "As [Figure 42.1](#fig:curve) shows.");
+
+    /* Numbers from the file name: chapter 42, sections 42.1, 42.2, 42.2.1. */
+    assert_contains(r.out, "# A fixture chapter {#ch42-a-fixture-chapter number=\"42\"}");
+    assert_contains(r.out, "## Excerpts {#ch42-excerpts number=\"42.1\"}");
+    assert_contains(r.out, "## Cells {#ch42-cells number=\"42.2\"}");
+    assert_contains(r.out, "### Deeper {#ch42-deeper number=\"42.2.1\"}");
+    free_run(&r);
+}
+
+Test(notebook_good, exercise_set_sits_under_its_chapter)
+{
+    setup_env("exercises");
+    /* Exercise sets see the chapter's value files (not its run cells). */
+    filter_run r = run_filter("exercises/42-good.md");
+    cr_assert_eq(r.status, 0, "filter failed: %s", r.err);
+    /* "# Exercises" becomes an unnumbered level-2 heading, problems level 3. */
+    assert_contains(r.out, "## Exercises {#ex42-exercises .unnumbered}");
+    assert_contains(r.out, "### Problem 1: a product {#ex42-problem-1-a-product .unnumbered}");
+    /* 1.25 from values/42-fixture.tsv. */
+    assert_contains(r.out, "The chapter's table says 1.25.");
+    free_run(&r);
+}
+
+/* ------------------------------------------------------------ bad fixtures */
+
+static void expect_failure(const char *scratch, const char *fixture, const char *message)
+{
+    setup_env(scratch);
+    filter_run r = run_filter(fixture);
+    cr_expect_neq(r.status, 0, "%s should fail", fixture);
+    assert_contains(r.err, message);
+    cr_expect_eq(strstr(r.err, "stack traceback"), NULL, "a clean message, not a Lua trace:\n%s", r.err);
+    free_run(&r);
+}
+
+/* The excerpt fence is on line 5. */
+Test(notebook_bad, missing_file)
+{
+    expect_failure("missing-file", "chapters/90-missing-file.md",
+                   "chapters/90-missing-file.md:5: file code/nope.c not found");
+}
+
+/* The excerpt fence is on line 7. */
+Test(notebook_bad, missing_snippet)
+{
+    expect_failure("missing-snippet", "chapters/90-missing-snippet.md",
+                   "chapters/90-missing-snippet.md:7: snippet 'cube' not found in code/snippets.c");
+}
+
+/* Fence on line 3; code/snippets.c opens "twice" on lines 27 and 30. */
+Test(notebook_bad, duplicate_snippet)
+{
+    expect_failure("duplicate-snippet", "chapters/90-duplicate-snippet.md",
+                   "chapters/90-duplicate-snippet.md:3: snippet 'twice' defined twice in code/snippets.c "
+                   "(lines 27 and 30)");
+}
+
+/* Fence on line 5; "unclosed" opens on line 34 of code/snippets.c. */
+Test(notebook_bad, unclosed_snippet)
+{
+    expect_failure("unclosed-snippet", "chapters/90-unclosed-snippet.md",
+                   "chapters/90-unclosed-snippet.md:5: snippet 'unclosed' opened at code/snippets.c:34 "
+                   "is never closed");
+}
+
+/* Fence on line 3: the excerpt's body must come from the file. */
+Test(notebook_bad, excerpt_with_body)
+{
+    expect_failure("excerpt-body", "chapters/90-excerpt-not-empty.md",
+                   "chapters/90-excerpt-not-empty.md:3: excerpt cell must be empty");
+}
+
+/* Fence on line 5; the bad identifier is on cell line 3, chapter line 8. */
+Test(notebook_bad, compile_error)
+{
+    expect_failure("compile-error", "chapters/90-compile-error.md",
+                   "chapters/90-compile-error.md:5: run cell does not compile");
+    expect_failure("compile-error", "chapters/90-compile-error.md",
+                   "chapters/90-compile-error.md:8:12: error:");
+}
+
+/* Fence on line 3; the program returns 5 after a message on stderr. */
+Test(notebook_bad, nonzero_exit)
+{
+    expect_failure("exit-status", "chapters/90-exit-status.md",
+                   "chapters/90-exit-status.md:3: run cell exited with status 5:\nfixture: failing on purpose");
+}
+
+/* Fence on line 3; abort() raises SIGABRT, signal 6 on Linux. */
+Test(notebook_bad, crash)
+{
+    expect_failure("crash", "chapters/90-crash.md", "chapters/90-crash.md:3: run cell was killed by signal 6");
+}
+
+/* Fence on line 5; the program sleeps 10 s, the limit is 1 s. */
+Test(notebook_bad, time_out, .timeout = 20)
+{
+    setup_env("timeout");
+    setenv("NB_TIMEOUT", "1", 1);
+    filter_run r = run_filter("chapters/90-timeout.md");
+    cr_expect_neq(r.status, 0);
+    assert_contains(r.err, "chapters/90-timeout.md:5: run cell timed out after 1 s");
+    free_run(&r);
+}
+
+/* "{{no_such_value}}" is on line 5. */
+Test(notebook_bad, unknown_value)
+{
+    expect_failure("unknown-value", "chapters/90-unknown-value.md",
+                   "chapters/90-unknown-value.md:5: unknown value 'no_such_value'");
+}
+
+/* "{{ fx_from_file }}" (spaces inside) on line 5 is a mistyped reference. */
+Test(notebook_bad, malformed_value)
+{
+    expect_failure("malformed-value", "chapters/90-malformed-value.md",
+                   "chapters/90-malformed-value.md:5: malformed value reference");
+}
+
+/* No "# Title" at all: reported at line 1. */
+Test(notebook_bad, chapter_without_title)
+{
+    expect_failure("no-title", "chapters/90-no-title.md",
+                   "chapters/90-no-title.md:1: a chapter starts with one level-1 heading");
+}
+
+/* values/42-fixture.tsv says fx_from_file is 1.25; the cell (fence line 3)
+ * records 9.99 under the same name. */
+Test(notebook_bad, value_defined_twice)
+{
+    expect_failure("value-conflict", "chapters/90-value-conflict.md",
+                   "chapters/90-value-conflict.md:3: value 'fx_from_file' defined twice with different "
+                   "values: '1.25' (values/42-fixture.tsv) and '9.99'");
+}
+
+/* The image is on line 5 and figures/90-absent.gp does not exist. */
+Test(notebook_bad, missing_figure_script)
+{
+    expect_failure("missing-figure", "chapters/90-missing-figure.md",
+                   "chapters/90-missing-figure.md:5: figure script figures/90-absent.gp not found");
+}
+
+/* The script exists; only an SVG stand-in was rendered, and the PDF is
+ * asked for.  The image is on line 3. */
+Test(notebook_bad, unrendered_figure)
+{
+    setup_env("unrendered");
+    setenv("NB_FIGURE_EXT", "pdf", 1);
+    filter_run r = run_filter("chapters/91-unrendered-figure.md");
+    cr_expect_neq(r.status, 0);
+    assert_contains(r.err, "chapters/91-unrendered-figure.md:3: figure figures/42-curve.gp was not rendered");
+    assert_contains(r.err, "/figures/42-curve.pdf is missing");
+    free_run(&r);
+}
+
+/* "@fig:nowhere" is on line 5. */
+Test(notebook_bad, unknown_figure_label)
+{
+    expect_failure("unknown-label", "chapters/90-unknown-label.md",
+                   "chapters/90-unknown-label.md:5: unknown figure label 'fig:nowhere'");
+}
+
+/* The second command (line 5) exits 3 without "# exit 3". */
+Test(notebook_bad, console_exit_status)
+{
+    expect_failure("console-exit", "chapters/90-console-exit.md",
+                   "chapters/90-console-exit.md:5: console command exited with status 3 (expected 0)");
+}
+
+/* "rm" (line 4) is not one of the book's programs. */
+Test(notebook_bad, console_foreign_program)
+{
+    expect_failure("console-program", "chapters/90-console-program.md",
+                   "chapters/90-console-program.md:4: console command 'rm' is not a program in");
+}
+
+/* ------------------------------------------------------------ cache */
+
+static int count_lines(const char *path)
+{
+    char *s = slurp(path);
+    int n = 0;
+    for (const char *p = s; *p; p++)
+        n += *p == '\n';
+    free(s);
+    return n;
+}
+
+/* The probe cell appends a line to $NB_TEST_COUNTER each time it runs. */
+Test(notebook_cache, second_expansion_reuses_the_cell)
+{
+    setup_env("cache");
+    char *counter = fmt("%s/counter.txt", getenv("NB_BUILD"));
+    setenv("NB_TEST_COUNTER", counter, 1);
+
+    filter_run r = run_filter("chapters/43-cache.md");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    assert_contains(r.out, "``` output\nprobe\n```");
+    free_run(&r);
+    cr_assert_eq(count_lines(counter), 1, "first expansion runs the cell once");
+
+    r = run_filter("chapters/43-cache.md");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    assert_contains(r.out, "``` output\nprobe\n```"); /* output comes from the cache */
+    free_run(&r);
+    cr_assert_eq(count_lines(counter), 1, "second expansion must not run the cell again");
+
+    /* Other compiler flags are another key: the cell runs again. */
+    setenv("NB_CFLAGS", fmt("%s -DNB_CACHE_PROBE=1", getenv("NB_CFLAGS")), 1);
+    r = run_filter("chapters/43-cache.md");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    free_run(&r);
+    cr_assert_eq(count_lines(counter), 2, "changed flags must re-run the cell");
+}

@@ -1,0 +1,65 @@
+#!/bin/sh
+# Performance figures of the build and the tools (no pass/fail):
+#   tools/bench.sh BUILD_DIR [bench binaries...]
+# prints "name<TAB>value<TAB>target" lines.  BENCH_FULL=1 also times a clean
+# build of the book in a scratch directory (slow).
+set -eu
+
+B=${1:?usage: tools/bench.sh BUILD_DIR [bench binaries...]}
+shift
+MAKE=${MAKE:-make}
+
+now() { date +%s.%N; }
+# seconds between two `now` stamps, to the millisecond
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+report() { printf '%s\t%s\t%s\n' "$1" "$2" "$3"; }
+
+printf 'name\tvalue\ttarget\n'
+
+if [ "${BENCH_FULL:-0}" = 1 ]; then
+    scratch=$(mktemp -d)
+    t0=$(now)
+    $MAKE --no-print-directory B="$scratch" book >/dev/null 2>&1 || echo "bench: clean build failed" >&2
+    t1=$(now)
+    report "clean_book_build_s" "$(elapsed "$t0" "$t1")" "-"
+    rm -rf "$scratch"
+fi
+
+# The book must exist for the incremental figures to mean anything.
+$MAKE --no-print-directory B="$B" book >/dev/null 2>&1 || { echo "bench: make book failed" >&2; exit 1; }
+
+t0=$(now)
+$MAKE --no-print-directory B="$B" book >/dev/null 2>&1
+t1=$(now)
+report "noop_make_book_s" "$(elapsed "$t0" "$t1")" "< 2"
+
+chapter=$(ls chapters/[0-9][0-9]-*.md 2>/dev/null | head -n 1 || true)
+if [ -n "$chapter" ]; then
+    touch "$chapter"
+    t0=$(now)
+    $MAKE --no-print-directory B="$B" book >/dev/null 2>&1
+    t1=$(now)
+    report "touch_one_chapter_rebuild_s" "$(elapsed "$t0" "$t1")" "< 10"
+else
+    report "touch_one_chapter_rebuild_s" "n/a (no chapter)" "< 10"
+fi
+
+napkin="$B/bin/napkin"
+if [ -x "$napkin" ]; then
+    runs=100
+    t0=$(now)
+    i=0
+    while [ $i -lt $runs ]; do
+        "$napkin" decode --model llama3-70b --gpu h100 --tp 4 --batch 64 --context 4096 >/dev/null
+        i=$((i + 1))
+    done
+    t1=$(now)
+    report "napkin_decode_ms" "$(awk -v a="$t0" -v b="$t1" -v n=$runs 'BEGIN { printf "%.2f", (b - a) * 1000 / n }')" "< 10"
+else
+    report "napkin_decode_ms" "n/a ($napkin not built)" "< 10"
+fi
+
+for bench in "$@"; do
+    echo "== $bench"
+    "$bench" || echo "bench: $bench exited with status $?" >&2
+done
