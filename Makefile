@@ -144,6 +144,9 @@ $(B)/values/%.tsv: $(B)/bin/%
 	NB_VALUES=$(abspath $@.tmp) NB_DATA=$(abspath $(B)/data) timeout 120 $< > $(@:.tsv=.out)
 	@touch $@.tmp && mv $@.tmp $@
 
+# Chapter 2 reads the committed measured sets and the reader's own (make measure).
+$(B)/values/ch02/cpu_measured.tsv $(B)/values/ch02/gpu_predicted.tsv: $(wildcard figures/measured/*/*.tsv) $(wildcard $(B)/measured/*/*.tsv)
+
 # ---------------------------------------------------------------- figures
 # figures/NN-name.gp plots TSV from $(B)/data written by chapter NN's programs
 # (and committed measurements under figures/measured/).  Scripts set neither
@@ -236,8 +239,10 @@ $(B)/asan/tests/%: tests/%.c $(B)/asan/lib/libnapkin.a $(NAPKIN)
 TEST_ENV := NAPKIN_BIN=$(abspath $(NAPKIN)) NB_BUILD=$(abspath $(B)) NB_SRC=$(CURDIR)
 RUN_SUITE = tools/run_suite.sh
 
-# The CPU twins are built first: tests/test_measure_twins.c runs them.
-unit-tests: $(TEST_BIN) $(MEASURE_BIN)
+# The CPU twins, and the kernels where nvcc exists, are built first:
+# tests/test_measure_twins.c and tests/test_kernels_skip.c run them.
+HAVE_NVCC := $(shell command -v $(NVCC) 2>/dev/null)
+unit-tests: $(TEST_BIN) $(MEASURE_BIN) $(if $(HAVE_NVCC),$(KERNEL_BIN))
 	@$(TEST_ENV) $(RUN_SUITE) $(TEST_BIN)
 
 sanitize-tests: $(TSAN_BIN) $(ASAN_BIN)

@@ -1,0 +1,203 @@
+/* Chapter 2: the GPU side, prediction only until a GPU set is committed.
+ * The knee of a bf16 GEMM against batch on H100 and H200, from the datasheet
+ * ceilings and from published measured ones (quoted, with their sources, in
+ * the chapter).  Values ch02_gpu_*; data 02-gpu-pred.tsv. */
+#include "gemm_model.h"
+#include "measured.h"
+#include "memory.h"
+#include "notebook.h"
+#include "specs.h"
+#include "units.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The first GPU set holding `file`: committed ones (figures/measured/)
+ * first, then the reader's own ($NB_BUILD/measured/, from make measure).
+ * Returns 0 with the table loaded, or -1. */
+static int find_gpu_set(const char *file, measured_table *t)
+{
+    const char *b = getenv("NB_BUILD");
+    char roots[2][512];
+    snprintf(roots[0], sizeof roots[0], "figures/measured");
+    snprintf(roots[1], sizeof roots[1], "%s/measured", b ? b : "build");
+    for (int i = 0; i < 2; i++) {
+        DIR *d = opendir(roots[i]);
+        struct dirent *e;
+        while (d && (e = readdir(d)) != NULL) {
+            if (e->d_name[0] == '.')
+                continue;
+            char path[2048], err[256];
+            snprintf(path, sizeof path, "%s/%s/%s", roots[i], e->d_name, file);
+            if (measured_table_load(path, t, err, sizeof err) != 0)
+                continue;
+            const char *kind = measured_meta(t, "kind");
+            if (kind && strcmp(kind, "gpu") == 0) {
+                closedir(d);
+                return 0;
+            }
+            measured_table_free(t);
+        }
+        if (d)
+            closedir(d);
+    }
+    return -1;
+}
+
+static void set_label(const measured_table *t, char *label, size_t n)
+{
+    const char *dev = measured_meta(t, "device"), *date = measured_meta(t, "date");
+    snprintf(label, n, "%s, %.10s", dev ? dev : "?", date ? date : "?");
+}
+
+/* Contiguous-layout rows of a GPU decode_attention.tsv: context, batch, us. */
+static int measured_attention(FILE *f, char *label, size_t n)
+{
+    measured_table t;
+    if (find_gpu_set("decode_attention.tsv", &t) != 0)
+        return -1;
+    int lc = measured_col(&t, "layout"), bc = measured_col(&t, "batch"), cc = measured_col(&t, "context");
+    int tc = measured_col(&t, "time_s");
+    int rows = 0;
+    for (int r = 0; lc >= 0 && bc >= 0 && cc >= 0 && tc >= 0 && r < t.nrows; r++)
+        if (strcmp(measured_cell(&t, r, lc), "contiguous") == 0) {
+            fprintf(f, "%.0f\t%.0f\t%.4f\n", measured_num(&t, r, cc), measured_num(&t, r, bc),
+                    measured_num(&t, r, tc) * 1e6);
+            rows++;
+        }
+    set_label(&t, label, n);
+    measured_table_free(&t);
+    return rows > 0 ? 0 : -1;
+}
+
+/* square8192 rows of a GPU gemv.tsv: batch, then % of the read ceiling for
+ * v1, v2, v3 and cuBLAS. */
+static int measured_gemv(FILE *f, char *label, size_t n)
+{
+    measured_table t;
+    if (find_gpu_set("gemv.tsv", &t) != 0)
+        return -1;
+    int sc = measured_col(&t, "shape"), vc = measured_col(&t, "version"), bc = measured_col(&t, "batch");
+    int pc = measured_col(&t, "pct_of_read");
+    int rows = 0;
+    const char *versions[4] = {"v1", "v2", "v3", "cublas"};
+    for (int batch = 1; sc >= 0 && vc >= 0 && bc >= 0 && pc >= 0 && batch <= 8; batch++) {
+        double pct[4] = {NAN, NAN, NAN, NAN};
+        for (int r = 0; r < t.nrows; r++)
+            if (strcmp(measured_cell(&t, r, sc), "square8192") == 0 && measured_num(&t, r, bc) == batch)
+                for (int v = 0; v < 4; v++)
+                    if (strcmp(measured_cell(&t, r, vc), versions[v]) == 0)
+                        pct[v] = measured_num(&t, r, pc);
+        fprintf(f, "%d\t%.2f\t%.2f\t%.2f\t%.2f\n", batch, pct[0], pct[1], pct[2], pct[3]);
+        rows++;
+    }
+    set_label(&t, label, n);
+    measured_table_free(&t);
+    return rows > 0 ? 0 : -1;
+}
+
+/* Published measured ceilings of one H200 (inputs, not our measurements):
+ * BabelStream read-only and copy on Azure ND H200 v5, and the low end of
+ * the 790-820 TFLOP/s reported for cuBLAS bf16 GEMM on random data. */
+#define H200_PUB_READ (4.48 * TB)
+#define H200_PUB_COPY (4.01 * TB)
+#define H200_PUB_GEMM (790e12)
+
+int main(void)
+{
+    gpu_spec h100 = gpu_builtin("h100"), h200 = gpu_builtin("h200");
+    double p100 = gpu_peak_flops(&h100, DT_BF16), p200 = gpu_peak_flops(&h200, DT_BF16);
+    const double n = 8192, k = 8192;
+
+    nb_value("ch02_gpu_ridge_h100", "%.0f", ridge_intensity(p100, h100.mem_bw));
+    nb_value("ch02_gpu_ridge_h200", "%.0f", ridge_intensity(p200, h200.mem_bw));
+    nb_value("ch02_gpu_knee_h100", "%.0f", gemm_knee_batch(n, k, 2, 2, p100, h100.mem_bw));
+    nb_value("ch02_gpu_knee_h200", "%.0f", gemm_knee_batch(n, k, 2, 2, p200, h200.mem_bw));
+    nb_value("ch02_gpu_ridge_h200_pub", "%.0f", ridge_intensity(H200_PUB_GEMM, H200_PUB_READ));
+    nb_value("ch02_gpu_knee_h200_pub", "%.0f", gemm_knee_batch(n, k, 2, 2, H200_PUB_GEMM, H200_PUB_READ));
+    nb_value("ch02_gpu_h200_read_pct", "%.0f", 100 * H200_PUB_READ / h200.mem_bw);
+    nb_value("ch02_gpu_h200_copy_pct", "%.0f", 100 * H200_PUB_COPY / h200.mem_bw);
+    nb_value("ch02_gpu_h200_gemm_pct", "%.0f", 100 * H200_PUB_GEMM / p200);
+
+    /* M = 1 and M = 4096 through the square on the H200, both ceilings. */
+    double t1_ds = gemm_predicted_time(1, n, k, 2, 2, p200, h200.mem_bw, NULL);
+    double t1_pub = gemm_predicted_time(1, n, k, 2, 2, H200_PUB_GEMM, H200_PUB_READ, NULL);
+    double tb_ds = gemm_predicted_time(4096, n, k, 2, 2, p200, h200.mem_bw, NULL);
+    double tb_pub = gemm_predicted_time(4096, n, k, 2, 2, H200_PUB_GEMM, H200_PUB_READ, NULL);
+    nb_value("ch02_gpu_h200_m1_us_ds", "%.1f", t1_ds * 1e6);
+    nb_value("ch02_gpu_h200_m1_us_pub", "%.1f", t1_pub * 1e6);
+    nb_value("ch02_gpu_h200_m4096_us_ds", "%.0f", tb_ds * 1e6);
+    nb_value("ch02_gpu_h200_m4096_us_pub", "%.0f", tb_pub * 1e6);
+    nb_value("ch02_gpu_h200_m1_shift", "%.0f", 100 * (t1_pub / t1_ds - 1));
+    nb_value("ch02_gpu_h200_m4096_shift", "%.0f", 100 * (tb_pub / tb_ds - 1));
+
+    /* Query heads per KV head: the FLOP per cached element of decode attention scale with it. */
+    model_spec m8 = model_builtin("llama3-8b"), m70 = model_builtin("llama3-70b");
+    nb_value("ch02_group_8b", "%d", m8.heads / m8.kv_heads);
+    nb_value("ch02_group_70b", "%d", m70.heads / m70.kv_heads);
+
+    FILE *f = nb_data_open("02-gpu-pred.tsv");
+    fprintf(f, "m\th100_ds_us\th200_ds_us\th200_pub_us\n");
+    for (double m = 1; m <= 4096 * 1.0001; m *= 1.05)
+        fprintf(f, "%.4f\t%.5f\t%.5f\t%.5f\n", m, gemm_predicted_time(m, n, k, 2, 2, p100, h100.mem_bw, NULL) * 1e6,
+                gemm_predicted_time(m, n, k, 2, 2, p200, h200.mem_bw, NULL) * 1e6,
+                gemm_predicted_time(m, n, k, 2, 2, H200_PUB_GEMM, H200_PUB_READ, NULL) * 1e6);
+    fclose(f);
+    f = nb_data_open("02-gpu-knees.tsv");
+    fprintf(f, "label\tknee\ttime_us\n");
+    fprintf(f, "H100 datasheet\t%.3f\t%.5f\n", gemm_knee_batch(n, k, 2, 2, p100, h100.mem_bw),
+            gemm_predicted_time(gemm_knee_batch(n, k, 2, 2, p100, h100.mem_bw), n, k, 2, 2, p100, h100.mem_bw, NULL) * 1e6);
+    fprintf(f, "H200 datasheet\t%.3f\t%.5f\n", gemm_knee_batch(n, k, 2, 2, p200, h200.mem_bw),
+            gemm_predicted_time(gemm_knee_batch(n, k, 2, 2, p200, h200.mem_bw), n, k, 2, 2, p200, h200.mem_bw, NULL) * 1e6);
+    fclose(f);
+
+    /* Decode attention over one layer's KV cache (LLaMA-3-8B, bf16): the
+     * bytes of K and V over a read ceiling, as kernels/decode_attention.cu
+     * counts them; measured points when a GPU set is committed. */
+    double per_token_layer = kv_bytes_per_token(&m8, DT_BF16) / m8.layers;
+    f = nb_data_open("02-gpu-attn.tsv");
+    fprintf(f, "context\tb1_ds_us\tb1_pub_us\tb16_ds_us\tb16_pub_us\n");
+    for (int ctx = 1024; ctx <= 131072; ctx *= 2)
+        fprintf(f, "%d\t%.4f\t%.4f\t%.4f\t%.4f\n", ctx, per_token_layer * ctx / h200.mem_bw * 1e6,
+                per_token_layer * ctx / H200_PUB_READ * 1e6, 16 * per_token_layer * ctx / h200.mem_bw * 1e6,
+                16 * per_token_layer * ctx / H200_PUB_READ * 1e6);
+    fclose(f);
+    nb_value("ch02_gpu_attn_32k_us_pub", "%.1f", per_token_layer * 32768 / H200_PUB_READ * 1e6);
+    nb_value("ch02_gpu_attn_32k_85_us", "%.1f", per_token_layer * 32768 / H200_PUB_READ / 0.85 * 1e6);
+    nb_value("ch02_gpu_kv_layer_token_kb", "%.0f", per_token_layer / KB);
+    nb_value("ch02_gpu_attn_1k_us", "%.1f", per_token_layer * 1024 / h200.mem_bw * 1e6);
+    f = nb_data_open("02-gpu-attn-meas.tsv");
+    char label[256];
+    fprintf(f, "context\tbatch\ttime_us\n");
+    if (measured_attention(f, label, sizeof label) != 0) {
+        fprintf(f, "1024\t1\tNaN\n");
+        snprintf(label, sizeof label, "none yet");
+    }
+    fclose(f);
+    nb_value("ch02_gpu_set", "%s", label);
+
+    /* GEMV bandwidth against the read ceiling: the roofline says every
+     * batch 1 to 8 is memory-bound on any GPU of the table, so the
+     * prediction is the ceiling itself; measured versions when a set exists. */
+    for (int batch = 1; batch <= 8; batch *= 8) {
+        bound_kind b;
+        gemm_predicted_time(batch, n, k, 2, 2, H200_PUB_GEMM, H200_PUB_READ, &b);
+        char name[48];
+        snprintf(name, sizeof name, "ch02_gpu_gemv_b%d_bound", batch);
+        nb_value(name, "%s", bound_name(b));
+    }
+    f = nb_data_open("02-gpu-gemv-meas.tsv");
+    fprintf(f, "batch\tv1\tv2\tv3\tcublas\n");
+    char gemv_label[256];
+    if (measured_gemv(f, gemv_label, sizeof gemv_label) != 0) {
+        fprintf(f, "1\tNaN\tNaN\tNaN\tNaN\n");
+        snprintf(gemv_label, sizeof gemv_label, "none yet");
+    }
+    fprintf(f, "# set: %s\n", gemv_label);
+    fclose(f);
+    nb_value("ch02_gpu_gemv_set", "%s", gemv_label);
+    return 0;
+}

@@ -1,0 +1,74 @@
+/* Host-side references for the measurements (kernels/ and code/measure/):
+ * seeded random inputs, bf16 rounding, naive GEMM and decode attention,
+ * validation with atol + rtol*|ref|, medians and a least-squares line.
+ * Plain C so that Criterion tests them on every machine; the CUDA kernels
+ * are validated against exactly these functions. */
+#ifndef NAPKIN_MEASURE_REF_H
+#define NAPKIN_MEASURE_REF_H
+
+#include "kv_layout.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#include "rng.h"
+
+/* Fill x[0..n) with uniform values in [lo, hi) from the library's seeded
+ * generator: a fixed seed gives the same (never all-zero) inputs everywhere. */
+void fill_uniform_f32(rng_state *r, float *x, size_t n, float lo, float hi);
+
+/* bf16: the top 16 bits of an fp32, rounded to nearest even (NaN kept NaN). */
+uint16_t bf16_from_f32(float x);
+float bf16_to_f32(uint16_t b);
+/* Round every element through bf16 and store both forms (either may be NULL). */
+void bf16_round_array(const float *x, size_t n, uint16_t *out_bf16, float *out_rounded);
+
+/* Y[m][n] = sum_k X[m][k] * W[n][k] for rows n in [n_begin, n_end): the layout
+ * of a linear layer (W is out x in, row-major).  Accumulates in double; Y has
+ * leading dimension n (only the given columns are written). */
+void gemm_ref_f32(int m, int n, int k, const float *x, const float *w, float *y, int n_begin, int n_end);
+
+/* One decode step of attention for one sequence with grouped-query heads:
+ * heads query heads share kv_heads K/V heads (heads % kv_heads == 0); each
+ * query head h reads KV head h / (heads / kv_heads).  q is heads x head_dim,
+ * out is heads x head_dim, K and V are addressed through the layout (the
+ * same index function the CUDA kernel uses).  Scores are scaled by
+ * 1/sqrt(head_dim); softmax over all `layout->context` cached positions.
+ * Accumulates in double.  Returns 0, or -1 for an invalid shape. */
+int decode_attention_ref(const kv_layout *layout, int seq, int heads, const float *q, const float *k_cache,
+                         const float *v_cache, float *out);
+
+/* Compare got against ref: element i passes when |got-ref| <= atol + rtol*|ref|.
+ * Returns the number of failures; *first_bad (may be NULL) gets the first
+ * failing index or -1, *max_excess (may be NULL) the largest
+ * |got-ref| - (atol + rtol*|ref|) seen (negative when all pass). */
+size_t validate_close(const float *got, const float *ref, size_t n, double atol, double rtol, long *first_bad,
+                      double *max_excess);
+
+/* Median of x[0..n) (mean of the two middle values for even n); x is not
+ * modified.  NAN for n <= 0. */
+double median_of(const double *x, int n);
+
+/* Least-squares line y = a + b*x over n >= 2 points with distinct x.
+ * Returns 0, or -1 when the fit is undefined. */
+int linear_fit(const double *x, const double *y, int n, double *a, double *b);
+
+typedef enum { STREAM_COPY, STREAM_READ, STREAM_WRITE, STREAM_TRIAD, STREAM_KIND_COUNT } stream_kind;
+
+/* "copy", "read", "write", "triad". */
+const char *stream_kind_name(stream_kind k);
+/* Bytes a pass over n elements of elem_bytes moves, counted as bytes read +
+ * bytes written (the STREAM and BabelStream convention; a CPU's
+ * write-allocate traffic is not counted): copy 2, read 1, write 1, triad 3
+ * arrays. */
+double stream_bytes(stream_kind k, double n, double elem_bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

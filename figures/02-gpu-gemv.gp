@@ -1,0 +1,28 @@
+# Our bf16 GEMV (kernels/gemv.cu, versions v1-v3) and cuBLAS on an
+# 8192 x 8192 weight, batch 1 to 8, as a share of the measured read
+# bandwidth.  The roofline puts every one of these batches on the memory
+# roof, so the prediction is the ceiling (100%); the target for our best
+# version at batch 1 is 90%.  Points appear once a GPU set is measured.
+# Data: 02-gpu-gemv-meas.tsv (code/ch02/gpu_predicted.c).
+meas = datadir.'/02-gpu-gemv-meas.tsv'
+
+set datafile separator tab
+set_name = system("sed -n 's/^# set: //p' '".meas."' | head -n 1")
+if (set_name eq 'none yet') \
+    set label 1 "no GPU set measured yet:\nmake measure on a GPU draws it here" at 4.5, 50 center tc rgb '#888888'
+set xrange [0.5:8.5]
+set yrange [0:110]
+set xtics 1
+set xlabel 'Batch (rows of X)'
+set ylabel '% of the measured read bandwidth'
+set grid ytics lc rgb '#e4e4e4' lw 1
+set border 3 lc rgb '#555555'
+set tics nomirror
+set key bottom right Left reverse samplen 2 box lc rgb '#bbbbbb' opaque
+
+plot 100 with lines lw 2.5 lc rgb '#222222' title 'roofline prediction: the read ceiling', \
+     90 with lines lw 1.2 dt 2 lc rgb '#888888' title 'target for batch 1: 90%', \
+     meas using 1:2 with linespoints pt 4 lc rgb '#9a9a9a' title 'v1: warp per row', \
+     meas using 1:3 with linespoints pt 6 lc rgb '#1f5fa8' title 'v2: 16-byte loads', \
+     meas using 1:4 with linespoints pt 7 lc rgb '#c0392b' title 'v3: 4 rows per warp', \
+     meas using 1:5 with linespoints pt 5 lc rgb '#6b8e23' title 'cuBLAS'

@@ -1,0 +1,201 @@
+// cuBLAS bf16 GEMM (fp32 accumulation) against batch: Y[M x N] = X[M x K] W^T
+// for M = 1 ... 4096 (every power of two, and every 32 between 128 and 512
+// where the knee is), over the projections of LLaMA-3-70B per
+// tensor-parallel shard (TP 1, 2, 4, 8; shapes from code/specs/models.tsv)
+// and an 8192 x 8192 square.  The L2 is flushed before every timed call.
+//
+// Each point carries the library's roofline prediction from the measured
+// ceilings: peak = the best TFLOP/s of the sweep, bandwidth = the read stream
+// of bandwidth.cu (--bandwidth FILE; the datasheet figure otherwise).
+//
+//   gemm_sweep [--out DIR] [--bandwidth DIR/bandwidth.tsv] [--quick]   writes DIR/gemm.tsv
+#include "common.cuh"
+
+#include <math.h>
+
+struct shape {
+    char name[32];
+    int n, k;
+};
+
+// The four projections of a layer on one GPU of a tp group (Megatron split).
+static int projection_shapes(const model_spec *m, int tp, shape *out)
+{
+    int q = m->heads * m->head_dim / tp;
+    int kv = (m->kv_heads >= tp ? m->kv_heads / tp : 1) * m->head_dim;
+    shape s[4] = {{"", q + 2 * kv, m->hidden},
+                  {"", m->hidden, m->heads * m->head_dim / tp},
+                  {"", 2 * m->ffn / tp, m->hidden},
+                  {"", m->hidden, m->ffn / tp}};
+    const char *names[4] = {"qkv", "o", "gate_up", "down"};
+    for (int i = 0; i < 4; i++) {
+        out[i] = s[i];
+        snprintf(out[i].name, sizeof out[i].name, "%s_tp%d", names[i], tp);
+    }
+    return 4;
+}
+
+// Row-major Y = X W^T is column-major Y^T = W X^T: cuBLAS "TN", the layout
+// its fastest kernels take.
+static void gemm_bf16(cublasHandle_t h, int m, int n, int k, const bf16 *x, const bf16 *w, bf16 *y)
+{
+    const float alpha = 1.0f, beta = 0.0f;
+    CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &alpha, w, CUDA_R_16BF, k, x, CUDA_R_16BF, k,
+                              &beta, y, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+static const uint64_t SEED_X = 11, SEED_W = 12;
+
+// Check rows [0, min(m, 32)) and 8 columns against the CPU reference.
+static int validate_point(const bf16 *y, int m, int n, int k, int c0)
+{
+    int rows = m < 32 ? m : 32, cols = n - c0 < 8 ? n - c0 : 8;
+    std::vector<uint16_t> got_bits((size_t)rows * cols);
+    CUDA_CHECK(cudaMemcpy2D(got_bits.data(), cols * sizeof(uint16_t), y + c0, (size_t)n * sizeof(uint16_t),
+                            cols * sizeof(uint16_t), rows, cudaMemcpyDeviceToHost));
+    std::vector<float> x((size_t)rows * k), w((size_t)cols * k), ref((size_t)rows * cols), got((size_t)rows * cols);
+    for (int i = 0; i < rows; i++)
+        for (int p = 0; p < k; p++)
+            x[(size_t)i * k + p] = host_uniform_bf16(SEED_X, (size_t)i * k + p, -1, 1);
+    for (int j = 0; j < cols; j++)
+        for (int p = 0; p < k; p++)
+            w[(size_t)j * k + p] = host_uniform_bf16(SEED_W, (size_t)(c0 + j) * k + p, -1, 1);
+    gemm_ref_f32(rows, cols, k, x.data(), w.data(), ref.data(), 0, cols);
+    for (size_t i = 0; i < got.size(); i++)
+        got[i] = bf16_to_f32(got_bits[i]);
+    long first;
+    // bf16 output keeps 8 bits: relative rounding <= 2^-8; fp32 accumulation adds far less.
+    size_t bad = validate_close(got.data(), ref.data(), got.size(), 2e-2, 1e-2, &first, NULL);
+    if (bad)
+        fprintf(stderr, "gemm_sweep: M=%d N=%d K=%d: %zu of %zu checked outputs differ (first: got %g, want %g)\n", m,
+                n, k, bad, got.size(), got[first], ref[first]);
+    return bad ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    run_args args = parse_args(argc, argv);
+    device_gate();
+    device_facts dev = device_facts_get();
+    model_spec llama70 = model_builtin("llama3-70b");
+
+    shape shapes[32];
+    int ns = 0;
+    int tps[] = {1, 2, 4, 8};
+    for (int t = 0; t < (args.quick ? 1 : 4); t++)
+        ns += projection_shapes(&llama70, tps[t], shapes + ns);
+    shapes[ns++] = shape{"square8192", 8192, 8192};
+
+    std::vector<int> ms;
+    for (int m = 1; m <= 4096; m *= 2) {
+        ms.push_back(m);
+        if (m >= 128 && m < 512)
+            for (int j = m + 32; j < 2 * m; j += 32)
+                ms.push_back(j);
+    }
+    if (args.quick)
+        ms = {1, 64, 256, 1024};
+    int max_m = ms.back();
+    size_t max_x = 0, max_w = 0, max_y = 0;
+    for (int s = 0; s < ns; s++) {
+        max_x = std::max(max_x, (size_t)max_m * shapes[s].k);
+        max_w = std::max(max_w, (size_t)shapes[s].n * shapes[s].k);
+        max_y = std::max(max_y, (size_t)max_m * shapes[s].n);
+    }
+    bf16 *x, *w, *y;
+    CUDA_CHECK(cudaMalloc(&x, max_x * sizeof(bf16)));
+    CUDA_CHECK(cudaMalloc(&w, max_w * sizeof(bf16)));
+    CUDA_CHECK(cudaMalloc(&y, max_y * sizeof(bf16)));
+    cublasHandle_t h;
+    CUBLAS_CHECK(cublasCreate(&h));
+    l2_flusher fl;
+    fl.init(dev);
+    int reps = args.quick ? 3 : 10, warmup = 3;
+
+    struct point {
+        int s, m;
+        double t;
+    };
+    std::vector<point> pts;
+    rng_state rng = rng_make(5);
+    for (int s = 0; s < ns; s++) {
+        int n = shapes[s].n, k = shapes[s].k;
+        // X and W for this shape: element i is counter_uniform(seed, i), so
+        // the host can recompute any of them.
+        fill_uniform_bf16(x, (size_t)max_m * k, SEED_X, -1, 1);
+        fill_uniform_bf16(w, (size_t)n * k, SEED_W, -1, 1);
+        for (size_t mi = 0; mi < ms.size(); mi++) {
+            int m = ms[mi];
+            double t = median_time_s([&]() { gemm_bf16(h, m, n, k, x, w, y); }, warmup, reps, &fl);
+            pts.push_back({s, m, t});
+            if (mi == 0 || mi + 1 == ms.size() || m == 256) {
+                CUDA_CHECK(cudaDeviceSynchronize());
+                int c0 = (int)rng_below(&rng, (uint64_t)(n - 8));
+                if (validate_point(y, m, n, k, c0))
+                    return 1;
+            }
+        }
+        printf("gemm_sweep %-12s N=%-6d K=%-6d %zu batch sizes, validated\n", shapes[s].name, n, k, ms.size());
+    }
+
+    // Measured ceilings.
+    double peak = 0;
+    for (const point &p : pts)
+        peak = fmax(peak, gemm_work_of(p.m, shapes[p.s].n, shapes[p.s].k, 2, 2).flop / p.t);
+    const char *bw_source;
+    double bw = read_ceiling(args, dev, &bw_source);
+    if (!(bw > 0)) {
+        fprintf(stderr, "gemm_sweep: no bandwidth ceiling: pass --bandwidth DIR/bandwidth.tsv\n");
+        return 1;
+    }
+
+    FILE *out = tsv_open(args, dev, "gemm.tsv", "gemm_sweep");
+    char buf[128];
+    provenance_line(out, "dtype", "bf16 in, fp32 accumulate, bf16 out (cublasGemmEx, CUBLAS_COMPUTE_32F)");
+    snprintf(buf, sizeof buf, "%d (median reported, %d warm-up calls, L2 flushed before each)", reps, warmup);
+    provenance_line(out, "repeats", buf);
+    snprintf(buf, sizeof buf, "%.6e", peak);
+    provenance_line(out, "peak_flops_measured", buf);
+    snprintf(buf, sizeof buf, "%.6e", bw);
+    provenance_line(out, "bandwidth_measured", buf);
+    provenance_line(out, "bandwidth_source", bw_source);
+    fprintf(out, "shape\tm\tn\tk\ttime_s\ttflop_s\tgb_s\tintensity\tpred_time_s\tpred_bound\terror_pct\n");
+    std::vector<double> pred, meas;
+    for (const point &p : pts) {
+        const shape &s = shapes[p.s];
+        bound_kind b;
+        gemm_work wk = gemm_work_of(p.m, s.n, s.k, 2, 2);
+        double tp = gemm_predicted_time(p.m, s.n, s.k, 2, 2, peak, bw, &b);
+        pred.push_back(tp);
+        meas.push_back(p.t);
+        fprintf(out, "%s\t%d\t%d\t%d\t%.6e\t%.2f\t%.1f\t%.2f\t%.6e\t%s\t%.1f\n", s.name, p.m, s.n, s.k, p.t,
+                wk.flop / p.t / TERA, wk.bytes / p.t / GB, wk.intensity, tp, bound_name(b),
+                100 * relative_error(tp, p.t));
+    }
+    tsv_close(out);
+    error_summary es = error_summary_of(pred.data(), meas.data(), (int)pred.size());
+
+    // The square's knee: predicted from the ceilings, read off the sweep.
+    const shape &sq = shapes[ns - 1];
+    double t1 = 0, tbig = 0;
+    for (const point &p : pts)
+        if (p.s == ns - 1) {
+            if (p.m == ms.front())
+                t1 = p.t;
+            if (p.m == max_m)
+                tbig = p.t;
+        }
+    printf("  ceilings: peak %.1f TFLOP/s (best of the sweep), bandwidth %.2f TB/s (%s)\n", peak / TERA, bw / TB,
+           bw_source);
+    printf("  ridge %.0f FLOP/byte; %s knee predicted at M = %.0f, measured at M = %.0f\n", ridge_intensity(peak, bw),
+           sq.name, gemm_knee_batch(sq.n, sq.k, 2, 2, peak, bw), measured_knee_batch(t1, max_m, tbig));
+    report_target("cuBLAS bf16 peak TFLOP/s", peak / TERA, "TFLOP/s", 700, 1, "H200");
+    report_target("median |prediction error| %", 100 * es.median_abs, "%", 10, 0, "H200");
+    report_target("worst |prediction error| %", 100 * es.worst_abs, "%", 25, 0, "H200");
+    fl.release();
+    CUBLAS_CHECK(cublasDestroy(h));
+    CUDA_CHECK(cudaFree(x));
+    CUDA_CHECK(cudaFree(w));
+    CUDA_CHECK(cudaFree(y));
+    return 0;
+}
