@@ -18,21 +18,18 @@ struct shape {
     int n, k;
 };
 
-// The four projections of a layer on one GPU of a tp group (Megatron split).
+// The projections of a layer on one GPU of a tp group, as the library's
+// cost model splits them: N = out, K = in.
 static int projection_shapes(const model_spec *m, int tp, shape *out)
 {
-    int q = m->heads * m->head_dim / tp;
-    int kv = (m->kv_heads >= tp ? m->kv_heads / tp : 1) * m->head_dim;
-    shape s[4] = {{"", q + 2 * kv, m->hidden},
-                  {"", m->hidden, m->heads * m->head_dim / tp},
-                  {"", 2 * m->ffn / tp, m->hidden},
-                  {"", m->hidden, m->ffn / tp}};
-    const char *names[4] = {"qkv", "o", "gate_up", "down"};
-    for (int i = 0; i < 4; i++) {
-        out[i] = s[i];
-        snprintf(out[i].name, sizeof out[i].name, "%s_tp%d", names[i], tp);
+    projection_shape w[LAYER_PROJECTIONS];
+    int n = layer_projection_shapes(m, tp, w);
+    for (int i = 0; i < n; i++) {
+        out[i].n = w[i].out;
+        out[i].k = w[i].in;
+        snprintf(out[i].name, sizeof out[i].name, "%.*s_tp%d", (int)(strlen(w[i].name) - 5), w[i].name, tp);
     }
-    return 4;
+    return n;
 }
 
 // Row-major Y = X W^T is column-major Y^T = W X^T: cuBLAS "TN", the layout

@@ -199,3 +199,20 @@ Test(step, experts_touched_by_a_step)
     model_spec d = model_builtin("llama3-8b");
     cr_assert_eq(moe_experts_touched(&d, 100), 1.0);
 }
+
+Test(step, layer_projection_shapes_follow_the_megatron_split)
+{
+    /* LLaMA-3-70B at TP 4: 16 of 64 query heads and 2 of 8 KV heads per GPU, head dim 128:
+     * qkv 8192 -> 16*128 + 2*2*128 = 2560; o 2048 -> 8192; gate_up 8192 -> 2*28672/4 = 14336;
+     * down 7168 -> 8192. */
+    model_spec m = model_builtin("llama3-70b");
+    projection_shape w[LAYER_PROJECTIONS];
+    cr_assert_eq(layer_projection_shapes(&m, 4, w), 4);
+    int want[4][2] = {{8192, 2560}, {2048, 8192}, {8192, 14336}, {7168, 8192}};
+    const char *names[4] = {"qkv_proj", "o_proj", "gate_up_proj", "down_proj"};
+    for (int i = 0; i < 4; i++) {
+        cr_assert_str_eq(w[i].name, names[i]);
+        cr_assert_eq(w[i].in, want[i][0], "%s in", names[i]);
+        cr_assert_eq(w[i].out, want[i][1], "%s out", names[i]);
+    }
+}

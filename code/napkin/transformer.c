@@ -71,6 +71,18 @@ static double kv_heads_local(const model_spec *m, int tp)
     return m->kv_heads >= tp ? (double)m->kv_heads / tp : 1.0;
 }
 
+int layer_projection_shapes(const model_spec *m, int tp, projection_shape *out)
+{
+    int q = m->heads / tp * m->head_dim;
+    int kv = (int)kv_heads_local(m, tp) * m->head_dim;
+    int ffn = m->ffn / tp;
+    out[0] = (projection_shape){"qkv_proj", m->hidden, q + 2 * kv};
+    out[1] = (projection_shape){"o_proj", q, m->hidden};
+    out[2] = (projection_shape){"gate_up_proj", m->hidden, 2 * ffn};
+    out[3] = (projection_shape){"down_proj", ffn, m->hidden};
+    return LAYER_PROJECTIONS;
+}
+
 static op_cost make_op(const char *name, op_kind kind, int per_layer)
 {
     op_cost op = {name, kind, per_layer, 0, 0, 0, 0};
@@ -121,14 +133,17 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
     const double h = m->hidden, hd = m->head_dim;
     const double wb = dtype_bytes(s->prec.weights), kb = dtype_bytes(s->prec.kv), ab = dtype_bytes(s->prec.act);
     const double heads_l = m->heads / tp, kvh_l = kv_heads_local(m, s->tp);
-    const double ffn_l = m->ffn / tp, vocab_l = m->vocab / tp;
+    const double vocab_l = m->vocab / tp;
+    projection_shape w[LAYER_PROJECTIONS];
+    layer_projection_shapes(m, s->tp, w);
+    const double ffn_l = w[3].in;
     const double E = m->experts, k = m->experts_active;
     const double experts_touched = moe_experts_touched(m, T);
 
     op_cost all[DECODER_MAX_OPS];
     int c = 0;
     all[c++] = norm("attn_norm", 1, T, h, ab);
-    all[c++] = projection("qkv_proj", T, h, (heads_l + 2 * kvh_l) * hd, wb, ab);
+    all[c++] = projection(w[0].name, T, w[0].in, w[0].out, wb, ab);
 
     //> attention_op
     /* Each new token attends to the cached context and to the new tokens up
@@ -150,22 +165,22 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
     all[c++] = score;
     all[c++] = value;
 
-    all[c++] = projection("o_proj", T, heads_l * hd, h, wb, ab);
+    all[c++] = projection(w[1].name, T, w[1].in, w[1].out, wb, ab);
     all[c++] = residual("attn_residual", T, h, ab);
     all[c++] = norm("mlp_norm", 1, T, h, ab);
     if (E > 1)
         all[c++] = projection("router", T, h, E, wb, ab);
 
     /* The MLP: k experts per token do the FLOPs; the experts touched are read. */
-    op_cost gate_up = projection("gate_up_proj", T * k, h, 2 * ffn_l, wb, ab);
-    gate_up.weight_bytes = experts_touched * h * 2 * ffn_l * wb;
+    op_cost gate_up = projection(w[2].name, T * k, w[2].in, w[2].out, wb, ab);
+    gate_up.weight_bytes = experts_touched * w[2].in * w[2].out * wb;
     all[c++] = gate_up;
     op_cost act = make_op("act_mul", OP_ELEMENTWISE, 1); /* SiLU(gate) * up */
     act.flop = 5 * T * k * ffn_l;
     act.act_bytes = 3 * T * k * ffn_l * ab;
     all[c++] = act;
-    op_cost down = projection("down_proj", T * k, ffn_l, h, wb, ab);
-    down.weight_bytes = experts_touched * ffn_l * h * wb;
+    op_cost down = projection(w[3].name, T * k, w[3].in, w[3].out, wb, ab);
+    down.weight_bytes = experts_touched * w[3].in * w[3].out * wb;
     all[c++] = down;
     all[c++] = residual("mlp_residual", T, h, ab);
 

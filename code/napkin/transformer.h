@@ -82,6 +82,18 @@ typedef struct {
 
 #define DECODER_MAX_OPS 20
 
+/* The weight matrices of one layer on one GPU of a tp group (Megatron
+ * split), in -> out: qkv_proj, o_proj, gate_up_proj, down_proj (the MLP
+ * ones per expert).  Returns how many (4), the shapes the step's
+ * projections and the GEMM measurements both use. */
+typedef struct {
+    const char *name;
+    int in, out;
+} projection_shape;
+
+#define LAYER_PROJECTIONS 4
+int layer_projection_shapes(const model_spec *m, int tp, projection_shape *out);
+
 /* Check a shape against a model: batch, context, new_tokens and tp positive,
  * tp dividing the attention heads (and the KV heads, or they dividing tp).
  * Returns 0, or -1 with a message. */
