@@ -1,26 +1,29 @@
 /* The batch window: see batcher.h for the contract.
  *
- * Locks, in the only order they are ever taken: b->mu (queue, flusher and
- * watchdog state, who owns which request), then a caller's own w->mu (its
- * completions).  A submitter sleeps on a condition variable of its own, so
- * a completion wakes exactly the one thread it belongs to, and a caller of
- * batcher_submit_many is woken once for all its requests. */
+ * One lock, b->mu (queue, flusher and watchdog state, who owns which
+ * request).  A submitter sleeps on a semaphore of its own, so a completion
+ * wakes exactly the one thread it belongs to, without a lock the woken
+ * caller would then have to wait for; a caller of batcher_submit_many is
+ * woken once for all its requests. */
 #include "batcher.h"
 
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+enum { SPIN_YIELDS = 64 };
+
 /* A caller waiting for `remaining` completions. */
 typedef struct {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    size_t remaining;
+    sem_t done;               /* posted once, by the last completion */
+    atomic_size_t remaining;
 } waiter;
 
 /* One request while it is queued or in a batch; it belongs to the
@@ -158,15 +161,14 @@ static void deliver(batcher *b, pending *p, int rc, const void *result)
     }
     COUNT(b, completed);
     waiter *w = p->w;
-    pthread_mutex_lock(&w->mu);
     if (rc == BATCHER_OK && b->cfg.result_size)
         memcpy(p->result, result, b->cfg.result_size);
     p->rc = rc;
-    /* Signalled under w->mu: the caller cannot return and free p or w
-     * before this thread lets go of the lock. */
-    if (--w->remaining == 0)
-        pthread_cond_signal(&w->cv);
-    pthread_mutex_unlock(&w->mu);
+    /* The release orders the writes above before the count; the caller
+     * cannot return (and free p or w) before the post, and p and w are not
+     * touched after it. */
+    if (atomic_fetch_sub_explicit(&w->remaining, 1, memory_order_acq_rel) == 1)
+        sem_post(&w->done);
 }
 
 /* Fail every request of bt nobody has answered yet.  Caller holds b->mu. */
@@ -550,9 +552,8 @@ batcher *batcher_create(const batcher_config *cfg, char *err, size_t errlen)
 /* Queue the n pendings of one caller (all valid) and wait for all of them. */
 static void submit_and_wait(batcher *b, pending *ps, size_t n, waiter *w)
 {
-    w->remaining = n;
-    pthread_mutex_init(&w->mu, NULL);
-    pthread_cond_init(&w->cv, NULL);
+    atomic_init(&w->remaining, n);
+    sem_init(&w->done, 0, 0);
     double now = batcher_now();
     for (size_t i = 0; i < n; i++) {
         ps[i].arrival = now;
@@ -584,12 +585,14 @@ static void submit_and_wait(batcher *b, pending *ps, size_t n, waiter *w)
         pthread_mutex_unlock(&b->mu);
     }
 
-    pthread_mutex_lock(&w->mu);
-    while (w->remaining > 0)
-        pthread_cond_wait(&w->cv, &w->mu);
-    pthread_mutex_unlock(&w->mu);
-    pthread_cond_destroy(&w->cv);
-    pthread_mutex_destroy(&w->mu);         /* b is not touched after completion */
+    /* Yield a while before sleeping: on a busy machine the completion
+     * usually comes within a few scheduling rounds, and a thread that never
+     * went to sleep is not paying for a wake-up. */
+    for (int spin = 0; spin < SPIN_YIELDS && atomic_load_explicit(&w->remaining, memory_order_acquire); spin++)
+        sched_yield();
+    while (sem_wait(&w->done) != 0) /* only EINTR: retry */
+        ;
+    sem_destroy(&w->done);         /* b is not touched after completion */
 }
 
 int batcher_submit(batcher *b, const void *request, void *result)
