@@ -14,38 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* Copy one built-in row into *out; 0, or -1 when the key is unknown. */
-static int find_gpu(const char *key, gpu_spec *out)
-{
-    gpu_table t;
-    char err[256];
-    if (!key || gpu_table_builtin(&t, err, sizeof err) != 0)
-        return -1;
-    const gpu_spec *g = gpu_find(&t, key);
-    if (g)
-        *out = *g;
-    gpu_table_free(&t);
-    return g ? 0 : -1;
-}
-
-static int find_model(const char *key, model_spec *out)
-{
-    model_table t;
-    char err[256];
-    if (!key || model_table_builtin(&t, err, sizeof err) != 0)
-        return -1;
-    const model_spec *m = model_find(&t, key);
-    if (m)
-        *out = *m;
-    model_table_free(&t);
-    return m ? 0 : -1;
-}
-
 double ex01_ridge(const char *gpu_key, const char *compute_dtype)
 {
     gpu_spec g;
     dtype c;
-    if (find_gpu(gpu_key, &g) != 0 || dtype_parse(compute_dtype, &c) != 0)
+    if (gpu_lookup(gpu_key, &g) != 0 || dtype_parse(compute_dtype, &c) != 0)
         return NAN;
     double peak = gpu_peak_flops(&g, c);
     return peak > 0 ? ridge_intensity(peak, g.mem_bw) : NAN;
@@ -55,7 +28,7 @@ double ex01_ridge_batch(const char *gpu_key, const char *weight_dtype, const cha
 {
     dtype w, c;
     gpu_spec g;
-    if (find_gpu(gpu_key, &g) != 0 || dtype_parse(weight_dtype, &w) != 0 || dtype_parse(compute_dtype, &c) != 0)
+    if (gpu_lookup(gpu_key, &g) != 0 || dtype_parse(weight_dtype, &w) != 0 || dtype_parse(compute_dtype, &c) != 0)
         return NAN;
     precision p = {w, w, c, c};
     double b = ridge_batch(&g, p); /* ridge * bytes-per-weight / 2 */
@@ -66,7 +39,7 @@ double ex01_kv_bytes_per_token(const char *model_key, const char *kv_dtype)
 {
     model_spec m;
     dtype kv;
-    if (find_model(model_key, &m) != 0 || dtype_parse(kv_dtype, &kv) != 0)
+    if (model_lookup(model_key, &m) != 0 || dtype_parse(kv_dtype, &kv) != 0)
         return NAN;
     return kv_bytes_per_token(&m, kv);
 }
@@ -79,7 +52,7 @@ int ex01_max_batch(const char *model_key, const char *gpu_key, int tp, int conte
     gpu_spec g;
     dtype w, kv;
     char err[256];
-    if (find_model(model_key, &m) != 0 || find_gpu(gpu_key, &g) != 0 || dtype_parse(weight_dtype, &w) != 0 ||
+    if (model_lookup(model_key, &m) != 0 || gpu_lookup(gpu_key, &g) != 0 || dtype_parse(weight_dtype, &w) != 0 ||
         dtype_parse(kv_dtype, &kv) != 0 || context < 1 || !(usable_fraction > 0 && usable_fraction <= 1) ||
         !(reserve_bytes >= 0))
         return -1;
@@ -106,7 +79,7 @@ static int step(const char *model_key, const char *gpu_key, int tp, int batch, i
     gpu_spec g;
     dtype d;
     char err[256];
-    if (find_model(model_key, &m) != 0 || find_gpu(gpu_key, &g) != 0 || dtype_parse(dt, &d) != 0)
+    if (model_lookup(model_key, &m) != 0 || gpu_lookup(gpu_key, &g) != 0 || dtype_parse(dt, &d) != 0)
         return -1;
     step_shape s = decode_shape(batch, context, tp, precision_uniform(d));
     return decoder_step_cost(&m, &g, &s, out, err, sizeof err);
@@ -131,13 +104,13 @@ double ex01_step_time(const char *model_key, const char *gpu_key, int tp, int ba
 double ex01_total_params(const char *model_key)
 {
     model_spec m;
-    return find_model(model_key, &m) == 0 ? model_params(&m).total : NAN;
+    return model_lookup(model_key, &m) == 0 ? model_params(&m).total : NAN;
 }
 
 double ex01_active_params(const char *model_key)
 {
     model_spec m;
-    return find_model(model_key, &m) == 0 ? model_params(&m).active : NAN;
+    return model_lookup(model_key, &m) == 0 ? model_params(&m).active : NAN;
 }
 
 double ex01_decode_weight_bytes(const char *model_key, int batch, const char *dtype)

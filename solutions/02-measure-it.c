@@ -15,32 +15,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static int find_gpu(const char *key, gpu_spec *out)
-{
-    gpu_table t;
-    char err[256];
-    if (!key || gpu_table_builtin(&t, err, sizeof err) != 0)
-        return -1;
-    const gpu_spec *g = gpu_find(&t, key);
-    if (g)
-        *out = *g;
-    gpu_table_free(&t);
-    return g && gpu_peak_flops(out, DT_BF16) > 0 ? 0 : -1;
-}
-
-static int find_model(const char *key, model_spec *out)
-{
-    model_table t;
-    char err[256];
-    if (!key || model_table_builtin(&t, err, sizeof err) != 0)
-        return -1;
-    const model_spec *m = model_find(&t, key);
-    if (m)
-        *out = *m;
-    model_table_free(&t);
-    return m ? 0 : -1;
-}
-
 double ex02_stream_bandwidth(const char *kernel, double elements, double elem_bytes, double seconds)
 {
     if (!kernel || !(elements > 0) || !(elem_bytes > 0) || !(seconds > 0))
@@ -54,7 +28,7 @@ double ex02_stream_bandwidth(const char *kernel, double elements, double elem_by
 double ex02_gemm_time(const char *gpu_key, double m, double n, double k)
 {
     gpu_spec g;
-    if (find_gpu(gpu_key, &g) != 0 || !(m > 0) || !(n > 0) || !(k > 0))
+    if (gpu_lookup(gpu_key, &g) != 0 || !(m > 0) || !(n > 0) || !(k > 0))
         return NAN;
     return gemm_predicted_time(m, n, k, 2, 2, gpu_peak_flops(&g, DT_BF16), g.mem_bw, NULL);
 }
@@ -62,7 +36,7 @@ double ex02_gemm_time(const char *gpu_key, double m, double n, double k)
 double ex02_knee_batch(const char *gpu_key, double n, double k)
 {
     gpu_spec g;
-    if (find_gpu(gpu_key, &g) != 0 || !(n > 0) || !(k > 0))
+    if (gpu_lookup(gpu_key, &g) != 0 || !(n > 0) || !(k > 0))
         return NAN;
     return gemm_knee_batch(n, k, 2, 2, gpu_peak_flops(&g, DT_BF16), g.mem_bw);
 }
@@ -87,7 +61,7 @@ double ex02_dram_fraction(double bytes_read, double bytes_written, double second
 double ex02_attention_floor(const char *model_key, int context, int batch, double read_bandwidth)
 {
     model_spec m;
-    if (find_model(model_key, &m) != 0 || context <= 0 || batch <= 0 || !(read_bandwidth > 0))
+    if (model_lookup(model_key, &m) != 0 || context <= 0 || batch <= 0 || !(read_bandwidth > 0))
         return NAN;
     return kv_bytes_per_sequence(&m, DT_BF16, context) * batch / read_bandwidth;
 }

@@ -13,32 +13,6 @@
 #include <math.h>
 #include <stdio.h>
 
-static int find_gpu(const char *key, gpu_spec *out)
-{
-    gpu_table t;
-    char err[256];
-    if (!key || gpu_table_builtin(&t, err, sizeof err) != 0)
-        return -1;
-    const gpu_spec *g = gpu_find(&t, key);
-    if (g)
-        *out = *g;
-    gpu_table_free(&t);
-    return g ? 0 : -1;
-}
-
-static int find_model(const char *key, model_spec *out)
-{
-    model_table t;
-    char err[256];
-    if (!key || model_table_builtin(&t, err, sizeof err) != 0)
-        return -1;
-    const model_spec *m = model_find(&t, key);
-    if (m)
-        *out = *m;
-    model_table_free(&t);
-    return m ? 0 : -1;
-}
-
 long ex03_pack_offsets(const int *lengths, int n, long *cu)
 {
     if (!cu || (n > 0 && !lengths))
@@ -115,7 +89,7 @@ double ex03_seq_over_batch(const char *model_key, const char *gpu_key, int n, in
 {
     model_spec m;
     gpu_spec g;
-    if (find_model(model_key, &m) || find_gpu(gpu_key, &g))
+    if (model_lookup(model_key, &m) || gpu_lookup(gpu_key, &g))
         return NAN;
     serve_workload w = {n, prompt, output, 1, precision_uniform(DT_BF16)};
     serve_result seq, one;
@@ -130,7 +104,7 @@ int ex03_kv_cap(const char *model_key, const char *gpu_key, int context, double 
 {
     model_spec m;
     gpu_spec g;
-    if (find_model(model_key, &m) || find_gpu(gpu_key, &g) || context < 1 || !(usable_fraction > 0) ||
+    if (model_lookup(model_key, &m) || gpu_lookup(gpu_key, &g) || context < 1 || !(usable_fraction > 0) ||
         usable_fraction > 1 || !(reserve_bytes >= 0))
         return -1;
     double left = g.mem_bytes * usable_fraction - weight_bytes(&m, DT_BF16) - reserve_bytes;
@@ -184,7 +158,7 @@ int main(void)
     {
         model_spec m;
         gpu_spec g, l40s;
-        if (find_model("llama3-8b", &m) || find_gpu("h100", &g) || find_gpu("l40s", &l40s))
+        if (model_lookup("llama3-8b", &m) || gpu_lookup("h100", &g) || gpu_lookup("l40s", &l40s))
             return 1;
         serve_workload w = {16, 256, 128, 1, precision_uniform(DT_BF16)};
         serve_result one, all;

@@ -13,32 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int find_gpu(const char *key, gpu_spec *out)
-{
-    gpu_table t;
-    char err[256];
-    if (!key || gpu_table_builtin(&t, err, sizeof err) != 0)
-        return -1;
-    const gpu_spec *g = gpu_find(&t, key);
-    if (g)
-        *out = *g;
-    gpu_table_free(&t);
-    return g ? 0 : -1;
-}
-
-static int find_model(const char *key, model_spec *out)
-{
-    model_table t;
-    char err[256];
-    if (!key || model_table_builtin(&t, err, sizeof err) != 0)
-        return -1;
-    const model_spec *m = model_find(&t, key);
-    if (m)
-        *out = *m;
-    model_table_free(&t);
-    return m ? 0 : -1;
-}
-
 double ex05_in_system(double lambda, double time)
 {
     return lambda >= 0 && time >= 0 ? lambda * time : NAN;
@@ -73,7 +47,7 @@ double ex05_batch_capacity(const char *model_key, const char *gpu_key, int promp
 {
     model_spec m;
     gpu_spec g;
-    if (find_model(model_key, &m) || find_gpu(gpu_key, &g) || max_batch < 1 || max_batch > 4096 || kv_cap < 0)
+    if (model_lookup(model_key, &m) || gpu_lookup(gpu_key, &g) || max_batch < 1 || max_batch > 4096 || kv_cap < 0)
         return NAN;
     serve_workload w = {1, prompt, output, 1, precision_uniform(DT_BF16)};
     double *times = malloc((size_t)max_batch * sizeof *times);
@@ -106,7 +80,7 @@ int main(void)
     nb_value("ch05_ex_l_kv_gb", "%.1f", ex05_in_system(40, 6) * 1500 * 131072 / 1e9);
     nb_value("ch05_ex_l_doubled", "%.0f", ex05_in_system(40, 12));
     model_spec m8;
-    if (find_model("llama3-8b", &m8))
+    if (model_lookup("llama3-8b", &m8))
         return 1;
     nb_value("ch05_ex_kv_per_token", "%.0f", kv_bytes_per_token(&m8, DT_BF16));
 
@@ -137,7 +111,7 @@ int main(void)
     nb_value("ch05_ex_cap1", "%.2f", cap1);
     {
         gpu_spec h100;
-        if (find_gpu("h100", &h100))
+        if (gpu_lookup("h100", &h100))
             return 1;
         serve_workload w = {64, 512, 256, 1, precision_uniform(DT_BF16)};
         serve_result b;

@@ -116,3 +116,20 @@ Test(specs, negative_and_empty_text)
     cr_assert_eq(gpu_table_parse("# only a comment\n", "empty.tsv", &g, err, sizeof err), -1);
     cr_assert(strstr(err, "no header row") != NULL, "%s", err);
 }
+
+Test(specs, lookup_copies_a_row_or_says_no)
+{
+    gpu_spec g;
+    model_spec m;
+    /* H200 datasheet: 4.8 TB/s, 141 GB */
+    cr_assert_eq(gpu_lookup("h200", &g), 0);
+    cr_assert_float_eq(g.mem_bw, 4.8e12, 1e3);
+    cr_assert_float_eq(g.mem_bytes, 141e9, 1);
+    cr_assert_eq(gpu_lookup("h300", &g), -1);
+    cr_assert_eq(gpu_lookup(NULL, &g), -1);
+    /* LLaMA-2-13B config.json: 40 layers, 40 heads, 40 KV heads (no GQA) */
+    cr_assert_eq(model_lookup("llama2-13b", &m), 0);
+    cr_assert_eq(m.layers, 40);
+    cr_assert_eq(m.kv_heads, 40);
+    cr_assert_eq(model_lookup("gpt-5", &m), -1);
+}

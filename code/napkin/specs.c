@@ -372,6 +372,32 @@ char *model_keys(const model_table *t, char *buf, size_t n)
     return join_keys(t->n ? t->rows[0].key : "", sizeof(model_spec), t->n, buf, n);
 }
 
+int gpu_lookup(const char *key, gpu_spec *out)
+{
+    gpu_table t;
+    char err[512];
+    if (!key || gpu_table_builtin(&t, err, sizeof err) != 0)
+        return -1;
+    const gpu_spec *g = gpu_find(&t, key);
+    if (g)
+        *out = *g;
+    gpu_table_free(&t);
+    return g ? 0 : -1;
+}
+
+int model_lookup(const char *key, model_spec *out)
+{
+    model_table t;
+    char err[512];
+    if (!key || model_table_builtin(&t, err, sizeof err) != 0)
+        return -1;
+    const model_spec *m = model_find(&t, key);
+    if (m)
+        *out = *m;
+    model_table_free(&t);
+    return m ? 0 : -1;
+}
+
 gpu_spec gpu_builtin(const char *key)
 {
     gpu_table t;

@@ -60,6 +60,11 @@ const model_spec *model_find(const model_table *t, const char *key);
 char *gpu_keys(const gpu_table *t, char *buf, size_t n);
 char *model_keys(const model_table *t, char *buf, size_t n);
 
+/* The built-in row for key copied into *out: 0, or -1 (nothing printed)
+ * when the key is NULL or unknown. */
+int gpu_lookup(const char *key, gpu_spec *out);
+int model_lookup(const char *key, model_spec *out);
+
 /* Convenience for programs: the built-in row or exit(1) with a message. */
 gpu_spec gpu_builtin(const char *key);
 model_spec model_builtin(const char *key);
