@@ -4,7 +4,7 @@
 # command to run and fails.
 set -eu
 
-PACKAGES="build-essential pkg-config libcriterion-dev libopenblas-dev libjansson-dev pandoc gnuplot-nox"
+PACKAGES="build-essential libcriterion-dev libopenblas-dev pandoc gnuplot-nox"
 
 missing=""
 for p in $PACKAGES; do
