@@ -323,6 +323,45 @@ static void download_bf16(const bf16 *d, size_t n, float *out)
         out[i] = bf16_to_f32(tmp[i]);
 }
 
+// Row-major Y[m x n] = X[m x k] W^T (W is n x k) in bf16 with fp32
+// accumulation.  Row-major Y = X W^T is column-major Y^T = W X^T: cuBLAS
+// "TN", the layout its fastest kernels take.
+static void cublas_gemm_bf16(cublasHandle_t h, int m, int n, int k, const bf16 *x, const bf16 *w, bf16 *y)
+{
+    const float alpha = 1.0f, beta = 0.0f;
+    CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &alpha, w, CUDA_R_16BF, k, x, CUDA_R_16BF, k,
+                              &beta, y, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+// Check rows [0, rows) and columns [c0, c0 + cols) of a device Y (row
+// stride n) against the CPU reference of X and W as filled from seed_x and
+// seed_w (X row-major m x k, W row-major n x k).  0, or -1 with a message
+// naming `who`.
+static int validate_bf16_gemm_block(const char *who, const bf16 *y, int rows, int n, int k, int c0, int cols,
+                                    uint64_t seed_x, uint64_t seed_w)
+{
+    std::vector<uint16_t> bits((size_t)rows * cols);
+    CUDA_CHECK(cudaMemcpy2D(bits.data(), cols * sizeof(uint16_t), y + c0, (size_t)n * sizeof(uint16_t),
+                            cols * sizeof(uint16_t), rows, cudaMemcpyDeviceToHost));
+    std::vector<float> x((size_t)rows * k), w((size_t)cols * k), ref(bits.size()), got(bits.size());
+    for (size_t i = 0; i < x.size(); i++)
+        x[i] = host_uniform_bf16(seed_x, i, -1, 1);
+    for (int j = 0; j < cols; j++)
+        for (int p = 0; p < k; p++)
+            w[(size_t)j * k + p] = host_uniform_bf16(seed_w, (size_t)(c0 + j) * k + p, -1, 1);
+    gemm_ref_f32(rows, cols, k, x.data(), w.data(), ref.data(), 0, cols);
+    for (size_t i = 0; i < got.size(); i++)
+        got[i] = bf16_to_f32(bits[i]);
+    long first;
+    // bf16 output keeps 8 bits: relative rounding <= 2^-8; fp32 accumulation
+    // adds far less; atol covers results near zero.
+    size_t bad = validate_close(got.data(), ref.data(), got.size(), 2e-2, 1e-2, &first, NULL);
+    if (bad)
+        fprintf(stderr, "%s: %zu of %zu checked outputs differ (first: got %g, want %g)\n", who, bad, got.size(),
+                got[first], ref[first]);
+    return bad ? -1 : 0;
+}
+
 // Prints a target line the way every kernel does: "target: ... : met".
 static void report_target(const char *what, double value, const char *unit, double target, int higher_is_better,
                           const char *applies)

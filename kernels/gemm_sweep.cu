@@ -32,41 +32,14 @@ static int projection_shapes(const model_spec *m, int tp, shape *out)
     return n;
 }
 
-// Row-major Y = X W^T is column-major Y^T = W X^T: cuBLAS "TN", the layout
-// its fastest kernels take.
-static void gemm_bf16(cublasHandle_t h, int m, int n, int k, const bf16 *x, const bf16 *w, bf16 *y)
-{
-    const float alpha = 1.0f, beta = 0.0f;
-    CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &alpha, w, CUDA_R_16BF, k, x, CUDA_R_16BF, k,
-                              &beta, y, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-}
-
 static const uint64_t SEED_X = 11, SEED_W = 12;
 
 // Check rows [0, min(m, 32)) and 8 columns against the CPU reference.
 static int validate_point(const bf16 *y, int m, int n, int k, int c0)
 {
-    int rows = m < 32 ? m : 32, cols = n - c0 < 8 ? n - c0 : 8;
-    std::vector<uint16_t> got_bits((size_t)rows * cols);
-    CUDA_CHECK(cudaMemcpy2D(got_bits.data(), cols * sizeof(uint16_t), y + c0, (size_t)n * sizeof(uint16_t),
-                            cols * sizeof(uint16_t), rows, cudaMemcpyDeviceToHost));
-    std::vector<float> x((size_t)rows * k), w((size_t)cols * k), ref((size_t)rows * cols), got((size_t)rows * cols);
-    for (int i = 0; i < rows; i++)
-        for (int p = 0; p < k; p++)
-            x[(size_t)i * k + p] = host_uniform_bf16(SEED_X, (size_t)i * k + p, -1, 1);
-    for (int j = 0; j < cols; j++)
-        for (int p = 0; p < k; p++)
-            w[(size_t)j * k + p] = host_uniform_bf16(SEED_W, (size_t)(c0 + j) * k + p, -1, 1);
-    gemm_ref_f32(rows, cols, k, x.data(), w.data(), ref.data(), 0, cols);
-    for (size_t i = 0; i < got.size(); i++)
-        got[i] = bf16_to_f32(got_bits[i]);
-    long first;
-    // bf16 output keeps 8 bits: relative rounding <= 2^-8; fp32 accumulation adds far less.
-    size_t bad = validate_close(got.data(), ref.data(), got.size(), 2e-2, 1e-2, &first, NULL);
-    if (bad)
-        fprintf(stderr, "gemm_sweep: M=%d N=%d K=%d: %zu of %zu checked outputs differ (first: got %g, want %g)\n", m,
-                n, k, bad, got.size(), got[first], ref[first]);
-    return bad ? -1 : 0;
+    char who[64];
+    snprintf(who, sizeof who, "gemm_sweep: M=%d N=%d K=%d", m, n, k);
+    return validate_bf16_gemm_block(who, y, m < 32 ? m : 32, n, k, c0, n - c0 < 8 ? n - c0 : 8, SEED_X, SEED_W);
 }
 
 int main(int argc, char **argv)
@@ -123,7 +96,7 @@ int main(int argc, char **argv)
         fill_uniform_bf16(w, (size_t)n * k, SEED_W, -1, 1);
         for (size_t mi = 0; mi < ms.size(); mi++) {
             int m = ms[mi];
-            double t = median_time_s([&]() { gemm_bf16(h, m, n, k, x, w, y); }, warmup, reps, &fl);
+            double t = median_time_s([&]() { cublas_gemm_bf16(h, m, n, k, x, w, y); }, warmup, reps, &fl);
             pts.push_back({s, m, t});
             if (mi == 0 || mi + 1 == ms.size() || m == 256) {
                 CUDA_CHECK(cudaDeviceSynchronize());

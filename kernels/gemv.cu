@@ -126,38 +126,14 @@ static void gemv(int v, int batch, const bf16 *x, const bf16 *w, bf16 *y, int n,
     }
 }
 
-static void cublas_gemm(cublasHandle_t h, int m, int n, int k, const bf16 *x, const bf16 *w, bf16 *y)
-{
-    const float alpha = 1.0f, beta = 0.0f;
-    CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &alpha, w, CUDA_R_16BF, k, x, CUDA_R_16BF, k,
-                              &beta, y, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-}
-
 static const uint64_t SEED_X = 21, SEED_W = 22;
 
 // Rows [r0, r0 + 64) of every batch row against the CPU reference.
 static int validate(const char *who, const bf16 *y, int batch, int n, int k, int r0)
 {
-    int cols = n - r0 < 64 ? n - r0 : 64;
-    std::vector<uint16_t> bits((size_t)batch * cols);
-    CUDA_CHECK(cudaMemcpy2D(bits.data(), cols * sizeof(uint16_t), y + r0, (size_t)n * sizeof(uint16_t),
-                            cols * sizeof(uint16_t), batch, cudaMemcpyDeviceToHost));
-    std::vector<float> xs((size_t)batch * k), ws((size_t)cols * k), ref((size_t)batch * cols), got(bits.size());
-    for (size_t i = 0; i < xs.size(); i++)
-        xs[i] = host_uniform_bf16(SEED_X, i, -1, 1);
-    for (int j = 0; j < cols; j++)
-        for (int p = 0; p < k; p++)
-            ws[(size_t)j * k + p] = host_uniform_bf16(SEED_W, (size_t)(r0 + j) * k + p, -1, 1);
-    gemm_ref_f32(batch, cols, k, xs.data(), ws.data(), ref.data(), 0, cols);
-    for (size_t i = 0; i < got.size(); i++)
-        got[i] = bf16_to_f32(bits[i]);
-    long first;
-    // bf16 output: relative rounding <= 2^-8; atol covers results near zero.
-    size_t bad = validate_close(got.data(), ref.data(), got.size(), 2e-2, 1e-2, &first, NULL);
-    if (bad)
-        fprintf(stderr, "gemv: %s batch %d %dx%d: %zu of %zu outputs differ (first: got %g, want %g)\n", who, batch, n,
-                k, bad, got.size(), got[first], ref[first]);
-    return bad ? -1 : 0;
+    char what[96];
+    snprintf(what, sizeof what, "gemv: %s batch %d %dx%d", who, batch, n, k);
+    return validate_bf16_gemm_block(what, y, batch, n, k, r0, n - r0 < 64 ? n - r0 : 64, SEED_X, SEED_W);
 }
 
 int main(int argc, char **argv)
@@ -218,7 +194,7 @@ int main(int argc, char **argv)
             for (int v = 0; v <= 3; v++) { // 0 = cuBLAS
                 auto run = [&]() {
                     if (v == 0)
-                        cublas_gemm(h, batch, n, k, x, w, y);
+                        cublas_gemm_bf16(h, batch, n, k, x, w, y);
                     else
                         gemv(v, batch, x, w, y, n, k);
                 };
