@@ -14,43 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *fmt(const char *format, ...)
-{
-    va_list ap;
-    va_start(ap, format);
-    int n = vsnprintf(NULL, 0, format, ap);
-    va_end(ap);
-    cr_assert(n >= 0);
-    char *s = malloc((size_t)n + 1);
-    cr_assert_not_null(s);
-    va_start(ap, format);
-    vsnprintf(s, (size_t)n + 1, format, ap);
-    va_end(ap);
-    return s;
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    cr_assert_not_null(s);
-    size_t got = fread(s, 1, (size_t)n, f);
-    s[got] = '\0';
-    fclose(f);
-    return s;
-}
-
-static const char *need_env(const char *name)
-{
-    const char *v = getenv(name);
-    cr_assert(v && *v, "%s must be set (make test sets it)", name);
-    return v;
-}
+#include "test_text.h"
 
 static char *book(const char *name)
 {

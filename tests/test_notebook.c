@@ -16,27 +16,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "test_text.h"
+
 typedef struct {
     int status;   /* pandoc's exit status */
     char *out;    /* expanded markdown */
     char *err;    /* messages */
 } filter_run;
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return strdup("");
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    cr_assert_not_null(s);
-    size_t got = fread(s, 1, (size_t)n, f);
-    s[got] = '\0';
-    fclose(f);
-    return s;
-}
 
 static void spew(const char *path, const char *text)
 {
@@ -44,29 +30,6 @@ static void spew(const char *path, const char *text)
     cr_assert_not_null(f, "cannot write %s", path);
     fputs(text, f);
     fclose(f);
-}
-
-static const char *need_env(const char *name)
-{
-    const char *v = getenv(name);
-    cr_assert(v && *v, "%s must be set (make test sets it)", name);
-    return v;
-}
-
-/* printf into a fresh string (the test process is short-lived). */
-static char *fmt(const char *format, ...)
-{
-    va_list ap;
-    va_start(ap, format);
-    int n = vsnprintf(NULL, 0, format, ap);
-    va_end(ap);
-    cr_assert(n >= 0);
-    char *s = malloc((size_t)n + 1);
-    cr_assert_not_null(s);
-    va_start(ap, format);
-    vsnprintf(s, (size_t)n + 1, format, ap);
-    va_end(ap);
-    return s;
 }
 
 /* A scratch build directory per test name, with the rendered stand-in of
@@ -112,6 +75,7 @@ static filter_run run_filter(const char *fixture)
                         "--lua-filter '%s/tools/notebook.lua' '%s' > '%s' 2> '%s'",
                         src, src, fixture, out, err));
     filter_run r = { .status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, .out = slurp(out), .err = slurp(err) };
+    cr_assert(r.out && r.err, "the shell did not create %s and %s", out, err);
     return r;
 }
 
@@ -387,6 +351,8 @@ Test(notebook_bad, console_foreign_program)
 static int count_lines(const char *path)
 {
     char *s = slurp(path);
+    if (!s)
+        return 0; /* never written */
     int n = 0;
     for (const char *p = s; *p; p++)
         n += *p == '\n';

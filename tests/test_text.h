@@ -1,0 +1,52 @@
+/* Helpers for the suites that read files and the build's environment. */
+#ifndef NAPKIN_TEST_TEXT_H
+#define NAPKIN_TEST_TEXT_H
+
+#include <criterion/criterion.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* printf into a fresh string (a test process is short-lived). */
+static inline char *fmt(const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    int n = vsnprintf(NULL, 0, format, ap);
+    va_end(ap);
+    cr_assert(n >= 0);
+    char *s = malloc((size_t)n + 1);
+    cr_assert_not_null(s);
+    va_start(ap, format);
+    vsnprintf(s, (size_t)n + 1, format, ap);
+    va_end(ap);
+    return s;
+}
+
+/* A file's whole text, or NULL when it cannot be opened. */
+static inline char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    cr_assert_not_null(s);
+    size_t got = fread(s, 1, (size_t)n, f);
+    s[got] = '\0';
+    fclose(f);
+    return s;
+}
+
+/* An environment variable that `make test` sets. */
+static inline const char *need_env(const char *name)
+{
+    const char *v = getenv(name);
+    cr_assert(v && *v, "%s must be set (make test sets it)", name);
+    return v;
+}
+
+#endif
