@@ -561,12 +561,23 @@ Test(cli, memory_llama70b_tp4_by_hand)
     assert_rel(tsv_value(r.out, "kv_bytes_per_sequence"), 1342177280.0, 0, "KV per sequence");
     /* weights: 70,553,706,496 params x 2 B / 4 = 35,276,853,248 B (about 35.3 GB) */
     assert_rel(tsv_value(r.out, "weight_bytes_per_gpu"), LLAMA70_PARAMS * 2 / 4, 1e-9, "weights per GPU");
-    /* usable: 0.90 (vLLM's default) x 80 GB = 72e9 B; left for KV: 72e9 - 35,276,853,248 = 36,723,146,752 B */
-    assert_rel(tsv_value(r.out, "usable_bytes"), 72e9, 1e-12, "usable");
-    assert_rel(tsv_value(r.out, "kv_budget_bytes"), 36723146752.0, 1e-9, "left for KV");
-    /* tokens of KV: 36,723,146,752 / 81,920 = 448,280.6 -> 448,280 */
-    assert_rel(tsv_value(r.out, "kv_token_capacity"), 448280, 0, "KV token capacity");
-    /* sequences of 4096: 448,280.6 / 4096 = 109.4 -> 109 */
+    /* usable: 0.90 (vLLM's default) x the 81,559 MiB the driver reports (85,520,809,984 B)
+     * = 76,968,728,985.6 B; left for KV: - 35,276,853,248 = 41,691,875,737.6 B */
+    assert_rel(tsv_value(r.out, "hbm_bytes"), 85520809984.0, 1e-12, "driver-reported memory");
+    assert_rel(tsv_value(r.out, "hbm_datasheet_bytes"), 80e9, 1e-12, "datasheet memory");
+    assert_rel(tsv_value(r.out, "usable_bytes"), 76968728985.6, 1e-12, "usable");
+    assert_rel(tsv_value(r.out, "kv_budget_bytes"), 41691875737.6, 1e-9, "left for KV");
+    /* tokens of KV: 41,691,875,737.6 / 81,920 = 508,934.03 -> 508,934 */
+    assert_rel(tsv_value(r.out, "kv_token_capacity"), 508934, 0, "KV token capacity");
+    /* sequences of 4096: 508,934.03 / 4096 = 124.25 -> 124 */
+    cr_assert_eq((int)tsv_value(r.out, "max_batch"), 124);
+    run_free(&r);
+    /* The datasheet's 80 GB instead: 72e9 - 35,276,853,248 = 36,723,146,752 B -> 448,280.6
+     * tokens -> 109 sequences; the driver's figure holds 14% more. */
+    r = RUN("memory", "--model", "llama3-70b", "--gpu", "h100", "--tp", "4", "--context", "4096",
+            "--activation-tokens", "0", "--hbm", "80e9", "--format", "tsv");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    assert_rel(tsv_value(r.out, "kv_budget_bytes"), 36723146752.0, 1e-9, "left for KV, datasheet memory");
     cr_assert_eq((int)tsv_value(r.out, "max_batch"), 109);
     run_free(&r);
 }
@@ -667,10 +678,24 @@ Test(cli, decode_llama70b_h100_tp4_batch64)
     char buf[16];
     cr_assert_str_eq(tsv_text(o, "bound", buf, sizeof buf), "memory");
     double t = tsv_value(o, "step_time");
-    cr_assert(t >= 16.78e-3 && t <= 16.78e-3 * 1.10, "step time %.4g s outside [16.8, 18.5] ms", t);
+    /* Communication at TP 4 over NVLink 4 (450 GB/s a direction, 4.8 us a collective):
+     * 161 all-reduces (2 per layer and the embedding's) of 64 x 8192 x 2 B = 1,048,576 B,
+     * each 4.8 us + 2 x 3/4 x 1,048,576 / 450e9 = 8.295 us: 1.3355 ms; and a gather of the
+     * fp32 logits, 64 x 128,256 x 4 = 32,833,536 B: 4.8 us + 3/4 x 32.8 MB / 450e9 = 59.5 us.
+     * In all 1.3951 ms. */
+    double tcomm = tsv_value(o, "time_comm");
+    assert_rel(tcomm, 1.3951e-3, 1e-4, "communication time");
+    double tnet = t - tcomm;
+    cr_assert(tnet >= 16.78e-3 && tnet <= 16.78e-3 * 1.10, "step time less communication %.4g s outside [16.8, 18.5] ms", tnet);
     /* Sum of per-op rooflines lies between the larger and the sum of the two terms. */
     double tm = tsv_value(o, "time_memory"), tc = tsv_value(o, "time_compute");
-    cr_assert(t >= fmax(tm, tc) * (1 - 1e-12) && t <= (tm + tc) * (1 + 1e-12));
+    cr_assert(tnet >= fmax(tm, tc) * (1 - 1e-12) && tnet <= (tm + tc) * (1 + 1e-12));
+    /* --no-comm is the pure roofline: the same step less exactly the collectives */
+    run_result pure = RUN(DECODE_70B_TP4_B64, "--context", "4096", "--no-comm", "--format", "tsv");
+    cr_assert_eq(pure.status, 0, "%s", pure.err);
+    assert_rel(tsv_value(pure.out, "step_time"), tnet, 1e-9, "--no-comm step");
+    cr_assert_eq(tsv_value(pure.out, "time_comm"), 0);
+    run_free(&pure);
     /* time_memory is bytes over bandwidth */
     assert_rel(tm, tsv_value(o, "step_bytes") / 3.35e12, 1e-9, "memory time");
     /* Rates: one token per sequence per step; the batch gets 64 of them. */
@@ -749,18 +774,18 @@ Test(cli, decode_large_batch_is_compute_bound)
     run_free(&r);
 }
 
-/* With no activation reserve, 109 sequences of 4096 fit (memory test above);
- * 110 is refused with status 1 and the message names 109. */
+/* With no activation reserve, 124 sequences of 4096 fit (memory test above);
+ * 125 is refused with status 1 and the message names 124. */
 Test(cli, decode_batch_that_does_not_fit)
 {
     run_result ok = RUN("decode", "--model", "llama3-70b", "--gpu", "h100", "--tp", "4", "--activation-tokens", "0",
-                        "--batch", "109");
+                        "--batch", "124");
     cr_assert_eq(ok.status, 0, "%s", ok.err);
     run_free(&ok);
     run_result r = RUN("decode", "--model", "llama3-70b", "--gpu", "h100", "--tp", "4", "--activation-tokens", "0",
-                       "--batch", "110");
+                       "--batch", "125");
     cr_assert_eq(r.status, 1);
-    cr_assert(strstr(r.err, "109"), "the message names the largest batch: %s", r.err);
+    cr_assert(strstr(r.err, "124"), "the message names the largest batch: %s", r.err);
     cr_assert(strstr(r.err, "--batch"), "%s", r.err);
     cr_assert_str_empty(r.out);
     run_free(&r);
@@ -838,8 +863,9 @@ Test(cli, malformed_table_names_file_and_line)
     snprintf(path, sizeof path, "%s/gpus.tsv", dir);
     FILE *f = fopen(path, "w");
     cr_assert_not_null(f);
-    fputs("key\tname\tbf16_tflops\tfp16_tflops\tfp8_tflops\tint8_tops\thbm_tb_s\thbm_gb\tsource\n"
-          "x1\tX One\tlots\t1\t1\t1\t1\t1\tnowhere\n",
+    fputs("key\tname\tbf16_tflops\tfp16_tflops\tfp8_tflops\tint8_tops\thbm_tb_s\thbm_gb\tdriver_mib\tlink_gb_s"
+          "\tallreduce_us\tpcie_gb_s\tsource\tlink_source\n"
+          "x1\tX One\tlots\t1\t1\t1\t1\t1\t-\t-\t-\t-\tnowhere\tnowhere\n",
           f);
     fclose(f);
     run_result r = RUN("roofline", "--gpu", "x1", "--gpu-table", path);
@@ -859,9 +885,11 @@ Test(cli, specs_tsv_by_hand)
     run_result r = RUN("specs", "--format", "tsv");
     cr_assert_eq(r.status, 0, "%s", r.err);
     const char *o = r.out;
-    /* H100: 989.4e12 / 3.35e12 = 295.3 FLOP/B; 80 GB */
+    /* H100: 989.4e12 / 3.35e12 = 295.3 FLOP/B; 80 GB on the datasheet, 81,559 MiB from the driver */
     assert_rel(tsv_cell(o, "key", "h100", "ridge_bf16"), 295.34, 1e-4, "H100 ridge");
-    assert_rel(tsv_cell(o, "key", "h100", "mem_bytes"), 80e9, 0, "H100 memory");
+    assert_rel(tsv_cell(o, "key", "h100", "mem_datasheet_bytes"), 80e9, 0, "H100 datasheet memory");
+    assert_rel(tsv_cell(o, "key", "h100", "mem_bytes"), 81559.0 * 1048576, 0, "H100 driver memory");
+    assert_rel(tsv_cell(o, "key", "h100", "link_bw"), 450e9, 0, "H100 NVLink per direction");
     assert_rel(tsv_cell(o, "key", "l40s", "mem_bw"), 0.864e12, 1e-12, "L40S bandwidth");
     /* LLaMA-3-70B: parameters by hand (fixture above), KV 327,680 B per token */
     assert_rel(tsv_cell(o, "key", "llama3-70b", "params_total"), LLAMA70_PARAMS, 1e-9, "LLaMA-3-70B params");

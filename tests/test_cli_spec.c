@@ -92,3 +92,40 @@ Test(cli_spec, bad_input_exits_2_naming_choices)
     cr_assert_eq(run("spec --tp 3", out, sizeof out), 2);
     cr_assert(strstr(out, "napkin spec:") != NULL, "%s", out);
 }
+
+/* A batch that does not fit is refused (exit 1) with the largest that does.
+ * LLaMA-3-70B at TP 4 on H100 with the LLaMA-3.2-1B draft on the same GPUs:
+ * usable 0.9 x 85,520,809,984 = 76,968,728,985.6 B; weights 35,276,853,248 +
+ * 1,235,814,400 x 2 / 4 = 617,907,200; reserve (the 70B's) 8192 x 84,992 + 2 x
+ * 256 x 32,064 x 4 = 761,921,536; left 40,312,047,001.6 B.  KV per token per GPU
+ * 81,920 + 2 x 16 x 2 x 64 x 2 = 90,112 B over 4096 + 4 + 1 tokens = 369,549,312
+ * B a sequence: 109.08 -> 109. */
+Test(cli_spec, batch_beyond_memory_exits_1)
+{
+    char out[OUT_MAX];
+    cr_assert_eq(run("spec --alpha 0.8 --gamma 4 --batch 256 --context 4096", out, sizeof out), 1, "%s", out);
+    cr_assert(strstr(out, "largest batch that fits is 109") != NULL, "%s", out);
+    cr_assert_eq(run("spec --alpha 0.8 --gamma 4 --batch 109 --context 4096 --format tsv", out, sizeof out), 0,
+                 "%s", out);
+    cr_assert_eq(tsv_value(out, "max_batch"), 109);
+    cr_assert_eq(run("spec --batch 4096 --context 131072", out, sizeof out), 1, "%s", out);
+}
+
+/* The break-even search stops at the memory limit; "none" is null in JSON. */
+Test(cli_spec, no_loss_within_memory_is_null)
+{
+    char out[OUT_MAX];
+    cr_assert_eq(run("spec --alpha 0.8 --gamma 4 --context 4096 --format json", out, sizeof out), 0, "%s", out);
+    cr_assert(strstr(out, "\"break_even_batch\": null") != NULL, "%s", out);
+    cr_assert(strstr(out, "no loss within memory") != NULL, "%s", out);
+    cr_assert_eq(run("spec --alpha 0.8 --gamma 4 --context 4096 --format tsv", out, sizeof out), 0, "%s", out);
+    cr_assert_eq(tsv_value(out, "break_even_search_max"), 109);
+}
+
+/* A TP the draft cannot take names --draft-tp. */
+Test(cli_spec, bad_draft_tp_is_named)
+{
+    char out[OUT_MAX];
+    cr_assert_eq(run("spec --tp 64", out, sizeof out), 2, "%s", out);
+    cr_assert(strstr(out, "--draft-tp") != NULL, "%s", out);
+}

@@ -36,11 +36,11 @@ Test(weights, per_gpu_share)
 
 Test(replica, llama3_70b_on_h100_tp8_without_reserve)
 {
-    /* All 80 GB usable, no activation reserve: 80e9 - 17,638,426,624 = 62,361,573,376 B for KV.
-     * A 4,096-token sequence takes 4096 * 40,960 = 167,772,160 B per GPU: 371.7 -> 371 sequences. */
+    /* The datasheet's 80 GB, all usable, no activation reserve: 80e9 - 17,638,426,624 = 62,361,573,376 B
+     * for KV.  A 4,096-token sequence takes 4096 * 40,960 = 167,772,160 B per GPU: 371.7 -> 371. */
     model_spec m = model_builtin("llama3-70b");
     gpu_spec g = gpu_builtin("h100");
-    memory_policy pol = {1.0, 0};
+    memory_policy pol = {1.0, 0, 0, 80e9};
     replica_memory r;
     char err[256];
     cr_assert_eq(replica_memory_plan(&m, &g, precision_uniform(DT_BF16), 8, pol, &r, err, sizeof err), 0, "%s", err);
@@ -52,19 +52,22 @@ Test(replica, llama3_70b_on_h100_tp8_without_reserve)
 
 Test(replica, default_policy_reserves_activations)
 {
-    /* 90% of 80 GB = 72e9.  Activations for 8192 tokens at TP 8, per token:
-     * (2*8192 + 8*128 + 2*1*128 + 8*128 + 3*3584) * 2 B = 58,880 B, plus fp32 logits
-     * 16,032 * 4 = 64,128 B: 123,008 B * 8192 = 1,007,681,536 B.
-     * KV budget 72e9 - 17,638,426,624 - 1,007,681,536 = 53,353,891,840 B;
-     * / 167,772,160 per 4k sequence = 318.01 -> 318. */
+    /* The driver reports 81,559 MiB = 85,520,809,984 B (nvidia-smi on an H100 SXM); 90% of it is
+     * 76,968,728,985.6 B.  Activations for 8192 tokens at TP 8, per token:
+     * (2*8192 + 8*128 + 2*1*128 + 8*128 + 3*3584) * 2 B = 58,880 B -> 482,344,960 B; logits and
+     * sampler probabilities, fp32, for 256 sampled positions over a 16,032-word vocabulary slice:
+     * 2 * 256 * 16,032 * 4 = 32,833,536 B; reserve 515,178,496 B.
+     * KV budget 76,968,728,985.6 - 17,638,426,624 - 515,178,496 = 58,815,123,865.6 B;
+     * / 167,772,160 per 4k sequence = 350.57 -> 350. */
     model_spec m = model_builtin("llama3-70b");
     gpu_spec g = gpu_builtin("h100");
     replica_memory r;
     char err[256];
     cr_assert_eq(replica_memory_plan(&m, &g, precision_uniform(DT_BF16), 8, memory_policy_default(), &r, err, sizeof err), 0);
-    cr_assert_float_eq(r.activations, 1007681536.0, 1.0);
-    cr_assert_float_eq(r.kv_budget, 53353891840.0, 1.0);
-    cr_assert_eq(max_batch_for_memory(&r, 4096), 318);
+    cr_assert_float_eq(r.hbm, 85520809984.0, 1.0);
+    cr_assert_float_eq(r.activations, 515178496.0, 1.0);
+    cr_assert_float_eq(r.kv_budget, 58815123865.6, 1.0);
+    cr_assert_eq(max_batch_for_memory(&r, 4096), 350);
 }
 
 Test(replica, too_small_is_an_error)

@@ -42,7 +42,13 @@ Test(specs, builtin_values_match_the_datasheets)
     cr_assert_float_eq(h.flops[DT_BF16], 989.4e12, 1e6);
     cr_assert_float_eq(h.flops[DT_FP8], 1978.9e12, 1e6);
     cr_assert_float_eq(h.mem_bw, 3.35e12, 1e3);
-    cr_assert_float_eq(h.mem_bytes, 80e9, 1);
+    cr_assert_float_eq(h.mem_bytes_datasheet, 80e9, 1);
+    /* nvidia-smi on an H100 SXM reports 81,559 MiB = 81559 * 2^20 = 85,520,809,984 B */
+    cr_assert_float_eq(h.mem_bytes, 85520809984.0, 1);
+    /* NVLink 4: 900 GB/s bidirectional, 450 per direction; 4.8 us for a small all-reduce at TP 4 */
+    cr_assert_float_eq(h.link_bw, 450e9, 1);
+    cr_assert_float_eq(h.allreduce_latency, 4.8e-6, 1e-12);
+    cr_assert_float_eq(h.host_bw, 64e9, 1);
     /* A100 has no fp8 tensor cores: rate absent */
     gpu_spec a = gpu_builtin("a100");
     cr_assert_eq(gpu_peak_flops(&a, DT_FP8), 0);
@@ -89,7 +95,7 @@ static void expect_gpu_error(const char *file, const char *want)
 Test(specs, malformed_rows_name_file_line_and_field)
 {
     expect_gpu_error("bad_number.tsv", "bad_number.tsv:3: field 'hbm_tb_s': 'fast' is not a number");
-    expect_gpu_error("short_row.tsv", "short_row.tsv:3: field 'hbm_gb': row has 7 fields, expected 9");
+    expect_gpu_error("short_row.tsv", "short_row.tsv:3: field 'hbm_gb': row has 7 fields, expected 14");
     expect_gpu_error("duplicate.tsv", "duplicate.tsv:4: field 'key': 'x1' appears twice");
     expect_gpu_error("bad_header.tsv", "bad_header.tsv:1: field 'bf16_tflops': header names 'bf16' here");
     expect_gpu_error("no_such_file.tsv", "no_such_file.tsv: No such file");
@@ -109,8 +115,9 @@ Test(specs, negative_and_empty_text)
 {
     gpu_table g;
     char err[512] = "";
-    const char *neg = "key\tname\tbf16_tflops\tfp16_tflops\tfp8_tflops\tint8_tops\thbm_tb_s\thbm_gb\tsource\n"
-                      "n\tNeg\t-5\t1\t1\t1\t1\t1\thttps://example.invalid\n";
+    const char *neg = "key\tname\tbf16_tflops\tfp16_tflops\tfp8_tflops\tint8_tops\thbm_tb_s\thbm_gb\tdriver_mib"
+                      "\tlink_gb_s\tallreduce_us\tpcie_gb_s\tsource\tlink_source\n"
+                      "n\tNeg\t-5\t1\t1\t1\t1\t1\t-\t-\t-\t-\thttps://example.invalid\thttps://example.invalid\n";
     cr_assert_eq(gpu_table_parse(neg, "neg.tsv", &g, err, sizeof err), -1);
     cr_assert(strstr(err, "neg.tsv:2: field 'bf16_tflops': '-5' must be positive") != NULL, "%s", err);
     cr_assert_eq(gpu_table_parse("# only a comment\n", "empty.tsv", &g, err, sizeof err), -1);
@@ -124,7 +131,9 @@ Test(specs, lookup_copies_a_row_or_says_no)
     /* H200 datasheet: 4.8 TB/s, 141 GB */
     cr_assert_eq(gpu_lookup("h200", &g), 0);
     cr_assert_float_eq(g.mem_bw, 4.8e12, 1e3);
-    cr_assert_float_eq(g.mem_bytes, 141e9, 1);
+    cr_assert_float_eq(g.mem_bytes_datasheet, 141e9, 1);
+    /* nvidia-smi: 143,771 MiB = 150,754,820,096 B */
+    cr_assert_float_eq(g.mem_bytes, 150754820096.0, 1);
     cr_assert_eq(gpu_lookup("h300", &g), -1);
     cr_assert_eq(gpu_lookup(NULL, &g), -1);
     /* LLaMA-2-13B config.json: 40 layers, 40 heads, 40 KV heads (no GQA) */

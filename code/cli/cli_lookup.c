@@ -123,12 +123,16 @@ int cli_gpu_peak(const char *cmd, const gpu_spec *g, dtype d, double *peak)
                     dtype_name(d), used ? have : "none");
 }
 
-memory_policy cli_policy(double usable, int activation_tokens)
+memory_policy cli_policy(double usable, int activation_tokens, int sampled_tokens, double capacity)
 {
     memory_policy p = memory_policy_default();
     if (!isnan(usable))
         p.usable_fraction = usable;
     if (activation_tokens >= 0)
         p.activation_tokens = activation_tokens;
+    if (sampled_tokens >= 0)
+        p.sampled_tokens = sampled_tokens;
+    if (capacity > 0)
+        p.capacity = capacity;
     return p;
 }

@@ -6,12 +6,14 @@
 
 replica_flags replica_flags_default(void)
 {
-    replica_flags f = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 4096, NAN, -1, "", ""};
+    replica_flags f = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 4096, NAN, -1, -1, 0, "", "", ""};
     memory_policy p = memory_policy_default();
     snprintf(f.usable_help, sizeof f.usable_help, "share of HBM the server may use (default %g)",
              p.usable_fraction);
     snprintf(f.activation_help, sizeof f.activation_help,
              "tokens per step the activation reserve is sized for (default %d)", p.activation_tokens);
+    snprintf(f.sampled_help, sizeof f.sampled_help,
+             "positions per step that get fp32 logits in the reserve (default %d)", p.sampled_tokens);
     return f;
 }
 
@@ -29,6 +31,9 @@ void replica_flag_opts(replica_flags *f, cli_opt *o)
         {"--usable", OPT_FRACTION, &f->usable, "F", f->usable_help, 0, 0},
         {"--activation-tokens", OPT_NONNEG_INT, &f->activation_tokens, "T",
          f->activation_help, 0, 0},
+        {"--sampled-tokens", OPT_NONNEG_INT, &f->sampled_tokens, "S", f->sampled_help, 0, 0},
+        {"--hbm", OPT_POS_REAL, &f->hbm, "BYTES",
+         "memory of one GPU in bytes (default: what the driver reports, napkin specs)", 0, 0},
         {"--compute", OPT_STRING, &f->compute, "D", "tensor-core dtype, overriding --dtype (int4 computes in bf16)", 0,
          0},
     };
@@ -45,7 +50,9 @@ int replica_setup_resolve(const char *cmd, const cli_specs *specs, const replica
         return rc;
     out->tp = f->tp;
     out->context = f->context;
-    out->policy = cli_policy(f->usable, f->activation_tokens);
+    if (f->hbm > 0 && !(f->hbm >= 1e6 && f->hbm <= 1e15))
+        return cli_fail(cmd, EXIT_USAGE, "--hbm: %g bytes is not a GPU's memory (give bytes, e.g. 85.5e9)", f->hbm);
+    out->policy = cli_policy(f->usable, f->activation_tokens, f->sampled_tokens, f->hbm);
 
     char err[512];
     step_shape probe = decode_shape(1, f->context, f->tp, out->prec);
@@ -70,6 +77,7 @@ void replica_report_inputs(report *r, const replica_setup *s)
     report_text(r, "act_dtype", "activation dtype", dtype_name(s->prec.act));
     report_num(r, "usable_fraction", "usable share of HBM", U_REAL, s->policy.usable_fraction);
     report_int(r, "activation_tokens", "activation reserve for (tokens)", s->policy.activation_tokens);
+    report_int(r, "sampled_tokens", "of which get logits", s->policy.sampled_tokens);
     report_note(r, "model: %s", s->model->source);
     report_note(r, "GPU: %s", s->gpu->source);
 }
@@ -78,7 +86,9 @@ void replica_report_memory(report *r, const replica_setup *s)
 {
     const model_spec *m = s->model;
     report_section(r, "Memory per GPU");
-    report_num(r, "hbm_bytes", "HBM", U_BYTES, s->mem.hbm);
+    report_num(r, "hbm_bytes", s->policy.capacity > 0 ? "memory (--hbm)" : "memory the driver reports", U_BYTES,
+               s->mem.hbm);
+    report_num(r, "hbm_datasheet_bytes", "memory on the datasheet", U_BYTES, s->gpu->mem_bytes_datasheet);
     report_num(r, "usable_bytes", "usable", U_BYTES, s->mem.usable);
     report_num(r, "weight_bytes_per_gpu", "weights", U_BYTES, s->mem.weights);
     report_num(r, "activation_bytes", "activation reserve", U_BYTES, s->mem.activations);

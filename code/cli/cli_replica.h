@@ -12,14 +12,16 @@ typedef struct {
     int tp, context;
     double usable;         /* NAN = policy default */
     int activation_tokens; /* -1 = policy default */
-    char usable_help[96], activation_help[128]; /* help lines naming the policy defaults */
+    int sampled_tokens;    /* -1 = policy default */
+    double hbm;            /* bytes of one GPU; 0 = what the driver reports (the GPU row) */
+    char usable_help[96], activation_help[128], sampled_help[128]; /* help lines naming the policy defaults */
 } replica_flags;
 
 /* Defaults: tp 1, context 4096, bf16, the default memory policy. */
 replica_flags replica_flags_default(void);
 
 /* Number of cli_opt entries replica_flag_opts writes. */
-#define REPLICA_NOPTS 11
+#define REPLICA_NOPTS 13
 /* The shared flags, into opts[0..REPLICA_NOPTS-1].  --compute comes last, so
  * a command without a compute step (memory) passes REPLICA_NOPTS - 1. */
 void replica_flag_opts(replica_flags *f, cli_opt *opts);

@@ -4,15 +4,21 @@
 #include "commands.h"
 #include "roofline.h"
 
+#include <math.h>
+
 static const cli_doc DOC = {
     "decode",
     "one decode step op by op: memory, intensity, step time, tokens per second",
     "--model M --gpu G [--tp N] [--batch B] [--context C]\n"
     "                     [--dtype D | --weights D --kv D --act D --compute D]\n"
-    "                     [--usable F] [--activation-tokens T] [--format table|tsv|json]",
+    "                     [--usable F] [--activation-tokens T] [--sampled-tokens S] [--hbm BYTES]\n"
+    "                     [--no-comm] [--format table|tsv|json]",
     "One GPU of a tensor-parallel group runs every op of the step; each op takes\n"
     "its roofline time, max(FLOP / peak, bytes / bandwidth), and the step time is\n"
-    "their sum (communication is not counted).  The op table shows one occurrence\n"
+    "their sum plus the tensor-parallel collectives at tp > 1: two all-reduces of\n"
+    "the residual stream per layer, one for the embedding and a gather of the\n"
+    "logits, each latency + 2(tp-1)/tp x bytes / link bandwidth for a ring\n"
+    "all-reduce (--no-comm leaves them out: the pure roofline).  The op table shows one occurrence\n"
     "of each op; x is how many times it occurs per step (once per layer, or once).\n"
     "Aggregate tokens/s = batch / step time; per user = 1 / step time.\n"
     "A batch whose KV cache does not fit is an error (exit status 1) that names\n"
@@ -23,12 +29,17 @@ static const cli_doc DOC = {
 /* The batch must fit before the step is worth timing. */
 static int check_batch_fits(const replica_setup *s, int batch)
 {
-    int max_batch = max_batch_for_memory(&s->mem, s->context);
-    if (batch <= max_batch)
+    resident_model rm = {s->model, s->prec, s->tp};
+    fit_check f;
+    char err[256];
+    if (memory_fit(s->gpu, s->policy, &rm, 1, 0, batch, s->context, &f, err, sizeof err) != 0)
+        return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
+    if (f.fits)
         return 0;
+    int max_batch = f.max_batch;
     char budget[32], per_token[32];
-    fmt_bytes(s->mem.kv_budget, budget, sizeof budget);
-    fmt_bytes(s->mem.kv_per_token, per_token, sizeof per_token);
+    fmt_bytes(f.kv_budget, budget, sizeof budget);
+    fmt_bytes(f.kv_per_token, per_token, sizeof per_token);
     if (max_batch == 0)
         return cli_fail(DOC.name, EXIT_NO_FIT,
                         "--batch %d does not fit: not one sequence of %d tokens fits the %s left for KV per GPU "
@@ -52,22 +63,24 @@ static void report_ops(report *r, const model_spec *m, const gpu_spec *g, const 
     report_col(t, "weight_bytes", "weights", U_BYTES, 0);
     report_col(t, "kv_bytes", "KV", U_BYTES, 0);
     report_col(t, "act_bytes", "activations", U_BYTES, 0);
+    report_col(t, "comm_bytes", "link", U_BYTES, 0);
     report_col(t, "intensity", "intensity", U_INTENSITY, 0);
     report_col(t, "time", "time", U_SECONDS, 0);
     report_col(t, "bound", "bound", U_TEXT, 0);
     for (int i = 0; i < n; i++) {
         const op_cost *op = &ops[i];
-        bound_kind b;
-        double time = roofline_time(op->flop, op_bytes(op), peak, g->mem_bw, &b);
+        bound_kind b = BOUND_MEMORY;
+        double time = op_time(op, g, peak, shape->tp, &b);
         report_cell_text(t, op->name);
         report_cell_int(t, op_repeats(m, op));
         report_cell_num(t, op->flop);
         report_cell_num(t, op->weight_bytes);
         report_cell_num(t, op->kv_bytes);
         report_cell_num(t, op->act_bytes);
-        report_cell_num(t, arithmetic_intensity(op->flop, op_bytes(op)));
+        report_cell_num(t, op->comm_bytes);
+        report_cell_num(t, op_is_comm(op) ? NAN : arithmetic_intensity(op->flop, op_bytes(op)));
         report_cell_num(t, time);
-        report_cell_text(t, bound_name(b));
+        report_cell_text(t, op_is_comm(op) ? "link" : bound_name(b));
     }
 }
 
@@ -85,7 +98,11 @@ static void report_step(report *r, const gpu_spec *g, const step_shape *shape, c
     report_num(r, "ridge", "ridge (peak / bandwidth)", U_INTENSITY, ridge_intensity(peak, g->mem_bw));
     report_num(r, "time_memory", "memory time (bytes / bandwidth)", U_SECONDS, c->time_memory);
     report_num(r, "time_compute", "compute time (FLOP / peak)", U_SECONDS, c->time_compute);
-    report_num(r, "step_time", "step time (sum of op rooflines)", U_SECONDS, c->time);
+    report_num(r, "comm_bytes", "TP collective bytes (messages)", U_BYTES, c->comm_bytes);
+    report_num(r, "time_comm", shape->skip_comm ? "communication (left out: --no-comm)" : "communication (TP collectives)",
+               U_SECONDS, c->time_comm);
+    report_num(r, "comm_share", "communication share of the step", U_REAL, c->time_comm / c->time);
+    report_num(r, "step_time", "step time (op rooflines + collectives)", U_SECONDS, c->time);
     report_text(r, "bound", "set by", bound_name(c->bound));
     report_num(r, "tokens_per_s", "aggregate tokens/s", U_TOKENS_PER_S, step_tokens_per_second(c));
     report_num(r, "tokens_per_s_per_user", "tokens/s per user", U_TOKENS_PER_S,
@@ -95,11 +112,13 @@ static void report_step(report *r, const gpu_spec *g, const step_shape *shape, c
 int cmd_decode(int argc, char **argv)
 {
     replica_flags f = replica_flags_default();
-    int batch = 1;
-    cli_opt opts[REPLICA_NOPTS + 1];
+    int batch = 1, no_comm = 0;
+    cli_opt opts[REPLICA_NOPTS + 2];
     replica_flag_opts(&f, opts);
     opts[REPLICA_NOPTS] =
         (cli_opt){"--batch", OPT_POS_INT, &batch, "B", "sequences decoded together (default 1)", 0, 0};
+    opts[REPLICA_NOPTS + 1] = (cli_opt){"--no-comm", OPT_FLAG, &no_comm, NULL,
+                                        "leave the tensor-parallel collectives out (the pure roofline)", 0, 0};
     cli_common common;
     int rc = cli_parse(&DOC, argc, argv, opts, CLI_NOPTS(opts), &common);
     if (rc != CLI_GO)
@@ -116,11 +135,12 @@ int cmd_decode(int argc, char **argv)
         return rc;
     }
     step_shape shape = decode_shape(batch, s.context, s.tp, s.prec);
+    shape.skip_comm = no_comm;
     step_cost cost;
     char err[512];
     if (decoder_step_cost(s.model, s.gpu, &shape, &cost, err, sizeof err) != 0) {
         cli_specs_free(&specs);
-        return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
+        return cli_fail(DOC.name, EXIT_USAGE, "%s (or --no-comm)", err);
     }
 
     report *r = report_new(DOC.name);

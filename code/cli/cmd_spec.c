@@ -10,19 +10,25 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define SPEC_GAMMA_MAX 64
 
 static const cli_doc spec_doc = {
     .name = "spec",
     .summary = "speculative decoding: tokens per round, speedup in both cost regimes, break-even batch",
-    .usage = "--alpha A [--gamma G] [--draft MODEL | --c C] [--model M] [--gpu G] [--tp N] [--batch B] "
-             "[--context T]",
+    .usage = "--alpha A [--gamma G] [--draft MODEL | --c C] [--draft-tp N] [--draft-gpus shared|own]\n"
+             "                     [--model M] [--gpu G] [--tp N] [--batch B] [--context T] [--no-comm]\n"
+             "                     [--usable F] [--hbm BYTES] [--batch-max B]",
     .details = "Regime (i): verifying gamma+1 tokens costs one target step; speedup = E[N] / (gamma c + 1).\n"
                "Regime (ii): the target step with gamma+1 new tokens per sequence and the draft steps cost\n"
                "what the roofline step model says at the batch.  With --c instead of --draft, a draft step\n"
                "costs c target decode steps at every batch.  Break-even batch: the smallest batch at which\n"
-               "regime (ii) falls below 1 (0: not within --batch-max).",
+               "regime (ii) falls below 1, searched up to the largest batch that fits in memory (and\n"
+               "--batch-max); \"none\" (null in JSON) when speculation does not lose within memory.\n"
+               "Memory: the target's GPUs hold the target and, with --draft-gpus shared (the default when\n"
+               "--draft-tp equals --tp), the draft; each sequence holds context + gamma + 1 tokens of KV for\n"
+               "both.  A batch that does not fit exits 1 and names the largest that does.",
 };
 
 /* c as a string: 0 is a valid draft cost (draft heads), OPT_POS_REAL is not. */
@@ -42,7 +48,9 @@ int cmd_spec(int argc, char **argv)
     double alpha = 0.8;
     int gamma = 4, tp = 4, draft_tp = 0, batch = 1, context = 4096, batch_max = 4096;
     const char *c_text = NULL, *draft_key = NULL, *model_key = "llama3-70b", *gpu_key = "h100";
-    const char *dtype_name_s = "bf16";
+    const char *dtype_name_s = "bf16", *draft_gpus = NULL;
+    int no_comm = 0;
+    double usable = NAN, hbm = 0;
     cli_opt opts[] = {
         {"--alpha", OPT_FRACTION, &alpha, "A", "acceptance rate per draft token (default 0.8)", 0, 0},
         {"--gamma", OPT_POS_INT, &gamma, "G", "draft tokens per round (default 4)", 0, 0},
@@ -55,8 +63,15 @@ int cmd_spec(int argc, char **argv)
         {"--batch", OPT_POS_INT, &batch, "B", "sequences in the step (default 1)", 0, 0},
         {"--context", OPT_POS_INT, &context, "T", "tokens cached per sequence (default 4096)", 0, 0},
         {"--dtype", OPT_STRING, &dtype_name_s, "D", "weights, KV, activations (default bf16)", 0, 0},
-        {"--batch-max", OPT_POS_INT, &batch_max, "B", "largest batch searched for break-even (default 4096)", 0,
-         0},
+        {"--batch-max", OPT_POS_INT, &batch_max, "B",
+         "largest batch searched for break-even (default 4096; memory may stop it sooner)", 0, 0},
+        {"--draft-gpus", OPT_STRING, &draft_gpus, "P",
+         "shared: the draft is time-sliced on the target's GPUs; own: it has GPUs of its own "
+         "(default shared when --draft-tp equals --tp, own otherwise)", 0, 0},
+        {"--no-comm", OPT_FLAG, &no_comm, NULL, "leave the tensor-parallel collectives out", 0, 0},
+        {"--usable", OPT_FRACTION, &usable, "F", "share of GPU memory the server may use (default 0.9)", 0, 0},
+        {"--hbm", OPT_POS_REAL, &hbm, "BYTES", "memory of one GPU in bytes (default: what the driver reports)",
+         0, 0},
     };
     cli_common common;
     int rc = cli_parse(&spec_doc, argc, argv, opts, CLI_NOPTS(opts), &common);
@@ -66,6 +81,18 @@ int cmd_spec(int argc, char **argv)
         return cli_fail("spec", EXIT_USAGE, "give either --c or --draft, not both");
     if (gamma > SPEC_GAMMA_MAX)
         return cli_fail("spec", EXIT_USAGE, "--gamma: %d is more than %d", gamma, SPEC_GAMMA_MAX);
+    int own_gpus = -1;
+    if (draft_gpus) {
+        if (strcmp(draft_gpus, "shared") == 0)
+            own_gpus = 0;
+        else if (strcmp(draft_gpus, "own") == 0)
+            own_gpus = 1;
+        else
+            return cli_fail("spec", EXIT_USAGE, "--draft-gpus: '%s' is not a placement (choices: shared, own)",
+                            draft_gpus);
+    }
+    if (hbm > 0 && !(hbm >= 1e6 && hbm <= 1e15))
+        return cli_fail("spec", EXIT_USAGE, "--hbm: %g bytes is not a GPU's memory (give bytes, e.g. 85.5e9)", hbm);
     double c_given = 0.0;
     if (c_text && (rc = parse_c(c_text, &c_given)) != 0)
         return rc;
@@ -89,18 +116,55 @@ int cmd_spec(int argc, char **argv)
 
     spec_setup s = spec_setup_default(target, draft, gpu, tp, batch, context);
     s.draft_tp = draft_tp > 0 ? draft_tp : tp;
+    s.draft_own_gpus = own_gpus >= 0 ? own_gpus : s.draft_tp != tp;
     s.draft_c = c_given;
     s.prec = prec;
     char err[512];
-    spec_estimate e;
-    if (spec_estimate_compute(&s, alpha, gamma, &e, err, sizeof err) != 0) {
+    /* The shapes first, so a bad --draft-tp is named as such. */
+    step_shape probe = decode_shape(1, context, tp, prec);
+    if (step_shape_check(target, &probe, err, sizeof err) != 0) {
+        cli_specs_free(&specs);
+        return cli_fail("spec", EXIT_USAGE, "--tp %d: %s", tp, err);
+    }
+    probe.tp = s.draft_tp;
+    if (draft && step_shape_check(draft, &probe, err, sizeof err) != 0) {
+        cli_specs_free(&specs);
+        return cli_fail("spec", EXIT_USAGE, "--draft-tp %d (the draft's degree%s): %s", s.draft_tp,
+                        draft_tp > 0 ? "" : ", which defaults to --tp", err);
+    }
+    /* Nothing is timed for a batch that does not fit. */
+    memory_policy pol = cli_policy(usable, -1, -1, hbm);
+    spec_fit fit;
+    if (spec_memory_fit(&s, pol, gamma, &fit, err, sizeof err) != 0) {
         cli_specs_free(&specs);
         return cli_fail("spec", EXIT_USAGE, "%s", err);
     }
+    if (!fit.fits) {
+        const fit_check *side = fit.draft_separate && fit.draft_gpu.max_batch < fit.target_gpu.max_batch
+                                    ? &fit.draft_gpu
+                                    : &fit.target_gpu;
+        char why[320];
+        fit_check_describe(side, batch, context + gamma + 1, why, sizeof why);
+        cli_specs_free(&specs);
+        if (fit.max_batch < 1)
+            return cli_fail("spec", EXIT_NO_FIT, "no batch fits on the %s GPUs: %s", side == &fit.draft_gpu ? "draft's" : "target's", why);
+        return cli_fail("spec", EXIT_NO_FIT,
+                        "--batch %d does not fit %s: %s (context %d + gamma %d + 1 tokens of KV per sequence); "
+                        "the largest batch that fits is %d",
+                        batch, side == &fit.draft_gpu ? "the draft's GPUs" : "the target's GPUs", why, context,
+                        gamma, fit.max_batch);
+    }
+    spec_estimate e;
+    s.skip_comm = no_comm;
+    if (spec_estimate_compute(&s, alpha, gamma, &e, err, sizeof err) != 0) {
+        cli_specs_free(&specs);
+        return cli_fail("spec", EXIT_USAGE, "%s%s", err, no_comm ? "" : " (or --no-comm)");
+    }
     double best_free_s, best_roof_s;
-    int best_free = spec_best_gamma(alpha, e.c, 16, &best_free_s);
-    int best_roof = spec_best_gamma_roofline(&s, alpha, 16, &best_roof_s, err, sizeof err);
-    int even_batch = spec_break_even_batch(&s, alpha, gamma, batch_max, err, sizeof err);
+    int best_free = spec_best_gamma(alpha, e.c, SPEC_GAMMA_MAX, &best_free_s);
+    int best_roof = spec_best_gamma_roofline(&s, alpha, SPEC_GAMMA_MAX, &best_roof_s, err, sizeof err);
+    int search_max = batch_max < fit.max_batch ? batch_max : fit.max_batch;
+    int even_batch = spec_break_even_batch(&s, alpha, gamma, search_max, err, sizeof err);
     double even_alpha = spec_break_even_alpha(&s, gamma, err, sizeof err);
     if (best_roof < 0 || even_batch < 0 || even_alpha < 0) {
         cli_specs_free(&specs);
@@ -115,6 +179,10 @@ int cmd_spec(int argc, char **argv)
     report_int(r, "tp", "tensor parallel", tp);
     report_int(r, "batch", "batch", batch);
     report_int(r, "context", "context", context);
+    report_text(r, "draft_gpus", "draft placement",
+                !draft ? "-" : (s.draft_own_gpus ? "GPUs of its own" : "shared with the target"));
+    report_int(r, "draft_tp", "draft tensor parallel", s.draft_tp);
+    report_int(r, "max_batch", "largest batch that fits", fit.max_batch);
     report_num(r, "alpha", "acceptance rate alpha", U_REAL, alpha);
     report_int(r, "gamma", "draft tokens per round gamma", gamma);
 
@@ -137,7 +205,9 @@ int cmd_spec(int argc, char **argv)
     report_num(r, "best_speedup_free", "its speedup", U_REAL, best_free_s);
     report_int(r, "best_gamma_roofline", "best gamma, regime (ii)", best_roof);
     report_num(r, "best_speedup_roofline", "its speedup", U_REAL, best_roof_s);
-    report_int(r, "break_even_batch", "batch where regime (ii) falls below 1", even_batch);
+    report_num(r, "break_even_batch", "batch where regime (ii) falls below 1", U_INT,
+               even_batch > 0 ? even_batch : NAN);
+    report_int(r, "break_even_search_max", "break-even searched up to batch", search_max);
     report_num(r, "break_even_alpha", "alpha where regime (ii) is 1 at this batch", U_REAL, even_alpha);
 
     report_table *t = report_table_add(r, "distribution", "tokens per round N");
@@ -150,9 +220,10 @@ int cmd_spec(int argc, char **argv)
         report_cell_num(t, spec_tokens_cdf(alpha, gamma, k));
     }
     if (even_batch == 0)
-        report_note(r, "regime (ii) stays above 1 up to batch %d", batch_max);
-    if (isinf(even_alpha))
-        report_note(r, "regime (ii) loses at this batch even with alpha = 1");
+        report_note(r, "no loss within %s: regime (ii) stays above 1 up to batch %d",
+                    search_max < batch_max ? "memory" : "--batch-max", search_max);
+    if (isnan(even_alpha))
+        report_note(r, "regime (ii) loses at this batch even with alpha = 1: no acceptance rate breaks even");
     if (c_text)
         report_note(r, "draft step taken as c = %g target decode steps at every batch", c_given);
 

@@ -33,41 +33,61 @@ double kv_bytes_per_sequence(const model_spec *m, dtype kv, int context)
     return kv_bytes_per_token(m, kv) * context;
 }
 
-double activation_bytes(const model_spec *m, int tokens, dtype act, int tp)
+//> activation_bytes
+double activation_bytes(const model_spec *m, int tokens, int sampled, dtype act, int tp)
 {
-    double T = tokens, ab = dtype_bytes(act);
+    double T = tokens, S = sampled < tokens ? sampled : tokens, ab = dtype_bytes(act);
     double kvh_l = m->kv_heads >= tp ? (double)m->kv_heads / tp : 1.0;
     double q_width = (double)m->heads / tp * m->head_dim;
     double per_token = 2.0 * m->hidden                         /* residual stream and its normed copy */
                        + q_width + 2 * kvh_l * m->head_dim     /* q, k, v */
                        + q_width                               /* attention output */
                        + 3.0 * m->ffn / tp * m->experts_active; /* gate, up, activated */
-    return T * per_token * ab + T * ((double)m->vocab / tp) * 4.0; /* fp32 logits */
+    /* fp32 logits of the sampled positions, and the sampler's fp32 probabilities */
+    return T * per_token * ab + 2.0 * S * ((double)m->vocab / tp) * 4.0;
 }
+//< activation_bytes
 
 memory_policy memory_policy_default(void)
 {
-    memory_policy p = {0.90, 8192};
+    /* vLLM's defaults: gpu_memory_utilization 0.9, 8192 batched tokens, 256 sequences */
+    memory_policy p = {0.90, 8192, 256, 0};
     return p;
+}
+
+double policy_capacity(const memory_policy *p, const gpu_spec *g)
+{
+    return p->capacity > 0 ? p->capacity : g->mem_bytes;
+}
+
+static int policy_check(const memory_policy *pol, char *err, size_t errlen)
+{
+    if (!(pol->usable_fraction > 0 && pol->usable_fraction <= 1) || pol->activation_tokens < 0 ||
+        pol->sampled_tokens < 0 || !(pol->capacity >= 0 && isfinite(pol->capacity))) {
+        snprintf(err, errlen, "usable fraction must be in (0, 1], activation and sampled tokens not negative, "
+                              "capacity not negative");
+        return -1;
+    }
+    return 0;
 }
 
 int replica_memory_plan(const model_spec *m, const gpu_spec *g, precision prec, int tp, memory_policy pol,
                         replica_memory *out, char *err, size_t errlen)
 {
-    step_shape probe = {1, 0, 1, tp, prec};
+    step_shape probe = {1, 0, 1, tp, prec, 0};
     if (step_shape_check(m, &probe, err, errlen) != 0)
         return -1;
-    if (!(pol.usable_fraction > 0 && pol.usable_fraction <= 1) || pol.activation_tokens < 0) {
-        snprintf(err, errlen, "usable fraction must be in (0, 1] and activation tokens not negative");
+    resident_model rm = {m, prec, tp};
+    fit_check f;
+    if (memory_fit(g, pol, &rm, 1, 0, 1, 1, &f, err, errlen) != 0)
         return -1;
-    }
     replica_memory r;
-    r.hbm = g->mem_bytes;
-    r.usable = g->mem_bytes * pol.usable_fraction;
-    r.weights = weight_bytes_per_gpu(m, prec.weights, tp);
-    r.activations = activation_bytes(m, pol.activation_tokens, prec.act, tp);
-    r.kv_budget = r.usable - r.weights - r.activations;
-    r.kv_per_token = kv_bytes_per_token_per_gpu(m, prec.kv, tp);
+    r.hbm = f.capacity;
+    r.usable = f.usable;
+    r.weights = f.weights;
+    r.activations = f.activations;
+    r.kv_budget = f.kv_budget;
+    r.kv_per_token = f.kv_per_token;
     *out = r;
     if (r.kv_budget <= 0) {
         snprintf(err, errlen,
@@ -92,4 +112,63 @@ int max_batch_for_memory(const replica_memory *r, int context)
 double kv_token_capacity(const replica_memory *r)
 {
     return r->kv_budget > 0 ? floor(r->kv_budget / r->kv_per_token) : 0;
+}
+
+//> memory_fit
+int memory_fit(const gpu_spec *g, memory_policy pol, const resident_model *rm, int n, double extra_bytes,
+               int batch, int context, fit_check *out, char *err, size_t errlen)
+{
+    if (n < 1 || !(extra_bytes >= 0) || batch < 0 || context < 0) {
+        snprintf(err, errlen, "a fit check needs a resident model, and extra bytes, batch and context not negative");
+        return -1;
+    }
+    if (policy_check(&pol, err, errlen) != 0)
+        return -1;
+    fit_check f = {0};
+    f.capacity = policy_capacity(&pol, g);
+    f.usable = f.capacity * pol.usable_fraction;
+    f.extra = extra_bytes;
+    for (int i = 0; i < n; i++) {
+        step_shape probe = {1, 0, 1, rm[i].tp, rm[i].prec, 0};
+        if (step_shape_check(rm[i].model, &probe, err, errlen) != 0)
+            return -1;
+        f.weights += weight_bytes_per_gpu(rm[i].model, rm[i].prec.weights, rm[i].tp);
+        f.kv_per_token += kv_bytes_per_token_per_gpu(rm[i].model, rm[i].prec.kv, rm[i].tp);
+        /* the models run one after another, so one reserve, sized for the largest */
+        double a = activation_bytes(rm[i].model, pol.activation_tokens, pol.sampled_tokens, rm[i].prec.act,
+                                    rm[i].tp);
+        if (a > f.activations)
+            f.activations = a;
+    }
+    f.kv_budget = f.usable - f.weights - f.activations - f.extra;
+    f.kv_needed = (double)batch * context * f.kv_per_token;
+    if (f.kv_budget <= 0)
+        f.max_batch = 0;
+    else if (context == 0)
+        f.max_batch = INT_MAX;
+    else {
+        double seqs = floor(f.kv_budget / (f.kv_per_token * context));
+        f.max_batch = seqs > INT_MAX ? INT_MAX : (int)seqs;
+    }
+    f.fits = f.kv_budget > 0 && batch <= f.max_batch;
+    *out = f;
+    return 0;
+}
+//< memory_fit
+
+void fit_check_describe(const fit_check *f, int batch, int context, char *buf, size_t n)
+{
+    if (f->kv_budget <= 0)
+        snprintf(buf, n,
+                 "the weights (%.1f GB), activation reserve (%.1f GB) and other allocations (%.1f GB) per GPU "
+                 "exceed the usable %.1f GB, so no batch fits",
+                 f->weights / GB, f->activations / GB, f->extra / GB, f->usable / GB);
+    else if (f->max_batch == 0)
+        snprintf(buf, n, "not one sequence of %d tokens fits the %.1f GB left for KV per GPU", context,
+                 f->kv_budget / GB);
+    else
+        snprintf(buf, n,
+                 "batch %d of %d tokens needs %.1f GB of KV per GPU; %.1f GB are left, so the largest batch "
+                 "that fits is %d",
+                 batch, context, f->kv_needed / GB, f->kv_budget / GB, f->max_batch);
 }

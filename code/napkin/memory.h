@@ -19,21 +19,29 @@ double kv_bytes_per_token_per_gpu(const model_spec *m, dtype kv, int tp);
 /* One sequence of `context` tokens, whole model. */
 double kv_bytes_per_sequence(const model_spec *m, dtype kv, int context);
 
-/* Transient activations of one forward step over `tokens` tokens on one GPU:
- * the residual stream and its normed copy, q/k/v, attention output, gate, up
- * and activated MLP width, and fp32 logits.  An estimate of the peak working
- * set, not an allocator's trace. */
-double activation_bytes(const model_spec *m, int tokens, dtype act, int tp);
+/* Transient activations of one forward step over `tokens` tokens on one GPU,
+ * `sampled` of which get logits: the residual stream and its normed copy,
+ * q/k/v, attention output, gate, up and activated MLP width for every token,
+ * and the fp32 logits with the sampler's fp32 probabilities for the sampled
+ * positions only (a server computes logits where it samples: the last token
+ * of each sequence).  An estimate of the peak working set, not an
+ * allocator's trace. */
+double activation_bytes(const model_spec *m, int tokens, int sampled, dtype act, int tp);
 
 typedef struct {
-    double usable_fraction;  /* share of HBM the server may use (0.90 is vLLM's default) */
-    int activation_tokens;   /* tokens per step the activation reserve is sized for */
+    double usable_fraction;  /* share of the GPU's memory the server may use (0.90 is vLLM's default) */
+    int activation_tokens;   /* tokens per step the activation reserve is sized for (max batched tokens) */
+    int sampled_tokens;      /* positions per step that get logits (at most the sequences in a step) */
+    double capacity;         /* bytes of one GPU; 0 = what the driver reports for the GPU row */
 } memory_policy;
 
+/* 0.90 usable, 8192 tokens per step, 256 sampled, the driver's capacity. */
 memory_policy memory_policy_default(void);
+/* The capacity the policy plans with: its own, or the GPU row's driver figure. */
+double policy_capacity(const memory_policy *p, const gpu_spec *g);
 
 typedef struct {
-    double hbm;          /* datasheet memory of one GPU */
+    double hbm;          /* memory of one GPU the plan starts from (driver-reported unless overridden) */
     double usable;       /* hbm * usable_fraction */
     double weights;      /* per GPU */
     double activations;  /* reserve per GPU */
@@ -52,5 +60,41 @@ int replica_memory_plan(const model_spec *m, const gpu_spec *g, precision prec, 
 int max_batch_for_memory(const replica_memory *r, int context);
 /* Total tokens of KV the budget holds. */
 double kv_token_capacity(const replica_memory *r);
+
+/* ---- does a configuration fit?  The one check every timed result passes ---- */
+
+/* A model resident on a GPU: its per-GPU share of weights and of the KV of
+ * every sequence in the batch. */
+typedef struct {
+    const model_spec *model;
+    precision prec;
+    int tp; /* GPUs the model is split over; this GPU holds 1/tp of it */
+} resident_model;
+
+typedef struct {
+    double capacity;     /* one GPU, as planned (driver-reported unless overridden) */
+    double usable;       /* capacity * usable fraction */
+    double weights;      /* every resident model's share */
+    double activations;  /* the reserve: the largest of the resident models' (they run one at a time) */
+    double extra;        /* other fixed allocations: adapter slots, graph pools */
+    double kv_budget;    /* usable - weights - activations - extra */
+    double kv_per_token; /* every resident model's KV per token of one sequence, this GPU */
+    double kv_needed;    /* batch * context * kv_per_token */
+    int max_batch;       /* sequences of `context` tokens the budget holds (0 when none) */
+    int fits;            /* 1 when the weights fit and batch <= max_batch */
+} fit_check;
+
+/* Whether `batch` sequences of `context` tokens (prompt, generated and any
+ * speculated tokens: everything whose KV is held) fit one GPU on which the
+ * models rm[0..n-1] are resident, with `extra_bytes` of other fixed
+ * allocations.  Fills *out either way and returns 0; -1 with a message only
+ * for bad input (a shape step_shape_check refuses, n < 1, a bad policy). */
+int memory_fit(const gpu_spec *g, memory_policy pol, const resident_model *rm, int n, double extra_bytes,
+               int batch, int context, fit_check *out, char *err, size_t errlen);
+
+/* One line for a result that does not fit: "batch 256 of 4096 tokens needs
+ * 85.1 GB of KV per GPU; 24.3 GB are left, so the largest batch that fits is
+ * 104". */
+void fit_check_describe(const fit_check *f, int batch, int context, char *buf, size_t n);
 
 #endif

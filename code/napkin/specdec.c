@@ -108,19 +108,23 @@ spec_setup spec_setup_default(const model_spec *target, const model_spec *draft,
         .gpu = gpu,
         .tp = tp,
         .draft_tp = tp,
+        .draft_own_gpus = 0,
         .draft_c = 0.0,
         .batch = batch,
         .context = context,
         .prec = precision_uniform(DT_BF16),
+        .skip_comm = 0,
     };
     return s;
 }
 
-static int step_time(const model_spec *m, const gpu_spec *g, int batch, int context, int new_tokens, int tp,
-                     precision prec, double *t, char *err, size_t errlen)
+static int step_time(const spec_setup *s, const model_spec *m, int batch, int new_tokens, int tp, double *t,
+                     char *err, size_t errlen)
 {
-    step_shape sh = decode_shape(batch, context, tp, prec);
+    const gpu_spec *g = s->gpu;
+    step_shape sh = decode_shape(batch, s->context, tp, s->prec);
     sh.new_tokens = new_tokens;
+    sh.skip_comm = s->skip_comm;
     step_cost c;
     if (decoder_step_cost(m, g, &sh, &c, err, errlen) != 0)
         return -1;
@@ -150,16 +154,14 @@ int spec_estimate_compute(const spec_setup *s, double alpha, int gamma, spec_est
     //> round_cost
     double t_target, t_verify, t_draft;
     /* plain decoding: one token per sequence per step */
-    if (step_time(s->target, s->gpu, s->batch, s->context, 1, s->tp, s->prec, &t_target, err, errlen) != 0)
+    if (step_time(s, s->target, s->batch, 1, s->tp, &t_target, err, errlen) != 0)
         return -1;
     /* verification: gamma+1 new tokens per sequence in one target pass */
-    if (step_time(s->target, s->gpu, s->batch, s->context, gamma + 1, s->tp, s->prec, &t_verify, err,
-                  errlen) != 0)
+    if (step_time(s, s->target, s->batch, gamma + 1, s->tp, &t_verify, err, errlen) != 0)
         return -1;
     /* one draft decode step at the same batch, or c target steps */
     if (s->draft) {
-        if (step_time(s->draft, s->gpu, s->batch, s->context, 1, s->draft_tp, s->prec, &t_draft, err,
-                      errlen) != 0)
+        if (step_time(s, s->draft, s->batch, 1, s->draft_tp, &t_draft, err, errlen) != 0)
             return -1;
     } else {
         t_draft = s->draft_c * t_target;
@@ -177,22 +179,77 @@ int spec_estimate_compute(const spec_setup *s, double alpha, int gamma, spec_est
     return 0;
 }
 
-int spec_break_even_batch(const spec_setup *s, double alpha, int gamma, int batch_max, char *err, size_t errlen)
+static int speedup_at(const spec_setup *s, int batch, double alpha, int gamma, double *out, char *err,
+                      size_t errlen)
 {
     spec_setup t = *s;
-    /* The speedup falls as the batch grows (verification leaves the memory-bound
-     * region); a linear scan is cheap (a step costs ~20 ops) and does not rely
-     * on that being strictly monotone. */
-    for (int b = 1; b <= batch_max; b++) {
-        t.batch = b;
-        spec_estimate e;
-        if (spec_estimate_compute(&t, alpha, gamma, &e, err, errlen) != 0)
-            return -1;
-        if (e.speedup_roofline < 1.0)
-            return b;
-    }
+    t.batch = batch;
+    spec_estimate e;
+    if (spec_estimate_compute(&t, alpha, gamma, &e, err, errlen) != 0)
+        return -1;
+    *out = e.speedup_roofline;
     return 0;
 }
+
+//> break_even_batch
+int spec_break_even_batch(const spec_setup *s, double alpha, int gamma, int batch_max, char *err, size_t errlen)
+{
+    double sp;
+    if (batch_max < 1)
+        return 0;
+    /* bracket: the last batch known to win (lo) and the first known to lose (hi) */
+    int lo = 0, hi = 0;
+    for (long b = 1;; b *= 2) {
+        int bb = b < batch_max ? (int)b : batch_max;
+        if (speedup_at(s, bb, alpha, gamma, &sp, err, errlen) != 0)
+            return -1;
+        if (sp < 1.0) {
+            hi = bb;
+            break;
+        }
+        lo = bb;
+        if (bb == batch_max)
+            return 0; /* no loss within the range */
+    }
+    while (hi - lo > 1) {
+        int mid = lo + (hi - lo) / 2;
+        if (speedup_at(s, mid, alpha, gamma, &sp, err, errlen) != 0)
+            return -1;
+        if (sp < 1.0)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
+}
+//< break_even_batch
+
+//> spec_memory_fit
+int spec_memory_fit(const spec_setup *s, memory_policy pol, int gamma, spec_fit *out, char *err, size_t errlen)
+{
+    if (gamma < 0 || !s->target || !s->gpu) {
+        snprintf(err, errlen, "a fit check needs a target, a GPU and gamma >= 0");
+        return -1;
+    }
+    int held = s->context + gamma + 1; /* KV per sequence at the end of a round */
+    resident_model rm[2] = {{s->target, s->prec, s->tp}, {s->draft, s->prec, s->draft_tp}};
+    int shared_draft = s->draft && !s->draft_own_gpus;
+    spec_fit f = {0};
+    if (memory_fit(s->gpu, pol, rm, shared_draft ? 2 : 1, 0, s->batch, held, &f.target_gpu, err, errlen) != 0)
+        return -1;
+    f.max_batch = f.target_gpu.max_batch;
+    f.draft_separate = s->draft && s->draft_own_gpus;
+    if (f.draft_separate) {
+        if (memory_fit(s->gpu, pol, &rm[1], 1, 0, s->batch, held, &f.draft_gpu, err, errlen) != 0)
+            return -1;
+        if (f.draft_gpu.max_batch < f.max_batch)
+            f.max_batch = f.draft_gpu.max_batch;
+    }
+    f.fits = s->batch >= 1 && s->batch <= f.max_batch;
+    *out = f;
+    return 0;
+}
+//< spec_memory_fit
 
 int spec_best_gamma_roofline(const spec_setup *s, double alpha, int gamma_max, double *speedup, char *err,
                              size_t errlen)
@@ -223,7 +280,7 @@ double spec_break_even_alpha(const spec_setup *s, int gamma, char *err, size_t e
     if (spec_estimate_compute(s, 1.0, gamma, &e, err, errlen) != 0)
         return -1.0;
     if (e.speedup_roofline < 1.0)
-        return INFINITY;
+        return NAN; /* even alpha = 1 loses: no acceptance rate breaks even */
     double lo = 0.0, hi = 1.0; /* speedup(lo) <= 1 <= speedup(hi) */
     for (int i = 0; i < 60; i++) {
         double mid = 0.5 * (lo + hi);

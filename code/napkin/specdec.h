@@ -19,6 +19,7 @@
 #ifndef NAPKIN_SPECDEC_H
 #define NAPKIN_SPECDEC_H
 
+#include "memory.h"
 #include "specs.h"
 #include "transformer.h"
 
@@ -57,14 +58,17 @@ typedef struct {
     const model_spec *draft; /* NULL: the draft costs draft_c target decode steps */
     const gpu_spec *gpu;
     int tp;       /* tensor parallel degree of the target */
-    int draft_tp; /* of the draft (1 on its own GPU, tp when time-sliced on the target's) */
+    int draft_tp; /* of the draft */
+    int draft_own_gpus; /* 0: the draft is time-sliced on the target's GPUs (its weights and KV share
+                           their memory); 1: it runs on draft_tp GPUs of its own */
     double draft_c; /* used when draft is NULL */
     int batch;
     int context;
     precision prec;
+    int skip_comm; /* 1: leave the TP collectives out of every step (the pure roofline) */
 } spec_setup;
 
-/* bf16 throughout, draft_tp = tp, draft_c = 0. */
+/* bf16 throughout, draft_tp = tp on the target's GPUs, draft_c = 0. */
 spec_setup spec_setup_default(const model_spec *target, const model_spec *draft, const gpu_spec *gpu, int tp,
                               int batch, int context);
 
@@ -84,9 +88,29 @@ typedef struct {
 int spec_estimate_compute(const spec_setup *s, double alpha, int gamma, spec_estimate *out, char *err,
                           size_t errlen);
 
+/* Does the setup fit at its batch?  The target's GPUs hold the target and,
+ * when the draft shares them, the draft: weights and the KV of every
+ * sequence for both.  A draft on GPUs of its own must fit there with its KV.
+ * Every sequence holds context + gamma + 1 tokens of KV (the speculated
+ * tokens are written before they are accepted). */
+typedef struct {
+    fit_check target_gpu; /* one of the target's GPUs */
+    fit_check draft_gpu;  /* one of the draft's own GPUs (meaningful when draft_separate) */
+    int draft_separate;   /* 1: a draft model on GPUs of its own */
+    int max_batch;        /* the largest batch both sides hold */
+    int fits;             /* the setup's batch fits */
+} spec_fit;
+
+/* Fill *out; 0, or -1 with a message for a bad setup or policy. */
+int spec_memory_fit(const spec_setup *s, memory_policy pol, int gamma, spec_fit *out, char *err, size_t errlen);
+
 /* The smallest batch in 1 .. batch_max (the setup's own batch is ignored) at
  * which the regime (ii) speedup falls below 1; 0 when it never does in that
- * range, -1 with a message on a bad setup. */
+ * range, -1 with a message on a bad setup.  Pass the memory limit
+ * (spec_fit.max_batch) as batch_max, or a loss is found where no batch can
+ * exist.  The speedup falls as the batch grows (verification leaves the
+ * memory-bound region before the plain step does), so the search doubles to
+ * bracket the crossing and then bisects: about 2 log2(batch_max) estimates. */
 int spec_break_even_batch(const spec_setup *s, double alpha, int gamma, int batch_max, char *err, size_t errlen);
 
 /* The gamma in 1 .. gamma_max with the best regime (ii) speedup at the
@@ -96,7 +120,8 @@ int spec_best_gamma_roofline(const spec_setup *s, double alpha, int gamma_max, d
 
 /* The acceptance rate at which the regime (ii) speedup is exactly 1 at the
  * setup's batch (bisection over alpha; the speedup grows with alpha);
- * INFINITY when even alpha = 1 loses, -1 with a message on error. */
+ * NAN when even alpha = 1 loses (no acceptance rate breaks even), -1 with a
+ * message on error. */
 double spec_break_even_alpha(const spec_setup *s, int gamma, char *err, size_t errlen);
 
 /* --- draft heads on the target (Medusa-style) --- */

@@ -153,7 +153,9 @@ static int parse_tsv(const char *text, const char *file, const char *const *colu
 /* ------------------------------------------------------------------ GPUs */
 
 static const char *const GPU_COLUMNS[] = {"key",       "name",     "bf16_tflops", "fp16_tflops", "fp8_tflops",
-                                          "int8_tops", "hbm_tb_s", "hbm_gb",      "source"};
+                                          "int8_tops", "hbm_tb_s", "hbm_gb",      "driver_mib", "link_gb_s",
+                                          "allreduce_us", "pcie_gb_s", "source", "link_source"};
+#define GPU_NCOLUMNS ((int)(sizeof GPU_COLUMNS / sizeof GPU_COLUMNS[0]))
 
 static int gpu_row(parse_ctx *c, tsv_row *r, void *table)
 {
@@ -176,8 +178,22 @@ static int gpu_row(parse_ctx *c, tsv_row *r, void *table)
     g.mem_bw = v * TB;
     if (parse_number(c, "hbm_gb", r->field[7], 0, &v))
         return -1;
-    g.mem_bytes = v * GB;
-    if (copy_text(c, "source", r->field[8], g.source, sizeof g.source))
+    g.mem_bytes_datasheet = v * GB;
+    /* "-": the driver's figure is not known; fall back to the datasheet's */
+    if (parse_number(c, "driver_mib", r->field[8], 1, &v))
+        return -1;
+    g.mem_bytes = v > 0 ? v * MiB : g.mem_bytes_datasheet;
+    if (parse_number(c, "link_gb_s", r->field[9], 1, &v))
+        return -1;
+    g.link_bw = v * GB;
+    if (parse_number(c, "allreduce_us", r->field[10], 1, &v))
+        return -1;
+    g.allreduce_latency = v * 1e-6;
+    if (parse_number(c, "pcie_gb_s", r->field[11], 1, &v))
+        return -1;
+    g.host_bw = v * GB;
+    if (copy_text(c, "source", r->field[12], g.source, sizeof g.source) ||
+        copy_text(c, "link_source", r->field[13], g.link_source, sizeof g.link_source))
         return -1;
     if (gpu_find(t, g.key))
         return fail(c, "key", "'%s' appears twice", g.key);
@@ -193,7 +209,7 @@ int gpu_table_parse(const char *text, const char *filename, gpu_table *out, char
 {
     out->rows = NULL;
     out->n = 0;
-    if (parse_tsv(text, filename, GPU_COLUMNS, 9, gpu_row, out, err, errlen) != 0) {
+    if (parse_tsv(text, filename, GPU_COLUMNS, GPU_NCOLUMNS, gpu_row, out, err, errlen) != 0) {
         gpu_table_free(out);
         return -1;
     }

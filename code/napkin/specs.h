@@ -17,8 +17,13 @@ typedef struct {
     char name[SPEC_NAME_MAX];
     double flops[DT_COUNT]; /* dense FLOP/s (OP/s for int8) per compute dtype; 0 = none */
     double mem_bw;          /* bytes/s */
-    double mem_bytes;       /* bytes, as the datasheet states (decimal GB) */
+    double mem_bytes;       /* bytes the driver reports (what an engine can allocate from) */
+    double mem_bytes_datasheet; /* bytes as the datasheet states them (decimal GB), for display */
+    double link_bw;         /* GPU-to-GPU bytes/s per direction (NVLink, Infinity Fabric or PCIe); 0 = unknown */
+    double allreduce_latency; /* seconds: the fixed cost of one small all-reduce in a TP group; 0 = unknown */
+    double host_bw;         /* host-to-GPU bytes/s per direction (PCIe); 0 = unknown */
     char source[SPEC_SOURCE_MAX];
+    char link_source[SPEC_SOURCE_MAX]; /* where the capacity and link figures come from */
 } gpu_spec;
 
 typedef struct {

@@ -1,5 +1,7 @@
 #include "transformer.h"
 
+#include "comm.h"
+
 #include <math.h>
 #include <stdio.h>
 
@@ -33,7 +35,7 @@ param_count model_params(const model_spec *m)
 
 step_shape decode_shape(int batch, int context, int tp, precision prec)
 {
-    step_shape s = {batch, context, 1, tp, prec};
+    step_shape s = {batch, context, 1, tp, prec, 0};
     return s;
 }
 
@@ -85,7 +87,7 @@ int layer_projection_shapes(const model_spec *m, int tp, projection_shape *out)
 
 static op_cost make_op(const char *name, op_kind kind, int per_layer)
 {
-    op_cost op = {name, kind, per_layer, 0, 0, 0, 0};
+    op_cost op = {name, kind, per_layer, 0, 0, 0, 0, 0};
     return op;
 }
 
@@ -166,6 +168,15 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
     all[c++] = value;
 
     all[c++] = projection(w[1].name, T, w[1].in, w[1].out, wb, ab);
+    //> tp_collectives
+    /* Row-parallel o_proj and down_proj leave partial sums of the residual
+     * stream on every GPU: one all-reduce of T x hidden each. */
+    const int comm = s->tp > 1 && !s->skip_comm;
+    op_cost attn_ar = make_op("attn_allreduce", OP_ALLREDUCE, 1);
+    attn_ar.comm_bytes = T * h * ab;
+    //< tp_collectives
+    if (comm)
+        all[c++] = attn_ar;
     all[c++] = residual("attn_residual", T, h, ab);
     all[c++] = norm("mlp_norm", 1, T, h, ab);
     if (E > 1)
@@ -182,6 +193,11 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
     op_cost down = projection(w[3].name, T * k, w[3].in, w[3].out, wb, ab);
     down.weight_bytes = experts_touched * w[3].in * w[3].out * wb;
     all[c++] = down;
+    if (comm) {
+        op_cost mlp_ar = attn_ar;
+        mlp_ar.name = "mlp_allreduce";
+        all[c++] = mlp_ar;
+    }
     all[c++] = residual("mlp_residual", T, h, ab);
 
     /* Once per step. */
@@ -189,12 +205,22 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
     embed.weight_bytes = T * h * wb; /* the rows of the step's tokens */
     embed.act_bytes = T * h * ab;
     all[c++] = embed;
+    if (comm) { /* each GPU holds a vocabulary slice of the table: sum the rows */
+        op_cost embed_ar = make_op("embed_allreduce", OP_ALLREDUCE, 0);
+        embed_ar.comm_bytes = T * h * ab;
+        all[c++] = embed_ar;
+    }
     all[c++] = norm("final_norm", 0, T, h, ab);
     op_cost logits = projection("logits", T, h, vocab_l, wb, ab);
     logits.kind = OP_LOGITS;
     logits.per_layer = 0;
     logits.act_bytes = T * h * ab + T * vocab_l * 4; /* fp32 logits out */
     all[c++] = logits;
+    if (comm) { /* the sampler needs every vocabulary slice of the fp32 logits */
+        op_cost gather = make_op("logits_gather", OP_ALLGATHER, 0);
+        gather.comm_bytes = T * (double)m->vocab * 4;
+        all[c++] = gather;
+    }
 
     int count = c < max_ops ? c : max_ops;
     for (int i = 0; i < count; i++)
@@ -205,6 +231,20 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
 double op_bytes(const op_cost *op)
 {
     return op->weight_bytes + op->kv_bytes + op->act_bytes;
+}
+
+int op_is_comm(const op_cost *op)
+{
+    return op->kind == OP_ALLREDUCE || op->kind == OP_ALLGATHER;
+}
+
+double op_time(const op_cost *op, const gpu_spec *g, double peak, int tp, bound_kind *bound)
+{
+    if (op->kind == OP_ALLREDUCE)
+        return allreduce_time(g, tp, op->comm_bytes);
+    if (op->kind == OP_ALLGATHER)
+        return allgather_time(g, tp, op->comm_bytes);
+    return roofline_time(op->flop, op_bytes(op), peak, g->mem_bw, bound);
 }
 
 int op_repeats(const model_spec *m, const op_cost *op)
@@ -223,6 +263,13 @@ int decoder_step_cost(const model_spec *m, const gpu_spec *g, const step_shape *
         snprintf(err, errlen, "%s has no dense %s rate in the GPU table", g->key, dtype_name(s->prec.compute));
         return -1;
     }
+    if (s->tp > 1 && !s->skip_comm && !gpu_has_links(g)) {
+        snprintf(err, errlen,
+                 "%s has no link bandwidth or all-reduce latency in the GPU table, so a tp %d step cannot "
+                 "count its communication (add link_gb_s and allreduce_us, or leave communication out)",
+                 g->key, s->tp);
+        return -1;
+    }
     op_cost ops[DECODER_MAX_OPS];
     int n = decoder_step_ops(m, s, ops, DECODER_MAX_OPS);
     step_cost c = {0};
@@ -232,9 +279,13 @@ int decoder_step_cost(const model_spec *m, const gpu_spec *g, const step_shape *
         c.weight_bytes += reps * ops[i].weight_bytes;
         c.kv_bytes += reps * ops[i].kv_bytes;
         c.act_bytes += reps * ops[i].act_bytes;
+        c.comm_bytes += reps * ops[i].comm_bytes;
         /* each op is bounded on its own: a memory-bound op cannot borrow
-         * the idle FLOPs of a compute-bound one */
-        c.time += reps * roofline_time(ops[i].flop, op_bytes(&ops[i]), peak, g->mem_bw, NULL);
+         * the idle FLOPs of a compute-bound one, nor hide a collective */
+        double t = reps * op_time(&ops[i], g, peak, s->tp, NULL);
+        c.time += t;
+        if (op_is_comm(&ops[i]))
+            c.time_comm += t;
     }
     c.bytes = c.weight_bytes + c.kv_bytes + c.act_bytes;
     c.time_memory = c.bytes / g->mem_bw;

@@ -8,7 +8,10 @@
  *  - Tensor parallelism splits attention heads, KV heads, the MLP width and the
  *    vocabulary over `tp` GPUs (Megatron style).  KV heads are replicated when
  *    tp exceeds their number.  Norms and residual adds run whole on every GPU.
- *    Communication (all-reduce) is not counted here.
+ *  - Communication (comm.h) when tp > 1: two all-reduces of the residual
+ *    stream per layer (after o_proj and after down_proj), one after the
+ *    vocabulary-split embedding, and an all-gather of the logits.  Their time
+ *    adds to the step (no overlap); skip_comm leaves them out (pure roofline).
  *  - Attention is fused (flash-style): scores stay on chip; the op reads Q,
  *    the cached K or V of every attended position, and writes the new K or V.
  *  - A step processes `new_tokens` tokens for each of `batch` sequences, each
@@ -56,6 +59,7 @@ typedef struct {
     int new_tokens; /* tokens per sequence this step: 1 = decode */
     int tp;         /* tensor-parallel degree */
     precision prec;
+    int skip_comm;  /* 1: leave the TP collectives out (the pure roofline) */
 } step_shape;
 
 /* A decode step: new_tokens = 1. */
@@ -67,7 +71,9 @@ typedef enum {
     OP_NORM,
     OP_ELEMENTWISE, /* residual adds, the gated activation */
     OP_EMBEDDING,
-    OP_LOGITS
+    OP_LOGITS,
+    OP_ALLREDUCE, /* a TP collective: comm_bytes over the links, no HBM traffic counted */
+    OP_ALLGATHER
 } op_kind;
 
 typedef struct {
@@ -78,9 +84,10 @@ typedef struct {
     double weight_bytes; /* weights and norm gains read */
     double kv_bytes;     /* KV cache read and written */
     double act_bytes;    /* activations read and written */
+    double comm_bytes;   /* collectives: the message (all-reduce) or gathered tensor (all-gather) */
 } op_cost;
 
-#define DECODER_MAX_OPS 20
+#define DECODER_MAX_OPS 24
 
 /* The weight matrices of one layer on one GPU of a tp group (Megatron
  * split), in -> out: qkv_proj, o_proj, gate_up_proj, down_proj (the MLP
@@ -103,7 +110,14 @@ int step_shape_check(const model_spec *m, const step_shape *s, char *err, size_t
  * many (at most max_ops), or -1 for a bad shape (see step_shape_check). */
 int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int max_ops);
 
+/* HBM bytes of the op (weights, KV, activations; not the link traffic). */
 double op_bytes(const op_cost *op);
+/* 1 for a collective (OP_ALLREDUCE, OP_ALLGATHER). */
+int op_is_comm(const op_cost *op);
+/* Time of one occurrence on one GPU: the roofline time of a compute op, the
+ * collective time (comm.h) of a communication op over tp GPUs.  *bound (may
+ * be NULL) is set for compute ops only. */
+double op_time(const op_cost *op, const gpu_spec *g, double peak, int tp, bound_kind *bound);
 /* How many times the op occurs in a step: layers, or 1. */
 int op_repeats(const model_spec *m, const op_cost *op);
 
@@ -113,16 +127,19 @@ typedef struct {
     double kv_bytes;
     double act_bytes;
     double bytes;
-    double time;         /* sum over ops of the roofline time of each */
+    double comm_bytes;   /* collectives' message bytes per step */
+    double time;         /* sum over ops of the time of each: rooflines plus collectives */
+    double time_comm;    /* the collectives' share of time (0 at tp 1 or with skip_comm) */
     double time_memory;  /* sum of bytes / bandwidth */
     double time_compute; /* sum of flop / peak */
     double intensity;    /* flop / bytes for the whole step */
-    bound_kind bound;    /* which sum is larger */
+    bound_kind bound;    /* which sum is larger (communication aside) */
     double tokens;       /* new tokens the step processes: batch * new_tokens */
 } step_cost;
 
 /* Roofline cost of one step.  Returns 0, or -1 with a message for a bad
- * shape or a GPU without a rate for the compute dtype. */
+ * shape, a GPU without a rate for the compute dtype, or tp > 1 on a GPU row
+ * without link figures (unless skip_comm). */
 int decoder_step_cost(const model_spec *m, const gpu_spec *g, const step_shape *s, step_cost *out,
                       char *err, size_t errlen);
 

@@ -1,0 +1,26 @@
+/* Tensor-parallel communication: the collectives a TP group runs each step,
+ * as a latency term plus a bandwidth term.
+ *
+ * Ring algorithms over tp GPUs, each link carrying link_bw per direction:
+ *  - all-reduce of a message of `bytes`: every GPU sends and receives
+ *    2(tp-1)/tp of the message (reduce-scatter, then all-gather);
+ *  - all-gather to `bytes` in all: every GPU receives (tp-1)/tp of it.
+ * The latency term is the GPU row's allreduce_us: what one small collective
+ * costs however few bytes it carries (launch, synchronisation, hops).
+ * Nothing overlaps: in a decode step each all-reduce sits between two layers
+ * on the critical path. */
+#ifndef NAPKIN_COMM_H
+#define NAPKIN_COMM_H
+
+#include "specs.h"
+
+/* Seconds for one ring all-reduce of `bytes` over tp GPUs; 0 when tp is 1,
+ * NAN when tp > 1 and the GPU row has no link figures. */
+double allreduce_time(const gpu_spec *g, int tp, double bytes);
+/* Seconds for one ring all-gather that leaves `bytes` (the whole tensor) on
+ * every GPU; 0 when tp is 1, NAN without link figures. */
+double allgather_time(const gpu_spec *g, int tp, double bytes);
+/* 1 when the row has what a TP > 1 step needs: link bandwidth and latency. */
+int gpu_has_links(const gpu_spec *g);
+
+#endif
