@@ -61,7 +61,7 @@ struct batcher {
     pthread_mutex_t mu;
     pthread_cond_t flush_cv;    /* wakes the flusher (CLOCK_MONOTONIC) */
     pthread_cond_t watch_cv;    /* wakes the watchdog (CLOCK_MONOTONIC) */
-    pthread_cond_t closed_cv;   /* the active flusher has exited */
+    pthread_cond_t closed_cv;   /* the active flusher, or any flusher thread, has ended */
     pending *head, *tail;
     size_t queued;
     int flusher_waiting;        /* flusher is asleep on flush_cv */
@@ -76,7 +76,9 @@ struct batcher {
     double running_deadline;
     int watchdog_idle, watchdog_stop, has_watchdog;
     pthread_t watchdog;
-    /* Every flusher thread ever started, joined by batcher_close. */
+    /* The flusher threads alive now (detached): the active one and any
+     * abandoned ones still inside a slow handler.  Each removes itself when
+     * it ends, so the list stays as short as the handlers still running. */
     pthread_t *threads;
     size_t nthreads, cap_threads;
     stat_counters st;
@@ -189,18 +191,32 @@ static void abandon_batch_locked(batcher *b, batch *bt, int rc)
 
 static void *flusher_main(void *arg);
 
-static int push_thread_locked(batcher *b, pthread_t t)
+/* Room for one more thread on the list.  Caller holds b->mu. */
+static int reserve_thread_slot_locked(batcher *b)
 {
-    if (b->nthreads == b->cap_threads) {
-        size_t cap = b->cap_threads ? 2 * b->cap_threads : 4;
-        pthread_t *grown = realloc(b->threads, cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        b->threads = grown;
-        b->cap_threads = cap;
-    }
-    b->threads[b->nthreads++] = t;
+    if (b->nthreads < b->cap_threads)
+        return 0;
+    size_t cap = b->cap_threads ? 2 * b->cap_threads : 4;
+    pthread_t *grown = realloc(b->threads, cap * sizeof *grown);
+    if (!grown)
+        return -1;
+    b->threads = grown;
+    b->cap_threads = cap;
     return 0;
+}
+
+/* The calling flusher is ending: take it off the list and tell batcher_close,
+ * which waits for the list to empty.  Caller holds b->mu; after it unlocks,
+ * the thread touches nothing of b. */
+static void remove_thread_locked(batcher *b)
+{
+    pthread_t me = pthread_self();
+    for (size_t i = 0; i < b->nthreads; i++)
+        if (pthread_equal(me, b->threads[i])) {
+            b->threads[i] = b->threads[--b->nthreads];
+            break;
+        }
+    pthread_cond_broadcast(&b->closed_cv);
 }
 
 /* 1 when the calling thread is one of b's flushers, that is, when a
@@ -223,14 +239,29 @@ static int start_flusher_locked(batcher *b)
         return -1;
     fa->b = b;
     fa->gen = ++b->flusher_gen;
-    pthread_t t;
-    if (pthread_create(&t, NULL, flusher_main, fa) != 0) {
+    /* Room on the list first: a flusher that cannot be tracked could not be
+     * waited for by close. */
+    if (reserve_thread_slot_locked(b) != 0) {
         free(fa);
         return -1;
     }
-    if (push_thread_locked(b, t) != 0) { /* cannot track it: let it go */
-        pthread_detach(t);
+    /* Detached: an abandoned flusher frees its own stack when its handler
+     * returns, so time-outs do not accumulate threads (the list is how close
+     * waits for them). */
+    pthread_attr_t attr;
+    pthread_t t;
+    if (pthread_attr_init(&attr) != 0) {
+        free(fa);
+        return -1;
     }
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&t, &attr, flusher_main, fa);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        free(fa);
+        return -1;
+    }
+    b->threads[b->nthreads++] = t; /* the new thread blocks on b->mu until we unlock */
     b->flusher_running = 1;
     return 0;
 }
@@ -291,13 +322,15 @@ typedef struct {
 static void handler_exited(void *arg)
 {
     call_ctx *c = arg;
-    pthread_mutex_lock(&c->b->mu);
+    batcher *b = c->b;
+    pthread_mutex_lock(&b->mu);
     if (!c->bt->abandoned) {
-        abandon_batch_locked(c->b, c->bt, BATCHER_ECRASH);
-        replace_flusher_locked(c->b);
+        abandon_batch_locked(b, c->bt, BATCHER_ECRASH);
+        replace_flusher_locked(b);
     }
-    pthread_mutex_unlock(&c->b->mu);
     free(c->bt);
+    remove_thread_locked(b); /* the thread ends here, past flusher_main's own exit */
+    pthread_mutex_unlock(&b->mu);
 }
 
 enum { RUN_DONE, RUN_ABANDONED };
@@ -480,6 +513,7 @@ static void *flusher_main(void *arg)
         b->flusher_running = 0;
         pthread_cond_broadcast(&b->closed_cv);
     }
+    remove_thread_locked(b);
     pthread_mutex_unlock(&b->mu);
     return NULL;
 }
@@ -638,11 +672,10 @@ int batcher_close(batcher *b, batcher_close_mode mode)
     if (b->has_watchdog)
         pthread_join(b->watchdog, NULL);
     /* No thread can start another flusher now.  One abandoned inside a slow
-     * handler is joined when that handler returns. */
-    for (size_t i = 0; i < b->nthreads; i++)
-        pthread_join(b->threads[i], NULL);
+     * handler ends (and leaves the list) when that handler returns. */
     pthread_mutex_lock(&b->mu);
-    b->nthreads = 0;
+    while (b->nthreads > 0)
+        pthread_cond_wait(&b->closed_cv, &b->mu);
     b->closed = 1;
     pthread_cond_broadcast(&b->closed_cv);
     pthread_mutex_unlock(&b->mu);
