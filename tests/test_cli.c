@@ -742,21 +742,26 @@ Test(cli, decode_ops_add_up_to_the_step)
     cr_assert_eq(r.status, 0, "%s", r.err);
     const char *h = strstr(r.out, "\nop\t");
     cr_assert_not_null(h);
-    double flop = 0, bytes = 0;
+    double flop = 0, bytes = 0, comm = 0, time_sum = 0;
     int rows = 0;
     for (const char *line = strchr(h + 1, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
-        char name[32], bound[16];
-        double count, f, wb, kb, ab, inten, time;
-        int got = sscanf(line, "%31s %lf %lf %lf %lf %lf %lf %lf %15s", name, &count, &f, &wb, &kb, &ab, &inten,
-                         &time, bound);
-        cr_assert_eq(got, 9, "op line: %.60s", line);
+        /* op, x, FLOP, weights, KV, activations, link bytes, intensity ("-" for a collective), time, bound */
+        char name[32], inten[32], bound[16];
+        double count, f, wb, kb, ab, cb, time;
+        int got = sscanf(line, "%31s %lf %lf %lf %lf %lf %lf %31s %lf %15s", name, &count, &f, &wb, &kb, &ab, &cb,
+                         inten, &time, bound);
+        cr_assert_eq(got, 10, "op line: %.60s", line);
         flop += count * f;
         bytes += count * (wb + kb + ab);
+        comm += count * cb;
+        time_sum += count * time;
         rows++;
     }
     cr_assert_geq(rows, 5);
     assert_rel(flop, tsv_value(r.out, "step_flop"), 1e-9, "ops add up to the step FLOP");
     assert_rel(bytes, tsv_value(r.out, "step_bytes"), 1e-9, "ops add up to the step bytes");
+    assert_rel(comm, tsv_value(r.out, "comm_bytes"), 1e-9, "collectives add up to the step's link bytes");
+    assert_rel(time_sum, tsv_value(r.out, "step_time"), 1e-9, "op times add up to the step time");
     run_free(&r);
 }
 

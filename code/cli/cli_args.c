@@ -1,5 +1,7 @@
 #include "cli_args.h"
 
+#include "units.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -50,31 +52,21 @@ void cli_print_help(const cli_doc *doc, const cli_opt *opts, int nopts, FILE *ou
         fprintf(out, "\n%s\n", doc->details);
 }
 
-/* Whole numbers only: "4096" yes; "4k", "1e3", "", " 8", "9999999999" no. */
+/* Whole numbers only, the tables' syntax (units.h): "4096" yes; "4k", "1e3",
+ * "", " 8", "+8", "0x10", "9999999999" no. */
 static int parse_int(const char *s, long long lo, int *out)
 {
-    if (!*s || !((*s >= '0' && *s <= '9') || *s == '-' || *s == '+'))
-        return -1;
-    errno = 0;
-    char *end;
-    long long v = strtoll(s, &end, 10);
-    if (errno || *end || v < lo || v > INT_MAX)
+    long long v;
+    if (parse_whole_number(s, INT_MAX, &v) != 0 || v < lo)
         return -1;
     *out = (int)v;
     return 0;
 }
 
+/* The tables' number syntax (units.h): "0.9", "85.5e9"; no sign, no spaces. */
 static int parse_real(const char *s, double *out)
 {
-    if (!*s || (*s == ' ' || *s == '\t'))
-        return -1;
-    errno = 0;
-    char *end;
-    double v = strtod(s, &end);
-    if (errno || *end || !isfinite(v))
-        return -1;
-    *out = v;
-    return 0;
+    return parse_plain_number(s, out);
 }
 
 static int set_value(const char *cmd, cli_opt *o, const char *v)

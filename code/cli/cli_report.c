@@ -158,7 +158,7 @@ void report_section(report *r, const char *title)
 void report_num(report *r, const char *key, const char *label, value_unit u, double v)
 {
     field *f = add_field(r, key, label);
-    f->value = (cell){CELL_NUM, u, v, 0, NULL};
+    f->value = (cell){CELL_NUM, u, v + 0.0, 0, NULL}; /* + 0.0: -0 reads as 0 */
 }
 
 void report_int(report *r, const char *key, const char *label, long long v)
@@ -214,7 +214,7 @@ static void add_cell(report_table *t, cell c)
 
 void report_cell_num(report_table *t, double v)
 {
-    add_cell(t, (cell){CELL_NUM, U_REAL, v, 0, NULL});
+    add_cell(t, (cell){CELL_NUM, U_REAL, v + 0.0, 0, NULL}); /* + 0.0: -0 reads as 0 */
 }
 
 void report_cell_int(report_table *t, long long v)
@@ -256,8 +256,8 @@ static const char *human(const cell *c, char *buf, size_t n)
         return buf;
     }
     double v = c->num;
-    if (!isfinite(v)) {
-        snprintf(buf, n, "%s", isnan(v) ? "-" : (v > 0 ? "inf" : "-inf"));
+    if (!isfinite(v)) { /* "none" (a rate a part lacks, no crossing): never inf or nan */
+        snprintf(buf, n, "-");
         return buf;
     }
     char num[64];
@@ -290,6 +290,8 @@ static void put_tsv(const cell *c, FILE *out)
 {
     if (c->kind == CELL_INT)
         fprintf(out, "%lld", c->i);
+    else if (c->kind == CELL_NUM && !isfinite(c->num))
+        fputc('-', out); /* none, as in the tables */
     else if (c->kind == CELL_NUM)
         fprintf(out, "%.15g", c->num);
     else

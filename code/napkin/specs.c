@@ -43,12 +43,35 @@ static int split_tabs(const char *line, size_t len, tsv_row *r)
     return 0;
 }
 
+/* A row's key and line, kept for the duplicate check at the end. */
+typedef struct {
+    char key[SPEC_KEY_MAX];
+    int line;
+} key_line;
+
 typedef struct {
     const char *file;
     int line;
     char *err;
     size_t errlen;
+    size_t cap;       /* rows allocated in the table being filled */
+    key_line *keys;   /* every row's key, in file order */
+    size_t nkeys, capkeys;
 } parse_ctx;
+
+/* Room for one more row: capacity doubles, so n rows cost O(n) copies. */
+static int grow_rows(void **rows, int n, size_t size, size_t *cap)
+{
+    if ((size_t)n < *cap)
+        return 0;
+    size_t want = *cap ? 2 * *cap : 16;
+    void *grown = realloc(*rows, want * size);
+    if (!grown)
+        return -1;
+    *rows = grown;
+    *cap = want;
+    return 0;
+}
 
 static int fail(parse_ctx *c, const char *field, const char *fmt, const char *value)
 {
@@ -61,34 +84,43 @@ static int fail(parse_ctx *c, const char *field, const char *fmt, const char *va
     return -1;
 }
 
-/* A positive finite number; "-" gives 0 when allow_none. */
-static int parse_number(parse_ctx *c, const char *field, const char *s, int allow_none, double *out)
+/* A number in the one syntax of flags and tables (units.h), in the table's
+ * unit, within [lo, hi] of that unit: the bounds are what a real part can
+ * have, so an overflow (1e300 TFLOP/s) or an underflow (5e-324) is refused
+ * here, before the unit multiply, rather than printed as inf or 0 later.
+ * "-" gives 0 when allow_none. */
+static int parse_number(parse_ctx *c, const char *field, const char *s, int allow_none, double lo, double hi,
+                        double *out)
 {
     if (allow_none && strcmp(s, "-") == 0) {
         *out = 0;
         return 0;
     }
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (*s == '\0' || *end != '\0' || errno || !isfinite(v))
-        return fail(c, field, "'%s' is not a number", s);
+    double v;
+    if (parse_plain_number(s, &v) != 0) {
+        if (*s == '-' || *s == '+')
+            return fail(c, field, "'%s' must be positive (write it without a sign)", s);
+        return fail(c, field, "'%s' is not a number (digits, a fraction, an exponent: 989.4, 85.5e9)", s);
+    }
     if (v <= 0)
         return fail(c, field, "'%s' must be positive", s);
+    if (v < lo || v > hi) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "'%%s' is outside what a real part has (%g to %g)", lo, hi);
+        return fail(c, field, msg, s);
+    }
     *out = v;
     return 0;
 }
 
-static int parse_int(parse_ctx *c, const char *field, const char *s, int min, int *out)
+static int parse_int(parse_ctx *c, const char *field, const char *s, int min, int max, int *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || errno || v > 1000000000L)
-        return fail(c, field, "'%s' is not an integer", s);
-    if (v < min) {
-        char msg[64];
-        snprintf(msg, sizeof msg, "'%%s' must be at least %d", min);
+    long long v;
+    if (parse_whole_number(s, 1000000000LL, &v) != 0)
+        return fail(c, field, "'%s' is not a whole number (digits only)", s);
+    if (v < min || v > max) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "'%%s' must be from %d to %d", min, max);
         return fail(c, field, msg, s);
     }
     *out = (int)v;
@@ -105,47 +137,108 @@ static int copy_text(parse_ctx *c, const char *field, const char *s, char *dst, 
     return 0;
 }
 
+static int note_key(parse_ctx *c, const char *key)
+{
+    if (c->nkeys == c->capkeys) {
+        size_t want = c->capkeys ? 2 * c->capkeys : 16;
+        key_line *grown = realloc(c->keys, want * sizeof *grown);
+        if (!grown)
+            return fail(c, NULL, "out of memory%s", "");
+        c->keys = grown;
+        c->capkeys = want;
+    }
+    snprintf(c->keys[c->nkeys].key, SPEC_KEY_MAX, "%s", key);
+    c->keys[c->nkeys++].line = c->line;
+    return 0;
+}
+
+static int by_key_then_line(const void *a, const void *b)
+{
+    const key_line *x = a, *y = b;
+    int k = strcasecmp(x->key, y->key);
+    return k ? k : (x->line > y->line) - (x->line < y->line);
+}
+
+/* Keys are case-insensitive and unique: sort once (n log n) instead of
+ * scanning every earlier row for each new one.  The message names the
+ * earliest line that repeats a key, and where that key first appeared. */
+static int check_duplicate_keys(parse_ctx *c)
+{
+    qsort(c->keys, c->nkeys, sizeof *c->keys, by_key_then_line);
+    size_t at = 0, first = 0;
+    for (size_t i = 0, run = 0; i < c->nkeys; i++) {
+        if (i == 0 || strcasecmp(c->keys[i].key, c->keys[i - 1].key) != 0)
+            run = i; /* the first row of this key, in file order */
+        else if (!at || c->keys[i].line < c->keys[at].line) {
+            at = i;
+            first = run;
+        }
+    }
+    if (!at)
+        return 0;
+    c->line = c->keys[at].line;
+    char msg[96];
+    snprintf(msg, sizeof msg, "'%%s' appears twice (first on line %d)", c->keys[first].line);
+    return fail(c, "key", msg, c->keys[at].key);
+}
+
 /* Walk the text line by line; check the header against `columns`, hand each
- * data row to `row_fn`.  Comment (#) and blank lines are skipped. */
+ * data row to `row_fn`.  Comment (#) and blank lines are skipped; a UTF-8
+ * byte-order mark before the first line is skipped too. */
 typedef int (*row_fn)(parse_ctx *c, tsv_row *r, void *table);
+
+static int parse_rows(parse_ctx *c, const char *text, const char *const *columns, int ncolumns, row_fn fn,
+                      void *table);
 
 static int parse_tsv(const char *text, const char *file, const char *const *columns, int ncolumns,
                      row_fn fn, void *table, char *err, size_t errlen)
 {
-    parse_ctx c = {file, 0, err, errlen};
+    parse_ctx c = {file, 0, err, errlen, 0, NULL, 0, 0};
+    if (strncmp(text, "\xEF\xBB\xBF", 3) == 0)
+        text += 3;
+    int rc = parse_rows(&c, text, columns, ncolumns, fn, table);
+    if (rc == 0)
+        rc = check_duplicate_keys(&c);
+    free(c.keys);
+    return rc;
+}
+
+static int parse_rows(parse_ctx *c, const char *text, const char *const *columns, int ncolumns, row_fn fn,
+                      void *table)
+{
     int seen_header = 0;
     const char *p = text;
     tsv_row r;
     while (*p) {
         const char *nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        c.line++;
+        c->line++;
         const char *q = p;
         p = nl ? nl + 1 : p + len;
         if (len == 0 || q[0] == '#' || (len == 1 && q[0] == '\r'))
             continue;
         if (split_tabs(q, len, &r) != 0)
-            return fail(&c, NULL, "line too long or too many fields%s", "");
+            return fail(c, NULL, "line too long or too many fields%s", "");
         if (!seen_header) {
             if (r.n != ncolumns)
-                return fail(&c, NULL, "header has the wrong number of columns%s", "");
+                return fail(c, NULL, "header has the wrong number of columns%s", "");
             for (int i = 0; i < ncolumns; i++)
                 if (strcmp(r.field[i], columns[i]) != 0)
-                    return fail(&c, columns[i], "header names '%s' here", r.field[i]);
+                    return fail(c, columns[i], "header names '%s' here", r.field[i]);
             seen_header = 1;
             continue;
         }
         if (r.n != ncolumns) {
             char msg[96];
             snprintf(msg, sizeof msg, "row has %d fields, expected %d", r.n, ncolumns);
-            return fail(&c, r.n < ncolumns ? columns[r.n] : columns[ncolumns - 1], "%s", msg);
+            return fail(c, r.n < ncolumns ? columns[r.n] : columns[ncolumns - 1], "%s", msg);
         }
-        if (fn(&c, &r, table) != 0)
+        if (fn(c, &r, table) != 0)
             return -1;
     }
     if (!seen_header) {
-        c.line = c.line ? c.line : 1;
-        return fail(&c, NULL, "no header row%s", "");
+        c->line = c->line ? c->line : 1;
+        return fail(c, NULL, "no header row%s", "");
     }
     return 0;
 }
@@ -166,43 +259,39 @@ static int gpu_row(parse_ctx *c, tsv_row *r, void *table)
     if (copy_text(c, "key", r->field[0], g.key, sizeof g.key) || copy_text(c, "name", r->field[1], g.name, sizeof g.name))
         return -1;
     static const dtype rate_dtypes[] = {DT_BF16, DT_FP16, DT_FP8, DT_INT8};
-    for (int i = 0; i < 4; i++) {
-        if (parse_number(c, GPU_COLUMNS[2 + i], r->field[2 + i], 1, &v))
+    for (int i = 0; i < 4; i++) { /* TFLOP/s: from a phone's NPU to far past any accelerator */
+        if (parse_number(c, GPU_COLUMNS[2 + i], r->field[2 + i], 1, 1e-3, 1e6, &v))
             return -1;
         g.flops[rate_dtypes[i]] = v * TERA;
     }
     if (g.flops[DT_BF16] == 0)
         return fail(c, "bf16_tflops", "every GPU needs a bf16 rate%s", "");
-    if (parse_number(c, "hbm_tb_s", r->field[6], 0, &v))
+    if (parse_number(c, "hbm_tb_s", r->field[6], 0, 1e-3, 1e3, &v))
         return -1;
     g.mem_bw = v * TB;
-    if (parse_number(c, "hbm_gb", r->field[7], 0, &v))
+    if (parse_number(c, "hbm_gb", r->field[7], 0, 0.1, 1e6, &v))
         return -1;
     g.mem_bytes_datasheet = v * GB;
     /* "-": the driver's figure is not known; fall back to the datasheet's */
-    if (parse_number(c, "driver_mib", r->field[8], 1, &v))
+    if (parse_number(c, "driver_mib", r->field[8], 1, 100, 1e9, &v))
         return -1;
     g.mem_bytes = v > 0 ? v * MiB : g.mem_bytes_datasheet;
-    if (parse_number(c, "link_gb_s", r->field[9], 1, &v))
+    if (parse_number(c, "link_gb_s", r->field[9], 1, 1e-2, 1e6, &v))
         return -1;
     g.link_bw = v * GB;
-    if (parse_number(c, "allreduce_us", r->field[10], 1, &v))
+    if (parse_number(c, "allreduce_us", r->field[10], 1, 1e-3, 1e6, &v))
         return -1;
     g.allreduce_latency = v * 1e-6;
-    if (parse_number(c, "pcie_gb_s", r->field[11], 1, &v))
+    if (parse_number(c, "pcie_gb_s", r->field[11], 1, 1e-2, 1e5, &v))
         return -1;
     g.host_bw = v * GB;
     if (copy_text(c, "source", r->field[12], g.source, sizeof g.source) ||
         copy_text(c, "link_source", r->field[13], g.link_source, sizeof g.link_source))
         return -1;
-    if (gpu_find(t, g.key))
-        return fail(c, "key", "'%s' appears twice", g.key);
-    gpu_spec *rows = realloc(t->rows, (size_t)(t->n + 1) * sizeof *rows);
-    if (!rows)
+    if (grow_rows((void **)&t->rows, t->n, sizeof *t->rows, &c->cap) != 0)
         return fail(c, NULL, "out of memory%s", "");
-    t->rows = rows;
     t->rows[t->n++] = g;
-    return 0;
+    return note_key(c, g.key);
 }
 
 int gpu_table_parse(const char *text, const char *filename, gpu_table *out, char *err, size_t errlen)
@@ -230,27 +319,28 @@ static int model_row(parse_ctx *c, tsv_row *r, void *table)
     if (copy_text(c, "key", r->field[0], m.key, sizeof m.key) || copy_text(c, "name", r->field[1], m.name, sizeof m.name))
         return -1;
     int *ints[] = {&m.layers, &m.hidden, &m.heads, &m.kv_heads, &m.head_dim, &m.ffn, &m.vocab, &m.experts, &m.experts_active};
+    /* Bounds a real model stays far inside; with them every product the cost
+     * model forms (heads x head_dim, hidden x ffn x experts, ...) fits in a
+     * double exactly and every shape in an int. */
+    static const int max_of[] = {10000, 1000000, 100000, 100000, 100000, 10000000, 100000000, 100000, 100000};
     for (int i = 0; i < 9; i++)
-        if (parse_int(c, MODEL_COLUMNS[2 + i], r->field[2 + i], 1, ints[i]))
+        if (parse_int(c, MODEL_COLUMNS[2 + i], r->field[2 + i], 1, max_of[i], ints[i]))
             return -1;
-    if (parse_int(c, "tied", r->field[11], 0, &m.tied_embeddings))
+    if (parse_int(c, "tied", r->field[11], 0, 1, &m.tied_embeddings))
         return -1;
-    if (m.tied_embeddings > 1)
-        return fail(c, "tied", "'%s' must be 0 or 1", r->field[11]);
+    if ((long long)m.heads * m.head_dim > 1000000)
+        return fail(c, "head_dim", "'%s' times the heads exceeds a million (no real model is that wide)",
+                    r->field[6]);
     if (m.heads % m.kv_heads != 0)
         return fail(c, "kv_heads", "'%s' must divide the attention heads", r->field[5]);
     if (m.experts_active > m.experts)
         return fail(c, "experts_active", "'%s' exceeds the number of experts", r->field[10]);
     if (copy_text(c, "source", r->field[12], m.source, sizeof m.source))
         return -1;
-    if (model_find(t, m.key))
-        return fail(c, "key", "'%s' appears twice", m.key);
-    model_spec *rows = realloc(t->rows, (size_t)(t->n + 1) * sizeof *rows);
-    if (!rows)
+    if (grow_rows((void **)&t->rows, t->n, sizeof *t->rows, &c->cap) != 0)
         return fail(c, NULL, "out of memory%s", "");
-    t->rows = rows;
     t->rows[t->n++] = m;
-    return 0;
+    return note_key(c, m.key);
 }
 
 int model_table_parse(const char *text, const char *filename, model_table *out, char *err, size_t errlen)
@@ -266,6 +356,10 @@ int model_table_parse(const char *text, const char *filename, model_table *out, 
 
 /* ------------------------------------------------------------ file, misc */
 
+/* Tables are a few kB; anything past this is not a table (/dev/zero, a
+ * wrong path) and is refused before it can exhaust memory. */
+#define TABLE_MAX_BYTES (16u << 20)
+
 static char *read_file(const char *path, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
@@ -278,6 +372,8 @@ static char *read_file(const char *path, char *err, size_t errlen)
     size_t got;
     while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
         len += got;
+        if (len > TABLE_MAX_BYTES)
+            break;
         if (cap - len - 1 == 0) {
             char *bigger = realloc(buf, cap * 2);
             if (!bigger) {
@@ -289,9 +385,30 @@ static char *read_file(const char *path, char *err, size_t errlen)
             cap *= 2;
         }
     }
+    int read_error = ferror(f) ? errno : 0;
     fclose(f);
     if (!buf) {
         snprintf(err, errlen, "%s: out of memory", path);
+        return NULL;
+    }
+    if (read_error || len > TABLE_MAX_BYTES) {
+        if (read_error == EISDIR)
+            snprintf(err, errlen, "%s: is a directory, not a table", path);
+        else if (read_error)
+            snprintf(err, errlen, "%s: %s", path, strerror(read_error));
+        else
+            snprintf(err, errlen, "%s: larger than %u MiB: not a table", path, TABLE_MAX_BYTES >> 20);
+        free(buf);
+        return NULL;
+    }
+    /* A NUL would end the text early and hide every row after it. */
+    const char *nul = memchr(buf, '\0', len);
+    if (nul) {
+        int line = 1;
+        for (const char *q = buf; q < nul; q++)
+            line += *q == '\n';
+        snprintf(err, errlen, "%s:%d: a NUL byte: not a text table", path, line);
+        free(buf);
         return NULL;
     }
     buf[len] = '\0';

@@ -1,5 +1,8 @@
 #include "units.h"
 
+#include <errno.h>
+#include <stdlib.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <strings.h>
@@ -116,3 +119,56 @@ char *fmt_seconds(double s, char *buf, size_t n)
     snprintf(buf, n, "%.*f %s", decimals, v, unit);
     return buf;
 }
+
+//> number_syntax
+static int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+int parse_plain_number(const char *s, double *out)
+{
+    const char *p = s;
+    int digits = 0;
+    while (is_digit(*p)) p++, digits++;
+    if (*p == '.')
+        for (p++; is_digit(*p); p++) digits++;
+    if (!digits)
+        return -1;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-')
+            p++;
+        if (!is_digit(*p))
+            return -1;
+        while (is_digit(*p)) p++;
+    }
+    if (*p)
+        return -1;
+    errno = 0;
+    double v = strtod(s, NULL);
+    /* overflow to infinity is an error; underflow to a tiny or zero value is
+     * the caller's range check to refuse, with its own reason */
+    if (!isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int parse_whole_number(const char *s, long long max, long long *out)
+{
+    if (!is_digit(*s))
+        return -1;
+    long long v = 0;
+    for (const char *p = s; *p; p++) {
+        if (!is_digit(*p))
+            return -1;
+        int d = *p - '0';
+        if (v > (max - d) / 10)
+            return -1; /* past max: refuse before it can overflow */
+        v = 10 * v + d;
+    }
+    *out = v;
+    return 0;
+}
+//< number_syntax

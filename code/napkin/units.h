@@ -35,6 +35,15 @@ int dtype_parse(const char *s, dtype *out);
 /* "fp32, bf16, fp16, fp8, int8, int4": for error messages. */
 const char *dtype_choices(void);
 
+/* The one number syntax of flags and tables: digits, an optional fraction
+ * and an optional exponent ("8", "0.9", "85.5e9", ".5", "1e-3").  No sign,
+ * no spaces, no hex, no "inf" or "nan"; the value must be finite.
+ * Returns 0 and sets *out, or -1. */
+int parse_plain_number(const char *s, double *out);
+/* Digits only ("4096"; not "+8", " 8", "0x10", "1e3"), at most max.
+ * Returns 0 and sets *out, or -1. */
+int parse_whole_number(const char *s, long long max, long long *out);
+
 /* Decimal (SI) and binary (IEC) byte counts: "140.0 GB", "320.0 KiB". */
 char *fmt_bytes(double bytes, char *buf, size_t n);
 char *fmt_bytes_iec(double bytes, char *buf, size_t n);
