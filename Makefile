@@ -141,7 +141,7 @@ programs: $(NAPKIN) $(CH_BIN) $(SOL_BIN) $(MEASURE_BIN) $(BENCH_BIN)
 $(B)/values/%.tsv: $(B)/bin/%
 	@mkdir -p $(@D) $(B)/data
 	@rm -f $@.tmp
-	NB_VALUES=$(abspath $@.tmp) NB_DATA=$(abspath $(B)/data) timeout 120 $< > $(@:.tsv=.out)
+	NB_VALUES=$(abspath $@.tmp) NB_DATA=$(abspath $(B)/data) tools/run_bounded.sh 120 $< > $(@:.tsv=.out)
 	@touch $@.tmp && mv $@.tmp $@
 
 # Chapter 2 reads the committed measured sets and the reader's own (make measure).

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "test_text.h"
@@ -272,6 +273,54 @@ Test(notebook_bad, time_out, .timeout = 20)
     filter_run r = run_filter("chapters/90-timeout.md");
     cr_expect_neq(r.status, 0);
     assert_contains(r.err, "chapters/90-timeout.md:5: run cell timed out after 1 s");
+    free_run(&r);
+}
+
+/* Fence on line 5; the cell ignores TERM, so it is killed a second after
+ * the 1 s limit instead of keeping the build waiting forever. */
+Test(notebook_bad, ignores_term, .timeout = 20)
+{
+    setup_env("ignores-term");
+    setenv("NB_TIMEOUT", "1", 1);
+    setenv("NB_KILL_AFTER", "1", 1);
+    filter_run r = run_filter("chapters/90-ignores-term.md");
+    unsetenv("NB_KILL_AFTER");
+    cr_expect_neq(r.status, 0);
+    assert_contains(r.err, "chapters/90-ignores-term.md:5: run cell timed out after 1 s");
+    free_run(&r);
+}
+
+/* The cell forks a child that would sleep a minute; when the cell returns,
+ * the child is gone with it. */
+Test(notebook_bad, leaves_no_child, .timeout = 20)
+{
+    setup_env("forks");
+    filter_run r = run_filter("chapters/90-forks.md");
+    cr_assert_eq(r.status, 0, "filter failed: %s", r.err);
+    const char *at = strstr(r.out, "\nchild "); /* the output line, not the printf in the source */
+    cr_assert_not_null(at, "%s", r.out);
+    int pid = atoi(at + 7);
+    cr_assert_gt(pid, 1);
+    /* gone, or at most a zombie waiting for its reaper */
+    char path[64], stat[256] = "";
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    int alive = 1;
+    for (int i = 0; i < 50 && alive; i++) {
+        FILE *f = fopen(path, "r");
+        if (!f) {
+            alive = 0;
+            break;
+        }
+        size_t got = fread(stat, 1, sizeof stat - 1, f);
+        stat[got] = '\0';
+        fclose(f);
+        const char *close_paren = strrchr(stat, ')');
+        if (close_paren && close_paren[1] == ' ' && close_paren[2] == 'Z')
+            alive = 0;
+        else
+            nanosleep(&(struct timespec){0, 20000000}, NULL);
+    }
+    cr_assert(!alive, "the cell's child %d outlived it: %s", pid, stat);
     free_run(&r);
 }
 

@@ -35,6 +35,9 @@ local BIN = env("NB_BIN", BUILD .. "/bin")
 local VALUE_FILES = env("NB_VALUE_FILES", "")
 local FIGURE_EXT = env("NB_FIGURE_EXT", "svg")
 local TIMEOUT = env("NB_TIMEOUT", "30")
+-- Every cell runs under tools/run_bounded.sh (beside this filter): its own
+-- process group, TERM then KILL past the limit, and no child left behind.
+local BOUNDED = (PANDOC_SCRIPT_FILE and PANDOC_SCRIPT_FILE:match("^(.*)/[^/]*$") or "tools") .. "/run_bounded.sh"
 
 -- chapters/01-roofline.md -> part "chapters", number 1, tag "01"
 local PART = INPUT:match("([%w_]+)/[^/]*$") or ""
@@ -345,14 +348,14 @@ local function run_cell(block)
     end
     os.remove(tmp .. ".err")
     rc = sh("NB_VALUES=" .. shell_quote(absolute(tmp .. ".values")) .. " NB_DATA="
-      .. shell_quote(absolute(DATA_DIR)) .. " timeout " .. shell_quote(TIMEOUT) .. " "
+      .. shell_quote(absolute(DATA_DIR)) .. " " .. shell_quote(absolute(BOUNDED)) .. " " .. shell_quote(TIMEOUT) .. " "
       .. shell_quote(exe) .. " > " .. shell_quote(tmp .. ".out") .. " 2> " .. shell_quote(tmp .. ".err")
       .. " < /dev/null")
     local err = read_file(tmp .. ".err") or ""
     os.remove(tmp .. ".err")
     os.remove(exe)
-    if rc == 124 then
-      fail(line, "run cell timed out after " .. TIMEOUT .. " s")
+    if rc == 124 or rc == 137 then
+      fail(line, "run cell timed out after " .. TIMEOUT .. " s" .. (rc == 137 and " (and ignored TERM: killed)" or ""))
     elseif rc > 128 then
       fail(line, "run cell was killed by signal " .. (rc - 128) .. (err ~= "" and (":\n" .. last_lines(err, 20)) or ""))
     elseif rc ~= 0 then
@@ -407,11 +410,11 @@ local function console_cell(block)
       local run = shell_quote(absolute(BIN .. "/" .. c.program)) .. c.cmd:sub(#c.program + 1)
       local rc = sh("PATH=" .. shell_quote(absolute(BIN)) .. ":\"$PATH\" NB_VALUES="
         .. shell_quote(absolute(tmp .. ".values")) .. " NB_DATA=" .. shell_quote(absolute(DATA_DIR))
-        .. " timeout " .. shell_quote(TIMEOUT) .. " sh -c " .. shell_quote(run)
+        .. " " .. shell_quote(absolute(BOUNDED)) .. " " .. shell_quote(TIMEOUT) .. " sh -c " .. shell_quote(run)
         .. " > " .. shell_quote(tmp .. ".one") .. " 2>&1 < /dev/null")
       local text = (read_file(tmp .. ".one") or ""):gsub("\n+$", "")
       os.remove(tmp .. ".one")
-      if rc == 124 then
+      if rc == 124 or rc == 137 then
         fail(c.line, "console command timed out after " .. TIMEOUT .. " s: " .. c.cmd)
       elseif rc ~= c.expect then
         fail(c.line, "console command exited with status " .. rc .. " (expected " .. c.expect .. "): "
