@@ -28,7 +28,7 @@ SAN_ASAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 .DELETE_ON_ERROR:
 .PHONY: all deps lib cli programs figures book pdf instructor chapter test unit-tests \
         sanitize-tests exercise-tests book-tests kernels kernels-check measure bench \
-        exercise clean help
+        exercise clean help fuzz fuzz-smoke
 
 # ---------------------------------------------------------------- sources
 LIB_SRC     := $(sort $(wildcard code/napkin/*.c))
@@ -231,7 +231,12 @@ $(B)/tests/%: tests/%.c $(LIB) $(NAPKIN)
 $(B)/tsan/tests/%: tests/%.c $(B)/tsan/lib/libnapkin.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(WARN) $(SAN_TSAN) $< $(B)/tsan/lib/libnapkin.a $(CRITERION_LIBS) $(LDLIBS) -o $@
-$(B)/asan/tests/%: tests/%.c $(B)/asan/lib/libnapkin.a $(NAPKIN)
+# The CLI under the same sanitizers, for the suites that run it.
+ASAN_NAPKIN := $(B)/asan/bin/napkin
+$(ASAN_NAPKIN): $(CLI_SRC) $(wildcard code/cli/*.h) $(B)/asan/lib/libnapkin.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(WARN) $(SAN_ASAN) $(CLI_SRC) $(B)/asan/lib/libnapkin.a $(LDLIBS) -o $@
+$(B)/asan/tests/%: tests/%.c $(B)/asan/lib/libnapkin.a $(NAPKIN) $(ASAN_NAPKIN)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(WARN) $(SAN_ASAN) $< $(B)/asan/lib/libnapkin.a $(CRITERION_LIBS) $(LDLIBS) -o $@
 
@@ -247,7 +252,7 @@ unit-tests: $(TEST_BIN) $(MEASURE_BIN) $(if $(HAVE_NVCC),$(KERNEL_BIN))
 
 sanitize-tests: $(TSAN_BIN) $(ASAN_BIN)
 	@$(TEST_ENV) TSAN_OPTIONS=halt_on_error=1 $(RUN_SUITE) $(TSAN_BIN)
-	@$(TEST_ENV) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(RUN_SUITE) $(ASAN_BIN)
+	@$(TEST_ENV) NAPKIN_BIN=$(abspath $(ASAN_NAPKIN)) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(RUN_SUITE) $(ASAN_BIN)
 
 # Exercise kits: the tests must pass on the worked solutions and must report
 # failures, not crashes, on the untouched fill-in kits.
@@ -279,6 +284,7 @@ test: deps
 	@$(MAKE) --no-print-directory exercise-tests
 	@$(MAKE) --no-print-directory sanitize-tests
 	@$(MAKE) --no-print-directory kernels-check
+	@$(MAKE) --no-print-directory fuzz-smoke
 	@echo "make test: all passed"
 
 # ---------------------------------------------------------------- kernels
@@ -302,6 +308,30 @@ measure:
 bench: $(NAPKIN) $(BENCH_BIN)
 	@tools/bench.sh $(B) $(BENCH_BIN)
 
+# ---------------------------------------------------------------- fuzzing
+# tests/fuzz/fuzz_*.c are libFuzzer targets, built with clang over the
+# library's sources under address and undefined-behaviour sanitizers.
+# `make fuzz` runs each FUZZ_S seconds; `make test` runs each FUZZ_SMOKE_S.
+FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN   := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
+FUZZ_CC    ?= clang
+FUZZ_FLAGS := -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1
+FUZZ_S       ?= 120
+FUZZ_SMOKE_S ?= 10
+HAVE_FUZZ := $(shell command -v $(FUZZ_CC) >/dev/null 2>&1 && echo 'int LLVMFuzzerTestOneInput(const char *d, long n){(void)d;(void)n;return 0;}' | $(FUZZ_CC) -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null && echo yes)
+
+$(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard code/napkin/*.h) $(B)/gen/specs_data.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $< $(LIB_SRC) $(B)/gen/specs_data.c -lm -lpthread -o $@
+
+fuzz: $(FUZZ_BIN)
+	@tools/fuzz.sh $(B) $(FUZZ_S) $(FUZZ_BIN)
+
+fuzz-smoke:
+	@if [ -n "$(HAVE_FUZZ)" ]; then \
+	  $(MAKE) --no-print-directory $(FUZZ_BIN) && tools/fuzz.sh $(B) $(FUZZ_SMOKE_S) $(FUZZ_BIN); \
+	else echo "fuzz: SKIP (no $(FUZZ_CC) with libFuzzer on this machine)"; fi
+
 # ---------------------------------------------------------------- misc
 clean:
 	rm -rf $(B)
@@ -317,6 +347,7 @@ help:
 	@echo "make figures      every figure as SVG"
 	@echo "make kernels      compile the CUDA kernels (needs nvcc)"
 	@echo "make bench        performance figures of the tools and library"
+	@echo "make fuzz         run the libFuzzer targets in tests/fuzz/ (FUZZ_S=120 seconds each)"
 	@echo "make clean        remove $(B)/"
 	@echo "variables: B=<build dir> (default build), CC, NVCC, N"
 

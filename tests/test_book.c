@@ -1,4 +1,3 @@
-/* napkin: no-asan (reads the built book; the book is built before the suites) */
 /* Checks on $NB_BUILD/book.html and book-instructor.html, the products of
  * `make book` and `make instructor`: one self-contained file, a table of
  * contents, no unresolved value, math as MathML, every chapter present with

@@ -1,4 +1,3 @@
-/* napkin: no-asan */
 /* The napkin command line, run as a reader runs it ($NAPKIN_BIN): exit
  * statuses, error messages that name the flag and the choices, help for every
  * subcommand, and the numbers of --format tsv/json checked against hand

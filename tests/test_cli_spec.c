@@ -1,4 +1,3 @@
-/* napkin: no-asan */
 /* The `napkin spec` subcommand: its numbers against hand arithmetic and
  * Leviathan et al., and its errors (exit 2, naming the valid choices). */
 #include <criterion/criterion.h>

@@ -1,4 +1,3 @@
-/* napkin: no-asan (runs pandoc and the compiler on fixture chapters) */
 /* The notebook filter (tools/notebook.lua) on the fixtures in tests/filter/:
  * good fixtures expand to the expected text, bad ones stop with the right
  * "file:line: message", and run cells are cached.

@@ -1,4 +1,3 @@
-/* napkin: no-asan */
 /* Adversarial tables and flags: values that would overflow or underflow,
  * shapes that would overflow an int, duplicate keys among many rows, files
  * that are not tables, one number syntax for flags and tables, an output

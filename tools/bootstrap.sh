@@ -4,7 +4,7 @@
 # command to run and fails.
 set -eu
 
-PACKAGES="build-essential libcriterion-dev libopenblas-dev pandoc gnuplot-nox"
+PACKAGES="build-essential libcriterion-dev libopenblas-dev pandoc gnuplot-nox clang libclang-rt-14-dev"
 
 missing=""
 for p in $PACKAGES; do

@@ -121,9 +121,13 @@ size_t batcher_submit_many(batcher *b, size_t n, const void *requests, void *res
  * runs every queued request, CANCEL completes the queued ones with
  * BATCHER_ECANCELLED (a batch already in the handler finishes either way).
  * Returns when every request submitted before it has its completion and
- * every thread has been joined.  Submits may overlap it.  A handler that
- * never returns keeps close waiting for it (its callers already have their
- * time-out errors).  Calling it twice is harmless.  Returns 0, or
+ * every flusher thread has ended.  Submits may overlap it.  A handler that
+ * never returns keeps close (and destroy) waiting for it: that is the one
+ * unbounded wait, and it is stated here rather than hidden.  Its callers
+ * already have their time-out errors, and until close the batcher goes on
+ * serving new requests on a fresh flusher; an abandoned flusher ends, and
+ * frees its thread, as soon as its handler returns.  Calling close twice is
+ * harmless.  Returns 0, or
  * BATCHER_EREENTRANT (doing nothing) when called from the handler. */
 int batcher_close(batcher *b, batcher_close_mode mode);
 

@@ -164,6 +164,8 @@ static int by_key_then_line(const void *a, const void *b)
  * earliest line that repeats a key, and where that key first appeared. */
 static int check_duplicate_keys(parse_ctx *c)
 {
+    if (c->nkeys < 2)
+        return 0; /* qsort's base must not be NULL, even for no rows */
     qsort(c->keys, c->nkeys, sizeof *c->keys, by_key_then_line);
     size_t at = 0, first = 0;
     for (size_t i = 0, run = 0; i < c->nkeys; i++) {
