@@ -59,6 +59,24 @@ else
     report "napkin_decode_ms" "n/a ($napkin not built)" "< 10"
 fi
 
+# The slowest accepted inputs found so far (a linear break-even scan once took
+# 17 minutes at --batch-max 2147483647): each must answer within 100 ms.
+if [ -x "$napkin" ]; then
+    worst=0
+    for args in "spec --batch-max 2147483647" \
+                "spec --batch-max 2147483647 --context 1 --c 0.1" \
+                "spec --alpha 0.99 --gamma 64 --batch-max 2147483647 --context 1 --model llama3.2-1b --tp 1 --draft llama3.2-1b" \
+                "decode --model llama3-405b --gpu b200 --tp 8 --batch 1000 --context 1" \
+                "specs"; do
+        t0=$(now)
+        # shellcheck disable=SC2086
+        "$napkin" $args >/dev/null 2>&1 || true
+        t1=$(now)
+        worst=$(awk -v a="$t0" -v b="$t1" -v w="$worst" 'BEGIN { t = (b - a) * 1000; printf "%.2f", t > w ? t : w }')
+    done
+    report "napkin_worst_case_ms" "$worst" "< 100"
+fi
+
 for bench in "$@"; do
     echo "== $bench"
     "$bench" || echo "bench: $bench exited with status $?" >&2
