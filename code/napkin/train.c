@@ -96,6 +96,16 @@ train_flop train_flop_per_token(double params, const model_spec *shape, int seq,
 }
 //< flop_per_token
 
+double train_mfu(double model_flops_per_gpu, double peak)
+{
+    return peak > 0 ? model_flops_per_gpu / peak : NAN;
+}
+
+double train_implied_utilisation(double flop, double peak, double gpu_hours)
+{
+    return peak > 0 && gpu_hours > 0 ? flop / (peak * gpu_hours * 3600.0) : NAN;
+}
+
 /* ------------------------------------------------------------ cluster */
 
 goodput_model goodput_model_llama3(void)

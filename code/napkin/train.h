@@ -57,6 +57,14 @@ typedef struct {
  * (2 N + 4 L s d). */
 train_flop train_flop_per_token(double params, const model_spec *shape, int seq, recompute_kind r);
 
+/* MFU of a measured run: model FLOP/s achieved per GPU over its dense peak
+ * (Llama 3 reports 430 TFLOP/s per H100: 430 / 989.4). */
+double train_mfu(double model_flops_per_gpu, double peak);
+/* The average utilisation a run's reported GPU-hours imply:
+ * flop / (peak x gpu_hours x 3600).  Below the MFU while training, because
+ * the hours include every stall, restart and evaluation. */
+double train_implied_utilisation(double flop, double peak, double gpu_hours);
+
 /* ------------------------------------------------------------ cluster */
 
 /* Goodput: the share of wall-clock time that trains.  Interruptions arrive
