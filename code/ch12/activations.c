@@ -86,6 +86,29 @@ int main(void)
         snprintf(n, sizeof n, "ch12_70b_%s_max_mb", s->name);
         nb_value(n, "%d", train_max_micro_batch(&m, &g, &l, &b, 4096));
     }
+    /* the longest sequence (in steps of 1024) at which a setting still fits at microbatch 1 */
+    const int limits[] = {1, 4, 8, 10};
+    for (int i = 0; i < 4; i++) {
+        const setting *s = &SETTINGS[limits[i]];
+        int last = 0;
+        for (int sq = 1024; sq <= 4194304; sq += 1024) {
+            train_layout l = layout_for(s, sq);
+            if (!plan(&m, &g, &l).fits)
+                break;
+            last = sq;
+        }
+        char n[96];
+        snprintf(n, sizeof n, "ch12_70b_%s_max_seq", s->name);
+        nb_value(n, "%d", last);
+    }
+    {
+        train_layout k = layout_for(&SETTINGS[0], seq), md = layout_for(&SETTINGS[6], seq);
+        train_layout tp = layout_for(&SETTINGS[7], seq), tpsp = layout_for(&SETTINGS[8], seq);
+        double kb = train_layer_activation_bytes(&m, &k);
+        nb_value("ch12_70b_scores_pct", "%.0f", 100 * (5.0 * m.heads * seq / m.hidden) / (34 + 5.0 * m.heads * seq / m.hidden));
+        nb_value("ch12_70b_overcount", "%.1f", kb / train_layer_activation_bytes(&m, &md));
+        nb_value("ch12_70b_sp_gain", "%.1f", train_layer_activation_bytes(&m, &tp) / train_layer_activation_bytes(&m, &tpsp));
+    }
     /* the state of the same GPU, and what is left for activations */
     train_layout base = layout_for(&SETTINGS[8], seq);
     train_memory mem = plan(&m, &g, &base);

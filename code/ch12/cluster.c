@@ -5,6 +5,7 @@
  * failure rate). */
 #include "notebook.h"
 #include "train.h"
+#include "transformer.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -43,6 +44,9 @@ int main(void)
     gpu_spec h100 = gpu_builtin("h100");
     model_spec m8 = model_builtin("llama3-8b"), m405 = model_builtin("llama3-405b");
     double peak = gpu_peak_flops(&h100, DT_BF16);
+
+    nb_value("ch12_l8_matmul_b", "%.2f", train_matmul_params(&m8) / 1e9);
+    nb_value("ch12_l8_total_b", "%.2f", model_params(&m8).total / 1e9);
 
     /* --- the headline: 6 N D, dense peak, 40% MFU, Llama 3's failure rate --- */
     train_flop f = train_flop_per_token(PARAMS, NULL, 4096, RECOMPUTE_NONE);
