@@ -115,7 +115,7 @@ Test(train_flop, llama3_model_card_gpu_hours)
 {
     /* Llama 3.1 model card (github.com/meta-llama/llama-models, models/llama3_1/MODEL_CARD.md):
      * 30.84M H100-80GB GPU-hours for 405B.  3.7908e25 / (989.4e12 * 30.84e6 * 3600)
-     * = 3.7908e25 / 1.098481e26 = 0.3451: a third of peak on average, under the
+     * = 3.7908e25 / 1.0984718e26 = 0.3451: a third of peak on average, under the
      * 38-43% MFU while training. */
     double u = train_implied_utilisation(3.7908e25, 989.4e12, 30.84e6);
     assert_rel(u, 0.34510, 1e-4);
