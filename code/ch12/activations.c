@@ -80,7 +80,8 @@ int main(void)
         snprintf(n, sizeof n, "ch12_70b_%s_coef", s->name);
         nb_value(n, "%.2f", mem.act_per_layer / sbh);
         snprintf(n, sizeof n, "ch12_70b_%s_model_gb", s->name); /* 80 layers, one microbatch */
-        nb_value(n, "%.0f", mem.act_per_layer * m.layers / 1e9);
+        double whole = mem.act_per_layer * m.layers / 1e9;
+        nb_value(n, whole >= 10 ? "%.0f" : "%.1f", whole);
         snprintf(n, sizeof n, "ch12_70b_%s_gpu_gb", s->name); /* the first stage, 4 in flight */
         nb_value(n, "%.1f", mem.activations / 1e9);
         snprintf(n, sizeof n, "ch12_70b_%s_max_mb", s->name);
