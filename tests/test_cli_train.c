@@ -98,6 +98,25 @@ Test(cli_train, model_adds_the_attention_term_and_days_on_gpus)
     cr_assert_float_eq(tsv_value(out, "hfu"), 0.4 * hw / per, 1e-9);
 }
 
+Test(cli_train, the_cluster_must_hold_the_model)
+{
+    char out[OUT_MAX];
+    cr_assert_eq(run("train --model llama3-8b --tokens 1T --days 21 --seq 4096 --zero 1 --goodput 1 --format tsv",
+                     out, sizeof out),
+                 0, "%s", out);
+    /* N = 7,504,924,672; (6N + 6,442,450,944) * 1e12 / (989.4e12 * 0.4) / 1,814,400 = 71.71 -> 72 GPUs.
+     * tp 1 pp 1 dp 72 with ZeRO-1: 8,030,261,248 params * (2 + 2 + 12/72) B = 33.46 GB; activations
+     * 32 layers * 4096 * 139,392 B (test_12) = 18.27 GB; fp32 logits 4 * 4096 * 128256 = 2.10 GB */
+    cr_assert_eq(tsv_value(out, "gpus_needed"), 72);
+    cr_assert_eq(tsv_value(out, "layout_tp"), 1);
+    cr_assert_eq(tsv_value(out, "layout_dp"), 72);
+    double want = 8030261248.0 * (4 + 12.0 / 72) + 32 * 4096 * 139392.0 + 4.0 * 4096 * 128256;
+    cr_assert_float_eq(tsv_value(out, "layout_memory"), want, 1e3);
+    /* 70B on one node: 16 B x 70.6e9 = 1.13 TB over 8 GPUs holds in no layout */
+    cr_assert_eq(run("train --model llama3-70b --tokens 1T --gpus 8", out, sizeof out), 1, "%s", out);
+    cr_assert(strstr(out, "no tp x pp x dp layout of 8 GPUs") != NULL, "%s", out);
+}
+
 Test(cli_train, deadline_out_of_reach_exits_1)
 {
     char out[OUT_MAX];

@@ -65,6 +65,30 @@ int main(void)
     nb_value("ch12_price", "%.2f", PRICE);
     nb_value("ch12_q1_cost_k", "%.0f", c.gpu_hours * PRICE / 1e3);
 
+    /* --- does the model fit that cluster?  LLaMA-3-8B's shape at 4096 tokens --- */
+    {
+        train_layout l = train_layout_default();
+        l.seq = 4096;
+        train_state_bytes b = train_state_adam_mixed();
+        layout_fit best;
+        const int zeros[] = {0, 1};
+        for (int i = 0; i < 2; i++) {
+            l.zero = zeros[i];
+            if (train_layout_search(&m8, &h100, c.gpus, NODE, &l, &b, &best, 1) < 1) {
+                fprintf(stderr, "cluster: no layout of %d GPUs holds llama3-8b\n", c.gpus);
+                return 1;
+            }
+            char n[64];
+            snprintf(n, sizeof n, "ch12_q1_z%d_tp", zeros[i]);
+            nb_value(n, "%d", best.tp);
+            snprintf(n, sizeof n, "ch12_q1_z%d_dp", zeros[i]);
+            nb_value(n, "%d", best.dp);
+            snprintf(n, sizeof n, "ch12_q1_z%d_gb", zeros[i]);
+            nb_value(n, "%.1f", best.total / 1e9);
+        }
+        nb_value("ch12_q1_l8_state_gb", "%.0f", 16 * model_params(&m8).total / 1e9);
+    }
+
     /* --- how the answer moves --- */
     const double mfus[] = {0.3, 0.5};
     for (int i = 0; i < 2; i++) {

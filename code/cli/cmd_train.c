@@ -57,6 +57,56 @@ typedef struct {
     const char *recompute_text, *act_text, *schedule_text;
 } train_flags;
 
+/* The layout the memory flags describe; EXIT_USAGE for an unknown choice. */
+static int layout_from_flags(const train_flags *f, train_layout *l)
+{
+    *l = train_layout_default();
+    l->seq = f->seq;
+    l->micro_batch = f->micro_batch;
+    l->tp = f->tp;
+    l->pp = f->pp;
+    l->dp = f->dp;
+    l->sp = f->sp;
+    l->zero = f->zero;
+    l->microbatches = f->microbatches;
+    if (recompute_parse(f->recompute_text, &l->recompute) != 0)
+        return cli_fail(CMD, EXIT_USAGE, "--recompute: unknown '%s' (choices: %s)", f->recompute_text,
+                        recompute_choices());
+    if (activation_model_parse(f->act_text, &l->act) != 0)
+        return cli_fail(CMD, EXIT_USAGE, "--activations: unknown '%s' (choices: korthikanti, modern)", f->act_text);
+    if (pipe_schedule_parse(f->schedule_text, &l->schedule) != 0)
+        return cli_fail(CMD, EXIT_USAGE, "--schedule: unknown '%s' (choices: 1f1b, gpipe)", f->schedule_text);
+    if (l->zero > 3)
+        return cli_fail(CMD, EXIT_USAGE, "--zero %d must be 0, 1, 2 or 3", l->zero);
+    return 0;
+}
+
+/* Does the model fit the cluster?  The least model-parallel layout of
+ * `gpus` that holds it at the flags' sequence, microbatch and settings. */
+static int report_cluster_layout(report *r, const char *prefix, const model_spec *m, const gpu_spec *g,
+                                 const train_layout *base, int gpus, int node_size)
+{
+    train_state_bytes b = train_state_adam_mixed();
+    layout_fit best;
+    char key[64];
+    int n = train_layout_search(m, g, gpus, node_size, base, &b, &best, 1);
+    if (n <= 0) {
+        report_note(r, "no tp x pp x dp layout of %d GPUs holds %s at microbatch %d (seq %d, ZeRO %d); try a higher "
+                       "--zero, --sp, --recompute full or more GPUs",
+                    gpus, m->key, base->micro_batch, base->seq, base->zero);
+        return EXIT_NO_FIT;
+    }
+    snprintf(key, sizeof key, "%s_tp", prefix);
+    report_int(r, key, "layout that holds the model: tp", best.tp);
+    snprintf(key, sizeof key, "%s_pp", prefix);
+    report_int(r, key, "pp", best.pp);
+    snprintf(key, sizeof key, "%s_dp", prefix);
+    report_int(r, key, "dp", best.dp);
+    snprintf(key, sizeof key, "%s_memory", prefix);
+    report_num(r, key, "memory per GPU", U_BYTES, best.total);
+    return 0;
+}
+
 /* ------------------------------------------------------------ compute */
 
 static int run_compute(const train_flags *f, const cli_opt *opts, int nopts, const model_spec *m, const gpu_spec *g,
@@ -75,12 +125,10 @@ static int run_compute(const train_flags *f, const cli_opt *opts, int nopts, con
     if ((rc = cli_dtype(CMD, "--dtype", f->dtype_text, &compute)) != 0 ||
         (rc = cli_gpu_peak(CMD, g, compute, &peak)) != 0)
         return rc;
-    recompute_kind rk;
-    if (recompute_parse(f->recompute_text, &rk) != 0)
-        return cli_fail(CMD, EXIT_USAGE, "--recompute: unknown '%s' (choices: %s)", f->recompute_text,
-                        recompute_choices());
-
-    train_flop per = train_flop_per_token(params, m, f->seq, rk);
+    train_layout base;
+    if ((rc = layout_from_flags(f, &base)) != 0)
+        return rc;
+    train_flop per = train_flop_per_token(params, m, f->seq, base.recompute);
     train_run run = {per.model * tokens, peak, f->mfu,
                      seen(opts, nopts, "--goodput") ? goodput_model_fixed(f->goodput) : goodput_model_llama3()};
 
@@ -117,6 +165,8 @@ static int run_compute(const train_flags *f, const cli_opt *opts, int nopts, con
         report_num(r, "gpu_hours", "GPU-hours rented", U_REAL, c.gpu_hours);
         if (seen(opts, nopts, "--price"))
             report_num(r, "cost", "cost at --price (per GPU-hour)", U_REAL, c.gpu_hours * f->price);
+        if (m && report_cluster_layout(r, "layout", m, g, &base, c.gpus, f->node_size) != 0)
+            rc = EXIT_NO_FIT;
         if (!ok) {
             report_note(r, "no cluster meets %g days: failures grow with the cluster; the best is %d GPUs in %.1f "
                            "days",
@@ -137,9 +187,12 @@ static int run_compute(const train_flags *f, const cli_opt *opts, int nopts, con
             report_note(r, "at %d GPUs interruptions eat all the time: nothing trains", f->gpus);
             rc = EXIT_NO_FIT;
         }
+        if (m && report_cluster_layout(r, "given_layout", m, g, &base, f->gpus, f->node_size) != 0)
+            rc = EXIT_NO_FIT;
     }
     if (!m)
-        report_note(r, "no --model: the attention term 12 L s d is left out (it needs the layers and width)");
+        report_note(r, "no --model: the attention term 12 L s d is left out and memory is not checked (both need "
+                       "the model's shape)");
     if (!seen(opts, nopts, "--days") && !seen(opts, nopts, "--gpus"))
         report_note(r, "give --days for the cluster that meets a deadline, or --gpus for the days on a cluster");
     report_note(r, "peak is the dense %s rate of the %s; a datasheet's sparse figure is twice it", dtype_name(compute),
@@ -199,22 +252,10 @@ static void report_settings(report *r, const model_spec *m, const gpu_spec *g, c
 
 static int run_memory(const train_flags *f, const model_spec *m, const gpu_spec *g, out_format format)
 {
-    train_layout l = train_layout_default();
-    l.seq = f->seq;
-    l.micro_batch = f->micro_batch;
-    l.tp = f->tp;
-    l.pp = f->pp;
-    l.dp = f->dp;
-    l.sp = f->sp;
-    l.zero = f->zero;
-    l.microbatches = f->microbatches;
-    if (recompute_parse(f->recompute_text, &l.recompute) != 0)
-        return cli_fail(CMD, EXIT_USAGE, "--recompute: unknown '%s' (choices: %s)", f->recompute_text,
-                        recompute_choices());
-    if (activation_model_parse(f->act_text, &l.act) != 0)
-        return cli_fail(CMD, EXIT_USAGE, "--activations: unknown '%s' (choices: korthikanti, modern)", f->act_text);
-    if (pipe_schedule_parse(f->schedule_text, &l.schedule) != 0)
-        return cli_fail(CMD, EXIT_USAGE, "--schedule: unknown '%s' (choices: 1f1b, gpipe)", f->schedule_text);
+    train_layout l;
+    int frc = layout_from_flags(f, &l);
+    if (frc != 0)
+        return frc;
     if (f->search) {
         if (f->gpus < 1)
             return cli_fail(CMD, EXIT_USAGE, "--search needs --gpus N");
