@@ -117,6 +117,18 @@ Test(cli_train, the_cluster_must_hold_the_model)
     cr_assert(strstr(out, "no tp x pp x dp layout of 8 GPUs") != NULL, "%s", out);
 }
 
+Test(cli_train, failure_rate_flags)
+{
+    char out[OUT_MAX];
+    /* 1 interruption per GPU-day, 1 hour each: lost share 64 / 24 at 64 GPUs is over 1;
+     * at 8 GPUs 8/24: goodput 2/3 */
+    cr_assert_eq(run("train --params 7B --tokens 1T --gpus 8 --interruptions 1 --hours-lost 1 --format tsv", out,
+                     sizeof out),
+                 0, "%s", out);
+    cr_assert_float_eq(tsv_value(out, "goodput_given"), 1 - 8.0 / 24, 1e-12);
+    cr_assert_eq(run("train --params 7B --tokens 1T --gpus 8 --goodput 0.9 --hours-lost 1", out, sizeof out), 2);
+}
+
 Test(cli_train, deadline_out_of_reach_exits_1)
 {
     char out[OUT_MAX];

@@ -30,14 +30,16 @@ static const cli_doc DOC = {
     "term.  GPU-seconds = FLOPs / (dense peak x MFU); the cluster is rounded up to whole\n"
     "--node-size nodes and pays for failures: by default Llama 3's 466 interruptions in 54 days\n"
     "on 16,384 GPUs (arXiv 2407.21783), each losing the time that left them 90% goodput;\n"
-    "--goodput F fixes it instead.  Counts take suffixes: 1T, 300B, 7e9.\n"
+    "--goodput F fixes it instead.  With --model the cluster must also hold the model: the\n"
+    "least model-parallel layout that does is shown.  Counts take suffixes: 1T, 300B, 7e9.\n"
     "Memory (without --tokens): mixed-precision Adam keeps 2 + 2 + 12 bytes per parameter,\n"
     "ZeRO --zero 1/2/3 shards the 12, the gradients, the weights over --dp.  Activations per\n"
     "layer follow Korthikanti et al. (arXiv 2205.05198) with --activations korthikanti, or a\n"
     "Llama-style layer with flash attention (no s^2 term), GQA and a gated MLP (default\n"
     "modern).  The first stage of a 1F1B pipeline holds pp microbatches in flight.\n"
     "Exit status 1 when the layout does not fit (the message names the largest microbatch that\n"
-    "does, or a layout of the same GPU count) or no cluster meets --days; 2 for a bad flag, a\n"
+    "does, or a layout of the same GPU count), no cluster meets --days, or no layout of the\n"
+    "cluster holds the --model; 2 for a bad flag, a\n"
     "--tp that does not divide the heads or a --pp that does not divide the layers.",
 };
 
@@ -51,7 +53,7 @@ static int seen(const cli_opt *opts, int n, const char *name)
 
 typedef struct {
     const char *model_key, *params_text, *tokens_text, *gpu_key, *dtype_text;
-    double days, mfu, goodput, price;
+    double days, mfu, goodput, price, interruptions, hours_lost;
     int gpus, node_size, seq;
     int micro_batch, tp, pp, dp, sp, zero, microbatches, search;
     const char *recompute_text, *act_text, *schedule_text;
@@ -129,8 +131,14 @@ static int run_compute(const train_flags *f, const cli_opt *opts, int nopts, con
     if ((rc = layout_from_flags(f, &base)) != 0)
         return rc;
     train_flop per = train_flop_per_token(params, m, f->seq, base.recompute);
-    train_run run = {per.model * tokens, peak, f->mfu,
-                     seen(opts, nopts, "--goodput") ? goodput_model_fixed(f->goodput) : goodput_model_llama3()};
+    goodput_model gm = goodput_model_llama3();
+    if (seen(opts, nopts, "--goodput"))
+        gm = goodput_model_fixed(f->goodput);
+    if (seen(opts, nopts, "--interruptions"))
+        gm.interruptions_per_gpu_day = f->interruptions;
+    if (seen(opts, nopts, "--hours-lost"))
+        gm.hours_lost = f->hours_lost;
+    train_run run = {per.model * tokens, peak, f->mfu, gm};
 
     report *r = report_new(CMD);
     report_section(r, "run");
@@ -358,6 +366,10 @@ int cmd_train(int argc, char **argv)
         {"--mfu", OPT_FRACTION, &f.mfu, "F", "model FLOPs utilisation (default 0.4)", 0, 0},
         {"--goodput", OPT_FRACTION, &f.goodput, "F", "fixed share of time that trains (default: Llama 3 failures)", 0,
          0},
+        {"--interruptions", OPT_POS_REAL, &f.interruptions, "R",
+         "interruptions per GPU-day (default Llama 3's, 466 / (54 x 16384))", 0, 0},
+        {"--hours-lost", OPT_POS_REAL, &f.hours_lost, "H", "hours each interruption costs the job (default 0.278)", 0,
+         0},
         {"--price", OPT_POS_REAL, &f.price, "P", "price per GPU-hour, for the cost", 0, 0},
         {"--node-size", OPT_POS_INT, &f.node_size, "N", "GPUs per node (default 8)", 0, 0},
         {"--seq", OPT_POS_INT, &f.seq, "S", "sequence length (default 8192)", 0, 0},
@@ -377,6 +389,9 @@ int cmd_train(int argc, char **argv)
     int rc = cli_parse(&DOC, argc, argv, opts, CLI_NOPTS(opts), &common);
     if (rc != CLI_GO)
         return rc == CLI_HELP_SHOWN ? 0 : rc;
+    if (seen(opts, CLI_NOPTS(opts), "--goodput") &&
+        (seen(opts, CLI_NOPTS(opts), "--interruptions") || seen(opts, CLI_NOPTS(opts), "--hours-lost")))
+        return cli_fail(CMD, EXIT_USAGE, "give either --goodput or --interruptions/--hours-lost, not both");
     if (!f.tokens_text && !f.model_key)
         return cli_fail(CMD, EXIT_USAGE, "give --tokens (the compute question) or --model (the memory question); "
                                          "see napkin train --help");

@@ -229,7 +229,7 @@ int train_layout_check(const model_spec *m, const train_layout *l, char *err, si
     return -1;
 }
 
-/* Korthikanti et al. (2022), section 4.1, per layer in units of s b h bytes:
+/* Korthikanti et al. (2022), the count behind their Table 2, per layer in units of s b h bytes:
  *   attention: QKV input 2, Q and K 4, softmax 2as/h, its dropout mask as/h,
  *              dropout output 2as/h, V 2, output projection input 2, dropout mask 1
  *   MLP:       input 2, GeLU input 8, GeLU output 8, dropout mask 1
