@@ -39,8 +39,8 @@ static const cli_doc DOC = {
     "modern).  The first stage of a 1F1B pipeline holds pp microbatches in flight.\n"
     "Exit status 1 when the layout does not fit (the message names the largest microbatch that\n"
     "does, or a layout of the same GPU count), no cluster meets --days, or no layout of the\n"
-    "cluster holds the --model; 2 for a bad flag, a\n"
-    "--tp that does not divide the heads or a --pp that does not divide the layers.",
+    "cluster holds the --model; 2 for a bad flag, a --tp that does not divide the heads or a\n"
+    "--pp that does not divide the layers.",
 };
 
 static int seen(const cli_opt *opts, int n, const char *name)
