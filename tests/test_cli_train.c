@@ -1,4 +1,3 @@
-/* napkin: no-asan */
 /* The `napkin train` subcommand as a reader runs it: the 7B / 1T / three
  * weeks question and the 70B-at-8k memory question against hand arithmetic,
  * the size suffixes, and the exit statuses (1 does not fit, 2 a bad flag). */

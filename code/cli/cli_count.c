@@ -6,28 +6,36 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "units.h"
 
 int cli_count_parse(const char *s, double *out)
 {
-    if (!s || !*s || !(isdigit((unsigned char)*s) || *s == '.'))
+    if (!s || !*s)
         return -1;
-    errno = 0;
-    char *end;
-    double v = strtod(s, &end);
-    if (errno || end == s)
-        return -1;
+    /* the number in the one syntax of flags and tables (units.h), then at
+     * most one suffix letter */
+    char num[64];
+    size_t len = strlen(s);
     double scale = 1.0;
-    switch (toupper((unsigned char)*end)) {
-    case '\0': break;
+    switch (toupper((unsigned char)s[len - 1])) {
     case 'K': scale = 1e3; break;
     case 'M': scale = 1e6; break;
     case 'B': case 'G': scale = 1e9; break;
     case 'T': scale = 1e12; break;
     case 'P': scale = 1e15; break;
-    default: return -1;
+    default: break;
     }
-    if (*end && end[1])
-        return -1; /* one suffix letter, nothing after it */
+    if (scale != 1.0)
+        len--;
+    if (len == 0 || len >= sizeof num)
+        return -1;
+    memcpy(num, s, len);
+    num[len] = '\0';
+    double v;
+    if (parse_plain_number(num, &v) != 0)
+        return -1;
     v *= scale;
     if (!isfinite(v) || !(v > 0))
         return -1;
