@@ -18,7 +18,7 @@ static const int edges[] = {256, 512, 1024, 2048, 4096, 8192};
 
 static double step_flop(const model_spec *m, int batch, int tokens, precision prec)
 {
-    step_shape s = {batch, 0, tokens, 1, prec, 0};
+    step_shape s = prefill_shape(batch, 0, tokens, 1, prec);
     op_cost ops[DECODER_MAX_OPS];
     int n = decoder_step_ops(m, &s, ops, DECODER_MAX_OPS);
     if (n < 0) {

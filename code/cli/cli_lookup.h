@@ -36,8 +36,8 @@ int cli_precision(const char *cmd, const char *all, const char *weights, const c
 int cli_gpu_peak(const char *cmd, const gpu_spec *g, dtype d, double *peak);
 
 /* Policy from memory_policy_default(), overridden by --usable F (NAN = not
- * given) and --activation-tokens T (-1 = not given). */
-/* The default policy with the reader's overrides: NAN / -1 / 0 = keep the default. */
+ * given), --activation-tokens T and --sampled-tokens S (-1 = not given) and
+ * --hbm BYTES (0 = not given). */
 memory_policy cli_policy(double usable, int activation_tokens, int sampled_tokens, double capacity);
 
 #endif

@@ -74,7 +74,7 @@ static int policy_check(const memory_policy *pol, char *err, size_t errlen)
 int replica_memory_plan(const model_spec *m, const gpu_spec *g, precision prec, int tp, memory_policy pol,
                         replica_memory *out, char *err, size_t errlen)
 {
-    step_shape probe = {1, 0, 1, tp, prec, 0};
+    step_shape probe = decode_shape(1, 0, tp, prec);
     if (step_shape_check(m, &probe, err, errlen) != 0)
         return -1;
     resident_model rm = {m, prec, tp};
@@ -129,7 +129,7 @@ int memory_fit(const gpu_spec *g, memory_policy pol, const resident_model *rm, i
     f.usable = f.capacity * pol.usable_fraction;
     f.extra = extra_bytes;
     for (int i = 0; i < n; i++) {
-        step_shape probe = {1, 0, 1, rm[i].tp, rm[i].prec, 0};
+        step_shape probe = decode_shape(1, 0, rm[i].tp, rm[i].prec);
         if (step_shape_check(rm[i].model, &probe, err, errlen) != 0)
             return -1;
         f.weights += weight_bytes_per_gpu(rm[i].model, rm[i].prec.weights, rm[i].tp);

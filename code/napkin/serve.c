@@ -25,7 +25,7 @@ int serve_batch(const model_spec *m, const gpu_spec *g, const serve_workload *w,
         return -1;
     step_cost c;
     /* Prefill: the whole prompt in one step; it yields the first token. */
-    step_shape prefill = {batch, 0, w->prompt, w->tp, w->prec, 0};
+    step_shape prefill = prefill_shape(batch, 0, w->prompt, w->tp, w->prec);
     if (decoder_step_cost(m, g, &prefill, &c, err, errlen))
         return -1;
     r.prefill = c.time;

@@ -35,7 +35,13 @@ param_count model_params(const model_spec *m)
 
 step_shape decode_shape(int batch, int context, int tp, precision prec)
 {
-    step_shape s = {batch, context, 1, tp, prec, 0};
+    step_shape s = {batch, context, 1, tp, prec, 0, 0};
+    return s;
+}
+
+step_shape prefill_shape(int batch, int context, int prompt, int tp, precision prec)
+{
+    step_shape s = {batch, context, prompt, tp, prec, 0, 1};
     return s;
 }
 
@@ -211,14 +217,15 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
         all[c++] = embed_ar;
     }
     all[c++] = norm("final_norm", 0, T, h, ab);
-    op_cost logits = projection("logits", T, h, vocab_l, wb, ab);
+    const double L = s->logits_last ? B : T; /* positions that get logits */
+    op_cost logits = projection("logits", L, h, vocab_l, wb, ab);
     logits.kind = OP_LOGITS;
     logits.per_layer = 0;
-    logits.act_bytes = T * h * ab + T * vocab_l * 4; /* fp32 logits out */
+    logits.act_bytes = L * h * ab + L * vocab_l * 4; /* fp32 logits out */
     all[c++] = logits;
     if (comm) { /* the sampler needs every vocabulary slice of the fp32 logits */
         op_cost gather = make_op("logits_gather", OP_ALLGATHER, 0);
-        gather.comm_bytes = T * (double)m->vocab * 4;
+        gather.comm_bytes = L * (double)m->vocab * 4;
         all[c++] = gather;
     }
 

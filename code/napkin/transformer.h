@@ -17,7 +17,8 @@
  *  - A step processes `new_tokens` tokens for each of `batch` sequences, each
  *    with `context` tokens already cached; decode is new_tokens = 1.
  *  - Logits are computed for every new token (what speculative verification
- *    needs; a prefill that only samples the last token does less).
+ *    needs), or with logits_last for the last new token of each sequence
+ *    only (what a prefill that samples its first output token needs).
  *  - Mixture of experts: each token visits experts_active of experts; the
  *    weights read are those of the experts that some token in the step
  *    touches, expected value E*(1-(1-k/E)^T) under uniform routing. */
@@ -60,7 +61,13 @@ typedef struct {
     int tp;         /* tensor-parallel degree */
     precision prec;
     int skip_comm;  /* 1: leave the TP collectives out (the pure roofline) */
+    int logits_last; /* 1: logits for each sequence's last new token only (a prefill) */
 } step_shape;
+
+/* A prefill of `prompt` tokens for each of `batch` sequences with `context`
+ * already cached (0 for a fresh prompt, more for a later chunk), sampling
+ * only each sequence's last position. */
+step_shape prefill_shape(int batch, int context, int prompt, int tp, precision prec);
 
 /* A decode step: new_tokens = 1. */
 step_shape decode_shape(int batch, int context, int tp, precision prec);

@@ -1,0 +1,78 @@
+#include "cli_device.h"
+
+#include "serve.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+device_flags device_flags_default(void)
+{
+    device_flags f = {NULL, NULL, NAN, NAN, NAN};
+    return f;
+}
+
+void device_flag_opts(device_flags *f, cli_opt *o)
+{
+    const cli_opt opts[DEVICE_NOPTS] = {
+        {"--gpu", OPT_STRING, &f->gpu, "G", "GPU key (napkin specs --gpus)", 0, 0},
+        {"--efficiency", OPT_FRACTION, &f->efficiency, "F",
+         "share of the datasheet's bandwidth and FLOP rate reached (default 1)", 0, 0},
+        {"--bw-efficiency", OPT_FRACTION, &f->bw_efficiency, "F", "share of the bandwidth alone", 0, 0},
+        {"--flops-efficiency", OPT_FRACTION, &f->flops_efficiency, "F", "share of the FLOP rate alone", 0, 0},
+        {"--calibrate", OPT_STRING, &f->calibrate, "DIR",
+         "a measured set (make measure): its ceilings instead of the datasheet's", 0, 0},
+    };
+    memcpy(o, opts, sizeof opts);
+}
+
+int device_setup_resolve(const char *cmd, const cli_specs *specs, const device_flags *f, dtype compute,
+                         device_setup *out)
+{
+    memset(out, 0, sizeof *out);
+    out->bw_fraction = out->flops_fraction = 1;
+    const gpu_spec *row = NULL;
+    int rc;
+    if (f->gpu && (rc = cli_find_gpu(cmd, specs, "--gpu", f->gpu, &row)) != 0)
+        return rc;
+    if (f->calibrate && (!isnan(f->efficiency) || !isnan(f->bw_efficiency) || !isnan(f->flops_efficiency)))
+        return cli_fail(cmd, EXIT_USAGE, "give --calibrate or an efficiency, not both: the measured set already "
+                                         "says what the device reaches");
+    char err[512];
+    if (f->calibrate) {
+        if (calibration_load(f->calibrate, &out->cal, err, sizeof err) != 0)
+            return cli_fail(cmd, EXIT_USAGE, "--calibrate: %s", err);
+        int cpu = strcmp(out->cal.kind, "cpu") == 0;
+        /* a CPU set is a device of its own; a GPU set calibrates its --gpu row */
+        if (calibrated_gpu(&out->cal, cpu ? NULL : row, compute, &out->timed, err, sizeof err) != 0)
+            return cli_fail(cmd, EXIT_USAGE, "--calibrate %s: %s%s", f->calibrate, err,
+                            cpu && row ? " (leave out --gpu)" : "");
+        out->calibrated = 1;
+        out->has_sheet = !cpu;
+        out->sheet = cpu ? out->timed : *row;
+        return 0;
+    }
+    if (!row)
+        return cli_fail(cmd, EXIT_USAGE, "--gpu is required (or --calibrate DIR with a CPU set)");
+    out->sheet = *row;
+    out->has_sheet = 1;
+    out->bw_fraction = !isnan(f->bw_efficiency) ? f->bw_efficiency : !isnan(f->efficiency) ? f->efficiency : 1;
+    out->flops_fraction =
+        !isnan(f->flops_efficiency) ? f->flops_efficiency : !isnan(f->efficiency) ? f->efficiency : 1;
+    out->timed = gpu_derated(row, out->bw_fraction, out->flops_fraction);
+    return 0;
+}
+
+void device_report(report *r, const device_setup *d)
+{
+    report_text(r, "device", "device", d->timed.name);
+    if (d->calibrated) {
+        report_text(r, "calibrated_from", "ceilings measured on", d->cal.device);
+        report_text(r, "calibration_date", "measured", d->cal.date);
+        report_text(r, "bandwidth_from", "bandwidth from", d->cal.bandwidth_from);
+    } else {
+        report_num(r, "bw_efficiency", "share of the datasheet bandwidth", U_REAL, d->bw_fraction);
+        report_num(r, "flops_efficiency", "share of the datasheet FLOP rate", U_REAL, d->flops_fraction);
+    }
+    report_num(r, "timed_bandwidth", "bandwidth timed with", U_BANDWIDTH, d->timed.mem_bw);
+}

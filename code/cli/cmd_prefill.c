@@ -1,0 +1,128 @@
+/* napkin prefill: one prefill step of a prompt, op by op summed: FLOPs,
+ * bytes, time, bound and the collectives, with logits only where the server
+ * samples. */
+#include "cli_device.h"
+#include "commands.h"
+#include "roofline.h"
+
+#include <math.h>
+
+static const cli_doc DOC = {
+    "prefill",
+    "one prefill step: FLOPs, bytes, time and bound of a prompt, logits where the server samples",
+    "--model M --gpu G [--tp N] [--prompt T] [--batch B] [--all-logits] [--dtype D]\n"
+    "                     [--efficiency F | --bw-efficiency F --flops-efficiency F | --calibrate DIR]\n"
+    "                     [--no-comm] [--format table|tsv|json]",
+    "A prefill runs the whole prompt of each of --batch sequences in one step:\n"
+    "2 x parameters x tokens for the projections plus causal attention (each\n"
+    "position attends to those before it), at the roofline of each op, plus the\n"
+    "tensor-parallel collectives.  Logits are computed at each sequence's last\n"
+    "position (where the first output token is sampled); --all-logits computes\n"
+    "them at every position, as speculative verification needs.  With\n"
+    "--calibrate DIR the measured ceilings replace the datasheet's and both\n"
+    "predictions are shown.  Exit status 1 when the prompts do not fit memory.",
+};
+
+static void add_step(report *r, const char *prefix, const char *label, const step_cost *c)
+{
+    char key[64], lab[96];
+    snprintf(key, sizeof key, "%stime", prefix);
+    snprintf(lab, sizeof lab, "prefill time%s", label);
+    report_num(r, key, lab, U_SECONDS, c->time);
+    snprintf(key, sizeof key, "%sbound", prefix);
+    snprintf(lab, sizeof lab, "set by%s", label);
+    report_text(r, key, lab, bound_name(c->bound));
+}
+
+int cmd_prefill(int argc, char **argv)
+{
+    device_flags df = device_flags_default();
+    const char *model_key = NULL, *dtype_s = "bf16";
+    int tp = 1, prompt = 2048, batch = 1, all_logits = 0, no_comm = 0;
+    cli_opt opts[DEVICE_NOPTS + 7];
+    device_flag_opts(&df, opts);
+    cli_opt more[] = {
+        {"--model", OPT_STRING, &model_key, "M", "model key (napkin specs --models)", 1, 0},
+        {"--tp", OPT_POS_INT, &tp, "N", "tensor-parallel degree (default 1)", 0, 0},
+        {"--prompt", OPT_POS_INT, &prompt, "T", "prompt tokens per sequence (default 2048)", 0, 0},
+        {"--batch", OPT_POS_INT, &batch, "B", "sequences prefilled together (default 1)", 0, 0},
+        {"--all-logits", OPT_FLAG, &all_logits, NULL, "logits at every prompt position", 0, 0},
+        {"--dtype", OPT_STRING, &dtype_s, "D", "weights, KV, activations and compute (default bf16)", 0, 0},
+        {"--no-comm", OPT_FLAG, &no_comm, NULL, "leave the tensor-parallel collectives out", 0, 0},
+    };
+    for (int i = 0; i < 7; i++)
+        opts[DEVICE_NOPTS + i] = more[i];
+    cli_common common;
+    int rc = cli_parse(&DOC, argc, argv, opts, CLI_NOPTS(opts), &common);
+    if (rc != CLI_GO)
+        return rc == CLI_HELP_SHOWN ? 0 : rc;
+    precision prec;
+    if ((rc = cli_precision(DOC.name, dtype_s, NULL, NULL, NULL, NULL, &prec)) != 0)
+        return rc;
+    cli_specs specs;
+    if ((rc = cli_specs_load(DOC.name, &common, &specs)) != 0)
+        return rc;
+    const model_spec *m;
+    device_setup d;
+    if ((rc = cli_find_model(DOC.name, &specs, "--model", model_key, &m)) != 0 ||
+        (rc = device_setup_resolve(DOC.name, &specs, &df, prec.compute, &d)) != 0) {
+        cli_specs_free(&specs);
+        return rc;
+    }
+    double peak;
+    if ((rc = cli_gpu_peak(DOC.name, &d.timed, prec.compute, &peak)) != 0) {
+        cli_specs_free(&specs);
+        return rc;
+    }
+    step_shape sh = prefill_shape(batch, 0, prompt, tp, prec);
+    sh.logits_last = !all_logits;
+    sh.skip_comm = no_comm;
+    char err[512];
+    if (step_shape_check(m, &sh, err, sizeof err) != 0) {
+        cli_specs_free(&specs);
+        return cli_fail(DOC.name, EXIT_USAGE, "--tp %d: %s", tp, err);
+    }
+    resident_model rm = {m, prec, tp};
+    fit_check fit;
+    if (memory_fit(&d.timed, memory_policy_default(), &rm, 1, 0, batch, prompt, &fit, err, sizeof err) != 0) {
+        cli_specs_free(&specs);
+        return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
+    }
+    if (!fit.fits) {
+        char why[320];
+        fit_check_describe(&fit, batch, prompt, why, sizeof why);
+        cli_specs_free(&specs);
+        return cli_fail(DOC.name, EXIT_NO_FIT, "--batch %d of --prompt %d does not fit: %s", batch, prompt, why);
+    }
+    step_cost c, sheet_cost;
+    if (decoder_step_cost(m, &d.timed, &sh, &c, err, sizeof err) != 0 ||
+        (d.calibrated && d.has_sheet && decoder_step_cost(m, &d.sheet, &sh, &sheet_cost, err, sizeof err) != 0)) {
+        cli_specs_free(&specs);
+        return cli_fail(DOC.name, EXIT_USAGE, "%s%s", err, no_comm ? "" : " (or --no-comm)");
+    }
+    report *r = report_new(DOC.name);
+    report_section(r, "Prefill");
+    report_text(r, "model", "model", m->key);
+    report_int(r, "tp", "tensor-parallel degree", tp);
+    report_int(r, "prompt", "prompt tokens per sequence", prompt);
+    report_int(r, "batch", "sequences", batch);
+    report_num(r, "logit_positions", "positions with logits", U_TOKENS, all_logits ? (double)batch * prompt : batch);
+    device_report(r, &d);
+    report_section(r, "One prefill step, per GPU");
+    report_num(r, "flop", "FLOP", U_FLOP, c.flop);
+    report_num(r, "weight_bytes", "weight bytes read", U_BYTES, c.weight_bytes);
+    report_num(r, "kv_bytes", "KV bytes read and written", U_BYTES, c.kv_bytes);
+    report_num(r, "act_bytes", "activation bytes", U_BYTES, c.act_bytes);
+    report_num(r, "intensity", "intensity", U_INTENSITY, c.intensity);
+    report_num(r, "time_compute", "compute time (FLOP / peak)", U_SECONDS, c.time_compute);
+    report_num(r, "time_memory", "memory time (bytes / bandwidth)", U_SECONDS, c.time_memory);
+    report_num(r, "time_comm", "communication (TP collectives)", U_SECONDS, c.time_comm);
+    add_step(r, "", d.calibrated ? " (measured ceilings)" : "", &c);
+    report_num(r, "tokens_per_s", "prompt tokens per second", U_TOKENS_PER_S, (double)batch * prompt / c.time);
+    if (d.calibrated && d.has_sheet)
+        add_step(r, "datasheet_", " (datasheet)", &sheet_cost);
+    rc = report_print(r, common.format, stdout);
+    report_free(r);
+    cli_specs_free(&specs);
+    return rc;
+}

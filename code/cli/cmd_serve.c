@@ -1,0 +1,266 @@
+/* napkin serve: one request end to end on a replica with C requests in
+ * flight (or at a request rate): TTFT, TPOT, latency, throughput, cost per
+ * million tokens, and --search for the cheapest tensor-parallel degree that
+ * meets latency targets. */
+#include "cli_device.h"
+#include "commands.h"
+#include "request.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static const cli_doc DOC = {
+    "serve",
+    "one request end to end: TTFT, TPOT, throughput and cost per million tokens at a concurrency or rate",
+    "--model M --gpu G [--tp N] [--prompt T] [--output T] [--concurrency C | --rate R]\n"
+    "                     [--chunked-prefill T] [--all-logits] [--price P] [--dtype D] [--usable F] [--hbm BYTES]\n"
+    "                     [--efficiency F | --bw-efficiency F --flops-efficiency F | --calibrate DIR]\n"
+    "                     [--search [--ttft S] [--tpot S] [--gpus N]] [--format table|tsv|json]",
+    "A closed loop of C requests in flight on one replica of --tp GPUs: each\n"
+    "request is a prefill of its prompt (p, logits at the last position), then\n"
+    "output - 1 decode steps of the batch of C (d, the mean over the growing\n"
+    "context).  By Little's law: latency = C p + (output - 1) d, TTFT = p,\n"
+    "TPOT = d + (C - 1) p / (output - 1): every other request's prefill stalls\n"
+    "this one's decoding.  --chunked-prefill T carries at most T prompt tokens a\n"
+    "step inside the decode steps instead (TTFT = steps x mixed step).\n"
+    "Cost: the replica's GPU time per request at --price per GPU-hour, split\n"
+    "into prefill (input tokens) and decode (output tokens).  --rate R finds the\n"
+    "smallest C that serves R requests/s.  --search tries every tensor-parallel\n"
+    "degree that divides the heads (up to --gpus, data-parallel replicas filling\n"
+    "them), keeps those that fit and meet --ttft and --tpot at the largest\n"
+    "concurrency that does, and ranks them by GPU-seconds per request (the order\n"
+    "of cost per token at any price).\n"
+    "Exit status 1 when C requests of prompt + output tokens do not fit (the\n"
+    "message names the largest C that does) or the rate cannot be served.",
+};
+
+static void report_estimate(report *r, const request_estimate *e, double price)
+{
+    report_section(r, "Prefill");
+    report_num(r, "prefill_flop", "FLOP per GPU", U_FLOP, e->prefill_flop);
+    report_num(r, "prefill_time", "prefill of one prompt (p)", U_SECONDS, e->prefill_time);
+    report_text(r, "prefill_bound", "set by", bound_name(e->prefill_bound));
+    report_int(r, "prefill_steps", "steps a prompt takes", e->prefill_steps);
+    report_section(r, "Decode");
+    report_num(r, "decode_step", "mean decode step (d)", U_SECONDS, e->decode_step);
+    if (e->mixed_step > 0)
+        report_num(r, "mixed_step", "mixed step (decodes + a prompt chunk)", U_SECONDS, e->mixed_step);
+    report_section(r, "One request");
+    report_num(r, "ttft", "time to first token", U_SECONDS, e->ttft);
+    report_num(r, "tpot", "time per output token", U_SECONDS, e->tpot);
+    report_num(r, "e2e", "end-to-end latency", U_SECONDS, e->e2e);
+    report_num(r, "user_tokens_per_s", "tokens/s per user", U_TOKENS_PER_S, e->user_tokens_per_s);
+    report_section(r, "The replica");
+    report_num(r, "tokens_per_s", "output tokens/s", U_TOKENS_PER_S, e->tokens_per_s);
+    report_num(r, "requests_per_s", "requests/s", U_REAL, e->requests_per_s);
+    report_num(r, "gpu_seconds_per_request", "GPU-seconds per request", U_SECONDS, e->gpu_seconds_per_request);
+    report_num(r, "gpu_hours_per_m_output", "GPU-hours per million output tokens", U_REAL,
+               e->tokens_per_s > 0 ? e->gpus * 1e6 / e->tokens_per_s / 3600 : NAN);
+    if (price > 0) {
+        report_num(r, "cost_per_m_input", "cost per million input tokens", U_REAL, e->cost_per_m_input);
+        report_num(r, "cost_per_m_output", "cost per million output tokens", U_REAL, e->cost_per_m_output);
+    }
+    report_int(r, "max_concurrency", "largest concurrency that fits", e->fit.max_batch);
+}
+
+/* Every tp that divides the heads (and suits the KV heads), up to gpus. */
+static int search(report *r, const request_setup *base, int gpus, double ttft, double tpot, char *err,
+                  size_t errlen)
+{
+    report_table *t = report_table_add(r, "search", "Tensor-parallel degrees that fit and meet the targets");
+    report_col(t, "tp", "tp", U_INT, 0);
+    report_col(t, "replicas", "replicas", U_INT, 0);
+    report_col(t, "concurrency", "C", U_INT, 0);
+    report_col(t, "ttft", "TTFT", U_SECONDS, 0);
+    report_col(t, "tpot", "TPOT", U_SECONDS, 0);
+    report_col(t, "tokens_per_s", "tokens/s (all replicas)", U_TOKENS_PER_S, 0);
+    report_col(t, "gpu_seconds_per_request", "GPU-s a request", U_SECONDS, 0);
+    report_col(t, "cost_per_m_input", "cost per M input", U_REAL, 0);
+    report_col(t, "cost_per_m_output", "cost per M output", U_REAL, 0);
+    typedef struct {
+        int tp, replicas, c;
+        request_estimate e;
+    } row;
+    row rows[16];
+    int n = 0;
+    for (int tp = 1; tp <= gpus && n < 16; tp *= 2) {
+        request_setup s = *base;
+        s.tp = tp;
+        step_shape probe = decode_shape(1, 0, tp, s.prec);
+        if (step_shape_check(s.model, &probe, err, errlen) != 0)
+            continue;
+        int c = request_best_concurrency(&s, ttft, tpot, err, errlen);
+        if (c < 0)
+            return -1;
+        if (c == 0)
+            continue;
+        s.concurrency = c;
+        request_estimate e;
+        if (request_estimate_compute(&s, &e, err, errlen) != 0)
+            return -1;
+        rows[n++] = (row){tp, gpus / tp, c, e};
+    }
+    /* cheapest first: GPU-seconds per request, the order of cost per token */
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && rows[j].e.gpu_seconds_per_request < rows[j - 1].e.gpu_seconds_per_request; j--) {
+            row tmp = rows[j];
+            rows[j] = rows[j - 1];
+            rows[j - 1] = tmp;
+        }
+    for (int i = 0; i < n; i++) {
+        report_cell_int(t, rows[i].tp);
+        report_cell_int(t, rows[i].replicas);
+        report_cell_int(t, rows[i].c);
+        report_cell_num(t, rows[i].e.ttft);
+        report_cell_num(t, rows[i].e.tpot);
+        report_cell_num(t, rows[i].e.tokens_per_s * rows[i].replicas);
+        report_cell_num(t, rows[i].e.gpu_seconds_per_request);
+        report_cell_num(t, rows[i].e.cost_per_m_input);
+        report_cell_num(t, rows[i].e.cost_per_m_output);
+    }
+    return n;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+    device_flags df = device_flags_default();
+    const char *model_key = NULL, *dtype_s = "bf16";
+    int tp = 1, prompt = 2048, output = 256, concurrency = 0, chunk = 0, all_logits = 0, do_search = 0, gpus = 8;
+    double rate = 0, price = 0, ttft = 0, tpot = 0, usable = NAN, hbm = 0;
+    cli_opt more[] = {
+        {"--model", OPT_STRING, &model_key, "M", "model key (napkin specs --models)", 1, 0},
+        {"--tp", OPT_POS_INT, &tp, "N", "tensor-parallel degree (default 1)", 0, 0},
+        {"--prompt", OPT_POS_INT, &prompt, "T", "prompt tokens per request (default 2048)", 0, 0},
+        {"--output", OPT_POS_INT, &output, "T", "output tokens per request (default 256)", 0, 0},
+        {"--concurrency", OPT_POS_INT, &concurrency, "C", "requests in flight (default 1)", 0, 0},
+        {"--rate", OPT_POS_REAL, &rate, "R", "requests per second to serve (instead of --concurrency)", 0, 0},
+        {"--chunked-prefill", OPT_POS_INT, &chunk, "T", "at most T prompt tokens a step, mixed into decodes", 0, 0},
+        {"--all-logits", OPT_FLAG, &all_logits, NULL, "logits at every prompt position", 0, 0},
+        {"--price", OPT_POS_REAL, &price, "P", "price of one GPU-hour (for the costs)", 0, 0},
+        {"--dtype", OPT_STRING, &dtype_s, "D", "weights, KV, activations and compute (default bf16)", 0, 0},
+        {"--usable", OPT_FRACTION, &usable, "F", "share of GPU memory the server may use (default 0.9)", 0, 0},
+        {"--hbm", OPT_POS_REAL, &hbm, "BYTES", "memory of one GPU in bytes (default: what the driver reports)", 0, 0},
+        {"--search", OPT_FLAG, &do_search, NULL, "try every tensor-parallel degree up to --gpus", 0, 0},
+        {"--ttft", OPT_POS_REAL, &ttft, "S", "with --search: the most time to first token allowed", 0, 0},
+        {"--tpot", OPT_POS_REAL, &tpot, "S", "with --search: the most time per output token allowed", 0, 0},
+        {"--gpus", OPT_POS_INT, &gpus, "N", "with --search: GPUs to fill with replicas (default 8)", 0, 0},
+    };
+    enum { NMORE = (int)(sizeof more / sizeof more[0]) };
+    cli_opt opts[DEVICE_NOPTS + NMORE];
+    device_flag_opts(&df, opts);
+    for (int i = 0; i < NMORE; i++)
+        opts[DEVICE_NOPTS + i] = more[i];
+    cli_common common;
+    int rc = cli_parse(&DOC, argc, argv, opts, CLI_NOPTS(opts), &common);
+    if (rc != CLI_GO)
+        return rc == CLI_HELP_SHOWN ? 0 : rc;
+    if (concurrency && rate > 0)
+        return cli_fail(DOC.name, EXIT_USAGE, "give --concurrency or --rate, not both");
+    if (!do_search && (ttft > 0 || tpot > 0))
+        return cli_fail(DOC.name, EXIT_USAGE, "--ttft and --tpot are targets for --search");
+    if (hbm > 0 && !(hbm >= 1e6 && hbm <= 1e15))
+        return cli_fail(DOC.name, EXIT_USAGE, "--hbm: %g bytes is not a GPU's memory (give bytes, e.g. 85.5e9)", hbm);
+    precision prec;
+    if ((rc = cli_precision(DOC.name, dtype_s, NULL, NULL, NULL, NULL, &prec)) != 0)
+        return rc;
+    cli_specs specs;
+    if ((rc = cli_specs_load(DOC.name, &common, &specs)) != 0)
+        return rc;
+    const model_spec *m;
+    device_setup d;
+    double peak;
+    if ((rc = cli_find_model(DOC.name, &specs, "--model", model_key, &m)) != 0 ||
+        (rc = device_setup_resolve(DOC.name, &specs, &df, prec.compute, &d)) != 0 ||
+        (rc = cli_gpu_peak(DOC.name, &d.timed, prec.compute, &peak)) != 0) {
+        cli_specs_free(&specs);
+        return rc;
+    }
+    char err[512];
+    step_shape probe = decode_shape(1, 0, tp, prec);
+    if (step_shape_check(m, &probe, err, sizeof err) != 0) {
+        cli_specs_free(&specs);
+        return cli_fail(DOC.name, EXIT_USAGE, "--tp %d: %s", tp, err);
+    }
+    request_setup s = {m, &d.timed, prec, tp, prompt, output, concurrency ? concurrency : 1, chunk, all_logits,
+                       cli_policy(usable, -1, -1, hbm), price};
+    report *r = report_new(DOC.name);
+    report_section(r, "Workload");
+    report_text(r, "model", "model", m->key);
+    report_int(r, "prompt", "prompt tokens", prompt);
+    report_int(r, "output", "output tokens", output);
+    if (chunk)
+        report_int(r, "chunked_prefill", "prompt tokens a step (chunked prefill)", chunk);
+    device_report(r, &d);
+
+    if (do_search) {
+        int n = search(r, &s, gpus, ttft, tpot, err, sizeof err);
+        if (n < 0) {
+            report_free(r);
+            cli_specs_free(&specs);
+            return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
+        }
+        if (n == 0) {
+            report_free(r);
+            cli_specs_free(&specs);
+            return cli_fail(DOC.name, EXIT_NO_FIT,
+                            "no tensor-parallel degree up to %d GPUs fits and meets the targets (TTFT %g s, TPOT %g s)",
+                            gpus, ttft, tpot);
+        }
+        rc = report_print(r, common.format, stdout);
+        report_free(r);
+        cli_specs_free(&specs);
+        return rc;
+    }
+    if (rate > 0) {
+        int c = request_concurrency_for_rate(&s, rate, err, sizeof err);
+        if (c <= 0) {
+            report_free(r);
+            cli_specs_free(&specs);
+            if (c < 0)
+                return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
+            request_estimate full;
+            request_setup t = s;
+            t.concurrency = 1;
+            request_estimate_compute(&t, &full, err, sizeof err);
+            t.concurrency = full.fit.max_batch > 0 ? full.fit.max_batch : 1;
+            request_estimate_compute(&t, &full, err, sizeof err);
+            return cli_fail(DOC.name, EXIT_NO_FIT,
+                            "--rate %g requests/s is more than one replica serves: at the largest concurrency "
+                            "that fits (%d) it serves %.3g requests/s (add replicas, or a larger --tp)",
+                            rate, full.fit.max_batch, full.fit.max_batch > 0 ? full.requests_per_s : 0.0);
+        }
+        s.concurrency = c;
+        report_num(r, "rate", "request rate asked for", U_REAL, rate);
+    }
+    request_estimate e;
+    if (request_estimate_compute(&s, &e, err, sizeof err) != 0) {
+        report_free(r);
+        cli_specs_free(&specs);
+        return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
+    }
+    if (!e.fit.fits) {
+        char why[320];
+        fit_check_describe(&e.fit, s.concurrency, prompt + output, why, sizeof why);
+        report_free(r);
+        cli_specs_free(&specs);
+        return cli_fail(DOC.name, EXIT_NO_FIT, "--concurrency %d does not fit: %s (prompt + output tokens each)",
+                        s.concurrency, why);
+    }
+    report_int(r, "concurrency", "requests in flight", s.concurrency);
+    report_estimate(r, &e, price);
+    if (d.calibrated && d.has_sheet) {
+        request_setup t = s;
+        t.gpu = &d.sheet;
+        request_estimate es;
+        if (request_estimate_compute(&t, &es, err, sizeof err) == 0) {
+            report_section(r, "The same on the datasheet's ceilings");
+            report_num(r, "datasheet_ttft", "time to first token", U_SECONDS, es.ttft);
+            report_num(r, "datasheet_tpot", "time per output token", U_SECONDS, es.tpot);
+            report_num(r, "datasheet_tokens_per_s", "output tokens/s", U_TOKENS_PER_S, es.tokens_per_s);
+        }
+    }
+    rc = report_print(r, common.format, stdout);
+    report_free(r);
+    cli_specs_free(&specs);
+    return rc;
+}

@@ -1,0 +1,212 @@
+/* One request end to end: see request.h for the closed-loop model. */
+#include "request.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static int check_setup(const request_setup *s, char *err, size_t errlen)
+{
+    const char *why = NULL;
+    if (!s->model || !s->gpu)
+        why = "a request needs a model and a GPU";
+    else if (s->prompt < 1 || s->output < 1)
+        why = "prompt and output must be at least one token";
+    else if (s->concurrency < 1)
+        why = "concurrency must be at least 1";
+    else if (s->chunk < 0)
+        why = "the prefill chunk must not be negative";
+    else if (!(s->price_per_gpu_hour >= 0) || !isfinite(s->price_per_gpu_hour))
+        why = "the price must be a finite number >= 0";
+    if (why) {
+        snprintf(err, errlen, "%s", why);
+        return -1;
+    }
+    return 0;
+}
+
+static int step(const request_setup *s, step_shape sh, step_cost *c, char *err, size_t errlen)
+{
+    return decoder_step_cost(s->model, s->gpu, &sh, c, err, errlen);
+}
+
+/* Mean decode step of `batch` sequences over the contexts prompt .. prompt +
+ * output - 2: the step is linear in the context, so the step at the mean
+ * context is the mean step (one evaluation instead of output - 1). */
+static int mean_decode_step(const request_setup *s, int batch, double *t, char *err, size_t errlen)
+{
+    if (s->output < 2) {
+        *t = 0;
+        return 0;
+    }
+    double lo_ctx = s->prompt, hi_ctx = s->prompt + s->output - 2;
+    step_cost a, b;
+    if (step(s, decode_shape(batch, (int)lo_ctx, s->tp, s->prec), &a, err, errlen) ||
+        step(s, decode_shape(batch, (int)hi_ctx, s->tp, s->prec), &b, err, errlen))
+        return -1;
+    *t = 0.5 * (a.time + b.time);
+    return 0;
+}
+
+//> request_estimate
+int request_estimate_compute(const request_setup *s, request_estimate *out, char *err, size_t errlen)
+{
+    if (check_setup(s, err, errlen))
+        return -1;
+    request_estimate r = {0};
+    const double C = s->concurrency, o = s->output;
+    resident_model rm = {s->model, s->prec, s->tp};
+    if (memory_fit(s->gpu, s->policy, &rm, 1, 0, s->concurrency, s->prompt + s->output, &r.fit, err, errlen))
+        return -1;
+
+    /* p: the whole prompt in one step; logits where the server samples */
+    step_shape pf = prefill_shape(1, 0, s->prompt, s->tp, s->prec);
+    pf.logits_last = !s->all_logits;
+    step_cost pc;
+    if (step(s, pf, &pc, err, errlen))
+        return -1;
+    r.prefill_flop = pc.flop;
+    r.prefill_bytes = pc.bytes;
+    r.prefill_time = pc.time;
+    r.prefill_bound = pc.bound;
+    const double p = pc.time;
+
+    double steps_per_request, prefill_share_of_step;
+    if (s->chunk == 0 || s->chunk >= s->prompt) {
+        /* e2e = C p + (o - 1) d: the replica runs every slot's prefill and
+         * the decode steps that all slots share */
+        if (mean_decode_step(s, s->concurrency, &r.decode_step, err, errlen))
+            return -1;
+        r.prefill_steps = 1;
+        r.ttft = p;
+        r.e2e = C * p + (o - 1) * r.decode_step;
+        r.tpot = o > 1 ? (r.e2e - p) / (o - 1) : 0;
+        r.gpu_seconds_per_request = s->tp * r.e2e / C;
+        if (s->price_per_gpu_hour > 0) {
+            double per_s = s->price_per_gpu_hour / 3600 * s->tp;
+            r.cost_per_m_input = per_s * p / s->prompt * 1e6;
+            r.cost_per_m_output = o > 1 ? per_s * (o - 1) * r.decode_step / C / o * 1e6 : NAN;
+        }
+    } else {
+        /* n mixed steps a prompt; in steady state n / (n + o - 1) of the
+         * slots are prefilling and the rest decode */
+        int n = (s->prompt + s->chunk - 1) / s->chunk;
+        steps_per_request = n + o - 1;
+        double decoding = C * (o - 1) / steps_per_request;
+        int c_dec = decoding < 1 ? 1 : (int)lround(decoding);
+        double q = C * s->prompt / steps_per_request; /* prompt tokens a step carries */
+        if (q > s->chunk * C)
+            q = s->chunk * C;
+        if (mean_decode_step(s, c_dec, &r.decode_step, err, errlen))
+            return -1;
+        int qi = q < 1 ? 1 : (int)lround(q);
+        step_cost qc;
+        /* the chunk sits halfway through its prompt on average */
+        if (step(s, prefill_shape(1, s->prompt / 2, qi, s->tp, s->prec), &qc, err, errlen))
+            return -1;
+        double extra = qc.time - qc.weight_bytes / s->gpu->mem_bw;
+        if (extra < 0)
+            extra = 0;
+        r.mixed_step = r.decode_step + extra;
+        prefill_share_of_step = extra;
+        r.prefill_steps = n;
+        r.ttft = n * r.mixed_step;
+        r.tpot = r.mixed_step;
+        r.e2e = steps_per_request * r.mixed_step;
+        r.gpu_seconds_per_request = s->tp * r.e2e / C;
+        if (s->price_per_gpu_hour > 0) {
+            double per_s = s->price_per_gpu_hour / 3600 * s->tp;
+            double replica_s = r.e2e / C; /* one request's share of the replica's time */
+            double in_s = replica_s * prefill_share_of_step / r.mixed_step;
+            r.cost_per_m_input = per_s * in_s / s->prompt * 1e6;
+            r.cost_per_m_output = per_s * (replica_s - in_s) / o * 1e6;
+        }
+    }
+    if (!(s->price_per_gpu_hour > 0))
+        r.cost_per_m_input = r.cost_per_m_output = NAN;
+    r.user_tokens_per_s = r.tpot > 0 ? 1 / r.tpot : NAN;
+    r.requests_per_s = C / r.e2e; /* Little's law on the closed loop */
+    r.tokens_per_s = o * r.requests_per_s;
+    r.gpus = s->tp;
+    *out = r;
+    return 0;
+}
+//< request_estimate
+
+static int max_fitting(const request_setup *s, char *err, size_t errlen)
+{
+    request_setup t = *s;
+    t.concurrency = 1;
+    request_estimate e;
+    if (request_estimate_compute(&t, &e, err, errlen))
+        return -1;
+    return e.fit.max_batch;
+}
+
+int request_concurrency_for_rate(const request_setup *s, double rate, char *err, size_t errlen)
+{
+    if (!(rate > 0) || !isfinite(rate)) {
+        snprintf(err, errlen, "the request rate must be a finite number > 0");
+        return -1;
+    }
+    int hi = max_fitting(s, err, errlen);
+    if (hi < 0)
+        return -1;
+    if (hi == 0)
+        return 0;
+    request_setup t = *s;
+    request_estimate e;
+    t.concurrency = hi;
+    if (request_estimate_compute(&t, &e, err, errlen))
+        return -1;
+    if (e.requests_per_s < rate)
+        return 0; /* even the fullest replica falls short */
+    int lo = 0; /* throughput(lo) < rate <= throughput(hi) */
+    while (hi - lo > 1) {
+        int mid = lo + (hi - lo) / 2;
+        t.concurrency = mid;
+        if (request_estimate_compute(&t, &e, err, errlen))
+            return -1;
+        if (e.requests_per_s >= rate)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
+}
+
+static int meets(const request_estimate *e, double ttft_max, double tpot_max)
+{
+    return (ttft_max <= 0 || e->ttft <= ttft_max) && (tpot_max <= 0 || e->tpot <= tpot_max);
+}
+
+int request_best_concurrency(const request_setup *s, double ttft_max, double tpot_max, char *err, size_t errlen)
+{
+    int hi = max_fitting(s, err, errlen);
+    if (hi <= 0)
+        return hi;
+    request_setup t = *s;
+    request_estimate e;
+    t.concurrency = 1;
+    if (request_estimate_compute(&t, &e, err, errlen))
+        return -1;
+    if (!meets(&e, ttft_max, tpot_max))
+        return 0;
+    /* TTFT and TPOT grow with the concurrency: find the last one that meets both */
+    int lo = 1;
+    t.concurrency = hi;
+    if (request_estimate_compute(&t, &e, err, errlen))
+        return -1;
+    if (meets(&e, ttft_max, tpot_max))
+        return hi;
+    while (hi - lo > 1) {
+        int mid = lo + (hi - lo) / 2;
+        t.concurrency = mid;
+        if (request_estimate_compute(&t, &e, err, errlen))
+            return -1;
+        if (meets(&e, ttft_max, tpot_max))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}

@@ -1,0 +1,80 @@
+/* One request end to end on a replica that keeps `concurrency` requests in
+ * flight: time to first token, time per output token, end-to-end latency,
+ * throughput and cost per million tokens.
+ *
+ * The replica runs a closed loop: every slot holds one request; a request is
+ * a prefill of its prompt, then output - 1 decode steps (the prefill yields
+ * the first token).  Always busy, the replica runs either one prefill or one
+ * decode step of every decoding slot, so by Little's law (C = throughput x
+ * latency) the whole chain follows from two step times:
+ *   p = the prompt's prefill (logits at its last position only),
+ *   d = the mean decode step of a batch of C over the growing context;
+ * without chunking
+ *   e2e  = C p + (o - 1) d          (every slot's prefill stalls the others),
+ *   TTFT = p,  TPOT = (e2e - p) / (o - 1) = d + (C - 1) p / (o - 1).
+ * With chunked prefill (at most `chunk` prompt tokens a step), the prompt
+ * rides on n = ceil(prompt / chunk) mixed steps; a steady share of slots is
+ * prefilling, and each step carries the decodes of the others plus their
+ * prompt tokens:
+ *   t_mix = d(C_dec) + (the chunk's step time less its weight read, which
+ *           the decode step already pays),
+ *   TTFT = n t_mix, TPOT = t_mix, e2e = (n + o - 1) t_mix.
+ * Queueing before admission, and the half step a new request waits for the
+ * step in flight, are left out.  Everything is checked against memory with
+ * memory_fit: C sequences of prompt + output tokens. */
+#ifndef NAPKIN_REQUEST_H
+#define NAPKIN_REQUEST_H
+
+#include "memory.h"
+#include "specs.h"
+#include "transformer.h"
+
+#include <stddef.h>
+
+typedef struct {
+    const model_spec *model;
+    const gpu_spec *gpu; /* as the caller wants it timed: datasheet, derated or calibrated */
+    precision prec;
+    int tp;
+    int prompt, output;  /* tokens; prompt >= 1, output >= 1 */
+    int concurrency;     /* requests in flight, C >= 1 */
+    int chunk;           /* prompt tokens a step with chunked prefill; 0 = the whole prompt at once */
+    int all_logits;      /* 1: the prefill computes logits at every prompt position */
+    memory_policy policy;
+    double price_per_gpu_hour; /* money per GPU-hour for the costs; 0 = no cost */
+} request_setup;
+
+typedef struct {
+    double prefill_flop;      /* the prompt's prefill, one GPU of the group */
+    double prefill_bytes;
+    double prefill_time;      /* p: the whole prompt in one step, alone */
+    bound_kind prefill_bound;
+    double decode_step;       /* d: mean decode step of the decoding slots */
+    double mixed_step;        /* t_mix with chunked prefill (0 without) */
+    int prefill_steps;        /* n: steps a prompt takes (1 without chunking) */
+    double ttft, tpot, e2e;   /* seconds */
+    double user_tokens_per_s; /* 1 / TPOT */
+    double tokens_per_s;      /* output tokens per second, the replica */
+    double requests_per_s;
+    int gpus;                 /* tp */
+    double gpu_seconds_per_request;
+    double cost_per_m_input, cost_per_m_output; /* price units per million tokens; NAN without a price */
+    fit_check fit;            /* C sequences of prompt + output tokens */
+} request_estimate;
+
+/* Fill *out.  Returns 0 (also when the setup does not fit: out->fit.fits is
+ * 0 and the times are those it would have), or -1 with a message for a bad
+ * setup. */
+int request_estimate_compute(const request_setup *s, request_estimate *out, char *err, size_t errlen);
+
+/* The smallest concurrency whose throughput reaches `rate` requests/s, within
+ * 1 .. the largest that fits; 0 when even that falls short (the replica
+ * cannot serve the rate), -1 with a message for a bad setup.  Throughput
+ * grows with the concurrency (bisection). */
+int request_concurrency_for_rate(const request_setup *s, double rate, char *err, size_t errlen);
+
+/* The largest concurrency that fits memory and meets both targets (a target
+ * <= 0 is no target): 0 when none does, -1 with a message for a bad setup. */
+int request_best_concurrency(const request_setup *s, double ttft_max, double tpot_max, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,136 @@
+/* `napkin prefill` and `napkin serve` as a reader runs them: numbers against
+ * hand arithmetic, the memory limit, the rate, the search and calibration,
+ * and the exit statuses. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#define OUT_MAX 65536
+
+static int run(const char *args, char *out, size_t n)
+{
+    const char *bin = getenv("NAPKIN_BIN");
+    cr_assert(bin != NULL, "NAPKIN_BIN is not set");
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>&1", getenv("NB_SRC") ? getenv("NB_SRC") : ".", bin, args);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p != NULL);
+    size_t got = fread(out, 1, n - 1, p);
+    out[got] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static double tsv_value(const char *out, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *line = out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+        if (strncmp(line, name, len) == 0 && line[len] == '\t')
+            return strtod(line + len + 1, NULL);
+    cr_assert_fail("no value %s in output:\n%s", name, out);
+    return NAN;
+}
+
+Test(cli_serve, prefill_logits_where_the_server_samples)
+{
+    char a[OUT_MAX], b[OUT_MAX];
+    cr_assert_eq(run("prefill --model llama3-8b --gpu h100 --prompt 2048 --format tsv", a, sizeof a), 0, "%s", a);
+    cr_assert_eq(run("prefill --model llama3-8b --gpu h100 --prompt 2048 --all-logits --format tsv", b, sizeof b), 0,
+                 "%s", b);
+    /* logits at 2047 more positions: 2 x 2047 x 4096 x 128,256 = 2.1507e12 FLOP */
+    double extra = tsv_value(b, "flop") - tsv_value(a, "flop");
+    cr_assert(fabs(extra / 2.1507e12 - 1) < 1e-3, "extra %g", extra);
+    cr_assert_eq(tsv_value(a, "logit_positions"), 1);
+    /* compute-bound: 2 x 7.5e9 x 2048 FLOP against 15 GB of weights */
+    cr_assert(strstr(a, "bound\tcompute") != NULL, "%s", a);
+}
+
+Test(cli_serve, concurrency_beyond_memory_exits_1)
+{
+    char out[OUT_MAX];
+    /* 216 sequences of 2048 + 256 tokens fit (test_request.c works the budget) */
+    cr_assert_eq(run("serve --model llama3-70b --gpu h100 --tp 4 --concurrency 217", out, sizeof out), 1, "%s", out);
+    cr_assert(strstr(out, "largest batch that fits is 216") != NULL, "%s", out);
+    cr_assert_eq(run("serve --model llama3-70b --gpu h100 --tp 4 --concurrency 216 --format tsv", out, sizeof out),
+                 0, "%s", out);
+    cr_assert_eq(tsv_value(out, "max_concurrency"), 216);
+}
+
+Test(cli_serve, one_request_alone)
+{
+    char out[OUT_MAX];
+    cr_assert_eq(run("serve --model llama3-8b --gpu h100 --prompt 2048 --output 256 --price 2 --format tsv", out,
+                     sizeof out),
+                 0, "%s", out);
+    /* alone: latency = TTFT + 255 TPOT, 1/TPOT tokens/s for the user */
+    double ttft = tsv_value(out, "ttft"), tpot = tsv_value(out, "tpot");
+    cr_assert_float_eq(tsv_value(out, "e2e"), ttft + 255 * tpot, 1e-9);
+    cr_assert_float_eq(tsv_value(out, "user_tokens_per_s"), 1 / tpot, 1e-6);
+    /* memory-bound decode of 15.3 GB at 3.35 TB/s: TPOT about 4.6 ms */
+    cr_assert(tpot > 4.5e-3 && tpot < 4.9e-3, "tpot %g", tpot);
+    /* $2 an hour for 256 tokens of 4.6 ms each: 2/3600 x 255 x 4.6e-3 / 256 x 1e6 = $2.55 per million */
+    double out_cost = tsv_value(out, "cost_per_m_output");
+    cr_assert(out_cost > 2.45 && out_cost < 2.7, "output cost %g", out_cost);
+}
+
+Test(cli_serve, rate_search_and_errors)
+{
+    char out[OUT_MAX];
+    cr_assert_eq(run("serve --model llama3-70b --gpu h100 --tp 4 --rate 500", out, sizeof out), 1, "%s", out);
+    cr_assert(strstr(out, "more than one replica serves") != NULL, "%s", out);
+    cr_assert_eq(run("serve --model llama3-70b --gpu h100 --tp 4 --rate 5 --format tsv", out, sizeof out), 0, "%s",
+                 out);
+    cr_assert(tsv_value(out, "requests_per_s") >= 5.0);
+    /* the search: 70B in bf16 (141 GB) fits no single H100, so tp 1 is absent; rows rise in
+     * GPU-seconds per request */
+    cr_assert_eq(run("serve --model llama3-70b --gpu h100 --search --tpot 0.05 --format tsv", out, sizeof out), 0,
+                 "%s", out);
+    const char *h = strstr(out, "\ntp\t");
+    cr_assert_not_null(h, "%s", out);
+    int rows = 0;
+    double last = 0;
+    for (const char *line = strchr(h + 1, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
+        int tp, replicas, c;
+        double ttft, tpot, tps, gsec;
+        cr_assert_eq(sscanf(line, "%d %d %d %lf %lf %lf %lf", &tp, &replicas, &c, &ttft, &tpot, &tps, &gsec), 7,
+                     "%s", line);
+        cr_assert_neq(tp, 1);
+        cr_assert(tpot <= 0.05);
+        cr_assert(gsec >= last, "not ranked: %s", line);
+        last = gsec;
+        rows++;
+        if (!strchr(line, '\n'))
+            break;
+    }
+    cr_assert_geq(rows, 2);
+    cr_assert_eq(run("serve --model llama3-70b --gpu h100 --tp 4 --concurrency 4 --rate 2", out, sizeof out), 2);
+    cr_assert_eq(run("serve --model llama3-70b --gpu h100 --tp 3", out, sizeof out), 2, "%s", out);
+    cr_assert_eq(run("serve --model llama3-8b --gpu h100 --ttft 0.1", out, sizeof out), 2, "%s", out);
+}
+
+Test(cli_serve, calibrate_from_a_set)
+{
+    char out[OUT_MAX];
+    /* the CPU fixture: 1e11 B/s, so a 1B decode step reads 2.47 GB in about 25 ms */
+    cr_assert_eq(run("serve --model llama3.2-1b --calibrate tests/calib/cpu-toy --prompt 128 --output 16 "
+                     "--format tsv",
+                     out, sizeof out),
+                 0, "%s", out);
+    double d = tsv_value(out, "decode_step");
+    cr_assert(d > 24.7e-3 && d < 26.5e-3, "decode step %g", d);
+    /* a GPU set needs its GPU row, and shows the datasheet's prediction beside it */
+    cr_assert_eq(run("serve --model llama3-8b --calibrate tests/calib/gpu-toy", out, sizeof out), 2, "%s", out);
+    cr_assert_eq(run("serve --model llama3-8b --gpu h100 --calibrate tests/calib/gpu-toy --format tsv", out,
+                     sizeof out),
+                 0, "%s", out);
+    /* 3.0 TB/s measured against 3.35: the decode-bound TPOT is 3.35 / 3.0 = 1.117x the datasheet's */
+    double ratio = tsv_value(out, "tpot") / tsv_value(out, "datasheet_tpot");
+    cr_assert(ratio > 1.10 && ratio < 1.12, "ratio %g", ratio);
+    cr_assert_eq(run("serve --model llama3-8b --gpu h100 --calibrate tests/calib/gpu-toy --efficiency 0.8", out,
+                     sizeof out),
+                 2, "%s", out);
+    cr_assert_eq(run("prefill --model llama3-8b --gpu h100 --calibrate /nonexistent", out, sizeof out), 2, "%s", out);
+}

@@ -1,0 +1,248 @@
+/* One request end to end (request.h): the closed-loop formulas against an
+ * event-by-event simulation of the same replica, the step times against hand
+ * arithmetic, the rate and target searches, and calibration from fixture sets
+ * with round ceilings. */
+#include "calibrate.h"
+#include "memory.h"
+#include "request.h"
+#include "transformer.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The replica, step by step: C slots; a slot that frees takes a new request
+ * at once; a request waiting for its prefill is prefilled (one step, alone),
+ * oldest first; otherwise one decode step runs every decoding slot at its own
+ * context (the cost model takes one context per step: the mean, as the step
+ * is linear in it).  Nothing here assumes Little's law: latency and
+ * throughput are counted. */
+typedef struct {
+    double e2e, ttft, tokens_per_s;
+} sim_result;
+
+static sim_result simulate(const request_setup *s, int requests)
+{
+    int C = s->concurrency, o = s->output;
+    int *generated = calloc((size_t)C, sizeof(int)); /* tokens so far; -1: waiting for prefill */
+    double *arrived = calloc((size_t)C, sizeof(double));
+    double t = 0, sum_e2e = 0, sum_ttft = 0, t_first_done = -1;
+    int done = 0, counted = 0, after_first = 0, warm = requests / 5;
+    /* staggered: slot i starts i/C of the way through a request, so prefills do not come in bursts
+     * (the warm-up fifth of the requests is not counted) */
+    for (int i = 0; i < C; i++)
+        generated[i] = i == 0 ? -1 : 1 + (int)((long)i * (o - 1) / C);
+    char err[256];
+    step_cost c;
+    while (done < requests) {
+        int waiting = -1;
+        for (int i = 0; i < C; i++)
+            if (generated[i] < 0 && (waiting < 0 || arrived[i] < arrived[waiting]))
+                waiting = i;
+        if (waiting >= 0) {
+            step_shape pf = prefill_shape(1, 0, s->prompt, s->tp, s->prec);
+            cr_assert_eq(decoder_step_cost(s->model, s->gpu, &pf, &c, err, sizeof err), 0, "%s", err);
+            t += c.time;
+            generated[waiting] = 1;
+            if (done >= warm)
+                sum_ttft += t - arrived[waiting];
+        } else {
+            double ctx = 0;
+            for (int i = 0; i < C; i++)
+                ctx += s->prompt + generated[i] - 1;
+            step_shape d = decode_shape(C, (int)lround(ctx / C), s->tp, s->prec);
+            cr_assert_eq(decoder_step_cost(s->model, s->gpu, &d, &c, err, sizeof err), 0, "%s", err);
+            t += c.time;
+            for (int i = 0; i < C; i++)
+                generated[i]++;
+        }
+        for (int i = 0; i < C; i++)
+            if (generated[i] >= o) { /* finished: a new request takes the slot */
+                if (done >= warm) {
+                    sum_e2e += t - arrived[i];
+                    counted++;
+                    if (t_first_done < 0)
+                        t_first_done = t;
+                    else if (t > t_first_done)
+                        after_first++; /* slots finish in bursts: count those after the first burst */
+                }
+                done++;
+                generated[i] = -1;
+                arrived[i] = t;
+            }
+    }
+    /* completions after the first counted one, over the time since it */
+    sim_result r = {sum_e2e / counted, sum_ttft / counted, (double)after_first * o / (t - t_first_done)};
+    free(generated);
+    free(arrived);
+    return r;
+}
+
+static request_setup setup(const model_spec *m, const gpu_spec *g, int tp, int prompt, int output, int c)
+{
+    request_setup s = {m, g, precision_uniform(DT_BF16), tp, prompt, output, c, 0, 0, memory_policy_default(), 2.0};
+    return s;
+}
+
+Test(request, closed_form_matches_a_simulation)
+{
+    gpu_spec g = gpu_builtin("h100");
+    model_spec m8 = model_builtin("llama3-8b"), m70 = model_builtin("llama3-70b");
+    request_setup cases[] = {setup(&m8, &g, 1, 512, 64, 16), setup(&m8, &g, 1, 4096, 128, 8),
+                             setup(&m70, &g, 4, 2048, 256, 64)};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        request_estimate e;
+        char err[256];
+        cr_assert_eq(request_estimate_compute(&cases[k], &e, err, sizeof err), 0, "%s", err);
+        cr_assert(e.fit.fits);
+        sim_result sim = simulate(&cases[k], 40 * cases[k].concurrency);
+        /* the simulation's decode steps run at the slots' own mean context, the closed form at the mean over
+         * a request's life: a few percent apart at most */
+        cr_assert(fabs(e.e2e / sim.e2e - 1) < 0.03, "case %zu: e2e %g vs simulated %g", k, e.e2e, sim.e2e);
+        cr_assert(fabs(e.tokens_per_s / sim.tokens_per_s - 1) < 0.03, "case %zu: tokens/s %g vs %g", k,
+                  e.tokens_per_s, sim.tokens_per_s);
+        /* a new request can wait behind other prefills in the simulation: TTFT is at least p */
+        cr_assert(sim.ttft >= e.ttft * (1 - 1e-9), "case %zu", k);
+    }
+}
+
+Test(request, step_times_by_hand)
+{
+    /* LLaMA-3-8B on one H100, prompt 2048: the projections do 2 x 7,504,924,672 x 2048 =
+     * 30.74e12 FLOP (the parameters that multiply: all but the 525,336,576 of the embedding
+     * table, less the head's logits for 2047 unsampled positions, which the prefill skips:
+     * 2 x 4096 x 128,256 x 2047 = 2.15e12).  So about 28.6e12 FLOP of projections, 28.9 ms at
+     * 989.4 TFLOP/s; attention and the unfused norms add a few ms.  p in [28.9, 36] ms. */
+    gpu_spec g = gpu_builtin("h100");
+    model_spec m = model_builtin("llama3-8b");
+    request_setup s = setup(&m, &g, 1, 2048, 256, 1);
+    request_estimate e;
+    char err[256];
+    cr_assert_eq(request_estimate_compute(&s, &e, err, sizeof err), 0, "%s", err);
+    cr_assert(e.prefill_time >= 28.9e-3 && e.prefill_time <= 36e-3, "p %g", e.prefill_time);
+    /* batch 1 decode: every weight byte but the embedding table's, 15.0e9 B, plus 2048-2302
+     * tokens of KV at 131,072 B each (0.30 GB): 15.3e9 / 3.35e12 = 4.57 ms; in [4.5, 4.9] ms */
+    cr_assert(e.decode_step >= 4.5e-3 && e.decode_step <= 4.9e-3, "d %g", e.decode_step);
+    /* one request alone: TTFT = p, TPOT = d, latency p + 255 d */
+    cr_assert_float_eq(e.ttft, e.prefill_time, 1e-12);
+    cr_assert_float_eq(e.tpot, e.decode_step, 1e-12);
+    cr_assert_float_eq(e.e2e, e.prefill_time + 255 * e.decode_step, 1e-9);
+    /* cost at $2 a GPU-hour: input p x 2/3600 / 2048 x 1e6 = about $0.0087 per million at 32 ms */
+    cr_assert(e.cost_per_m_input > 0.0078 && e.cost_per_m_input < 0.0098, "input cost %g", e.cost_per_m_input);
+}
+
+Test(request, chunked_prefill_bookkeeping)
+{
+    gpu_spec g = gpu_builtin("h100");
+    model_spec m = model_builtin("llama3-8b");
+    request_setup s = setup(&m, &g, 1, 2048, 256, 32);
+    s.chunk = 512;
+    request_estimate e;
+    char err[256];
+    cr_assert_eq(request_estimate_compute(&s, &e, err, sizeof err), 0, "%s", err);
+    /* 2048 / 512 = 4 steps of prompt; TTFT is 4 mixed steps; the latency 4 + 255 of them */
+    cr_assert_eq(e.prefill_steps, 4);
+    cr_assert_float_eq(e.ttft, 4 * e.mixed_step, 1e-12);
+    cr_assert_float_eq(e.e2e, 259 * e.mixed_step, 1e-9);
+    cr_assert(e.mixed_step > e.decode_step);
+    /* a chunk as large as the prompt is no chunking */
+    request_setup whole = s;
+    whole.chunk = 4096;
+    request_setup plain = s;
+    plain.chunk = 0;
+    request_estimate a, b;
+    cr_assert_eq(request_estimate_compute(&whole, &a, err, sizeof err), 0);
+    cr_assert_eq(request_estimate_compute(&plain, &b, err, sizeof err), 0);
+    cr_assert_float_eq(a.e2e, b.e2e, 1e-12);
+    /* chunking trades TTFT for a steadier TPOT: with 32 in flight the unchunked TPOT pays
+     * 31 prefills of ~32 ms over 255 tokens, about 3.9 ms a token on top of d */
+    cr_assert(e.tpot < b.tpot, "chunked TPOT %g, whole-prompt %g", e.tpot, b.tpot);
+}
+
+Test(request, memory_limits_the_concurrency)
+{
+    /* LLaMA-3-70B at TP 4 on H100, 2048 + 256 tokens: the budget of chapter 1's plan,
+     * 0.9 x 85,520,809,984 - 35,276,853,248 - 761,921,536 = 40,929,954,201.6 B over
+     * 81,920 x 2304 B a sequence = 216.9 -> 216 */
+    gpu_spec g = gpu_builtin("h100");
+    model_spec m = model_builtin("llama3-70b");
+    request_setup s = setup(&m, &g, 4, 2048, 256, 217);
+    request_estimate e;
+    char err[256];
+    cr_assert_eq(request_estimate_compute(&s, &e, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(e.fit.max_batch, 216);
+    cr_assert(!e.fit.fits);
+}
+
+Test(request, rate_and_targets)
+{
+    gpu_spec g = gpu_builtin("h100");
+    model_spec m = model_builtin("llama3-70b");
+    request_setup s = setup(&m, &g, 4, 2048, 256, 1);
+    char err[256];
+    int c = request_concurrency_for_rate(&s, 5.0, err, sizeof err);
+    cr_assert_gt(c, 1);
+    request_estimate at, below;
+    s.concurrency = c;
+    cr_assert_eq(request_estimate_compute(&s, &at, err, sizeof err), 0);
+    s.concurrency = c - 1;
+    cr_assert_eq(request_estimate_compute(&s, &below, err, sizeof err), 0);
+    cr_assert(at.requests_per_s >= 5.0 && below.requests_per_s < 5.0, "C %d: %g, C-1: %g", c, at.requests_per_s,
+              below.requests_per_s);
+    /* 500 requests/s is beyond one replica */
+    cr_assert_eq(request_concurrency_for_rate(&s, 500, err, sizeof err), 0);
+    /* the largest C that meets TPOT 50 ms: C meets it, C + 1 does not */
+    int best = request_best_concurrency(&s, 0, 0.05, err, sizeof err);
+    cr_assert_gt(best, 1);
+    s.concurrency = best;
+    cr_assert_eq(request_estimate_compute(&s, &at, err, sizeof err), 0);
+    s.concurrency = best + 1;
+    cr_assert_eq(request_estimate_compute(&s, &below, err, sizeof err), 0);
+    cr_assert(at.tpot <= 0.05 && below.tpot > 0.05, "C %d: %g, C+1: %g", best, at.tpot, below.tpot);
+}
+
+static const char *src_path(const char *rel)
+{
+    static char buf[4096];
+    const char *src = getenv("NB_SRC");
+    snprintf(buf, sizeof buf, "%s/%s", src ? src : ".", rel);
+    return buf;
+}
+
+Test(calibrate, fixture_sets_with_round_ceilings)
+{
+    calibration c;
+    char err[512];
+    /* a CPU set: 1e12 FLOP/s and 1e11 B/s, 1e11 B of memory */
+    cr_assert_eq(calibration_load(src_path("tests/calib/cpu-toy"), &c, err, sizeof err), 0, "%s", err);
+    cr_assert_float_eq(c.peak_flops, 1e12, 1);
+    cr_assert_float_eq(c.bandwidth, 1e11, 1);
+    gpu_spec d;
+    cr_assert_eq(calibrated_gpu(&c, NULL, DT_BF16, &d, err, sizeof err), 0, "%s", err);
+    cr_assert_float_eq(d.mem_bw, 1e11, 1);
+    cr_assert_float_eq(d.flops[DT_FP8], 1e12, 1);
+    cr_assert_float_eq(d.mem_bytes, 1e11, 1);
+    /* LLaMA-3.2-1B decode at batch 1 on it: the weights but the (tied) embedding table,
+     * (1,235,814,400 - 262,668,288) x 2 B = 1.946e9 B, read once (the head reads the tied
+     * table again: + 0.525e9 B) = 2.47e9 B / 1e11 B/s = 24.7 ms; in [24.7, 26] ms */
+    model_spec m = model_builtin("llama3.2-1b");
+    step_shape sh = decode_shape(1, 128, 1, precision_uniform(DT_BF16));
+    step_cost sc;
+    cr_assert_eq(decoder_step_cost(&m, &d, &sh, &sc, err, sizeof err), 0, "%s", err);
+    cr_assert(sc.time >= 24.7e-3 && sc.time <= 26e-3, "step %g", sc.time);
+    /* a GPU set: 700 TFLOP/s bf16 measured against 989.4, 3000 GB/s from the stream read row */
+    cr_assert_eq(calibration_load(src_path("tests/calib/gpu-toy"), &c, err, sizeof err), 0, "%s", err);
+    cr_assert_float_eq(c.bandwidth, 3e12, 1);
+    cr_assert_str_eq(c.bandwidth_from, "stream.tsv read");
+    gpu_spec h = gpu_builtin("h100");
+    cr_assert_eq(calibrated_gpu(&c, &h, DT_BF16, &d, err, sizeof err), 0, "%s", err);
+    cr_assert_float_eq(d.flops[DT_BF16], 700e12, 1);
+    /* fp8 scales with it: 1978.9 x 700 / 989.4 = 1400.0 TFLOP/s */
+    cr_assert_float_eq(d.flops[DT_FP8], 1978.9e12 * 700 / 989.4, 1e6);
+    cr_assert_float_eq(d.link_bw, h.link_bw, 1);
+    /* the wrong pairings are errors */
+    cr_assert_eq(calibrated_gpu(&c, NULL, DT_BF16, &d, err, sizeof err), -1);
+    cr_assert_eq(calibration_load("/nonexistent-set", &c, err, sizeof err), -1);
+}
