@@ -796,7 +796,8 @@ int vision_estimate_compute(const vision_request *q, vision_estimate *out, char 
     memory_policy pol = q->policy;
     pol.activation_tokens = q->budget_tokens;
     resident_model rm = {m, q->prec, q->tp};
-    if (memory_fit(q->gpu, pol, &rm, 1, e.vision_bytes, 1, e.context_tokens + cross_equiv, &e.fit, err, errlen) != 0)
+    e.fit_context = e.context_tokens + cross_equiv;
+    if (memory_fit(q->gpu, pol, &rm, 1, e.vision_bytes, 1, e.fit_context, &e.fit, err, errlen) != 0)
         return -1;
     e.max_batch = e.fit.max_batch;
 

@@ -155,6 +155,7 @@ typedef struct {
     int prompt_tokens;        /* self-attention tokens of the prompt */
     int context_tokens;       /* prompt + output: KV held per sequence */
     int cross_tokens;         /* cross-attention KV tokens of the request */
+    int fit_context;          /* context_tokens + the cross KV as self-attention tokens: what memory_fit holds */
     vision_encoder_cost encoder; /* one image */
     double encoder_time;      /* the request's images spread over tp GPUs, plus the all-gather of their embeddings */
     double prefill_flop;      /* per GPU, logits for the last token only */
