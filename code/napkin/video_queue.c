@@ -64,9 +64,9 @@ int mdc_simulate(const mdc_config *c, rng_state *r, mdc_stats *out, char *err, s
         return -1;
     }
     long total = c->warmup + c->jobs;
-    double *arrive = malloc((size_t)total * sizeof *arrive);
-    double *start = malloc((size_t)total * sizeof *start);
-    double *finish = malloc((size_t)total * sizeof *finish);
+    double *arrive = calloc((size_t)total, sizeof *arrive);
+    double *start = calloc((size_t)total, sizeof *start);
+    double *finish = calloc((size_t)total, sizeof *finish);
     double *free_at = calloc((size_t)c->servers, sizeof *free_at);
     double *times = malloc((size_t)c->jobs * sizeof *times);
     if (!arrive || !start || !finish || !free_at || !times) {
