@@ -260,3 +260,16 @@ double video_batch_gain(const video_request *r, int batch)
     double t1 = video_batch_step_time(r, 1), tb = video_batch_step_time(r, batch);
     return t1 > 0 && tb > 0 ? batch * t1 / tb : -1;
 }
+
+int video_max_frames_that_fit(const video_request *r)
+{
+    video_request t = *r;
+    int top = video_latent_frames(r->model, r->frames) < 0 ? 1 + (r->frames - 1) / r->model->stride_t * r->model->stride_t
+                                                           : r->frames;
+    char err[256];
+    video_estimate e;
+    for (t.frames = top; t.frames >= 1; t.frames -= r->model->stride_t)
+        if (video_estimate_compute(&t, &e, err, sizeof err) == 0 && e.fits)
+            return t.frames;
+    return 0;
+}

@@ -159,6 +159,10 @@ typedef struct {
  * still estimated, with fits = 0. */
 int video_estimate_compute(const video_request *r, video_estimate *out, char *err, size_t errlen);
 
+/* The largest valid frame count <= r->frames whose request fits a GPU's
+ * memory at r's resolution and GPUs; 0 when not even one frame fits. */
+int video_max_frames_that_fit(const video_request *r);
+
 /* Step time of a batch of b identical requests on one GPU (roofline at the
  * request's efficiency): compute-bound steps grow in proportion to b. */
 double video_batch_step_time(const video_request *r, int batch);
