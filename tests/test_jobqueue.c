@@ -217,7 +217,7 @@ Test(jobqueue, admission_and_eta_by_hand)
     char reason[256] = "";
     /* 15 steps ahead: 15 s > 10 s */
     cr_expect_eq(jobqueue_submit(q, NULL, 0, 5, &id, reason, sizeof reason), JQ_EREJECTED);
-    cr_expect(strstr(reason, "predicted wait 15.0 s exceeds the bound 10.0 s") != NULL, "%s", reason);
+    cr_expect(strstr(reason, "predicted wait 15 s exceeds the bound 10 s (15 steps ahead at 1 s a step on 1 workers)") != NULL, "%s", reason);
     job_status st;
     cr_assert_eq(jobqueue_status(q, a, &st), JQ_OK);
     cr_expect_eq(st.state, JOB_RUNNING);

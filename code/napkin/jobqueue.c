@@ -555,7 +555,7 @@ int jobqueue_submit(jobqueue *q, const void *payload, size_t len, int steps, uin
     if (q->cfg.max_wait > 0 && wait > q->cfg.max_wait) {
         if (reason)
             snprintf(reason, reasonlen,
-                     "predicted wait %.1f s exceeds the bound %.1f s (%ld steps ahead at %.3g s a step on %d "
+                     "predicted wait %.3g s exceeds the bound %.3g s (%ld steps ahead at %.3g s a step on %d "
                      "workers)",
                      wait, q->cfg.max_wait, q->unfinished_steps, st, q->cfg.workers);
         pthread_mutex_unlock(&q->mu);
