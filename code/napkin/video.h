@@ -60,6 +60,8 @@ int video_model_table_builtin(video_model_table *out, char *err, size_t errlen);
 void video_model_table_free(video_model_table *t);
 const video_model *video_model_find(const video_model_table *t, const char *key);
 char *video_model_keys(const video_model_table *t, char *buf, size_t n);
+/* The built-in row for key copied into *out: 0, or -1 when unknown. */
+int video_model_lookup(const char *key, video_model *out);
 /* The built-in row or exit(1) with a message (for programs). */
 video_model video_model_builtin(const char *key);
 

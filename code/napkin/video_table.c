@@ -168,3 +168,16 @@ video_model video_model_builtin(const char *key)
     video_model_table_free(&t);
     return copy;
 }
+
+int video_model_lookup(const char *key, video_model *out)
+{
+    video_model_table t;
+    char err[512];
+    if (!key || video_model_table_builtin(&t, err, sizeof err) != 0)
+        return -1;
+    const video_model *m = video_model_find(&t, key);
+    if (m)
+        *out = *m;
+    video_model_table_free(&t);
+    return m ? 0 : -1;
+}
