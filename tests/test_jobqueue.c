@@ -568,3 +568,41 @@ Test(jobqueue, kill_9_mid_run_then_restart_completes_every_job_once)
     stepper_destroy(&s);
     scratch_remove(&d);
 }
+
+Test(jobqueue, a_foreign_file_is_refused_and_a_torn_first_record_cut)
+{
+    scratch d;
+    scratch_make(&d);
+    const char text[] = "this is not a job journal, and must not be truncated\n";
+    FILE *f = fopen(d.path, "wb");
+    fwrite(text, 1, sizeof text - 1, f);
+    fclose(f);
+    stepper s;
+    stepper_init(&s, 0, 0);
+    jobqueue_config cfg = {d.path, 1, step_fn, &s, 0, 1.0, 1, 0, 0};
+    char err[512] = "";
+    cr_expect(jobqueue_open(&cfg, NULL, err, sizeof err) == NULL);
+    cr_expect(strstr(err, "not a job journal") != NULL, "%s", err);
+    cr_expect_eq(file_size(d.path), (long)(sizeof text - 1));
+
+    /* a crash during the very first append: the first 12 bytes of a record */
+    unlink(d.path);
+    jobqueue *q = open_queue(d.path, &s, 1, 0, 1, NULL);
+    submit(q, 1, -1);
+    jobqueue_close(q, JQ_STOP);
+    f = fopen(d.path, "rb");
+    char head[12];
+    cr_assert_eq(fread(head, 1, sizeof head, f), sizeof head);
+    fclose(f);
+    f = fopen(d.path, "wb");
+    fwrite(head, 1, sizeof head, f);
+    fclose(f);
+    jobqueue_replay rep;
+    q = open_queue(d.path, &s, 1, 0, 1, &rep);
+    cr_expect_eq(rep.torn_bytes, 12);
+    cr_expect_eq(rep.records, 0);
+    cr_expect_eq(file_size(d.path), 0);
+    jobqueue_close(q, JQ_STOP);
+    stepper_destroy(&s);
+    scratch_remove(&d);
+}

@@ -58,8 +58,8 @@ int cmd_video(int argc, char **argv)
         return rc == CLI_HELP_SHOWN ? 0 : rc;
     if (forwards > 2)
         return cli_fail("video", EXIT_USAGE, "--forwards: %d is not 1 (distilled) or 2 (guidance)", forwards);
-    if (sim_jobs < 100)
-        return cli_fail("video", EXIT_USAGE, "--jobs: %d is fewer than 100", sim_jobs);
+    if (sim_jobs < 100 || sim_jobs > 10000000)
+        return cli_fail("video", EXIT_USAGE, "--jobs: %d is not between 100 and 10,000,000", sim_jobs);
 
     char err[512], keys[512];
     video_model_table vt;
@@ -98,7 +98,7 @@ int cmd_video(int argc, char **argv)
 
     video_latent lat;
     if (video_latent_shape(m, r.frames, r.width, r.height, &lat, err, sizeof err) != 0) {
-        rc = cli_fail("video", EXIT_USAGE, "%s %s", strstr(err, "frames") ? "--frames:" : "--width/--height:", err);
+        rc = cli_fail("video", EXIT_USAGE, "%s %s", strstr(err, "frames do not") || strstr(err, "smallest valid") ? "--frames:" : strstr(err, "at most") ? "--frames/--width/--height:" : "--width/--height:", err);
         goto out;
     }
     video_estimate e;

@@ -302,6 +302,16 @@ int jobqueue_journal_read(const char *path, jrec_fn fn, void *ctx, long *good_by
 }
 //< replay_walk
 
+static int starts_with_magic(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    uint32_t m = 0;
+    int ok = f && fread(&m, sizeof m, 1, f) == 1 && m == JQ_MAGIC;
+    if (f)
+        fclose(f);
+    return ok;
+}
+
 /* Rebuild the jobs from the journal's records. */
 typedef struct {
     jobqueue *q;
@@ -456,6 +466,11 @@ jobqueue *jobqueue_open(const jobqueue_config *cfg, jobqueue_replay *replay, cha
     if (jobqueue_journal_read(cfg->journal_path, replay_record, &rc, &good, &torn, err, errlen) != 0 || rc.failed) {
         if (rc.failed)
             snprintf(err, errlen, "jobqueue: out of memory replaying %s", cfg->journal_path);
+        goto fail;
+    }
+    if (good == 0 && torn >= 4 && !starts_with_magic(cfg->journal_path)) {
+        /* not a torn first record but some other file: never cut it */
+        snprintf(err, errlen, "%s: not a job journal (refusing to truncate it)", cfg->journal_path);
         goto fail;
     }
     q->fd = open(cfg->journal_path, O_WRONLY | O_CREAT | O_APPEND, 0644);

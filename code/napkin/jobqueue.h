@@ -20,7 +20,9 @@
  * (SUBMIT with the payload, STEP k done, DONE, FAILED, CANCELLED), each with
  * a length and a CRC-32; submit returns only after its record is fsynced.
  * jobqueue_open replays the journal: a torn or corrupt record at the end (a
- * crash mid-write) is detected, reported and cut off; every job accepted and
+ * crash mid-write) is detected, reported and cut off (the journal is a
+ * prefix-valid log: replay stops at the first bad record, wherever it is; a
+ * file that does not start like a journal is refused, never cut); every job accepted and
  * not finished is queued again, in id order, resuming after its last
  * journaled step when resume_steps is set (else from step 0).  A job's
  * terminal record is written once, so every accepted job completes exactly

@@ -29,6 +29,11 @@ int video_latent_shape(const video_model *m, int frames, int width, int height, 
                        size_t errlen)
 {
     memset(out, 0, sizeof *out);
+    if (frames > VIDEO_MAX_FRAMES || width > VIDEO_MAX_SIDE || height > VIDEO_MAX_SIDE) {
+        snprintf(err, errlen, "%d frames of %dx%d: the model handles at most %d frames and %d pixels a side", frames,
+                 width, height, VIDEO_MAX_FRAMES, VIDEO_MAX_SIDE);
+        return -1;
+    }
     int lt = video_latent_frames(m, frames);
     if (lt < 0) {
         int lo, hi;
@@ -263,13 +268,22 @@ double video_batch_gain(const video_request *r, int batch)
 
 int video_max_frames_that_fit(const video_request *r)
 {
+    /* Memory grows with the frames, so bisect over k in frames = 1 + k stride_t. */
     video_request t = *r;
-    int top = video_latent_frames(r->model, r->frames) < 0 ? 1 + (r->frames - 1) / r->model->stride_t * r->model->stride_t
-                                                           : r->frames;
+    int st = r->model->stride_t;
+    int hi = r->frames >= 1 ? (r->frames - 1) / st : -1, lo = -1; /* k = lo fits (or -1), hi + 1 does not */
     char err[256];
     video_estimate e;
-    for (t.frames = top; t.frames >= 1; t.frames -= r->model->stride_t)
+    t.frames = 1 + hi * st;
+    if (hi >= 0 && video_estimate_compute(&t, &e, err, sizeof err) == 0 && e.fits)
+        return t.frames;
+    while (hi - lo > 1) {
+        int mid = lo + (hi - lo) / 2;
+        t.frames = 1 + mid * st;
         if (video_estimate_compute(&t, &e, err, sizeof err) == 0 && e.fits)
-            return t.frames;
-    return 0;
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo >= 0 ? 1 + lo * st : 0;
 }

@@ -80,6 +80,8 @@ typedef struct {
     long sequence;           /* self-attention sequence S: N, plus the text when joint */
 } video_latent;
 
+#define VIDEO_MAX_FRAMES 100000
+#define VIDEO_MAX_SIDE 65536
 /* 0, or -1 with a message: frames off the temporal stride (naming the
  * nearest valid counts), a side not a multiple of stride_s * patch_s. */
 int video_latent_shape(const video_model *m, int frames, int width, int height, video_latent *out, char *err,
