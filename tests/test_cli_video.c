@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #define OUT_MAX 65536
 
@@ -120,6 +121,22 @@ Test(cli_video, bad_input_exits_2_naming_the_choices)
     cr_expect_eq(run("video --efficiency 1.5", out, sizeof out), 2);
     cr_expect_eq(run("video --forwards 3", out, sizeof out), 2);
     cr_expect_eq(run("video --bogus", out, sizeof out), 2);
+    /* a malformed table of the reader's own is named by file:line and field */
+    char path[] = "/tmp/napkin-video-table-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    const char *bad = "key\tname\tlayers\thidden\theads\tffn\tproj\tparams_b\tvae_stride\tlatent_ch\tpatch\t"
+                      "text_tokens\ttext_mode\ttext_enc_b\tvae_ch\tvae_mflop\tsteps\tforwards\tvideo\tsource\n"
+                      "m\tM\t2\t64\t4\t256\t4\tmany\t4x8x8\t16\t1x2x2\t8\tjoint\t1\t96\t10\t50\t2\t81x64x64\thttps://x\n";
+    cr_assert(write(fd, bad, strlen(bad)) == (ssize_t)strlen(bad));
+    close(fd);
+    char args[256];
+    snprintf(args, sizeof args, "video --video-table %s", path);
+    cr_expect_eq(run(args, out, sizeof out), 2);
+    char want[128];
+    snprintf(want, sizeof want, "%s:2: field 'params_b'", path);
+    cr_expect(strstr(out, want) != NULL, "want '%s' in: %s", want, out);
+    unlink(path);
 }
 
 Test(cli_video, a_request_that_does_not_fit_exits_1_naming_the_largest)

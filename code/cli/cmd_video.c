@@ -50,7 +50,8 @@ int cmd_video(int argc, char **argv)
         {"--offload", OPT_FLAG, &offload, NULL, "keep only the running phase's weights on the GPU", 0, 0},
         {"--vae-tiles", OPT_POS_INT, &tiles, "T", "VAE decode in T tiles (default 8)", 0, 0},
         {"--jobs", OPT_POS_INT, &sim_jobs, "J", "jobs simulated for the queue (default 20000)", 0, 0},
-        {"--video-table", OPT_STRING, &video_table, "FILE", "video models from FILE instead of the built-in", 0, 0},
+        {"--video-table", OPT_STRING, &video_table, "FILE",
+         "video models from FILE (default: DIR/video_models.tsv with --specs DIR, else built in)", 0, 0},
     };
     cli_common common;
     int rc = cli_parse(&video_doc, argc, argv, opts, CLI_NOPTS(opts), &common);
@@ -62,6 +63,16 @@ int cmd_video(int argc, char **argv)
         return cli_fail("video", EXIT_USAGE, "--jobs: %d is not between 100 and 10,000,000", sim_jobs);
 
     char err[512], keys[512];
+    /* --video-table FILE, else DIR/video_models.tsv under --specs DIR when it is there, else built in */
+    char specs_path[4096];
+    if (!video_table && common.specs_dir) {
+        snprintf(specs_path, sizeof specs_path, "%s/video_models.tsv", common.specs_dir);
+        FILE *probe = fopen(specs_path, "r");
+        if (probe) {
+            fclose(probe);
+            video_table = specs_path;
+        }
+    }
     video_model_table vt;
     int trc = video_table ? video_model_table_load(video_table, &vt, err, sizeof err)
                           : video_model_table_builtin(&vt, err, sizeof err);

@@ -151,8 +151,10 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 
 static int fifo_push(jobqueue *q, uint64_t id)
 {
-    if (q->fifo_head > 0 && q->fifo_head == q->fifo_len) { /* empty: start over */
-        q->fifo_head = q->fifo_len = 0;
+    if (q->fifo_head > 0 && q->fifo_head * 2 >= q->fifo_len) { /* mostly consumed: slide down */
+        memmove(q->fifo, q->fifo + q->fifo_head, (q->fifo_len - q->fifo_head) * sizeof *q->fifo);
+        q->fifo_len -= q->fifo_head;
+        q->fifo_head = 0;
     }
     if (grow((void **)&q->fifo, &q->fifo_cap, q->fifo_len + 1, sizeof *q->fifo) != 0)
         return -1;
@@ -391,10 +393,11 @@ static void *worker_main(void *arg)
     pthread_mutex_lock(&q->mu);
     for (;;) {
         job *j = NULL;
-        while (!(q->closing && q->mode == JQ_STOP) && !(j = fifo_pop(q)) && !q->closing)
+        while (!(q->closing && q->mode == JQ_STOP) && !(j = fifo_pop(q)) &&
+               !(q->closing && q->pending_submits == 0))
             pthread_cond_wait(&q->work_cv, &q->mu);
         if (!j)
-            break; /* closing: STOP at once, DRAIN once nothing is queued */
+            break; /* closing: STOP at once, DRAIN once nothing is queued or on its way */
         j->state = JOB_RUNNING;
         q->running[wa->slot] = j;
         job_info info = {j->id, j->payload, j->len, j->steps};
@@ -606,10 +609,12 @@ int jobqueue_submit(jobqueue *q, const void *payload, size_t len, int steps, uin
         }
         /* (durable but out of memory to queue: the next open runs it) */
     }
-    if (queued)
-        pthread_cond_signal(&q->work_cv);
-    else
+    if (!queued)
         q->unfinished_steps -= steps;
+    if (q->closing) /* draining workers wait for the last pending submit */
+        pthread_cond_broadcast(&q->work_cv);
+    else if (queued)
+        pthread_cond_signal(&q->work_cv);
     pthread_cond_broadcast(&q->done_cv); /* close may be waiting for pending submits */
     pthread_mutex_unlock(&q->mu);
     if (!queued) {

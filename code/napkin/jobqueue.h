@@ -27,7 +27,10 @@
  * journaled step when resume_steps is set (else from step 0).  A job's
  * terminal record is written once, so every accepted job completes exactly
  * once across any number of crashes; a step that was running when the
- * process died runs again (a step function must tolerate that). */
+ * process died runs again (a step function must tolerate that).
+ *
+ * Every job stays in memory, finished or not, so that its status can be
+ * asked for; a server that runs for months would evict finished jobs. */
 #ifndef NAPKIN_JOBQUEUE_H
 #define NAPKIN_JOBQUEUE_H
 
