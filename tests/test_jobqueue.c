@@ -445,7 +445,7 @@ Test(jobqueue, a_stopped_queue_resumes_from_the_last_journaled_step)
         scratch d;
         scratch_make(&d);
         static stepper s1, s2;
-        stepper_init(&s1, 5.0, 0);
+        stepper_init(&s1, 25.0, 0); /* slow enough that the stop lands well before step 8 */
         jobqueue *q = open_queue(d.path, &s1, 1, 0, resume, NULL);
         uint64_t id = submit(q, 8, -1);
         for (;;) {
@@ -489,7 +489,7 @@ enum { CRASH_JOBS = 30, CRASH_STEPS = 6 };
 static void crash_child(const char *path, int fd)
 {
     static stepper s;
-    stepper_init(&s, 3.0, 0);
+    stepper_init(&s, 10.0, 0); /* 30 jobs x 6 steps x 10 ms / 2 workers: 0.9 s, the kill comes long before */
     jobqueue_config cfg = {path, 2, step_fn, &s, 0, 1.0, 1, 0, 0};
     char err[256];
     jobqueue *q = jobqueue_open(&cfg, NULL, err, sizeof err);

@@ -29,8 +29,11 @@
  * once across any number of crashes; a step that was running when the
  * process died runs again (a step function must tolerate that).
  *
- * Every job stays in memory, finished or not, so that its status can be
- * asked for; a server that runs for months would evict finished jobs. */
+ * A step function may submit, cancel and ask for status, but must not close
+ * its own queue (close joins the worker it runs on).  Every job stays in
+ * memory, finished or not, so that its status can be asked for, and the
+ * journal only grows; a server that runs for months would evict finished
+ * jobs and rewrite the live ones into a fresh journal. */
 #ifndef NAPKIN_JOBQUEUE_H
 #define NAPKIN_JOBQUEUE_H
 
