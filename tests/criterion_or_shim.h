@@ -48,12 +48,15 @@ static jmp_buf shim_abort;
 #define cr_assert(c, ...) SHIM_CHECK((c), 1, #c)
 #define cr_expect_eq(a, b, ...) SHIM_CHECK((a) == (b), 0, #a " == " #b)
 #define cr_assert_eq(a, b, ...) SHIM_CHECK((a) == (b), 1, #a " == " #b)
+#define cr_expect_neq(a, b, ...) SHIM_CHECK((a) != (b), 0, #a " != " #b)
 #define cr_expect_geq(a, b, ...) SHIM_CHECK((a) >= (b), 0, #a " >= " #b)
+#define cr_expect_gt(a, b, ...) SHIM_CHECK((a) > (b), 0, #a " > " #b)
 #define cr_assert_geq(a, b, ...) SHIM_CHECK((a) >= (b), 1, #a " >= " #b)
 #define cr_expect_lt(a, b, ...) SHIM_CHECK((a) < (b), 0, #a " < " #b)
 #define cr_expect_null(a, ...) SHIM_CHECK((a) == NULL, 0, #a " is NULL")
 #define cr_assert_not_null(a, ...) SHIM_CHECK((a) != NULL, 1, #a " is not NULL")
 #define cr_expect_float_eq(a, b, eps, ...) SHIM_CHECK(fabs((a) - (b)) <= (eps), 0, #a " ~ " #b)
+#define cr_assert_fail(...) SHIM_CHECK(0, 1, "cr_assert_fail")
 static void shim_run_one(void (*fn)(void))
 {
     alarm(60); /* watchdog: a hang kills the run */

@@ -1,4 +1,5 @@
 #include "specs.h"
+#include "specs_tsv.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,7 +11,7 @@
 extern const char napkin_gpus_tsv[];
 extern const char napkin_models_tsv[];
 
-#define MAX_FIELDS 16
+#define MAX_FIELDS 32
 #define MAX_LINE 2048
 
 /* One TSV line split in place into fields. */
@@ -572,4 +573,52 @@ model_spec model_builtin(const char *key)
 double gpu_peak_flops(const gpu_spec *g, dtype compute)
 {
     return (compute >= 0 && compute < DT_COUNT) ? g->flops[compute] : 0;
+}
+
+/* ------------------------------------------- the parser, for other tables */
+
+/* Other modules' tables (code/specs/video_models.tsv, ...) share this parser
+ * and its file:line: field messages; see specs_tsv.h. */
+struct spec_tsv_adapter {
+    spec_tsv_row_fn fn;
+    void *table;
+};
+
+static int adapt_row(parse_ctx *c, tsv_row *r, void *arg)
+{
+    struct spec_tsv_adapter *a = arg;
+    return a->fn((spec_tsv_ctx *)c, r->field, r->n, a->table);
+}
+
+int spec_tsv_parse(const char *text, const char *file, const char *const *columns, int ncolumns,
+                   spec_tsv_row_fn fn, void *table, char *err, size_t errlen)
+{
+    struct spec_tsv_adapter a = {fn, table};
+    return parse_tsv(text, file, columns, ncolumns, adapt_row, &a, err, errlen);
+}
+
+int spec_tsv_int(spec_tsv_ctx *c, const char *field, const char *s, int min, int *out)
+{
+    return parse_int((parse_ctx *)c, field, s, min, 1000000000, out);
+}
+
+int spec_tsv_number(spec_tsv_ctx *c, const char *field, const char *s, double *out)
+{
+    /* no real table field is below a billionth or above a trillion of its unit */
+    return parse_number((parse_ctx *)c, field, s, 0, 1e-9, 1e12, out);
+}
+
+int spec_tsv_text(spec_tsv_ctx *c, const char *field, const char *s, char *dst, size_t cap)
+{
+    return copy_text((parse_ctx *)c, field, s, dst, cap);
+}
+
+int spec_tsv_fail(spec_tsv_ctx *c, const char *field, const char *reason, const char *value)
+{
+    return fail((parse_ctx *)c, field, reason, value);
+}
+
+char *spec_read_text_file(const char *path, char *err, size_t errlen)
+{
+    return read_file(path, err, errlen);
 }

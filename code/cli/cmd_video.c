@@ -1,0 +1,230 @@
+/* napkin video: one text-to-video diffusion request on a GPU type.  The
+ * latent and its tokens, FLOPs per forward, step and request (attention's
+ * share), memory per GPU, time per step and per request with G-way sequence
+ * parallelism, GPU-seconds and money per video, where the time goes, and for
+ * an arrival rate the queue with one parallel job at a time against G
+ * independent jobs. */
+#include "cli_args.h"
+#include "cli_lookup.h"
+#include "commands.h"
+#include "video.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const cli_doc video_doc = {
+    .name = "video",
+    .summary = "one video diffusion request: latent, FLOPs, memory, time, cost, and the queue at a rate",
+    .usage = "[--model M] [--frames F] [--width W] [--height H] [--steps S] [--gpu G] [--gpus N] "
+             "[--efficiency E] [--price P] [--rate R]",
+    .details = "FLOPs per forward: linear 2 S P_tok plus attention 4 L S^2 d over the latent's tokens S;\n"
+               "two forwards per step with classifier-free guidance, one when it is distilled.  Time is FLOPs\n"
+               "at --efficiency of the GPU's dense bf16 peak, over --gpus sequence-parallel GPUs at the\n"
+               "efficiency of HunyuanVideo's published xDiT scaling (or --sp-efficiency).  With --rate (jobs\n"
+               "per hour), the queue is simulated for one G-way job at a time and for G independent jobs.\n"
+               "Frames must be 1 + a multiple of the VAE's temporal stride (81 = 1 + 4 x 20).",
+};
+
+int cmd_video(int argc, char **argv)
+{
+    const char *model_key = "wan2.1-14b", *gpu_key = "h100", *video_table = NULL;
+    int frames = 0, width = 0, height = 0, steps = 0, forwards = 0, gpus = 1, offload = 0, tiles = 8;
+    int sim_jobs = 20000;
+    double efficiency = 0.45, sp_eff = 0, price = 0, rate = 0;
+    cli_opt opts[] = {
+        {"--model", OPT_STRING, &model_key, "M", "video model (default wan2.1-14b)", 0, 0},
+        {"--frames", OPT_POS_INT, &frames, "F", "frames (default: the model's, 81 for Wan2.1)", 0, 0},
+        {"--width", OPT_POS_INT, &width, "W", "pixels (default: the model's)", 0, 0},
+        {"--height", OPT_POS_INT, &height, "H", "pixels (default: the model's)", 0, 0},
+        {"--steps", OPT_POS_INT, &steps, "S", "denoising steps (default: the model's)", 0, 0},
+        {"--forwards", OPT_POS_INT, &forwards, "K", "DiT passes per step: 2 guidance, 1 distilled (default: model)",
+         0, 0},
+        {"--gpu", OPT_STRING, &gpu_key, "G", "GPU (default h100)", 0, 0},
+        {"--gpus", OPT_POS_INT, &gpus, "N", "sequence-parallel GPUs per job (default 1)", 0, 0},
+        {"--efficiency", OPT_FRACTION, &efficiency, "E", "share of the dense bf16 peak reached (default 0.45)", 0, 0},
+        {"--sp-efficiency", OPT_FRACTION, &sp_eff, "E", "sequence-parallel efficiency (default: published table)",
+         0, 0},
+        {"--price", OPT_POS_REAL, &price, "P", "money per GPU-hour (default: no cost shown)", 0, 0},
+        {"--rate", OPT_POS_REAL, &rate, "R", "arrivals, jobs per hour (default: no queue)", 0, 0},
+        {"--offload", OPT_FLAG, &offload, NULL, "keep only the running phase's weights on the GPU", 0, 0},
+        {"--vae-tiles", OPT_POS_INT, &tiles, "T", "VAE decode in T tiles (default 8)", 0, 0},
+        {"--jobs", OPT_POS_INT, &sim_jobs, "J", "jobs simulated for the queue (default 20000)", 0, 0},
+        {"--video-table", OPT_STRING, &video_table, "FILE",
+         "video models from FILE (default: DIR/video_models.tsv with --specs DIR, else built in)", 0, 0},
+    };
+    cli_common common;
+    int rc = cli_parse(&video_doc, argc, argv, opts, CLI_NOPTS(opts), &common);
+    if (rc != CLI_GO)
+        return rc == CLI_HELP_SHOWN ? 0 : rc;
+    if (forwards > 2)
+        return cli_fail("video", EXIT_USAGE, "--forwards: %d is not 1 (distilled) or 2 (guidance)", forwards);
+    if (sim_jobs < 100 || sim_jobs > 10000000)
+        return cli_fail("video", EXIT_USAGE, "--jobs: %d is not between 100 and 10,000,000", sim_jobs);
+
+    char err[512], keys[512];
+    /* --video-table FILE, else DIR/video_models.tsv under --specs DIR when it is there, else built in */
+    char specs_path[4096];
+    if (!video_table && common.specs_dir) {
+        snprintf(specs_path, sizeof specs_path, "%s/video_models.tsv", common.specs_dir);
+        FILE *probe = fopen(specs_path, "r");
+        if (probe) {
+            fclose(probe);
+            video_table = specs_path;
+        }
+    }
+    video_model_table vt;
+    int trc = video_table ? video_model_table_load(video_table, &vt, err, sizeof err)
+                          : video_model_table_builtin(&vt, err, sizeof err);
+    if (trc != 0)
+        return cli_fail("video", video_table ? EXIT_USAGE : 1, "%s", err);
+    const video_model *m = video_model_find(&vt, model_key);
+    if (!m) {
+        cli_fail("video", EXIT_USAGE, "unknown video model '%s' for --model (choices: %s)", model_key,
+                 video_model_keys(&vt, keys, sizeof keys));
+        video_model_table_free(&vt);
+        return EXIT_USAGE;
+    }
+    cli_specs specs;
+    const gpu_spec *gpu;
+    if ((rc = cli_specs_load("video", &common, &specs)) != 0) {
+        video_model_table_free(&vt);
+        return rc;
+    }
+    if ((rc = cli_find_gpu("video", &specs, "--gpu", gpu_key, &gpu)) != 0)
+        goto out;
+
+    video_request r = video_request_default(m, gpu);
+    r.frames = frames ? frames : m->frames;
+    r.width = width ? width : m->width;
+    r.height = height ? height : m->height;
+    r.steps = steps ? steps : m->steps;
+    r.forwards = forwards ? forwards : m->forwards;
+    r.gpus = gpus;
+    r.efficiency = efficiency;
+    r.sp_efficiency = sp_eff;
+    r.price = price;
+    r.offload = offload;
+    r.vae_tiles = tiles;
+
+    video_latent lat;
+    if (video_latent_shape(m, r.frames, r.width, r.height, &lat, err, sizeof err) != 0) {
+        rc = cli_fail("video", EXIT_USAGE, "%s %s", strstr(err, "frames do not") || strstr(err, "smallest valid") ? "--frames:" : strstr(err, "at most") ? "--frames/--width/--height:" : "--width/--height:", err);
+        goto out;
+    }
+    video_estimate e;
+    if (video_estimate_compute(&r, &e, err, sizeof err) != 0) {
+        if (strstr(err, "beyond"))
+            rc = cli_fail("video", EXIT_USAGE, "--gpus: %d: %s (--sp-efficiency E)", gpus, err);
+        else
+            rc = cli_fail("video", EXIT_USAGE, "%s", err);
+        goto out;
+    }
+    if (!e.fits) {
+        char need[32], have[32];
+        int best = video_max_frames_that_fit(&r);
+        fmt_bytes(e.mem_peak, need, sizeof need);
+        fmt_bytes(e.mem_capacity, have, sizeof have);
+        if (best > 0)
+            rc = cli_fail("video", EXIT_NO_FIT,
+                          "does not fit: %s per GPU, the %s has %s; the largest that fits at %dx%d is --frames %d%s",
+                          need, gpu->key, have, r.width, r.height, best, offload ? "" : " (or try --offload)");
+        else
+            rc = cli_fail("video", EXIT_NO_FIT, "does not fit: %s per GPU, the %s has %s; not even one frame fits%s",
+                          need, gpu->key, have, offload ? "" : " (try --offload)");
+        goto out;
+    }
+
+    report *rep = report_new("video");
+    report_section(rep, "request");
+    report_text(rep, "model", "model", m->key);
+    report_text(rep, "gpu", "GPU", gpu->key);
+    report_int(rep, "gpus", "sequence-parallel GPUs", gpus);
+    report_int(rep, "frames", "frames", r.frames);
+    report_int(rep, "width", "width", r.width);
+    report_int(rep, "height", "height", r.height);
+    report_int(rep, "steps", "denoising steps", r.steps);
+    report_int(rep, "forwards", "DiT passes per step", e.forwards);
+
+    report_section(rep, "latent");
+    report_int(rep, "latent_frames", "latent frames 1 + (F - 1) / stride", lat.lat_t);
+    report_int(rep, "latent_height", "latent height", lat.lat_h);
+    report_int(rep, "latent_width", "latent width", lat.lat_w);
+    report_num(rep, "tokens", "video tokens N", U_TOKENS, (double)lat.tokens);
+    report_num(rep, "sequence", "attention sequence S", U_TOKENS, (double)lat.sequence);
+
+    report_section(rep, "FLOPs");
+    report_num(rep, "flop_linear", "linear, one forward", U_FLOP, e.forward.linear);
+    report_num(rep, "flop_attention", "attention, one forward", U_FLOP, e.forward.attention + e.forward.cross);
+    report_num(rep, "flop_forward", "one forward", U_FLOP, e.forward.total);
+    report_num(rep, "attention_share", "attention share of a forward", U_REAL, e.forward.attention_share);
+    report_num(rep, "flop_step", "one step", U_FLOP, e.flop_step);
+    report_num(rep, "flop_request", "one request (text encoder and VAE included)", U_FLOP, e.flop_request);
+    report_num(rep, "intensity", "arithmetic intensity of a forward", U_INTENSITY, e.intensity);
+    report_num(rep, "ridge", "GPU ridge (bf16)", U_INTENSITY, e.ridge);
+    report_text(rep, "bound", "a step at batch 1 is", bound_name(e.bound));
+    report_num(rep, "batch2_gain", "throughput gain of batching two requests", U_REAL, video_batch_gain(&r, 2));
+
+    report_section(rep, "memory per GPU");
+    report_num(rep, "mem_dit_weights", "DiT weights", U_BYTES, e.mem_dit_weights);
+    report_num(rep, "mem_text_weights", "text encoder weights", U_BYTES, e.mem_text_weights);
+    report_num(rep, "mem_dit_act", "DiT activations (one block)", U_BYTES, e.mem_dit_act);
+    report_num(rep, "mem_vae_act", "VAE decode activations (one tile)", U_BYTES, e.mem_vae_act);
+    report_num(rep, "mem_peak", "peak", U_BYTES, e.mem_peak);
+    report_num(rep, "mem_capacity", "GPU memory usable (90% of the driver's)", U_BYTES, e.mem_capacity);
+
+    report_section(rep, "time");
+    report_num(rep, "sp_efficiency", "sequence-parallel efficiency", U_REAL, e.sp_eff);
+    report_num(rep, "t_step", "one step", U_SECONDS, e.t_step);
+    report_num(rep, "t_denoise", "all steps", U_SECONDS, e.t_denoise);
+    report_num(rep, "t_vae", "VAE decode", U_SECONDS, e.t_vae);
+    report_num(rep, "t_request", "one request", U_SECONDS, e.t_request);
+    report_num(rep, "gpu_seconds", "GPU-seconds per video", U_SECONDS, e.gpu_seconds);
+    if (price > 0)
+        report_num(rep, "cost", "cost per video (at --price per GPU-hour)", U_REAL, e.cost);
+    report_num(rep, "share_attention", "time share: attention", U_REAL, e.share_attention);
+    report_num(rep, "share_linear", "time share: linear layers", U_REAL, e.share_linear);
+    report_num(rep, "share_guidance", "time share: the guidance pass", U_REAL, e.share_guidance);
+    report_num(rep, "share_vae", "time share: VAE decode", U_REAL, e.share_vae);
+    report_num(rep, "share_text", "time share: text encoder", U_REAL, e.share_text);
+
+    if (rate > 0) {
+        video_placement p;
+        if (video_placements(&r, rate, sim_jobs, 1, &p, err, sizeof err) != 0) {
+            report_free(rep);
+            rc = cli_fail("video", EXIT_USAGE, "%s", err);
+            goto out;
+        }
+        report_section(rep, "queue: one sequence-parallel job at a time");
+        report_num(rep, "rate", "arrivals (jobs per hour)", U_REAL, rate);
+        report_num(rep, "sp_service", "service time", U_SECONDS, p.service_sp);
+        report_num(rep, "sp_utilization", "utilisation", U_REAL, p.rho_sp);
+        if (p.stable_sp) {
+            report_num(rep, "sp_wait", "mean wait", U_SECONDS, p.sp.mean_wait);
+            report_num(rep, "sp_p95", "p95 time in system", U_SECONDS, p.sp.p95_time);
+        }
+        report_section(rep, "queue: independent jobs, one per GPU");
+        report_num(rep, "ind_service", "service time", U_SECONDS, p.service_independent);
+        report_num(rep, "ind_utilization", "utilisation", U_REAL, p.rho_independent);
+        if (p.stable_independent && p.fits_independent) {
+            report_num(rep, "ind_wait", "mean wait", U_SECONDS, p.independent.mean_wait);
+            report_num(rep, "ind_p95", "p95 time in system", U_SECONDS, p.independent.p95_time);
+        }
+        if (!p.stable_sp)
+            report_note(rep, "one parallel job at a time: utilisation %.2f >= 1, the queue grows without bound",
+                        p.rho_sp);
+        if (!p.fits_independent)
+            report_note(rep, "independent jobs: one request does not fit one %s", gpu->key);
+        else if (!p.stable_independent)
+            report_note(rep, "independent jobs: utilisation %.2f >= 1, the queue grows without bound",
+                        p.rho_independent);
+        report_note(rep, "queue simulated over %d Poisson arrivals with fixed service (M/D/c)", sim_jobs);
+    }
+    report_note(rep, "time is FLOPs at %.0f%% of the dense bf16 peak; the VAE runs on one GPU", 100 * efficiency);
+    rc = report_print(rep, common.format, stdout);
+    report_free(rep);
+out:
+    cli_specs_free(&specs);
+    video_model_table_free(&vt);
+    return rc;
+}
