@@ -206,6 +206,8 @@ int main(void)
     nb_value("ch11_ex5_delay_g8", "%.0f", ex11_cusum_delay_bound(0.8, 0.6, 8, 1e6));
     /* 6 */
     nb_value("ch11_ex6_mle", "%.3f", ex11_alpha_estimate(2500, 600));
+    nb_value("ch11_ex6_examined", "%d", 2500 + 600);
+    nb_value("ch11_ex6_proposed", "%d", 1000 * 4);
     nb_value("ch11_ex6_naive", "%.3f", 2500.0 / (1000 * 4));
     /* 7 */
     nb_value("ch11_ex7_a", "%d", ex11_rollout_next(0, 1.08, 5000));
