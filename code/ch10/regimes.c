@@ -245,12 +245,19 @@ int main(void)
             PAIR_BATCH);
     spec_setup busy = s8;
     busy.batch = PAIR_BATCH;
+    int busy_cells = 0, busy_losses = 0, free_losses = 0;
     for (int regime = 0; regime < 2; regime++) {
         fprintf(hm, "alpha\tgamma\tspeedup\n");
         for (int a = 50; a <= 95; a += 5) {
             for (int g = 1; g <= GAMMA_MAX; g++) {
                 double sp = regime == 0 ? spec_walltime_speedup(a / 100.0, g, e8.c)
                                         : estimate(&busy, a / 100.0, g).speedup_roofline;
+                if (regime == 1) {
+                    busy_cells++;
+                    busy_losses += sp < 1.0;
+                } else {
+                    free_losses += sp < 1.0;
+                }
                 fprintf(hm, "%.2f\t%d\t%.4f\n", a / 100.0, g, sp);
             }
             fprintf(hm, "\n");
@@ -258,6 +265,9 @@ int main(void)
         fprintf(hm, "\n");
     }
     fclose(hm);
+    nb_value("ch10_busy_losses", "%d", busy_losses);
+    nb_value("ch10_free_wins", "%d", busy_cells - free_losses);
+    nb_value("ch10_busy_cells", "%d", busy_cells);
     double best_busy;
     int g_busy = spec_best_gamma_roofline(&busy, PAIR_ALPHA, GAMMA_MAX, &best_busy, err, sizeof err);
     if (g_busy < 0) {
