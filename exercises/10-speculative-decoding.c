@@ -50,6 +50,7 @@ double ex10_operations_factor(double alpha, int gamma, double c_hat)
 
 double ex10_verify_ratio(const char *model_key, const char *gpu_key, int tp, int batch, int context, int gamma)
 {
-    /* TODO: two roofline step times: new_tokens = gamma+1 and new_tokens = 1. */
+    /* TODO: check the batch fits (memory_fit), then two roofline step times:
+     * new_tokens = gamma+1 and new_tokens = 1. */
     return NAN;
 }

@@ -25,7 +25,9 @@ double ex10_alpha_for_speedup(double target, int gamma, double c);
  * c_hat the draft's operations per token over the target's. */
 double ex10_operations_factor(double alpha, int gamma, double c_hat);
 /* Time of a target step with gamma+1 new tokens per sequence over a plain
- * decode step, from the roofline step model (bf16, tp GPUs). */
+ * decode step, from the roofline step model (bf16, tp GPUs, the target
+ * alone).  NAN when the batch does not fit the GPUs' memory (weights, the
+ * reserve and the KV of context + gamma + 1 tokens per sequence). */
 double ex10_verify_ratio(const char *model_key, const char *gpu_key, int tp, int batch, int context, int gamma);
 
 #endif

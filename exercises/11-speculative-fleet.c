@@ -6,6 +6,13 @@
 
 #include <math.h>
 
+int ex11_max_batch(const char *target, const char *draft, const char *gpu, int tp, int context, int gamma)
+{
+    /* TODO: usable memory less both models' weights and the reserve, over the KV
+     * of one sequence for both. */
+    return -1;
+}
+
 double ex11_speedup_at_batch(const char *target, const char *draft, const char *gpu, int tp, int batch,
                              int context, double alpha, int gamma)
 {
@@ -16,7 +23,7 @@ double ex11_speedup_at_batch(const char *target, const char *draft, const char *
 int ex11_break_even_batch(const char *target, const char *draft, const char *gpu, int tp, int context,
                           double alpha, int gamma, int batch_max)
 {
-    /* TODO: scan the batch. */
+    /* TODO: scan the batch, no further than memory allows. */
     return -1;
 }
 

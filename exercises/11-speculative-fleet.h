@@ -8,12 +8,18 @@
 #ifndef EXERCISES_11_SPECULATIVE_FLEET_H
 #define EXERCISES_11_SPECULATIVE_FLEET_H
 
+/* The largest batch whose weights and KV cache (target and draft, context +
+ * gamma + 1 tokens a sequence) fit each GPU, under the default memory
+ * policy (90% of the driver-reported capacity usable, an activation reserve
+ * for 8192 tokens). */
+int ex11_max_batch(const char *target, const char *draft, const char *gpu, int tp, int context, int gamma);
 /* Speedup over plain decoding at a serving batch, every step from the
- * roofline step model (regime ii). */
+ * roofline step model (regime ii); NAN when the batch does not fit. */
 double ex11_speedup_at_batch(const char *target, const char *draft, const char *gpu, int tp, int batch,
                              int context, double alpha, int gamma);
-/* The smallest batch in 1 .. batch_max at which that speedup is below 1;
- * 0 when none is. */
+/* The smallest batch at which that speedup is below 1, searched from 1 up to
+ * batch_max or the largest batch that fits, whichever is smaller; 0 when
+ * there is none in that range (no loss within memory). */
 int ex11_break_even_batch(const char *target, const char *draft, const char *gpu, int tp, int context,
                           double alpha, int gamma, int batch_max);
 /* Bytes a time-sliced draft takes on each of the tp GPUs: its weights and

@@ -2,19 +2,21 @@
 # time-sliced on the target's GPUs: speedup of speculative decoding (regime
 # ii, the roofline step model) against serving batch.  Left TP 4, right TP 8.
 # Blue: LLaMA-3.2-1B draft; orange: LLaMA-3-8B draft; line style by alpha.
-# Dots mark where each curve crosses 1; the grey band is beyond the largest
-# batch whose KV cache fits.
+# Dots mark where each curve crosses 1.  Each curve stops at the largest
+# batch whose weights and KV (target and that draft) fit; light grey is past
+# the 8B draft's limit, dark grey past the 1B draft's.
 # Data: 11-batch.tsv, 11-crossings.tsv (code/ch11/fleet.c).
 bt = datadir.'/11-batch.tsv'
 cr = datadir.'/11-crossings.tsv'
 set datafile separator tab
+set datafile missing 'NaN'
 c1 = '#1f5fa8'; c8 = '#e67e22'
 
 set multiplot layout 1,2 margins 0.08, 0.98, 0.13, 0.92 spacing 0.06, 0
 set logscale x 2
-set xrange [1:1024]
+set xrange [1:2048]
 set yrange [0:4]
-set xtics ('1' 1, '4' 4, '16' 16, '64' 64, '256' 256, '1024' 1024) nomirror
+set xtics ('1' 1, '4' 4, '16' 16, '64' 64, '256' 256, '1024' 1024, '2048' 2048) nomirror
 set ytics 0.5 nomirror
 set grid xtics ytics lc rgb '#e4e4e4'
 set border 3 lc rgb '#555555'
@@ -25,13 +27,14 @@ do for [t = 0:1] {
     tp = t == 0 ? 4 : 8
     set title sprintf('LLaMA-3-70B on %d x H100', tp)
     if (t == 0) { set ylabel 'Speedup over plain decoding' } else { unset ylabel }
-    set arrow 1 from 1, 1 to 1024, 1 nohead dt 2 lw 1.5 lc rgb '#555555' front
+    set arrow 1 from 1, 1 to 2048, 1 nohead dt 2 lw 1.5 lc rgb '#555555' front
     if (t == 0) { set key top right Left reverse samplen 2 box lc rgb '#bbbbbb' opaque font ',9' } else { unset key }
-    plot bt index t using 1:($2 > 0 ? NaN : 4) with filledcurves x1 lc rgb '#888888' notitle, \
-         bt index t using 1:3 with lines lw 2 dt 3 lc rgb c1 title '1B draft, alpha 0.6', \
-         bt index t using 1:5 with lines lw 2.5 lc rgb c1 title '1B draft, alpha 0.8', \
-         bt index t using 1:7 with lines lw 2 dt 3 lc rgb c8 title '8B draft, alpha 0.6', \
-         bt index t using 1:9 with lines lw 2.5 lc rgb c8 title '8B draft, alpha 0.8', \
+    plot bt index t using 1:($3 > 0 ? NaN : 4) with filledcurves x1 lc rgb '#888888' notitle, \
+         bt index t using 1:($2 > 0 ? NaN : 4) with filledcurves x1 lc rgb '#555555' notitle, \
+         bt index t using 1:4 with lines lw 2 dt 3 lc rgb c1 title '1B draft, alpha 0.6', \
+         bt index t using 1:6 with lines lw 2.5 lc rgb c1 title '1B draft, alpha 0.8', \
+         bt index t using 1:8 with lines lw 2 dt 3 lc rgb c8 title '8B draft, alpha 0.6', \
+         bt index t using 1:10 with lines lw 2.5 lc rgb c8 title '8B draft, alpha 0.8', \
          cr using ($1 == tp && ($3 == 0.6 || $3 == 0.8) ? $4 : NaN):5 with points pt 7 ps 1.1 lc rgb '#222222' notitle
 }
 unset multiplot

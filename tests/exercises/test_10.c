@@ -2,6 +2,8 @@
  * the capped geometric process, never from the library's output. */
 #include "10-speculative-decoding.h"
 
+#include "specs.h"
+
 #include <criterion/criterion.h>
 #include <math.h>
 
@@ -76,4 +78,23 @@ Test(ex10, verify_ratio)
     double rb = ex10_verify_ratio("llama3-70b", "h100", 8, 4096, 1, 4);
     cr_assert(rb > 4.5 && rb <= 5.0 + 1e-9, "ratio %g", rb);
     cr_assert(isnan(ex10_verify_ratio("llama3-70b", "tpu", 4, 1, 512, 4)));
+}
+
+Test(ex10, verify_ratio_only_inside_memory)
+{
+    /* Batch 256 of 4096-token sequences on 4 x H100: the KV of 256 x (4096 + 4 + 1)
+     * = 1,049,856 tokens at 81,920 B per token per GPU (2 x 80 layers x 2 KV heads x
+     * 128 x 2 B) is 86.0e9 B, more than the 90% of the GPU's capacity that is usable
+     * once the 70,553,706,496 x 2 / 4 = 35.28e9 B of weights are in, whatever the
+     * activation reserve: no ratio for a batch that cannot exist. */
+    gpu_spec g = gpu_builtin("h100");
+    double kv = 256.0 * (4096 + 4 + 1) * 81920.0, left = 0.90 * g.mem_bytes - 70553706496.0 * 2 / 4;
+    cr_assert(kv > left, "the premise: %g B of KV against %g B left", kv, left);
+    cr_assert(isnan(ex10_verify_ratio("llama3-70b", "h100", 4, 256, 4096, 4)));
+    /* batch 96 of 4096 tokens needs 96 x 4101 x 81,920 = 32.3e9 B: it fits, and the
+     * cache reads, which verification does not multiply, make the ratio smaller than
+     * with 512-token sequences */
+    double r4096 = ex10_verify_ratio("llama3-70b", "h100", 4, 96, 4096, 4);
+    double r512 = ex10_verify_ratio("llama3-70b", "h100", 4, 96, 512, 4);
+    cr_assert(r4096 > 1.0 && r4096 < r512, "ratio %g at 4096 tokens, %g at 512", r4096, r512);
 }

@@ -3,6 +3,8 @@
  * the library's output. */
 #include "11-speculative-fleet.h"
 
+#include "specs.h"
+
 #include <criterion/criterion.h>
 #include <math.h>
 
@@ -15,16 +17,44 @@
 
 Test(ex11, speedup_at_batch_one)
 {
-    /* Batch 1 is memory-bound: verification costs one step, and a draft step
-     * costs the ratio of bytes read.  LLaMA-3.2-1B: 1,235,814,400 params
-     * (2.4716 GB) + KV 32768 B/token * 2048 = 0.0671 GB; LLaMA-3-70B:
-     * 70,553,706,496 params (141.107 GB) + 327680 * 2048 = 0.6711 GB.
-     * c = 2.5387 / 141.778 = 0.017906.  Speedup = E[N]/(1 + 4c) with
-     * E[N] = 1 + .7 + .49 + .343 + .2401 = 2.7731: 2.7731/1.071624 = 2.5878.
-     * Allow 1% for the small extra cost of verifying five tokens. */
+    /* Batch 1 at 2048 tokens on 4 x H100 is memory-bound: each step reads its
+     * bytes at 3.35 TB/s and pays the tensor-parallel collectives, each about the
+     * 4.8 us all-reduce latency (the messages are a few kB).
+     * LLaMA-3-70B per GPU: weights streamed (70,553,706,496 params less the
+     * 1,050,673,152 of the embedding, whose one row is gathered) x 2 B / 4 =
+     * 34,751.5 MB; KV 2 ops x 80 layers x 2050 positions x 2 KV heads x 128 x 2 B =
+     * 167.9 MB; activations about 26.8 MB: 34,946 MB, 10.432 ms.  Collectives:
+     * 2 x 80 + 1 all-reduces and a logits gather, 162 x 4.8 us = 0.778 ms, plus
+     * 0.01 ms of bytes: t = 11.219 ms.  Verifying five tokens adds about 0.07 ms
+     * (activations and all-reduce bytes x 5): 11.29 ms.
+     * LLaMA-3.2-1B (tied embeddings: the logits read the table once): 1,235,814,400
+     * x 2 / 4 = 617.9 MB, KV 2 x 16 x 2050 x 2 x 64 x 2 = 16.8 MB, activations 1.5
+     * MB: 0.190 ms; collectives 2 x 16 + 1 all-reduces and a gather, 34 x 4.8 us +
+     * 1.3 us = 0.1645 ms: t_draft = 0.354 ms.
+     * E[N] = 1 + .7 + .49 + .343 + .2401 = 2.7731; speedup = E[N] t / (4 t_draft +
+     * t_verify) = 2.7731 x 11.219 / (1.418 + 11.29) = 2.448.  Allow 1%. */
     double s = ex11_speedup_at_batch("llama3-70b", "llama3.2-1b", "h100", 4, 1, 2048, 0.7, 4);
-    cr_assert(fabs(s / 2.5878 - 1.0) < 0.01, "speedup %g", s);
+    cr_assert(fabs(s / 2.448 - 1.0) < 0.01, "speedup %g", s);
     cr_assert(isnan(ex11_speedup_at_batch("llama3-70b", "nope", "h100", 4, 1, 2048, 0.7, 4)));
+}
+
+Test(ex11, max_batch_with_the_draft_resident)
+{
+    /* Per GPU of 4 x H100: usable 0.90 x the driver's capacity (read from the GPU
+     * row); weights 70,553,706,496 x 2 / 4 = 35,276,853,248 B and 1,235,814,400 x 2 /
+     * 4 = 617,907,200 B; the activation reserve is the target's, 8192 tokens x (2 x
+     * 8192 + 2048 + 2 x 2 x 128 + 2048 + 3 x 7168) x 2 B = 696,254,464 B plus fp32
+     * logits and probabilities of 256 sampled tokens, 2 x 256 x 32,064 x 4 =
+     * 65,667,072 B.  KV per token per GPU: 81,920 B (target) + 8,192 B (draft), over
+     * 2048 + 4 + 1 tokens a sequence. */
+    gpu_spec g = gpu_builtin("h100");
+    double left = 0.90 * g.mem_bytes - 35276853248.0 - 617907200.0 - 696254464.0 - 65667072.0;
+    int want = (int)floor(left / ((81920.0 + 8192.0) * (2048 + 4 + 1)));
+    cr_assert_eq(ex11_max_batch("llama3-70b", "llama3.2-1b", "h100", 4, 2048, 4), want);
+    /* a batch past the limit is not timed */
+    cr_assert(isnan(ex11_speedup_at_batch("llama3-70b", "llama3.2-1b", "h100", 4, want + 1, 2048, 0.7, 4)));
+    cr_assert(!isnan(ex11_speedup_at_batch("llama3-70b", "llama3.2-1b", "h100", 4, want, 2048, 0.7, 4)));
+    cr_assert_eq(ex11_max_batch("llama3-70b", "nope", "h100", 4, 2048, 4), -1);
 }
 
 Test(ex11, break_even_batch)
@@ -33,11 +63,19 @@ Test(ex11, break_even_batch)
      * speedup is near 2.7731/(1 + 4c) > 2 with c < 0.05, so no crossing; at
      * a large enough batch the projections are compute-bound and five
      * tokens cost several steps, a loss.  The crossing lies in between, and
-     * the speedup is below 1 there and not below 1 one batch earlier. */
+     * the speedup is below 1 there and not below 1 one batch earlier.  The
+     * search never goes past memory: asked up to 2048, it stays within the
+     * limit of the test above. */
+    int limit = ex11_max_batch("llama3-70b", "llama3.2-1b", "h100", 4, 2048, 4);
     int b = ex11_break_even_batch("llama3-70b", "llama3.2-1b", "h100", 4, 2048, 0.7, 4, 2048);
-    cr_assert(b >= 59 && b <= 2048, "batch %d", b);
+    cr_assert(b >= 59 && b <= limit, "batch %d, limit %d", b, limit);
     cr_assert(ex11_speedup_at_batch("llama3-70b", "llama3.2-1b", "h100", 4, b, 2048, 0.7, 4) < 1.0);
     cr_assert(ex11_speedup_at_batch("llama3-70b", "llama3.2-1b", "h100", 4, b - 1, 2048, 0.7, 4) >= 1.0);
+    /* gamma 2 verifies three tokens, not five: no loss within memory (0), and the
+     * speedup at the limit is above 1 */
+    int limit2 = ex11_max_batch("llama3-70b", "llama3.2-1b", "h100", 4, 2048, 2);
+    cr_assert_eq(ex11_break_even_batch("llama3-70b", "llama3.2-1b", "h100", 4, 2048, 0.7, 2, 2048), 0);
+    cr_assert(ex11_speedup_at_batch("llama3-70b", "llama3.2-1b", "h100", 4, limit2, 2048, 0.7, 2) > 1.0);
 }
 
 Test(ex11, draft_memory)
