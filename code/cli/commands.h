@@ -13,7 +13,8 @@
     X(roofline, "peak, bandwidth and ridge of a GPU; attainable FLOP/s at an intensity")         \
     X(memory, "weights, KV cache and the largest batch that fits one GPU of a replica")          \
     X(decode, "one decode step op by op: memory, intensity, step time, tokens per second")       \
-    X(spec, "speculative decoding: tokens per round, speedup in both regimes, break-even batch")
+    X(spec, "speculative decoding: tokens per round, speedup in both regimes, break-even batch")   \
+    X(graphs, "CUDA graphs: kernels per step, launch time against GPU time, share saved, padding")
 
 #define NAPKIN_DECLARE_COMMAND(name, summary) int cmd_##name(int argc, char **argv);
 NAPKIN_COMMANDS(NAPKIN_DECLARE_COMMAND)

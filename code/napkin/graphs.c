@@ -286,6 +286,20 @@ int graph_step_cost(const model_spec *m, const gpu_spec *g, const step_shape *s,
 }
 //< graph_step
 
+/* 1 when the share saved at `batch` (a graph of exactly that size) is below the threshold. */
+static int saves_less(const model_spec *m, const gpu_spec *g, const step_shape *s, int fusion, const launch_costs *lc,
+                      double threshold, int batch, int *below, char *err, size_t errlen)
+{
+    step_shape sb = *s;
+    sb.batch = batch;
+    graph_step r;
+    if (graph_step_cost(m, g, &sb, fusion, lc, NULL, &r, err, errlen) != 0)
+        return -1;
+    *below = r.saved < threshold;
+    return 0;
+}
+
+//> threshold_batch
 int graph_threshold_batch(const model_spec *m, const gpu_spec *g, const step_shape *s, int fusion,
                           const launch_costs *lc, double threshold, int batch_max, int *out, char *err,
                           size_t errlen)
@@ -295,18 +309,26 @@ int graph_threshold_batch(const model_spec *m, const gpu_spec *g, const step_sha
         return -1;
     }
     /* GPU time grows with the batch and host time does not, so the share
-     * saved only falls: the first batch below the threshold is the answer. */
-    for (int b = 1; b <= batch_max; b++) {
-        step_shape sb = *s;
-        sb.batch = b;
-        graph_step r;
-        if (graph_step_cost(m, g, &sb, fusion, lc, NULL, &r, err, errlen) != 0)
-            return -1;
-        if (r.saved < threshold) {
-            *out = b;
-            return 0;
-        }
+     * saved, 1 - max(gpu, host_graph) / max(gpu, host_eager), only falls:
+     * bisect for the first batch below the threshold. */
+    int below;
+    if (saves_less(m, g, s, fusion, lc, threshold, batch_max, &below, err, errlen) != 0)
+        return -1;
+    if (!below) {
+        *out = 0;
+        return 0;
     }
-    *out = 0;
+    int lo = 1, hi = batch_max; /* the answer lies in [lo, hi] */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (saves_less(m, g, s, fusion, lc, threshold, mid, &below, err, errlen) != 0)
+            return -1;
+        if (below)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    *out = lo;
     return 0;
 }
+//< threshold_batch
