@@ -406,3 +406,58 @@ Test(graphs, threshold_batch_by_hand)
     cr_assert_eq(graph_threshold_batch(&m, &g, &s, FUSE_NONE, &lc, 0.05, 256, &b, err, sizeof err), 0, "%s", err);
     cr_assert_eq(b, 11);
 }
+
+/* ---------------------------------------------------------------- the measured sequence */
+
+Test(graphs, kernel_sequence_bookkeeping)
+{
+    /* The sequence the step_graph kernel launches: as many kernels as the
+     * count, in launch order, bytes summing to the step's (decoder_step_cost). */
+    model_spec m = model_builtin("llama3-8b");
+    gpu_spec g = gpu_builtin("h100");
+    int batches[2] = {1, 64};
+    for (int f = FUSE_NONE; f <= FUSE_ALL; f++)
+        for (int i = 0; i < 2; i++) {
+            step_shape s = shape(batches[i], 1024, 1);
+            step_kernel seq[1024];
+            char err[256];
+            int n = step_kernel_sequence(&m, &s, f, seq, 1024, err, sizeof err);
+            int want[4] = {323, 259, 291, 227};
+            cr_assert_eq(n, want[f], "%s", err);
+            cr_assert_str_eq(seq[0].name, "embedding");
+            cr_assert_eq(seq[0].layer, -1);
+            cr_assert_str_eq(seq[1].name, "attn_norm");
+            cr_assert_eq(seq[1].layer, 0);
+            cr_assert_str_eq(seq[n - 1].name, "logits");
+            cr_assert_str_eq(seq[n - 2].name, "final_norm");
+            cr_assert_eq(seq[n - 3].layer, 31);
+            step_cost c;
+            cr_assert_eq(decoder_step_cost(&m, &g, &s, &c, err, sizeof err), 0);
+            double sum = 0;
+            for (int k = 0; k < n; k++)
+                sum += seq[k].bytes;
+            REL(sum, c.bytes, 1e-12);
+        }
+    /* too small a list */
+    step_shape s = shape(1, 1024, 1);
+    step_kernel few[8];
+    char err[256];
+    cr_assert_eq(step_kernel_sequence(&m, &s, FUSE_NONE, few, 8, err, sizeof err), -1);
+}
+
+Test(graphs, kernel_sequence_with_collectives)
+{
+    /* 70B tp 4: embedding, embed_allreduce first; 162 collectives in all */
+    model_spec m = model_builtin("llama3-70b");
+    step_shape s = shape(1, 1024, 4);
+    static step_kernel seq[2048];
+    char err[256];
+    int n = step_kernel_sequence(&m, &s, FUSE_NONE, seq, 2048, err, sizeof err);
+    cr_assert_eq(n, 965, "%s", err);
+    cr_assert_str_eq(seq[1].name, "embed_allreduce");
+    cr_assert_str_eq(seq[n - 1].name, "logits_gather");
+    int comm = 0;
+    for (int k = 0; k < n; k++)
+        comm += seq[k].comm;
+    cr_assert_eq(comm, 162);
+}

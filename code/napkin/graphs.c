@@ -80,6 +80,61 @@ int step_kernel_count(const model_spec *m, const step_shape *s, int fusion, step
     return 0;
 }
 
+/* Append one kernel, or fold an op into its neighbour. */
+static void sequence_op(const op_cost *op, int layer, int fusion, step_kernel *seq, int *n, double *pending)
+{
+    double bytes = op_bytes(op);
+    if (op_kernels(op, fusion) == 0) {
+        if (strstr(op->name, "residual") || *n == 0)
+            *pending += bytes; /* into the norm that follows */
+        else
+            seq[*n - 1].bytes += bytes; /* into the kernel it runs inside */
+        return;
+    }
+    step_kernel k = {op->name, layer, bytes + *pending, op_is_comm(op)};
+    *pending = 0;
+    seq[(*n)++] = k;
+}
+
+//> kernel_sequence
+int step_kernel_sequence(const model_spec *m, const step_shape *s, int fusion, step_kernel *out, int max,
+                         char *err, size_t errlen)
+{
+    step_kernels count;
+    if (step_kernel_count(m, s, fusion, &count, err, errlen) != 0)
+        return -1;
+    if (count.total > max) {
+        snprintf(err, errlen, "a step of %d kernels does not fit a list of %d", count.total, max);
+        return -1;
+    }
+    op_cost ops[DECODER_MAX_OPS];
+    int n_ops = decoder_step_ops(m, s, ops, DECODER_MAX_OPS), n = 0;
+    double pending = 0;
+    /* the ops before the layers: the embedding and its all-reduce */
+    int first_tail = -1;
+    for (int i = 0; i < n_ops; i++)
+        if (!ops[i].per_layer) {
+            if (strcmp(ops[i].name, "final_norm") == 0) {
+                first_tail = i;
+                break;
+            }
+            sequence_op(&ops[i], -1, fusion, out, &n, &pending);
+        }
+    for (int layer = 0; layer < m->layers; layer++)
+        for (int i = 0; i < n_ops; i++)
+            if (ops[i].per_layer)
+                sequence_op(&ops[i], layer, fusion, out, &n, &pending);
+    for (int i = first_tail; i >= 0 && i < n_ops; i++)
+        if (!ops[i].per_layer)
+            sequence_op(&ops[i], -1, fusion, out, &n, &pending);
+    if (n != count.total || pending != 0) {
+        snprintf(err, errlen, "kernel sequence: %d kernels against a count of %d", n, count.total);
+        return -1;
+    }
+    return n;
+}
+//< kernel_sequence
+
 launch_costs launch_costs_default(void)
 {
     launch_costs lc = {4e-6, 4e-6, 1e-6};

@@ -66,6 +66,23 @@ typedef struct {
 int step_kernel_count(const model_spec *m, const step_shape *s, int fusion, step_kernels *out, char *err,
                       size_t errlen);
 
+/* One kernel of a step, in launch order. */
+typedef struct {
+    const char *name; /* the op that launches it ("qkv_proj", ...) */
+    int layer;        /* 0 .. layers-1, or -1 for a once-per-step kernel */
+    double bytes;     /* HBM bytes it moves: its op's, plus those of the ops folded into it */
+    int comm;         /* 1 for a TP collective */
+} step_kernel;
+
+/* The kernels of one step in launch order: the embedding (and its
+ * all-reduce), every layer's kernels, then the final norm, the logits (and
+ * their gather).  A folded op's bytes go to the kernel that runs it: a
+ * residual add to the norm after it, attn_value and act_mul to the kernel
+ * before them.  The bytes sum to decoder_step_cost's bytes.  Returns how
+ * many kernels (at most max), or -1 with a message. */
+int step_kernel_sequence(const model_spec *m, const step_shape *s, int fusion, step_kernel *out, int max,
+                         char *err, size_t errlen);
+
 /* ---- host cost and the step's wall time ---- */
 
 typedef struct {
