@@ -91,8 +91,9 @@ typedef struct {
     double node;         /* host seconds per captured kernel when a graph is replayed */
 } launch_costs;
 
-/* 4 us per eager launch, 4 us per graph launch, 1 us per node: inside the
- * published 2.6-7 us per launch and 0.6-1.3 us per replayed node. */
+/* 4 us per eager launch and per graph launch (4-6 us measured per launch
+ * with CUDA 13, https://susun-blog.com/blog/pegainfer-3-cuda-graph), 1 us
+ * per replayed node (an assumption: kernels/step_graph.cu measures it). */
 launch_costs launch_costs_default(void);
 /* 0, or -1 with a message when a cost is negative or not finite. */
 int launch_costs_check(const launch_costs *lc, char *err, size_t errlen);
