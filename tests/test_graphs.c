@@ -462,3 +462,69 @@ Test(graphs, kernel_sequence_with_collectives)
         comm += seq[k].comm;
     cr_assert_eq(comm, 162);
 }
+
+/* ---------------------------------------------------------------- the chapter's operating points */
+
+/* Per real sequence of LLaMA-3-8B in bf16, memory-bound (batch under the
+ * ridge): activations 32 x 323,584 B a layer (the padded rows' 307,200 plus
+ * attention's Q in and output out, 2 x 8192) + 553,984 B once = 10,908,672 B,
+ * and KV 32 layers x 2 (K, V) x (context + 2 positions: all read, one
+ * written) x 2048 B.  The weights: 15,009,849,344 B (all but the one
+ * embedding row, which is counted per token above). */
+static double llama3_8b_step_bytes(int batch, int context)
+{
+    double kv = 32.0 * 2 * (context + 2) * 2048;
+    return 15009849344.0 + batch * (10908672.0 + kv);
+}
+
+Test(graphs, step_bytes_by_hand)
+{
+    model_spec m = model_builtin("llama3-8b");
+    gpu_spec g = gpu_builtin("h100");
+    int b[3] = {1, 64, 257}, ctx[3] = {1024, 512, 512};
+    for (int i = 0; i < 3; i++) {
+        step_shape s = shape(b[i], ctx[i], 1);
+        step_cost c;
+        char err[256];
+        cr_assert_eq(decoder_step_cost(&m, &g, &s, &c, err, sizeof err), 0);
+        REL(c.bytes, llama3_8b_step_bytes(b[i], ctx[i]), 1e-12);
+    }
+}
+
+Test(graphs, chapter_threshold_at_the_implied_launch_cost)
+{
+    /* vLLM PR #1440's 12 ms eager step over 323 kernels: 37.15 us a launch,
+     * 12 ms of eager host.  Below 5% once the GPU passes 11.4 ms, i.e.
+     * 38.19e9 B at 3.35 TB/s: (38.19e9 - 15,009,849,344) / 145,388,544 B per
+     * 1024-token sequence = 159.4, so batch 160 (all memory-bound: 160 rows
+     * are under the ridge). */
+    model_spec m = model_builtin("llama3-8b");
+    gpu_spec g = gpu_builtin("h100");
+    step_shape s = shape(1, 1024, 1);
+    launch_costs lc = {0.012 / 323, 4e-6, 1e-6};
+    int b;
+    char err[256];
+    cr_assert_eq(graph_threshold_batch(&m, &g, &s, FUSE_NONE, &lc, 0.05, 433, &b, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(b, 160);
+    double at = llama3_8b_step_bytes(160, 1024) / g.mem_bw, before = llama3_8b_step_bytes(159, 1024) / g.mem_bw;
+    cr_assert(at > 11.4e-3 && before < 11.4e-3);
+}
+
+Test(graphs, chapter_padding_of_batch_257)
+{
+    /* 257 -> 272 at context 512: 15 dummy rows x 10,384,384 B (no
+     * attention) = 155,765,760 B, over a real step of
+     * 15,009,849,344 + 257 x (10,908,672 + 67,371,008) = 35,127,727,104 B:
+     * waste 0.4434% */
+    model_spec m = model_builtin("llama3-8b");
+    gpu_spec g = gpu_builtin("h100");
+    step_shape s = shape(257, 512, 1);
+    capture_list c;
+    capture_list_vllm(512, &c);
+    launch_costs lc = launch_costs_default();
+    graph_step r;
+    char err[256];
+    cr_assert_eq(graph_step_cost(&m, &g, &s, FUSE_NONE, &lc, &c, &r, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(r.padded_tokens, 272);
+    REL(r.pad_waste, 155765760.0 / 35127727104.0, 1e-9);
+}
