@@ -13,9 +13,9 @@
  *  - Host cost: eager, every kernel costs the host `launch` seconds to
  *    enqueue (the driver call and whatever the framework does per op); a
  *    graph costs one `graph_launch` plus `node` seconds per captured kernel.
- *  - Queue depth: the host enqueues a whole step ahead of the GPU (the launch
- *    queue holds about a thousand pending kernels, more than a step has), so
- *    within a step host and GPU overlap and the step takes
+ *  - Queue depth: the stream's launch queue holds a whole step, so the host
+ *    enqueues the step ahead of the GPU, host and GPU overlap within it, and
+ *    the step takes
  *    max(GPU time, host time).  Steps do not overlap: the next step's inputs
  *    are the tokens this one samples.  Other per-step host work (scheduling,
  *    sampling, detokenising) is left out: it is the same with or without
