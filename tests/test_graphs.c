@@ -109,10 +109,10 @@ Test(graphs, host_cost_by_hand)
     cr_assert_eq(launch_costs_check(&bad, err, sizeof err), -1);
     launch_costs d = launch_costs_default();
     cr_assert_eq(launch_costs_check(&d, err, sizeof err), 0);
-    /* inside the 4-6 us measured per launch (pegainfer blog, CUDA 13); a
-     * replayed node cheaper than a launch */
-    cr_assert(d.launch >= 4e-6 && d.launch <= 6e-6);
-    cr_assert(d.node > 0 && d.node < d.launch);
+    /* inside the published 2.6-7.5 us per launch and at most twice the
+     * 0.58 us per replayed node (ocannl issue #488, CUDA 13.3) */
+    cr_assert(d.launch >= 2.6e-6 && d.launch <= 7.5e-6);
+    cr_assert(d.node >= 0.58e-6 && d.node <= 2 * 0.58e-6);
 }
 
 /* The batch-1 step of LLaMA-3-8B reads every weight but the embedding table

@@ -91,9 +91,11 @@ typedef struct {
     double node;         /* host seconds per captured kernel when a graph is replayed */
 } launch_costs;
 
-/* 4 us per eager launch and per graph launch (4-6 us measured per launch
- * with CUDA 13, https://susun-blog.com/blog/pegainfer-3-cuda-graph), 1 us
- * per replayed node (an assumption: kernels/step_graph.cu measures it). */
+/* 4 us per eager launch and per graph launch, 1 us per replayed node.
+ * Measured elsewhere (CUDA 13.3, ocannl issue #488): 2.6-2.8 us to enqueue a
+ * launch, 6.3-7.5 us with its wait, a graph replay 15 us + 0.58 us per node;
+ * cuLaunchKernel 3.0 us on a GB200 (tritonbench PR #1017).
+ * kernels/step_graph.cu measures your card. */
 launch_costs launch_costs_default(void);
 /* 0, or -1 with a message when a cost is negative or not finite. */
 int launch_costs_check(const launch_costs *lc, char *err, size_t errlen);
