@@ -144,3 +144,21 @@ Test(cli_graphs, bad_flags_exit_2_naming_choices)
     cr_assert(strstr(out, "llama3-8b") != NULL, "%s", out);
     cr_assert_eq(run("graphs --model llama3-8b --gpu h100 --tp 3", out, sizeof out), 2);
 }
+
+Test(cli_graphs, speculative_tokens_pad_in_tokens)
+{
+    char out[OUT_MAX];
+    /* 9 sequences x (1 + 3) tokens = 36, padded to 40 on vLLM's list */
+    cr_assert_eq(run("graphs --model llama3-8b --gpu h100 --batch 9 --new-tokens 4 --context 1024 --format tsv", out,
+                     sizeof out),
+                 0, "%s", out);
+    cr_assert_eq(tsv_value(out, "tokens"), 36);
+    cr_assert_eq(tsv_value(out, "padded_tokens"), 40);
+    /* 129 x 4 = 516 tokens: past the largest size (512), eager, nothing saved */
+    cr_assert_eq(run("graphs --model llama3-8b --gpu h100 --batch 129 --new-tokens 4 --context 512 --launch-us 20 "
+                     "--format tsv",
+                     out, sizeof out),
+                 0, "%s", out);
+    cr_assert_eq(tsv_value(out, "saved"), 0);
+    cr_assert_eq(tsv_value(out, "largest_capture"), 512);
+}
