@@ -11,9 +11,9 @@ set datafile separator tab
 set datafile missing '-'
 set logscale x 2
 set xrange [1:512]
-set yrange [-0.02:0.8]
+set yrange [-0.02:1.0]
 set xtics ('1' 1, '4' 4, '16' 16, '64' 64, '256' 256, '512' 512) nomirror
-set ytics ('0' 0, '20%%' 0.2, '40%%' 0.4, '60%%' 0.6, '80%%' 0.8) nomirror
+set ytics ('0' 0, '20%%' 0.2, '40%%' 0.4, '60%%' 0.6, '80%%' 0.8, '100%%' 1.0) nomirror
 set grid xtics ytics lc rgb '#e4e4e4'
 set border 3 lc rgb '#555555'
 set xlabel 'Batch (sequences)'
@@ -26,4 +26,4 @@ plot sh using 1:4 with lines lw 2.5 lc rgb '#c0392b' title '8B, 37 us per launch
      sh using 1:2 with lines lw 2 lc rgb '#555555' title '8B and 70B, 4 us per launch (driver)', \
      sh using 1:5 with lines lw 2 dt 2 lc rgb '#555555' notitle, \
      pub using 1:2 with points pt 7 ps 1.3 lc rgb '#222222' title 'published, LLaMA-2-7B, batch 1', \
-     pub using 1:($2 + ($0 == 0 ? 0.03 : -0.03)):3 with labels left offset 1,0 font ',9' notitle
+     pub using 1:($2 + $4):3 with labels left offset 1,0 font ',9' notitle
