@@ -18,7 +18,8 @@
     X(prefill, "one prefill step: FLOPs, bytes, time and bound of a prompt")                             \
     X(serve, "one request end to end: TTFT, TPOT, throughput, cost per million tokens")                  \
     X(image, "images as tokens: tokens per image, encoder and prefill time, TTFT, KV, capacity vs text") \
-    X(video, "a video diffusion request: latent, FLOPs, memory, time, cost, and its queue at a rate")
+    X(video, "a video diffusion request: latent, FLOPs, memory, time, cost, and its queue at a rate")    \
+    X(graphs, "CUDA graphs: kernels per step, launch time against GPU time, share saved, padding")
 
 #define NAPKIN_DECLARE_COMMAND(name, summary) int cmd_##name(int argc, char **argv);
 NAPKIN_COMMANDS(NAPKIN_DECLARE_COMMAND)
