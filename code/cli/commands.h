@@ -13,7 +13,8 @@
     X(roofline, "peak, bandwidth and ridge of a GPU; attainable FLOP/s at an intensity")         \
     X(memory, "weights, KV cache and the largest batch that fits one GPU of a replica")          \
     X(decode, "one decode step op by op: memory, intensity, step time, tokens per second")       \
-    X(spec, "speculative decoding: tokens per round, speedup in both regimes, break-even batch")
+    X(spec, "speculative decoding: tokens per round, speedup in both regimes, break-even batch")   \
+    X(lora, "many fine-tunes on one base: adapter bytes, slots against the KV cache, D distinct adapters")
 
 #define NAPKIN_DECLARE_COMMAND(name, summary) int cmd_##name(int argc, char **argv);
 NAPKIN_COMMANDS(NAPKIN_DECLARE_COMMAND)

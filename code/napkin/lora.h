@@ -132,6 +132,11 @@ typedef struct {
 void lora_bgmv_ops(double tokens, double in, double out, double rank, double sets, double weight_elem_bytes,
                    double act_elem_bytes, lora_op *shrink, lora_op *expand);
 
+/* An assumed fixed cost of one small kernel in a decode step (launch and
+ * the kernel's minimum duration): a few microseconds on current GPUs;
+ * kernels/launch.cu measures it on a reader's card. */
+#define LORA_LAUNCH_S_DEFAULT 2.5e-6
+
 typedef struct {
     int batch;       /* sequences decoded together */
     int context;     /* tokens cached per sequence */
