@@ -43,6 +43,7 @@ __device__ __forceinline__ void unpack8(const uint4 &u, float f[8])
     }
 }
 
+//> bgmv_kernels
 // Shrink: one warp per (token, rank row); 16-byte loads along d_in (d_in % 8 == 0).
 __global__ void bgmv_shrink(const bf16 *__restrict__ x, const bf16 *__restrict__ a, const int *__restrict__ idx,
                             float *__restrict__ v, int d_in, int rank)
@@ -104,6 +105,7 @@ __global__ void bgmv_expand(const float *__restrict__ v, const bf16 *__restrict_
     size_t k = (size_t)t * d_out + o;
     y[k] = __float2bfloat16_rn(__bfloat162float(y[k]) + scale * acc);
 }
+//< bgmv_kernels
 
 static void bgmv(const bf16 *x, const bf16 *a, const bf16 *b, const int *idx, float *v, bf16 *y, int tokens, int d_in,
                  int d_out, int rank, float scale)
