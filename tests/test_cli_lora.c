@@ -134,6 +134,9 @@ Test(cli_lora, does_not_fit_exits_1)
     /* more distinct adapters than slots */
     cr_assert_eq(run(BASE70 " --slots 4 --distinct 5 --batch 64", out, sizeof out), 1, "%s", out);
     cr_assert(strstr(out, "largest --distinct that fits is 4") != NULL, "%s", out);
+    /* no slot, no adapter */
+    cr_assert_eq(run(BASE70 " --slots 0 --batch 8", out, sizeof out), 1, "%s", out);
+    cr_assert(strstr(out, "--slots") != NULL, "%s", out);
     /* slots that eat the whole KV budget */
     cr_assert_eq(run(BASE70 " --slots 2000 --batch 1", out, sizeof out), 1, "%s", out);
 }

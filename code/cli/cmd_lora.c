@@ -170,6 +170,10 @@ int cmd_lora(int argc, char **argv)
         if (slots > 0 && distinct > slots)
             distinct = slots;
     }
+    if (slots == 0) {
+        cli_specs_free(&specs);
+        return cli_fail(DOC.name, EXIT_NO_FIT, "--slots 0: no adapter can run without a GPU slot; give --slots 1 or more");
+    }
     if (distinct > slots) {
         cli_specs_free(&specs);
         return cli_fail(DOC.name, EXIT_NO_FIT,
