@@ -7,14 +7,14 @@ d = datadir.'/06-slots.tsv'
 set datafile separator tab
 set datafile missing 'NaN'
 set xrange [0:128]
-set yrange [0:130]
+set yrange [0:175]
 set xtics 16 nomirror
 set ytics 20 nomirror
 set grid xtics ytics lc rgb '#e4e4e4'
 set border 3 lc rgb '#555555'
 set xlabel 'GPU adapter slots'
 set ylabel 'Largest batch at 4096 tokens'
-set key bottom left Left reverse samplen 2 box lc rgb '#bbbbbb' opaque
+set key top right Left reverse samplen 2 box lc rgb '#bbbbbb' opaque
 plot d using 1:2 with lines lw 2.5 lc rgb '#1f5fa8' title '70B, q,k,v,o slots at rank 16', \
      d using 1:3 with lines lw 2.5 lc rgb '#c0392b' title '70B, q,k,v,o slots at rank 64', \
      d using 1:4 with lines lw 2.5 dt 2 lc rgb '#c0392b' title '70B, all seven at rank 64', \
