@@ -20,7 +20,8 @@ int ex06_max_batch_with_slots(const char *model_key, const char *gpu_key, int tp
                               int slots, int context);
 /* A decode step with `distinct` adapters among `batch` sequences over the
  * base model's step, each adapter kernel (a shrink and an expand per target
- * per layer) charged launch_us microseconds beside its roofline time. */
+ * per layer) charged launch_us microseconds beside its roofline time; NAN
+ * when the batch does not fit one GPU beside `distinct` slots of this rank. */
 double ex06_step_ratio(const char *model_key, const char *gpu_key, int tp, int rank, const char *targets, int batch,
                        int context, int distinct, double launch_us);
 /* FLOP per adapter weight byte of a gathered shrink or expand with

@@ -72,9 +72,15 @@ double ex06_step_ratio(const char *model_key, const char *gpu_key, int tp, int r
     char err[256];
     if (config(model_key, rank, targets, tp, &m, &c) != 0 || gpu_lookup(gpu_key, &g) != 0 || !(launch_us >= 0))
         return NAN;
+    /* a step is timed only if the batch fits beside one slot per distinct adapter */
+    fit_check f;
+    if (batch < 1 || context < 1 || distinct < 1 ||
+        lora_memory_fit(&g, memory_policy_default(), precision_uniform(DT_BF16), &c, distinct, batch, context, &f,
+                        err, sizeof err) != 0 ||
+        !f.fits)
+        return NAN;
     lora_step_shape s = {batch, context, distinct, launch_us * 1e-6, 0};
-    if (batch < 1 || context < 1 ||
-        lora_step_cost_compute(&g, precision_uniform(DT_BF16), &c, &s, &r, err, sizeof err) != 0)
+    if (lora_step_cost_compute(&g, precision_uniform(DT_BF16), &c, &s, &r, err, sizeof err) != 0)
         return NAN;
     return r.ratio;
 }

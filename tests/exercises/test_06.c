@@ -76,6 +76,9 @@ Test(ex06, step_ratio_by_hand)
     assert_near(ex06_step_ratio("llama3-8b", "h100", 1, 16, "q", 64, 4096, 8, 2.5),
                 (base.time + ops + 64 * 2.5e-6) / base.time, 1e-9);
     cr_assert(isnan(ex06_step_ratio("llama3-8b", "h100", 1, 16, "q", 64, 4096, 65, 0)));
+    /* the 70B at tp 4 holds at most 121 sequences of 4096 tokens (exercise 3's
+     * arithmetic): batch 200 is not timed */
+    cr_assert(isnan(ex06_step_ratio("llama3-70b", "h100", 4, 16, "q,k,v,o", 200, 4096, 8, 2.5)));
 }
 
 Test(ex06, intensity)
