@@ -56,6 +56,7 @@ run gemm_sweep $bw
 run gemv $bw
 run decode_attention $bw
 run launch
+run lora_bgmv $bw
 
 grep -h 'target' "$out"/*.log > "$out/targets.txt" 2>/dev/null
 echo "== targets"

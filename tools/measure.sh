@@ -30,5 +30,6 @@ dir="$B/measured/$slug"
 mkdir -p "$dir" || exit 1
 "$B/bin/measure/stream" $quick --out "$dir/stream.tsv" || exit 1
 "$B/bin/measure/gemm_sweep" $quick --stream "$dir/stream.tsv" --out "$dir/gemm.tsv" || exit 1
+make --no-print-directory B="$B" "$B/bin/measure/lora_bgmv" && "$B/bin/measure/lora_bgmv" $quick --out "$dir/lora_bgmv.tsv" || exit 1
 echo "measure: CPU set in $dir"
 echo "measure: the book plots committed sets from figures/measured/; to add this one: cp -r $dir figures/measured/"

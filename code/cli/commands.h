@@ -8,18 +8,19 @@
 #ifndef NAPKIN_CLI_COMMANDS_H
 #define NAPKIN_CLI_COMMANDS_H
 
-#define NAPKIN_COMMANDS(X)                                                                               \
-    X(specs, "the GPU and model tables the calculator knows, with their sources")                        \
-    X(roofline, "peak, bandwidth and ridge of a GPU; attainable FLOP/s at an intensity")                 \
-    X(memory, "weights, KV cache and the largest batch that fits one GPU of a replica")                  \
-    X(decode, "one decode step op by op: memory, intensity, step time, tokens per second")               \
-    X(spec, "speculative decoding: tokens per round, speedup in both regimes, break-even batch")         \
-    X(train, "training: FLOPs, the cluster for a deadline, memory per GPU with activations")             \
-    X(prefill, "one prefill step: FLOPs, bytes, time and bound of a prompt")                             \
-    X(serve, "one request end to end: TTFT, TPOT, throughput, cost per million tokens")                  \
-    X(image, "images as tokens: tokens per image, encoder and prefill time, TTFT, KV, capacity vs text") \
-    X(video, "a video diffusion request: latent, FLOPs, memory, time, cost, and its queue at a rate")    \
-    X(graphs, "CUDA graphs: kernels per step, launch time against GPU time, share saved, padding")
+#define NAPKIN_COMMANDS(X)                                                                                 \
+    X(specs, "the GPU and model tables the calculator knows, with their sources")                          \
+    X(roofline, "peak, bandwidth and ridge of a GPU; attainable FLOP/s at an intensity")                   \
+    X(memory, "weights, KV cache and the largest batch that fits one GPU of a replica")                    \
+    X(decode, "one decode step op by op: memory, intensity, step time, tokens per second")                 \
+    X(spec, "speculative decoding: tokens per round, speedup in both regimes, break-even batch")           \
+    X(train, "training: FLOPs, the cluster for a deadline, memory per GPU with activations")               \
+    X(prefill, "one prefill step: FLOPs, bytes, time and bound of a prompt")                               \
+    X(serve, "one request end to end: TTFT, TPOT, throughput, cost per million tokens")                    \
+    X(image, "images as tokens: tokens per image, encoder and prefill time, TTFT, KV, capacity vs text")   \
+    X(video, "a video diffusion request: latent, FLOPs, memory, time, cost, and its queue at a rate")      \
+    X(graphs, "CUDA graphs: kernels per step, launch time against GPU time, share saved, padding")         \
+    X(lora, "many fine-tunes on one base: adapter bytes, slots against the KV cache, D distinct adapters")
 
 #define NAPKIN_DECLARE_COMMAND(name, summary) int cmd_##name(int argc, char **argv);
 NAPKIN_COMMANDS(NAPKIN_DECLARE_COMMAND)

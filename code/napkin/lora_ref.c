@@ -1,0 +1,55 @@
+#include "lora_ref.h"
+
+#include <stdlib.h>
+
+//> bgmv_ref
+int lora_bgmv_ref(int tokens, int d_in, int d_out, int rank, int adapters, const float *x, const float *a,
+                  const float *b, const int *idx, float scale, float *y)
+{
+    if (tokens < 0 || d_in < 1 || d_out < 1 || rank < 1 || adapters < 1)
+        return -1;
+    double *v = malloc((size_t)rank * sizeof *v);
+    if (!v)
+        return -1;
+    for (int t = 0; t < tokens; t++) {
+        int ad = idx[t];
+        if (ad >= adapters) {
+            free(v);
+            return -1;
+        }
+        if (ad < 0)
+            continue;
+        const float *xt = x + (size_t)t * d_in;
+        const float *at = a + (size_t)ad * rank * d_in;
+        const float *bt = b + (size_t)ad * d_out * rank;
+        for (int j = 0; j < rank; j++) { /* shrink */
+            double s = 0;
+            for (int i = 0; i < d_in; i++)
+                s += (double)xt[i] * at[(size_t)j * d_in + i];
+            v[j] = s;
+        }
+        for (int o = 0; o < d_out; o++) { /* expand */
+            double s = 0;
+            for (int j = 0; j < rank; j++)
+                s += v[j] * bt[(size_t)o * rank + j];
+            y[(size_t)t * d_out + o] += (float)(scale * s);
+        }
+    }
+    free(v);
+    return 0;
+}
+//< bgmv_ref
+
+int lora_count_distinct(const int *idx, int n)
+{
+    int d = 0;
+    for (int i = 0; i < n; i++) {
+        if (idx[i] < 0)
+            continue;
+        int dup = 0;
+        for (int j = 0; j < i && !dup; j++)
+            dup = idx[j] == idx[i];
+        d += !dup;
+    }
+    return d;
+}

@@ -1,0 +1,259 @@
+// The batched gathered adapter operator of a decode step (BGMV, as in
+// Punica and S-LoRA): each token t carries one adapter index a = idx[t], and
+//     v[t]  = x[t] A[a]^T          shrink: d_in -> rank  (fp32 out)
+//     y[t] += scale * v[t] B[a]^T  expand: rank -> d_out (bf16 y, fp32 sums)
+// with A[a] rank x d_in and B[a] d_out x rank (linear-layer layout), bf16.
+// Timed against D distinct adapters among B tokens (token t takes adapter
+// t mod D), at ranks 8, 16, 64, on the q projections of LLaMA-3-8B and -70B,
+// beside the one-shared-adapter case (D = 1).  Bytes moved are counted by the
+// library (lora_bgmv_ops): each distinct adapter's A and B once, each
+// token's activations once.
+//
+//   lora_bgmv [--out DIR] [--bandwidth DIR/bandwidth.tsv] [--quick]   writes DIR/lora_bgmv.tsv
+#include "common.cuh"
+
+extern "C" {
+#include "lora.h"
+#include "lora_ref.h"
+}
+
+#include <math.h>
+
+#include <algorithm>
+
+#define SHRINK_WARPS 8
+#define EXPAND_THREADS 256
+#define MAX_RANK 64
+
+__device__ __forceinline__ float warp_sum(float v)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+__device__ __forceinline__ void unpack8(const uint4 &u, float f[8])
+{
+    const __nv_bfloat162 *h = reinterpret_cast<const __nv_bfloat162 *>(&u);
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        float2 t = __bfloat1622float2(h[i]);
+        f[2 * i] = t.x;
+        f[2 * i + 1] = t.y;
+    }
+}
+
+//> bgmv_kernels
+// Shrink: one warp per (token, rank row); 16-byte loads along d_in (d_in % 8 == 0).
+__global__ void bgmv_shrink(const bf16 *__restrict__ x, const bf16 *__restrict__ a, const int *__restrict__ idx,
+                            float *__restrict__ v, int d_in, int rank)
+{
+    int t = blockIdx.x, j = blockIdx.y * SHRINK_WARPS + threadIdx.x / 32, lane = threadIdx.x % 32;
+    int ad = idx[t];
+    if (j >= rank)
+        return;
+    if (ad < 0) {
+        if (lane == 0)
+            v[(size_t)t * rank + j] = 0.0f;
+        return;
+    }
+    const uint4 *xr = reinterpret_cast<const uint4 *>(x + (size_t)t * d_in);
+    const uint4 *ar = reinterpret_cast<const uint4 *>(a + ((size_t)ad * rank + j) * d_in);
+    float acc = 0.0f;
+    for (int c = lane; c < d_in / 8; c += 32) {
+        float xf[8], af[8];
+        unpack8(__ldg(xr + c), xf);
+        unpack8(__ldg(ar + c), af);
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+            acc += xf[i] * af[i];
+    }
+    acc = warp_sum(acc);
+    if (lane == 0)
+        v[(size_t)t * rank + j] = acc;
+}
+
+// Expand: one thread per (token, output); the token's v sits in shared memory.
+__global__ void bgmv_expand(const float *__restrict__ v, const bf16 *__restrict__ b, const int *__restrict__ idx,
+                            bf16 *__restrict__ y, int d_out, int rank, float scale)
+{
+    __shared__ float vs[MAX_RANK];
+    int t = blockIdx.x, o = blockIdx.y * EXPAND_THREADS + threadIdx.x;
+    int ad = idx[t];
+    if (ad < 0)
+        return;
+    for (int j = threadIdx.x; j < rank; j += blockDim.x)
+        vs[j] = v[(size_t)t * rank + j];
+    __syncthreads();
+    if (o >= d_out)
+        return;
+    const bf16 *br = b + ((size_t)ad * d_out + o) * rank;
+    float acc = 0.0f;
+    if (rank % 8 == 0) {
+        const uint4 *b8 = reinterpret_cast<const uint4 *>(br);
+        for (int c = 0; c < rank / 8; c++) {
+            float bf[8];
+            unpack8(__ldg(b8 + c), bf);
+#pragma unroll
+            for (int i = 0; i < 8; i++)
+                acc += vs[8 * c + i] * bf[i];
+        }
+    } else {
+        for (int j = 0; j < rank; j++)
+            acc += vs[j] * __bfloat162float(br[j]);
+    }
+    size_t k = (size_t)t * d_out + o;
+    y[k] = __float2bfloat16_rn(__bfloat162float(y[k]) + scale * acc);
+}
+//< bgmv_kernels
+
+static void bgmv(const bf16 *x, const bf16 *a, const bf16 *b, const int *idx, float *v, bf16 *y, int tokens, int d_in,
+                 int d_out, int rank, float scale)
+{
+    dim3 g1(tokens, (rank + SHRINK_WARPS - 1) / SHRINK_WARPS), g2(tokens, (d_out + EXPAND_THREADS - 1) / EXPAND_THREADS);
+    bgmv_shrink<<<g1, 32 * SHRINK_WARPS>>>(x, a, idx, v, d_in, rank);
+    LAUNCH_CHECK();
+    bgmv_expand<<<g2, EXPAND_THREADS>>>(v, b, idx, y, d_out, rank, scale);
+    LAUNCH_CHECK();
+}
+
+static const uint64_t SEED_X = 61, SEED_A = 62, SEED_B = 63, SEED_Y = 64;
+
+// Tokens [0, check) against lora_bgmv_ref on the host copies of the inputs.
+static int validate(const bf16 *y, const int *idx_host, int check, int d_in, int d_out, int rank, int adapters,
+                    float scale, int batch, int distinct)
+{
+    std::vector<float> x((size_t)check * d_in), a((size_t)adapters * rank * d_in), b((size_t)adapters * d_out * rank),
+        ref((size_t)check * d_out), got((size_t)check * d_out);
+    for (size_t i = 0; i < x.size(); i++)
+        x[i] = host_uniform_bf16(SEED_X, i, -1, 1);
+    for (size_t i = 0; i < a.size(); i++)
+        a[i] = host_uniform_bf16(SEED_A, i, -1, 1);
+    for (size_t i = 0; i < b.size(); i++)
+        b[i] = host_uniform_bf16(SEED_B, i, -1, 1);
+    for (size_t i = 0; i < ref.size(); i++)
+        ref[i] = host_uniform_bf16(SEED_Y, i, -1, 1);
+    if (lora_bgmv_ref(check, d_in, d_out, rank, adapters, x.data(), a.data(), b.data(), idx_host, scale, ref.data()))
+        return -1;
+    download_bf16(y, got.size(), got.data());
+    long first;
+    // bf16 output: relative rounding <= 2^-8; atol for results near zero.
+    size_t bad = validate_close(got.data(), ref.data(), got.size(), 3e-2, 1e-2, &first, NULL);
+    if (bad)
+        fprintf(stderr, "lora_bgmv: batch %d D %d %dx%d rank %d: %zu of %zu outputs differ (first: got %g, want %g)\n",
+                batch, distinct, d_in, d_out, rank, bad, got.size(), got[first], ref[first]);
+    return bad ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    run_args args = parse_args(argc, argv);
+    device_gate();
+    device_facts dev = device_facts_get();
+    model_spec m8 = model_builtin("llama3-8b"), m70 = model_builtin("llama3-70b");
+    struct shape {
+        const char *name;
+        int d_in, d_out;
+    } shapes[] = {
+        {"llama3-8b_q", m8.hidden, m8.heads * m8.head_dim},
+        {"llama3-70b_q", m70.hidden, m70.heads * m70.head_dim},
+    };
+    const int ranks_all[] = {8, 16, 64}, batches_all[] = {1, 4, 16, 64, 256};
+    const int ranks_quick[] = {16}, batches_quick[] = {1, 64};
+    const int *ranks = args.quick ? ranks_quick : ranks_all, *batches = args.quick ? batches_quick : batches_all;
+    int nranks = args.quick ? 1 : 3, nbatches = args.quick ? 2 : 5, nshapes = args.quick ? 1 : 2;
+    const int adapters = 64, max_batch = 256;
+
+    size_t max_in = 0, max_out = 0;
+    for (int s = 0; s < nshapes; s++) {
+        max_in = std::max(max_in, (size_t)shapes[s].d_in);
+        max_out = std::max(max_out, (size_t)shapes[s].d_out);
+    }
+    bf16 *x, *a, *b, *y;
+    float *v;
+    int *idx;
+    CUDA_CHECK(cudaMalloc(&x, max_batch * max_in * sizeof(bf16)));
+    CUDA_CHECK(cudaMalloc(&a, (size_t)adapters * MAX_RANK * max_in * sizeof(bf16)));
+    CUDA_CHECK(cudaMalloc(&b, (size_t)adapters * MAX_RANK * max_out * sizeof(bf16)));
+    CUDA_CHECK(cudaMalloc(&y, max_batch * max_out * sizeof(bf16)));
+    CUDA_CHECK(cudaMalloc(&v, max_batch * MAX_RANK * sizeof(float)));
+    CUDA_CHECK(cudaMalloc(&idx, max_batch * sizeof(int)));
+    l2_flusher fl;
+    fl.init(dev);
+    const char *bw_source;
+    double bw = read_ceiling(args, dev, &bw_source);
+    int reps = args.quick ? 3 : 20, warmup = 3;
+
+    FILE *out = tsv_open(args, dev, "lora_bgmv.tsv", "lora_bgmv");
+    char buf[160];
+    snprintf(buf, sizeof buf, "%d (median reported, %d warm-up runs, L2 flushed before each)", reps, warmup);
+    provenance_line(out, "repeats", buf);
+    snprintf(buf, sizeof buf, "%.6e", bw);
+    provenance_line(out, "bandwidth_measured", buf);
+    provenance_line(out, "bandwidth_source", bw_source);
+    provenance_line(out, "assignment", "token t uses adapter t mod D; shrink + expand timed together (2 launches)");
+    fprintf(out, "shape\td_in\td_out\trank\tbatch\tdistinct\ttime_s\tadapter_bytes\tbytes\tgb_s\tpct_of_read\t"
+                 "roofline_s\n");
+    double punica_b1 = 0, punica_b64_distinct = 0, punica_b64_shared = 0, pct_b64 = 0;
+    for (int s = 0; s < nshapes; s++) {
+        int d_in = shapes[s].d_in, d_out = shapes[s].d_out;
+        fill_uniform_bf16(x, max_batch * (size_t)d_in, SEED_X, -1, 1);
+        for (int ri = 0; ri < nranks; ri++) {
+            int rank = ranks[ri];
+            float scale = 1.0f / rank;
+            fill_uniform_bf16(a, (size_t)adapters * rank * d_in, SEED_A, -1, 1);
+            fill_uniform_bf16(b, (size_t)adapters * d_out * rank, SEED_B, -1, 1);
+            for (int bi = 0; bi < nbatches; bi++) {
+                int batch = batches[bi];
+                for (int distinct = 1; distinct <= std::min(batch, adapters); distinct *= 2) {
+                    std::vector<int> ih(batch);
+                    for (int t = 0; t < batch; t++)
+                        ih[t] = t % distinct;
+                    CUDA_CHECK(cudaMemcpy(idx, ih.data(), batch * sizeof(int), cudaMemcpyHostToDevice));
+                    fill_uniform_bf16(y, (size_t)batch * d_out, SEED_Y, -1, 1);
+                    bgmv(x, a, b, idx, v, y, batch, d_in, d_out, rank, scale);
+                    CUDA_CHECK(cudaDeviceSynchronize());
+                    int check = std::min(batch, 8);
+                    if (validate(y, ih.data(), check, d_in, d_out, rank, std::min(distinct, check), scale, batch,
+                                 distinct))
+                        return 1;
+                    auto run = [&]() { bgmv(x, a, b, idx, v, y, batch, d_in, d_out, rank, scale); };
+                    double t = median_time_s(run, warmup, reps, &fl);
+                    lora_op sh, ex;
+                    lora_bgmv_ops(batch, d_in, d_out, rank, distinct, 2, 2, &sh, &ex);
+                    double wbytes = sh.weight_bytes + ex.weight_bytes;
+                    double bytes = wbytes + sh.act_bytes + ex.act_bytes;
+                    double peak = dev.datasheet ? gpu_peak_flops(dev.datasheet, DT_BF16) : 0;
+                    double roof = peak > 0 ? roofline_time(sh.flop, sh.weight_bytes + sh.act_bytes, peak, bw, NULL) +
+                                                 roofline_time(ex.flop, ex.weight_bytes + ex.act_bytes, peak, bw, NULL)
+                                           : bytes / bw;
+                    fprintf(out, "%s\t%d\t%d\t%d\t%d\t%d\t%.6e\t%.0f\t%.0f\t%.1f\t%.1f\t%.6e\n", shapes[s].name, d_in,
+                            d_out, rank, batch, distinct, t, wbytes, bytes, bytes / t / GB, 100 * bytes / t / bw, roof);
+                    if (s == 0 && rank == 16) {
+                        if (batch == 1)
+                            punica_b1 = t;
+                        if (batch == 64 && distinct == 64)
+                            punica_b64_distinct = t, pct_b64 = 100 * bytes / t / bw;
+                        if (batch == 64 && distinct == 1)
+                            punica_b64_shared = t;
+                    }
+                }
+            }
+            printf("lora_bgmv %-13s rank %-3d batch 1..%d, D 1..min(B,64): validated and timed\n", shapes[s].name,
+                   rank, batches[nbatches - 1]);
+        }
+    }
+    tsv_close(out);
+    printf("  8B q, rank 16: batch 1 %.1f us; batch 64 all distinct %.1f us, one shared %.1f us "
+           "(Punica, A100, rank 16: about 37, 116 and 40 us)\n",
+           punica_b1 * 1e6, punica_b64_distinct * 1e6, punica_b64_shared * 1e6);
+    report_target("BGMV batch 64, 64 adapters, % of read ceiling", pct_b64, "%", 50, 1, "H200");
+    fl.release();
+    CUDA_CHECK(cudaFree(x));
+    CUDA_CHECK(cudaFree(a));
+    CUDA_CHECK(cudaFree(b));
+    CUDA_CHECK(cudaFree(y));
+    CUDA_CHECK(cudaFree(v));
+    CUDA_CHECK(cudaFree(idx));
+    return 0;
+}
