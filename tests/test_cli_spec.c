@@ -7,34 +7,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#define OUT_MAX 65536
+#include "cli_run.h"
 
-/* Run `napkin <args>` with stderr folded into the output; returns the exit status. */
-static int run(const char *args, char *out, size_t n)
-{
-    const char *bin = getenv("NAPKIN_BIN");
-    cr_assert(bin != NULL, "NAPKIN_BIN is not set");
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", bin, args);
-    FILE *p = popen(cmd, "r");
-    cr_assert(p != NULL);
-    size_t got = fread(out, 1, n - 1, p);
-    out[got] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-/* The value of `name` in tsv output ("name\tvalue\tunit" lines). */
-static double tsv_value(const char *out, const char *name)
-{
-    size_t len = strlen(name);
-    for (const char *line = out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-        if (strncmp(line, name, len) == 0 && line[len] == '\t')
-            return strtod(line + len + 1, NULL);
-    }
-    cr_assert_fail("no value %s in output:\n%s", name, out);
-    return NAN;
-}
 
 Test(cli_spec, tokens_and_speedup_with_given_c)
 {
