@@ -482,6 +482,16 @@ Test(provenance, header_lines_are_one_line_each)
     cr_assert_str_eq(buf, "# device: two lines and tab\n");
 }
 
+Test(provenance, revision_from_the_environment)
+{
+    /* a copied tree without git: the runner exports the revision */
+    setenv("NB_REVISION", "abc1234-dirty", 1);
+    char rev[64];
+    git_revision(rev, sizeof rev);
+    unsetenv("NB_REVISION");
+    cr_assert_str_eq(rev, "abc1234-dirty");
+}
+
 Test(provenance, host_info_is_filled)
 {
     host_info h;
