@@ -207,3 +207,18 @@ Test(run_all, bad_flag_exits_2, .timeout = 30)
     cr_assert_eq(run(cmd, out, sizeof out), 2, "%s", out);
     cr_assert(strstr(out, "'--bogus'") != NULL, "%s", out);
 }
+
+Test(kernels, sass_has_16_byte_loads_and_no_local_memory, .timeout = 120)
+{
+    /* kernels/check_sass.sh reads the sm_90 machine code: exit 77 where no
+     * cuobjdump is installed (it ships with the CUDA toolkit's full
+     * install, not with every nvcc). */
+    char bin[512], cmd[1400], out[16384];
+    kernel_path("gemv", bin, sizeof bin);
+    const char *src = getenv("NB_SRC"), *b = getenv("NB_BUILD");
+    snprintf(cmd, sizeof cmd, "'%s/kernels/check_sass.sh' '%s' 2>&1", src ? src : ".", b ? b : "build");
+    int rc = run(cmd, out, sizeof out);
+    if (rc == 77)
+        cr_skip_test("no cuobjdump here: %s", out);
+    cr_assert_eq(rc, 0, "%s", out);
+}
