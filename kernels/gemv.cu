@@ -16,9 +16,12 @@
 //       memory when it fits (B K 2 bytes <= the opt-in limit), read through
 //       L1 otherwise.  Split-K is not needed at these shapes: N >= 7168
 //       rows keep every warp of the persistent grid busy.
+//   v5  tensor cores (mma.sync m16n8k16 bf16, the batch padded to 8): a
+//       block per 16 rows, its warps splitting K; two 16-byte weight loads
+//       per lane per step, four steps in flight.  Needs K % 32 == 0.
 //
 // Every version runs at block sizes 128, 256 and 512 and prints its time as
-// it goes (llm.c's habit); `gemv 4` runs version 4 only.  gemv.tsv has each
+// it goes (llm.c's habit); `gemv 4` runs version 4 only (and cuBLAS).  gemv.tsv has each
 // version at its best block size; gemv_sweep.tsv every block size.  A result
 // that fails validation is marked in the `valid` column and the sweep goes
 // on; the program exits 1 at the end.
@@ -29,7 +32,7 @@
 
 #include <math.h>
 
-#define VERSIONS 4
+#define VERSIONS 5
 
 __device__ __forceinline__ float warp_sum(float v)
 {
@@ -208,6 +211,76 @@ __global__ void __launch_bounds__(512, 1) gemv_v4(const bf16 *__restrict__ x, co
     }
 }
 
+// v5: tensor cores (mma.sync m16n8k16, bf16 in, fp32 accumulate).  A block
+// owns 16 rows of W; its warps split K in 32-wide steps (warp w takes steps
+// w, w + warps, ...), and the block adds their partial sums at the end.  In
+// a step, lane (g = lane / 4, t = lane % 4) loads 16 bytes of rows g and
+// g + 8 at k = 32 s + 8 t (two 16-byte loads; four steps in flight: 8 per
+// lane) and 16 bytes of x row g (zero for g >= B, the batch padded to 8).
+// A dot product does not care in which order k is summed, so the k an mma
+// fragment slot stands for may be any one, as long as A and B agree: slot
+// (2t, 2t+1) of A and B carries k = 8t + 0, 1 and slot (2t+8, 2t+9) k = 8t +
+// 2, 3 in the first mma, 8t + 4 ... 7 in the second; every k of the step is
+// used once.  The accumulator's rows are W's rows, its columns the batch.
+#define V5_U 4
+#define V5_MAX_WARPS 16
+__device__ __forceinline__ void mma_bf16_16816(float c[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3,
+                                               unsigned b0, unsigned b1)
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+                 "{%0, %1, %2, %3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+template <int B>
+__global__ void __launch_bounds__(512, 1) gemv_v5(const bf16 *__restrict__ x, const bf16 *__restrict__ w,
+                                               bf16 *__restrict__ y, int n, int k)
+{
+    __shared__ float4 part[V5_MAX_WARPS][32];
+    const int warp = threadIdx.x / 32, warps = blockDim.x / 32, lane = threadIdx.x % 32, g = lane >> 2, t = lane & 3;
+    const int row0 = blockIdx.x * 16, ksteps = k / 32;
+    const uint4 *w0 = reinterpret_cast<const uint4 *>(w + (size_t)min(row0 + g, n - 1) * k) + t;
+    const uint4 *w1 = reinterpret_cast<const uint4 *>(w + (size_t)min(row0 + g + 8, n - 1) * k) + t;
+    const uint4 *xr = reinterpret_cast<const uint4 *>(x + (size_t)min(g, B - 1) * k) + t;
+    float c[4] = {0, 0, 0, 0};
+    for (int s = warp; s < ksteps; s += warps * V5_U) {
+        uint4 a[V5_U], b[V5_U], xv[V5_U];
+#pragma unroll
+        for (int u = 0; u < V5_U; u++) {
+            const int ss = s + u * warps;
+            const uint4 z = make_uint4(0, 0, 0, 0);
+            a[u] = ss < ksteps ? ld_stream16(w0 + 4 * ss) : z;
+            b[u] = ss < ksteps ? ld_stream16(w1 + 4 * ss) : z;
+            xv[u] = ss < ksteps && g < B ? __ldg(xr + 4 * ss) : z;
+        }
+#pragma unroll
+        for (int u = 0; u < V5_U; u++) {
+            mma_bf16_16816(c, a[u].x, b[u].x, a[u].y, b[u].y, xv[u].x, xv[u].y);
+            mma_bf16_16816(c, a[u].z, b[u].z, a[u].w, b[u].w, xv[u].z, xv[u].w);
+        }
+    }
+    part[warp][lane] = make_float4(c[0], c[1], c[2], c[3]);
+    __syncthreads();
+    if (warp != 0)
+        return;
+    float4 sum = part[0][lane];
+    for (int i = 1; i < warps; i++) {
+        float4 p = part[i][lane];
+        sum.x += p.x, sum.y += p.y, sum.z += p.z, sum.w += p.w;
+    }
+    // c0, c1: row g, batch 2t, 2t + 1; c2, c3: row g + 8, the same batch columns
+    const int b0 = 2 * t, b1 = 2 * t + 1, r0 = row0 + g, r1 = row0 + g + 8;
+    if (b0 < B && r0 < n)
+        y[(size_t)b0 * n + r0] = __float2bfloat16_rn(sum.x);
+    if (b1 < B && r0 < n)
+        y[(size_t)b1 * n + r0] = __float2bfloat16_rn(sum.y);
+    if (b0 < B && r1 < n)
+        y[(size_t)b0 * n + r1] = __float2bfloat16_rn(sum.z);
+    if (b1 < B && r1 < n)
+        y[(size_t)b1 * n + r1] = __float2bfloat16_rn(sum.w);
+}
+
 struct gemv_ctx {
     int sms;
     size_t smem_optin; // the largest dynamic shared memory a block may ask for
@@ -233,6 +306,8 @@ static void launch_version(const gemv_ctx &cx, int v, int block, const bf16 *x, 
         gemv_vec<B, 1><<<(n + warps - 1) / warps, block>>>(x, w, y, n, k);
     else if (v == 3)
         gemv_vec<B, 4><<<(n + 4 * warps - 1) / (4 * warps), block>>>(x, w, y, n, k);
+    else if (v == 5)
+        gemv_v5<B><<<(n + 15) / 16, block>>>(x, w, y, n, k);
     else {
         size_t smem = (size_t)B * k * sizeof(bf16);
         if (smem <= cx.smem_optin) {
@@ -351,6 +426,10 @@ int main(int argc, char **argv)
             for (int v = 0; v <= VERSIONS; v++) { // 0 = cuBLAS
                 if (args.version && v != 0 && v != args.version)
                     continue;
+                if (v == 5 && k % 32) {
+                    printf("NOT MEASURED: gemv v5 %s: K = %d is not a multiple of 32\n", shapes[s].name, k);
+                    continue;
+                }
                 char who[16];
                 snprintf(who, sizeof who, v ? "v%d" : "cublas", v);
                 timing bestt = {INFINITY, INFINITY, 0};
