@@ -4,8 +4,9 @@
 #   - no function uses local memory or a stack frame (no spills, no
 #     register array moved to memory);
 #   - the streaming kernels load 16 bytes per instruction (LDG.E...128):
-#     bandwidth v2, GEMV v2-v4; decode attention v2 copies 16 bytes per
-#     cp.async (LDGSTS...128).
+#     bandwidth v2, GEMV v2-v5; decode attention v2 and v3 copy 16 bytes
+#     per cp.async (LDGSTS...128);
+#   - GEMV v5 and decode attention v3 issue tensor-core HMMA.16816.
 #
 #   kernels/check_sass.sh [BUILD_DIR]      exit 0 all hold, 1 not, 77 no cuobjdump
 set -u
@@ -53,6 +54,9 @@ wide() {
     echo "ok: $1: $n functions matching '$2' have $3"
 }
 wide bandwidth 'ILi4ELb1E' 'LDG\.E[.A-Z]*\.128|STG\.E[.A-Z]*\.128'
-wide gemv '_Z8gemv_vec\|_Z7gemv_v4' 'LDG\.E[.A-Z]*\.128'
+wide gemv '_Z8gemv_vec\|_Z7gemv_v4\|_Z7gemv_v5' 'LDG\.E[.A-Z]*\.128'
 wide decode_attention '_Z7attn_v2' 'LDGSTS\.E[.A-Z]*\.128'
+# The tensor-core versions use the tensor cores.
+wide gemv '_Z7gemv_v5' 'HMMA\.16816\.F32\.BF16'
+wide decode_attention '_Z7attn_v2ILi[0-9]ELb1E' 'HMMA\.16816\.F32\.BF16'
 exit $status

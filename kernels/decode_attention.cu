@@ -12,11 +12,14 @@
 //   v2  64-position tiles through a 3-deep cp.async ring in shared memory,
 //       a thread per (position, head pair) for scores, softmax once per
 //       tile, the split merge by the last block in the same launch
+//   v3  v2 with the scores on tensor cores (mma.sync m16n8k16: 16 positions
+//       x 16 dims of K from shared memory by ldmatrix, q^T in registers);
+//       P V stays in fp32 on the CUDA cores, as the 1e-3 bound needs
 //
 // Every version is validated (atol 1e-5 + rtol 1e-3 |ref|, peaked scores)
 // at 1000 and 4096 positions and at the measured batch 1 x 32k, and on every
 // measured run up to 32k; an invalid result is marked and the sweep goes on.
-// `decode_attention 2` runs version 2 only.
+// `decode_attention 3` runs version 3 only.
 //
 //   decode_attention [VERSION] [--out DIR] [--bandwidth DIR/bandwidth.tsv] [--flush read|memset] [--quick]
 //                    writes DIR/decode_attention.tsv (the fastest valid version per configuration)
@@ -26,7 +29,7 @@
 #include <math.h>
 
 #define HEAD_DIM 128
-#define VERSIONS 2
+#define VERSIONS 3
 #define WARPS 4
 #define UNROLL 4
 
@@ -205,7 +208,27 @@ static size_t v2_smem_bytes(int G)
            (size_t)G * TILE * sizeof(float) + 3 * (size_t)G * sizeof(float);
 }
 
-template <int G>
+// v3's scores on tensor cores: A = 16 positions x 16 dims of the K tile
+// (ldmatrix from the padded rows), B = q^T (16 dims x 8 heads, held in
+// registers for the whole split; heads past G are zero), fp32 accumulate:
+// bf16 products are exact in fp32, so the scores match v2's up to order.
+__device__ __forceinline__ void ldmatrix_x4(unsigned &r0, unsigned &r1, unsigned &r2, unsigned &r3, const void *p)
+{
+    unsigned s = (unsigned)__cvta_generic_to_shared(p);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+                 : "r"(s));
+}
+__device__ __forceinline__ void mma_bf16_16816(float c[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3,
+                                               unsigned b0, unsigned b1)
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+                 "{%0, %1, %2, %3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+template <int G, bool TC>
 __global__ void __launch_bounds__(V2_THREADS)
     attn_v2(const bf16 *__restrict__ q, const bf16 *__restrict__ kc, const bf16 *__restrict__ vc, kv_layout L,
             int chunk, int splits, float scale_log2, float *__restrict__ part_o, float2 *__restrict__ part_ml,
@@ -231,6 +254,16 @@ __global__ void __launch_bounds__(V2_THREADS)
 
     for (int i = tid; i < G * HEAD_DIM; i += V2_THREADS)
         qs[i] = __bfloat162float(q[((size_t)seq * heads + kvh * G) * HEAD_DIM + i]) * scale_log2;
+    // TC: the B fragments of q^T for the 8 16-dim steps: lane (g, t) holds
+    // q[head g][16 s + 2t, +1] and [16 s + 2t + 8, +9].
+    unsigned qb[HEAD_DIM / 16][2];
+#pragma unroll
+    for (int st = 0; st < HEAD_DIM / 16; st++) {
+        const int g = lane >> 2, t4 = lane & 3;
+        const bf16 *qh = q + ((size_t)seq * heads + kvh * G + (g < G ? g : 0)) * HEAD_DIM + st * 16 + 2 * t4;
+        qb[st][0] = TC && g < G ? *reinterpret_cast<const unsigned *>(qh) : 0u;
+        qb[st][1] = TC && g < G ? *reinterpret_cast<const unsigned *>(qh + 8) : 0u;
+    }
 
     // Tile t of this split into ring slot `stage`: 64 rows of 16 chunks of
     // 16 bytes, K and V; rows past the end are zeroed (their scores are
@@ -278,7 +311,25 @@ __global__ void __launch_bounds__(V2_THREADS)
         const bf16 *kt = ks + (size_t)stage * TILE * KROW, *vt = vs + (size_t)stage * TILE * KROW;
         const int p0 = start + t * TILE;
 
-        { // scores of position p_me for heads hh + 2 j
+        if (TC) { // warp w: positions 16 w ... 16 w + 15 of the tile, all heads
+            const int pos0 = warp * 16, mi = lane >> 3, r = lane & 7;
+            const bf16 *arow = kt + (pos0 + r + 8 * (mi & 1)) * KROW + 8 * (mi >> 1);
+            float c[4] = {0, 0, 0, 0};
+#pragma unroll
+            for (int st = 0; st < HEAD_DIM / 16; st++) {
+                unsigned a0, a1, a2, a3;
+                ldmatrix_x4(a0, a1, a2, a3, arow + st * 16);
+                mma_bf16_16816(c, a0, a1, a2, a3, qb[st][0], qb[st][1]);
+            }
+            // c0, c1: position g, heads 2t, 2t + 1; c2, c3: position g + 8
+            const int g = lane >> 2, t4 = lane & 3;
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const int pos = pos0 + g + (i >= 2 ? 8 : 0), head = 2 * t4 + (i & 1);
+                if (head < G)
+                    ps[head * TILE + pos] = p0 + pos < end ? c[i] * scale_log2 : -INFINITY;
+            }
+        } else { // scores of position p_me for heads hh + 2 j
             float sc[GH];
 #pragma unroll
             for (int j = 0; j < GH; j++)
@@ -439,16 +490,21 @@ struct attn_bufs {
 
 template <int G> static void v2_prepare(void)
 {
-    CUDA_CHECK(cudaFuncSetAttribute(attn_v2<G>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)v2_smem_bytes(G)));
+    CUDA_CHECK(cudaFuncSetAttribute(attn_v2<G, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)v2_smem_bytes(G)));
+    CUDA_CHECK(cudaFuncSetAttribute(attn_v2<G, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)v2_smem_bytes(G)));
 }
 
 static int v2_resident_blocks(int G, int sms)
 {
     int per_sm = 0;
     if (G == 4)
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, attn_v2<4>, V2_THREADS, v2_smem_bytes(4)));
+        CUDA_CHECK(
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, attn_v2<4, false>, V2_THREADS, v2_smem_bytes(4)));
     else
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, attn_v2<8>, V2_THREADS, v2_smem_bytes(8)));
+        CUDA_CHECK(
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, attn_v2<8, false>, V2_THREADS, v2_smem_bytes(8)));
     return (per_sm > 0 ? per_sm : 1) * sms;
 }
 
@@ -461,14 +517,21 @@ static void attention(int version, int G, const bf16 *q, const bf16 *k, const bf
         fprintf(stderr, "decode_attention: query heads per KV head %d not built (4, 8)\n", G);
         exit(1);
     }
-    if (version == 2) {
+    if (version >= 2) {
         float scale_log2 = scale * 1.4426950408889634f; // exp(x) = exp2(x log2 e)
-        if (G == 4)
-            attn_v2<4><<<grid, V2_THREADS, v2_smem_bytes(4)>>>(q, k, v, L, p.chunk, p.splits, scale_log2, b.part_o,
-                                                               b.part_ml, b.counters, b.out);
+        size_t sm = v2_smem_bytes(G);
+        if (G == 4 && version == 2)
+            attn_v2<4, false><<<grid, V2_THREADS, sm>>>(q, k, v, L, p.chunk, p.splits, scale_log2, b.part_o, b.part_ml,
+                                                        b.counters, b.out);
+        else if (G == 4)
+            attn_v2<4, true><<<grid, V2_THREADS, sm>>>(q, k, v, L, p.chunk, p.splits, scale_log2, b.part_o, b.part_ml,
+                                                       b.counters, b.out);
+        else if (version == 2)
+            attn_v2<8, false><<<grid, V2_THREADS, sm>>>(q, k, v, L, p.chunk, p.splits, scale_log2, b.part_o, b.part_ml,
+                                                        b.counters, b.out);
         else
-            attn_v2<8><<<grid, V2_THREADS, v2_smem_bytes(8)>>>(q, k, v, L, p.chunk, p.splits, scale_log2, b.part_o,
-                                                               b.part_ml, b.counters, b.out);
+            attn_v2<8, true><<<grid, V2_THREADS, sm>>>(q, k, v, L, p.chunk, p.splits, scale_log2, b.part_o, b.part_ml,
+                                                       b.counters, b.out);
         LAUNCH_CHECK();
         return;
     }
@@ -593,7 +656,7 @@ int main(int argc, char **argv)
         v2_prepare<8>();
     const int sms = dev.prop.multiProcessorCount, resident = v2_resident_blocks(G, sms);
     auto plan = [&](int version, int ctx, int batch) {
-        attn_plan p = version == 2 ? plan_v2(ctx, batch, kvh, resident) : plan_for(ctx, batch, kvh, sms);
+        attn_plan p = version >= 2 ? plan_v2(ctx, batch, kvh, resident) : plan_for(ctx, batch, kvh, sms);
         if (p.splits > max_splits) { // cannot happen with these plans; say so if it does
             fprintf(stderr, "decode_attention: %d splits over the %d allocated\n", p.splits, max_splits);
             exit(1);
