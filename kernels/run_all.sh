@@ -184,6 +184,7 @@ run() { # name binary outdir args...
         dry_bad=1
         return
     fi
+    [ -n "$quick" ] && [ $lim -gt 60 ] && lim=60 # quick sizes: a fraction of the work
     [ $lim -gt $left ] && lim=$left
     mkdir -p "$dir"
     echo "== $name (limit ${lim} s)"
