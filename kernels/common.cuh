@@ -86,17 +86,34 @@ static void device_gate(void)
 }
 
 // ------------------------------------------------------------ arguments
+// How the L2 is emptied before each timed run: by reading a buffer twice its
+// size (clean lines: the timed kernel's reads evict nothing dirty), by a
+// memset of it (dirty lines the timed kernel must write back: an overcount
+// kept only to show the difference), or not at all where the caller rotates
+// several copies of its inputs.
+enum flush_kind { FLUSH_READ, FLUSH_MEMSET, FLUSH_ROTATE };
+static const char *flush_kind_name(flush_kind k)
+{
+    return k == FLUSH_READ ? "read" : k == FLUSH_MEMSET ? "memset" : "rotate";
+}
+
 struct run_args {
-    const char *out_dir = ".";      // where TSV goes
+    const char *out_dir = ".";       // where TSV goes
     const char *bandwidth = nullptr; // bandwidth.tsv of this device: the measured read ceiling
+    const char *launch = nullptr;    // launch.tsv of this device: the per-kernel fixed cost
     int quick = 0;                   // small sizes: a correctness run
+    int version = 0;                 // argv[1] as in llm.c's dev/cuda: run one version only (0 = all)
+    flush_kind flush = FLUSH_READ;
 };
 
 static void usage_exit(const char *prog, const char *bad)
 {
     if (bad)
         fprintf(stderr, "%s: unknown or incomplete flag '%s'\n", prog, bad);
-    fprintf(stderr, "usage: %s [--out DIR] [--bandwidth DIR/bandwidth.tsv] [--quick]\n", prog);
+    fprintf(stderr,
+            "usage: %s [VERSION] [--out DIR] [--bandwidth DIR/bandwidth.tsv] [--launch DIR/launch.tsv]\n"
+            "       [--flush read|memset|rotate] [--quick]\n",
+            prog);
     exit(bad ? 2 : 0);
 }
 
@@ -108,20 +125,48 @@ static run_args parse_args(int argc, char **argv)
             a.out_dir = argv[++i];
         else if (strcmp(argv[i], "--bandwidth") == 0 && i + 1 < argc)
             a.bandwidth = argv[++i];
-        else if (strcmp(argv[i], "--quick") == 0)
+        else if (strcmp(argv[i], "--launch") == 0 && i + 1 < argc)
+            a.launch = argv[++i];
+        else if (strcmp(argv[i], "--flush") == 0 && i + 1 < argc) {
+            const char *f = argv[++i];
+            if (strcmp(f, "read") == 0)
+                a.flush = FLUSH_READ;
+            else if (strcmp(f, "memset") == 0)
+                a.flush = FLUSH_MEMSET;
+            else if (strcmp(f, "rotate") == 0)
+                a.flush = FLUSH_ROTATE;
+            else {
+                fprintf(stderr, "%s: --flush takes read, memset or rotate, not '%s'\n", argv[0], f);
+                exit(2);
+            }
+        } else if (strcmp(argv[i], "--quick") == 0)
             a.quick = 1;
         else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
             usage_exit(argv[0], nullptr);
+        else if (i == 1 && argv[i][0] >= '1' && argv[i][0] <= '9' && strspn(argv[i], "0123456789") == strlen(argv[i]))
+            a.version = atoi(argv[i]);
         else
             usage_exit(argv[0], argv[i]);
     }
     return a;
 }
 
+// A version number given on the command line must exist.
+static void check_version(const run_args &a, int versions, const char *prog)
+{
+    if (a.version > versions) {
+        if (versions == 0)
+            fprintf(stderr, "%s: takes no version number (got %d)\n", prog, a.version);
+        else
+            fprintf(stderr, "%s: no version %d (versions 1 to %d)\n", prog, a.version, versions);
+        exit(2);
+    }
+}
+
 // ------------------------------------------------------------ device facts
 struct device_facts {
     cudaDeviceProp prop;
-    int sm_clock_khz, mem_clock_khz, driver, runtime, cublas;
+    int sm_clock_khz, mem_clock_khz, driver, runtime, cublas_built, cublas_runtime;
     gpu_table table;
     const gpu_spec *datasheet; // the row of code/specs/gpus.tsv, or NULL
 };
@@ -135,7 +180,12 @@ static device_facts device_facts_get(void)
     CUDA_CHECK(cudaDeviceGetAttribute(&f.mem_clock_khz, cudaDevAttrMemoryClockRate, 0));
     CUDA_CHECK(cudaDriverGetVersion(&f.driver));
     CUDA_CHECK(cudaRuntimeGetVersion(&f.runtime));
-    f.cublas = CUBLAS_VERSION;
+    f.cublas_built = CUBLAS_VERSION; // the header compiled against
+    int major = 0, minor = 0, patch = 0;  // the library loaded now
+    if (cublasGetProperty(MAJOR_VERSION, &major) == CUBLAS_STATUS_SUCCESS &&
+        cublasGetProperty(MINOR_VERSION, &minor) == CUBLAS_STATUS_SUCCESS &&
+        cublasGetProperty(PATCH_LEVEL, &patch) == CUBLAS_STATUS_SUCCESS)
+        f.cublas_runtime = major * 10000 + minor * 100 + patch;
     char err[256];
     if (gpu_table_builtin(&f.table, err, sizeof err) == 0)
         f.datasheet = gpu_match_device_name(&f.table, f.prop.name);
@@ -168,8 +218,8 @@ static FILE *tsv_open(const run_args &a, const device_facts &d, const char *name
     provenance_line(f, "device_slug", slug);
     provenance_line(f, "datasheet", d.datasheet ? d.datasheet->key : "none (not in code/specs/gpus.tsv)");
     prov_num(f, "sms", d.prop.multiProcessorCount);
-    prov_num(f, "sm_clock_khz", d.sm_clock_khz);
-    prov_num(f, "mem_clock_khz", d.mem_clock_khz);
+    prov_num(f, "sm_clock_khz_rated", d.sm_clock_khz);
+    prov_num(f, "mem_clock_khz_rated", d.mem_clock_khz);
     prov_num(f, "mem_bus_bits", d.prop.memoryBusWidth);
     prov_num(f, "mem_bytes", (double)d.prop.totalGlobalMem);
     prov_num(f, "l2_bytes", d.prop.l2CacheSize);
@@ -177,7 +227,14 @@ static FILE *tsv_open(const run_args &a, const device_facts &d, const char *name
     provenance_line(f, "driver_cuda", buf);
     snprintf(buf, sizeof buf, "%d.%d", d.runtime / 1000, (d.runtime % 1000) / 10);
     provenance_line(f, "runtime", buf);
-    prov_num(f, "cublas", d.cublas);
+    snprintf(buf, sizeof buf, "%d.%d.%d", d.cublas_runtime / 10000, d.cublas_runtime / 100 % 100,
+             d.cublas_runtime % 100);
+    provenance_line(f, "cublas_runtime", d.cublas_runtime ? buf : "unknown");
+    prov_num(f, "cublas_built", d.cublas_built);
+    snprintf(buf, sizeof buf, "%d.%d", __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__);
+    provenance_line(f, "nvcc", buf);
+    provenance_line(f, "quick", a.quick ? "yes (small sizes: a correctness run, not the book's figures)" : "no");
+    provenance_line(f, "l2_flush", flush_kind_name(a.flush));
     snprintf(buf, sizeof buf, "%d.%d", d.prop.major, d.prop.minor);
     provenance_line(f, "compute_capability", buf);
     host_info h;
@@ -221,48 +278,86 @@ static double read_ceiling(const run_args &a, const device_facts &d, const char 
 }
 
 // ------------------------------------------------------------ timing
-// Flushes L2 between timed repeats by writing a buffer twice its size.
+// Reads a buffer of twice the L2 (16-byte loads, a sum stored only when it is
+// impossible, so nothing is elided): every line of the timed kernel's inputs
+// is gone from L2 and no dirty line is left for it to write back.
+__global__ void l2_read_flush_kernel(const uint4 *__restrict__ p, size_t n16, unsigned *sink)
+{
+    unsigned acc = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n16; i += (size_t)gridDim.x * blockDim.x) {
+        uint4 v = __ldcs(p + i);
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (acc == 0x9E3779B9u) // the buffer is zero: never true, but the compiler cannot know
+        *sink = acc;
+}
+
 struct l2_flusher {
     void *buf = nullptr;
+    unsigned *sink = nullptr;
     size_t bytes = 0;
-    int count = 0;
-    void init(const device_facts &d)
+    int count = 0, sms = 1;
+    flush_kind kind = FLUSH_READ;
+    void init(const device_facts &d, flush_kind k = FLUSH_READ)
     {
+        kind = k;
+        sms = d.prop.multiProcessorCount;
         bytes = 2 * (size_t)d.prop.l2CacheSize;
         if (bytes < (64u << 20))
             bytes = 64u << 20;
+        if (kind == FLUSH_ROTATE)
+            return; // the caller rotates its inputs
         CUDA_CHECK(cudaMalloc(&buf, bytes));
+        CUDA_CHECK(cudaMalloc(&sink, sizeof(unsigned)));
+        CUDA_CHECK(cudaMemset(buf, 0, bytes));
+        CUDA_CHECK(cudaDeviceSynchronize());
     }
     void flush(cudaStream_t s)
     {
-        if (buf)
+        if (!buf)
+            return;
+        if (kind == FLUSH_MEMSET)
             CUDA_CHECK(cudaMemsetAsync(buf, count++ & 0xff, bytes, s));
+        else {
+            l2_read_flush_kernel<<<4 * sms, 512, 0, s>>>((const uint4 *)buf, bytes / 16, sink);
+            LAUNCH_CHECK();
+        }
     }
     void release()
     {
         if (buf)
             CUDA_CHECK(cudaFree(buf));
+        if (sink)
+            CUDA_CHECK(cudaFree(sink));
         buf = nullptr;
+        sink = nullptr;
     }
 };
 
-// Median time (s) of `reps` timed runs of launch(), after `warmup` untimed
-// ones; the L2 is flushed before each run when fl is given (outside the
-// events, so the flush is not timed).
-template <class F> static double median_time_s(F launch, int warmup, int reps, l2_flusher *fl, cudaStream_t s = 0)
+// Best and median of the timed repeats: the median is what a target uses
+// unless its line says "best" (public stream figures are best times).
+struct timing {
+    double median_s, best_s;
+    int reps;
+};
+
+// `reps` timed runs of launch(i) (i = the repeat, for callers that rotate
+// buffers), after `warmup` untimed ones; the L2 is flushed before each run
+// when fl is given (outside the events, so the flush is not timed).
+template <class F> static timing time_runs(F launch, int warmup, int reps, l2_flusher *fl, cudaStream_t s = 0)
 {
     cudaEvent_t start, stop;
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
     for (int i = 0; i < warmup; i++)
-        launch();
+        launch(i);
     CUDA_CHECK(cudaStreamSynchronize(s));
     std::vector<double> t(reps);
     for (int i = 0; i < reps; i++) {
         if (fl)
             fl->flush(s);
         CUDA_CHECK(cudaEventRecord(start, s));
-        launch();
+        launch(i);
         CUDA_CHECK(cudaEventRecord(stop, s));
         CUDA_CHECK(cudaEventSynchronize(stop));
         float ms = 0;
@@ -271,7 +366,87 @@ template <class F> static double median_time_s(F launch, int warmup, int reps, l
     }
     CUDA_CHECK(cudaEventDestroy(start));
     CUDA_CHECK(cudaEventDestroy(stop));
-    return median_of(t.data(), reps);
+    timing r = {median_of(t.data(), reps), t[0], reps};
+    for (double x : t)
+        r.best_s = x < r.best_s ? x : r.best_s;
+    return r;
+}
+
+// The median alone, for a launch that takes no argument.
+template <class F> static double median_time_s(F launch, int warmup, int reps, l2_flusher *fl, cudaStream_t s = 0)
+{
+    return time_runs([&](int) { launch(); }, warmup, reps, fl, s).median_s;
+}
+
+// ------------------------------------------------------------ read ceiling at a footprint
+// The read stream of bandwidth.cu (version 2): U independent 16-byte
+// streaming loads in flight per thread before the first is used, summed so
+// nothing is elided, one atomic per block.  Shared so that a kernel can
+// measure the ceiling over its own buffer: a 30 us kernel pays the launch
+// and the ramp that a 1 GiB stream hides.
+template <int U, bool STREAMING>
+__global__ void stream_read_kernel(const float4 *__restrict__ a, size_t n4, double *sum)
+{
+    __shared__ float part[32];
+    float acc = 0;
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    for (; i + (U - 1) * stride < n4; i += U * stride) {
+        float4 x[U];
+#pragma unroll
+        for (int u = 0; u < U; u++)
+            x[u] = STREAMING ? __ldcs(a + i + u * stride) : a[i + u * stride];
+#pragma unroll
+        for (int u = 0; u < U; u++)
+            acc += (x[u].x + x[u].y) + (x[u].z + x[u].w);
+    }
+    for (; i < n4; i += stride) {
+        float4 x = STREAMING ? __ldcs(a + i) : a[i];
+        acc += (x.x + x.y) + (x.z + x.w);
+    }
+    for (int o = 16; o > 0; o >>= 1)
+        acc += __shfl_xor_sync(0xffffffffu, acc, o);
+    if ((threadIdx.x & 31) == 0)
+        part[threadIdx.x >> 5] = acc;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        float v = threadIdx.x < blockDim.x / 32 ? part[threadIdx.x] : 0.f;
+        for (int o = 16; o > 0; o >>= 1)
+            v += __shfl_xor_sync(0xffffffffu, v, o);
+        if (threadIdx.x == 0)
+            atomicAdd(sum, (double)v);
+    }
+}
+
+// Blocks of `block` threads that fill every SM once (the occupancy API): a
+// grid-stride kernel sized so, with no partial wave.
+template <class K> static int full_grid(K kernel, int block, int sms, size_t smem = 0)
+{
+    int per_sm = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, smem));
+    return (per_sm > 0 ? per_sm : 1) * sms;
+}
+
+// Read bandwidth (B/s, median and best) over `bytes` at p (a multiple of
+// 16), the L2 flushed before each run as fl says.
+struct ceiling_at {
+    double median_bps, best_bps;
+};
+static ceiling_at read_ceiling_at(const void *p, size_t bytes, int sms, l2_flusher *fl, int reps)
+{
+    double *sum;
+    CUDA_CHECK(cudaMalloc(&sum, sizeof(double)));
+    const int block = 512;
+    int grid = full_grid(stream_read_kernel<4, true>, block, sms);
+    timing t = time_runs(
+        [&](int) {
+            stream_read_kernel<4, true><<<grid, block>>>((const float4 *)p, bytes / 16, sum);
+            LAUNCH_CHECK();
+        },
+        2, reps, fl);
+    CUDA_CHECK(cudaFree(sum));
+    ceiling_at c = {bytes / t.median_s, bytes / t.best_s};
+    return c;
 }
 
 static double host_now_s(void)
@@ -323,6 +498,18 @@ static void download_bf16(const bf16 *d, size_t n, float *out)
         out[i] = bf16_to_f32(tmp[i]);
 }
 
+// A cuBLAS handle whose GEMMs reduce over K in fp32 only: the default math
+// mode lets cuBLAS split K and add bf16 partials, which the validation
+// below would accept but the book's error figures should not depend on.
+static cublasHandle_t cublas_handle_make(void)
+{
+    cublasHandle_t h;
+    CUBLAS_CHECK(cublasCreate(&h));
+    CUBLAS_CHECK(cublasSetMathMode(
+        h, (cublasMath_t)(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)));
+    return h;
+}
+
 // Row-major Y[m x n] = X[m x k] W^T (W is n x k) in bf16 with fp32
 // accumulation.  Row-major Y = X W^T is column-major Y^T = W X^T: cuBLAS
 // "TN", the layout its fastest kernels take.
@@ -335,8 +522,10 @@ static void cublas_gemm_bf16(cublasHandle_t h, int m, int n, int k, const bf16 *
 
 // Check rows [0, rows) and columns [c0, c0 + cols) of a device Y (row
 // stride n) against the CPU reference of X and W as filled from seed_x and
-// seed_w (X row-major m x k, W row-major n x k).  0, or -1 with a message
-// naming `who`.
+// seed_w (X row-major m x k, W row-major n x k), with the library's
+// set-scaled bf16 bound (validate_bf16_output: a reduced-precision
+// reduction cannot fail it, a wrong or missing term cannot pass).  Returns
+// 1 when valid, 0 with a message naming `who`; never exits.
 static int validate_bf16_gemm_block(const char *who, const bf16 *y, int rows, int n, int k, int c0, int cols,
                                     uint64_t seed_x, uint64_t seed_w)
 {
@@ -352,21 +541,62 @@ static int validate_bf16_gemm_block(const char *who, const bf16 *y, int rows, in
     gemm_ref_f32(rows, cols, k, x.data(), w.data(), ref.data(), 0, cols);
     for (size_t i = 0; i < got.size(); i++)
         got[i] = bf16_to_f32(bits[i]);
-    long first;
-    // bf16 output keeps 8 bits: relative rounding <= 2^-8; fp32 accumulation
-    // adds far less; atol covers results near zero.
-    size_t bad = validate_close(got.data(), ref.data(), got.size(), 2e-2, 1e-2, &first, NULL);
-    if (bad)
-        fprintf(stderr, "%s: %zu of %zu checked outputs differ (first: got %g, want %g)\n", who, bad, got.size(),
-                got[first], ref[first]);
-    return bad ? -1 : 0;
+    norm_check c = validate_bf16_output(got.data(), ref.data(), got.size());
+    if (!c.pass)
+        fprintf(stderr, "%s: INVALID: %zu of %zu checked outputs over the bound, |err|/|ref| = %.3g (first: got %g, want %g)\n",
+                who, c.bad, got.size(), c.rel_l2, c.first_bad >= 0 ? got[c.first_bad] : NAN,
+                c.first_bad >= 0 ? ref[c.first_bad] : NAN);
+    return c.pass;
+}
+
+// Poison a bf16 output with NaN (0xFFFF) so an unwritten element fails.
+static void poison_bf16(bf16 *y, size_t n)
+{
+    CUDA_CHECK(cudaMemset(y, 0xFF, n * sizeof(bf16)));
+}
+
+// The fixed per-kernel cost measured by launch.cu (its event_empty row), or 0.
+static double launch_latency(const run_args &a, const char **source)
+{
+    *source = "none (0: plain roofline)";
+    if (!a.launch)
+        return 0;
+    measured_table t;
+    char err[256];
+    double lat = 0;
+    if (measured_table_load(a.launch, &t, err, sizeof err) == 0) {
+        int tc = measured_col(&t, "test"), sc = measured_col(&t, "time_s");
+        int row = tc < 0 ? -1 : measured_find_row(&t, tc, "event_empty");
+        lat = row < 0 || sc < 0 ? 0 : measured_num(&t, row, sc);
+        measured_table_free(&t);
+    }
+    if (lat > 0)
+        *source = "measured: event-timed empty kernel (launch.tsv)";
+    else
+        fprintf(stderr, "warning: no event_empty row in %s; no latency term\n", a.launch);
+    return lat > 0 ? lat : 0;
 }
 
 // Prints a target line the way every kernel does: "target: ... : met".
+// `which` says whether the value is a median or a best time ("median",
+// "best"), so no target silently compares the wrong statistic.
 static void report_target(const char *what, double value, const char *unit, double target, int higher_is_better,
-                          const char *applies)
+                          const char *applies, const char *which = "median")
 {
     int met = higher_is_better ? value >= target : value <= target;
-    printf("  target %-44s %10.3g %-8s (target %s %g, %s): %s\n", what, value, unit, higher_is_better ? ">=" : "<=",
-           target, applies, met ? "met" : "NOT met");
+    if (!(value == value)) // NaN: nothing measured
+        printf("  target %-44s %10s %-8s (target %s %g, %s, %s): NOT MEASURED\n", what, "-", unit,
+               higher_is_better ? ">=" : "<=", target, which, applies);
+    else
+        printf("  target %-44s %10.3g %-8s (target %s %g, %s, %s): %s\n", what, value, unit,
+               higher_is_better ? ">=" : "<=", target, which, applies, met ? "met" : "NOT met");
+}
+
+// The exit of a kernel program: 0 when every checked result was valid, 1
+// after the report otherwise (the sweep itself never stops on a bad result).
+static int finish(const char *prog, int invalid)
+{
+    if (invalid)
+        printf("%s: %d results INVALID (see the valid column): exit 1\n", prog, invalid);
+    return invalid ? 1 : 0;
 }

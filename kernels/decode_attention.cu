@@ -1,18 +1,35 @@
 // One decode step of attention over a KV cache with grouped-query heads
 // (LLaMA-3-8B: 32 query heads, 8 KV heads, head dim 128; from
 // code/specs/models.tsv), contiguous and paged (block 16) layouts, context
-// 1k ... 128k.  Split-KV ("flash-decoding"): each block takes a chunk of
-// positions for one KV head and all the query heads that share it, with an
-// online softmax; a second kernel merges the chunks.  The K and V bytes read
-// over the time, against the measured read ceiling, is the yardstick.
+// 1k ... 128k, batch 1, 16 and 32.  Split-KV ("flash-decoding"): each block
+// takes a chunk of positions for one KV head and all the query heads that
+// share it, with an online softmax.  The K and V bytes read over the time,
+// against the measured read ceiling and against a read of the run's own
+// footprint, is the yardstick.
 //
-//   decode_attention [--out DIR] [--bandwidth DIR/bandwidth.tsv] [--quick]
-//                    writes DIR/decode_attention.tsv
+//   v1  a warp per position, lane = 4 dims: shuffles per score, softmax per
+//       position; a second kernel merges the splits
+//   v2  64-position tiles through a 3-deep cp.async ring in shared memory,
+//       a thread per (position, head pair) for scores, softmax once per
+//       tile, the split merge by the last block in the same launch
+//   v3  v2 with the scores on tensor cores (mma.sync m16n8k16: 16 positions
+//       x 16 dims of K from shared memory by ldmatrix, q^T in registers);
+//       P V stays in fp32 on the CUDA cores, as the 1e-3 bound needs
+//
+// Every version is validated (atol 1e-5 + rtol 1e-3 |ref|, peaked scores)
+// at 1000 and 4096 positions and at the measured batch 1 x 32k, and on every
+// measured run up to 32k; an invalid result is marked and the sweep goes on.
+// `decode_attention 3` runs version 3 only.
+//
+//   decode_attention [VERSION] [--out DIR] [--bandwidth DIR/bandwidth.tsv] [--flush read|memset] [--quick]
+//                    writes DIR/decode_attention.tsv (the fastest valid version per configuration)
+//                    and DIR/decode_attention_sweep.tsv (every version)
 #include "common.cuh"
 
 #include <math.h>
 
 #define HEAD_DIM 128
+#define VERSIONS 3
 #define WARPS 4
 #define UNROLL 4
 
@@ -136,11 +153,311 @@ __global__ void attn_merge(const float *__restrict__ part_o, const float2 *__res
     out[((size_t)seq * heads + h) * HEAD_DIM + d] = o / sum;
 }
 
+// ------------------------------------------------------------ v2
+// One block of 128 threads per (sequence, KV head, split).  The split's
+// positions go through shared memory in tiles of 64 (K and V, 16 KB each),
+// brought by cp.async three tiles deep, so the copy engine keeps the bytes
+// in flight while the threads compute on the tile that has landed:
+//   scores   thread (position p, head pair) dots K[p] with q (fp32 in shared
+//            memory, scaled into the log2 domain): no shuffles
+//   softmax  once per tile and head, by one warp: tile max, exp2, sum
+//   P V      thread (dim pair, head pair) accumulates P[g][p] V[p][d]
+// The last block of a (sequence, KV head) to finish, found by an atomic
+// counter, merges the splits in the same launch.
+#define TILE 64
+#define STAGES 3
+#define KROW (HEAD_DIM + 8) // 272-byte rows: 8 lanes reading 16 B of 8 rows hit 8 bank groups
+#define V2_THREADS 128
+
+__device__ __forceinline__ void cp_async16(void *smem_dst, const void *gsrc)
+{
+    unsigned s = (unsigned)__cvta_generic_to_shared(smem_dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gsrc));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N> __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+
+__device__ __forceinline__ float warp_max(float v)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+__device__ __forceinline__ float warp_sum(float v)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+// 8 bf16 in a 16-byte word, unpacked to floats.
+__device__ __forceinline__ void unpack8(const uint4 &u, float f[8])
+{
+    const __nv_bfloat162 *h = reinterpret_cast<const __nv_bfloat162 *>(&u);
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        float2 t = __bfloat1622float2(h[i]);
+        f[2 * i] = t.x;
+        f[2 * i + 1] = t.y;
+    }
+}
+
+static size_t v2_smem_bytes(int G)
+{
+    return 2 * (size_t)STAGES * TILE * KROW * sizeof(bf16) + (size_t)G * HEAD_DIM * sizeof(float) +
+           (size_t)G * TILE * sizeof(float) + 3 * (size_t)G * sizeof(float);
+}
+
+// v3's scores on tensor cores: A = 16 positions x 16 dims of the K tile
+// (ldmatrix from the padded rows), B = q^T (16 dims x 8 heads, held in
+// registers for the whole split; heads past G are zero), fp32 accumulate:
+// bf16 products are exact in fp32, so the scores match v2's up to order.
+__device__ __forceinline__ void ldmatrix_x4(unsigned &r0, unsigned &r1, unsigned &r2, unsigned &r3, const void *p)
+{
+    unsigned s = (unsigned)__cvta_generic_to_shared(p);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+                 : "r"(s));
+}
+__device__ __forceinline__ void mma_bf16_16816(float c[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3,
+                                               unsigned b0, unsigned b1)
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+                 "{%0, %1, %2, %3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+template <int G, bool TC>
+__global__ void __launch_bounds__(V2_THREADS)
+    attn_v2(const bf16 *__restrict__ q, const bf16 *__restrict__ kc, const bf16 *__restrict__ vc, kv_layout L,
+            int chunk, int splits, float scale_log2, float *__restrict__ part_o, float2 *__restrict__ part_ml,
+            unsigned *__restrict__ counters, float *__restrict__ out)
+{
+    static_assert(G % 2 == 0 && G <= 8, "head pairs");
+    constexpr int GH = G / 2; // heads per thread in the scores and P V phases
+    constexpr int GW = (G + 3) / 4; // heads per warp in the softmax phase
+    extern __shared__ __align__(16) unsigned char smem[];
+    bf16 *ks = reinterpret_cast<bf16 *>(smem);       // [STAGES][TILE][KROW]
+    bf16 *vs = ks + STAGES * TILE * KROW;            // [STAGES][TILE][KROW]
+    float *qs = reinterpret_cast<float *>(vs + STAGES * TILE * KROW); // [G][HEAD_DIM]
+    float *ps = qs + G * HEAD_DIM;                   // [G][TILE]: scores, then probabilities
+    float *corr_s = ps + G * TILE;                   // [G]: rescale of the running sums
+    float *m_s = corr_s + G, *l_s = m_s + G;         // [G]: the block's max and sum at the end
+    __shared__ int is_last;
+
+    const int split = blockIdx.x, kvh = blockIdx.y, seq = blockIdx.z, tid = threadIdx.x;
+    const int warp = tid / 32, lane = tid % 32;
+    const int heads = L.kv_heads * G;
+    const int start = split * chunk, end = min(L.context, start + chunk);
+    const int ntiles = (end - start + TILE - 1) / TILE;
+
+    for (int i = tid; i < G * HEAD_DIM; i += V2_THREADS)
+        qs[i] = __bfloat162float(q[((size_t)seq * heads + kvh * G) * HEAD_DIM + i]) * scale_log2;
+    // TC: the B fragments of q^T for the 8 16-dim steps: lane (g, t) holds
+    // q[head g][16 s + 2t, +1] and [16 s + 2t + 8, +9].
+    unsigned qb[HEAD_DIM / 16][2];
+#pragma unroll
+    for (int st = 0; st < HEAD_DIM / 16; st++) {
+        const int g = lane >> 2, t4 = lane & 3;
+        const bf16 *qh = q + ((size_t)seq * heads + kvh * G + (g < G ? g : 0)) * HEAD_DIM + st * 16 + 2 * t4;
+        qb[st][0] = TC && g < G ? *reinterpret_cast<const unsigned *>(qh) : 0u;
+        qb[st][1] = TC && g < G ? *reinterpret_cast<const unsigned *>(qh + 8) : 0u;
+    }
+
+    // Tile t of this split into ring slot `stage`: 64 rows of 16 chunks of
+    // 16 bytes, K and V; rows past the end are zeroed (their scores are
+    // set to -inf below, and 0 * V must not meet stale NaNs).
+    auto load_tile = [&](int t, int stage) {
+        const int p0 = start + t * TILE;
+        for (int c = tid; c < TILE * 16; c += V2_THREADS) {
+            const int r = c >> 4, col = (c & 15) * 8, pos = p0 + r;
+            bf16 *kd = ks + ((size_t)stage * TILE + r) * KROW + col;
+            bf16 *vd = vs + ((size_t)stage * TILE + r) * KROW + col;
+            if (pos < end) {
+                const size_t idx = kv_index(&L, seq, kvh, pos, col);
+                cp_async16(kd, kc + idx);
+                cp_async16(vd, vc + idx);
+            } else {
+                *reinterpret_cast<uint4 *>(kd) = make_uint4(0, 0, 0, 0);
+                *reinterpret_cast<uint4 *>(vd) = make_uint4(0, 0, 0, 0);
+            }
+        }
+    };
+#pragma unroll
+    for (int st = 0; st < STAGES - 1; st++) {
+        if (st < ntiles)
+            load_tile(st, st);
+        cp_async_commit();
+    }
+
+    float m_run[GW], l_run[GW]; // softmax state of heads warp + 4 j, in every lane of that warp
+#pragma unroll
+    for (int j = 0; j < GW; j++)
+        m_run[j] = -INFINITY, l_run[j] = 0;
+    const int p_me = tid & 63, d2 = tid & 63, hh = tid >> 6; // hh: heads hh, hh + 2, ...
+    float acc[GH][2];
+#pragma unroll
+    for (int j = 0; j < GH; j++)
+        acc[j][0] = acc[j][1] = 0;
+
+    for (int t = 0; t < ntiles; t++) {
+        const int stage = t % STAGES, tn = t + STAGES - 1;
+        if (tn < ntiles) // the slot of tile t - 1, released by the barrier that ended it
+            load_tile(tn, tn % STAGES);
+        cp_async_commit();
+        cp_async_wait<STAGES - 1>(); // groups complete in order: tile t has landed
+        __syncthreads();
+        const bf16 *kt = ks + (size_t)stage * TILE * KROW, *vt = vs + (size_t)stage * TILE * KROW;
+        const int p0 = start + t * TILE;
+
+        if (TC) { // warp w: positions 16 w ... 16 w + 15 of the tile, all heads
+            const int pos0 = warp * 16, mi = lane >> 3, r = lane & 7;
+            const bf16 *arow = kt + (pos0 + r + 8 * (mi & 1)) * KROW + 8 * (mi >> 1);
+            float c[4] = {0, 0, 0, 0};
+#pragma unroll
+            for (int st = 0; st < HEAD_DIM / 16; st++) {
+                unsigned a0, a1, a2, a3;
+                ldmatrix_x4(a0, a1, a2, a3, arow + st * 16);
+                mma_bf16_16816(c, a0, a1, a2, a3, qb[st][0], qb[st][1]);
+            }
+            // c0, c1: position g, heads 2t, 2t + 1; c2, c3: position g + 8
+            const int g = lane >> 2, t4 = lane & 3;
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const int pos = pos0 + g + (i >= 2 ? 8 : 0), head = 2 * t4 + (i & 1);
+                if (head < G)
+                    ps[head * TILE + pos] = p0 + pos < end ? c[i] * scale_log2 : -INFINITY;
+            }
+        } else { // scores of position p_me for heads hh + 2 j
+            float sc[GH];
+#pragma unroll
+            for (int j = 0; j < GH; j++)
+                sc[j] = 0;
+            const uint4 *krow = reinterpret_cast<const uint4 *>(kt + p_me * KROW);
+#pragma unroll
+            for (int c = 0; c < HEAD_DIM / 8; c++) {
+                float kf[8];
+                unpack8(krow[c], kf);
+#pragma unroll
+                for (int j = 0; j < GH; j++) {
+                    const float4 *qv = reinterpret_cast<const float4 *>(qs + (hh + 2 * j) * HEAD_DIM + c * 8);
+                    float4 a = qv[0], b = qv[1];
+                    sc[j] += a.x * kf[0] + a.y * kf[1] + a.z * kf[2] + a.w * kf[3] + b.x * kf[4] + b.y * kf[5] +
+                             b.z * kf[6] + b.w * kf[7];
+                }
+            }
+#pragma unroll
+            for (int j = 0; j < GH; j++)
+                ps[(hh + 2 * j) * TILE + p_me] = p0 + p_me < end ? sc[j] : -INFINITY;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < GW; j++) { // softmax of head g over the tile, by warp g % 4
+            const int g = warp + 4 * j;
+            if (g < G) {
+                float a = ps[g * TILE + lane], b = ps[g * TILE + lane + 32];
+                float mn = fmaxf(m_run[j], warp_max(fmaxf(a, b))); // finite: a tile has a valid position
+                float pa = exp2f(a - mn), pb = exp2f(b - mn), corr = exp2f(m_run[j] - mn);
+                l_run[j] = l_run[j] * corr + warp_sum(pa + pb);
+                m_run[j] = mn;
+                ps[g * TILE + lane] = pa;
+                ps[g * TILE + lane + 32] = pb;
+                if (lane == 0)
+                    corr_s[g] = corr;
+            }
+        }
+        __syncthreads();
+        { // P V for dims 2 d2, 2 d2 + 1 and heads hh + 2 j
+#pragma unroll
+            for (int j = 0; j < GH; j++) {
+                float c = corr_s[hh + 2 * j];
+                acc[j][0] *= c;
+                acc[j][1] *= c;
+            }
+#pragma unroll 4
+            for (int p = 0; p < TILE; p += 4) {
+                float4 pr[GH];
+#pragma unroll
+                for (int j = 0; j < GH; j++)
+                    pr[j] = *reinterpret_cast<const float4 *>(ps + (hh + 2 * j) * TILE + p);
+#pragma unroll
+                for (int u = 0; u < 4; u++) {
+                    float2 vf = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162 *>(vt + (p + u) * KROW + 2 * d2));
+#pragma unroll
+                    for (int j = 0; j < GH; j++) {
+                        float w = u == 0 ? pr[j].x : u == 1 ? pr[j].y : u == 2 ? pr[j].z : pr[j].w;
+                        acc[j][0] = fmaf(w, vf.x, acc[j][0]);
+                        acc[j][1] = fmaf(w, vf.y, acc[j][1]);
+                    }
+                }
+            }
+        }
+        __syncthreads(); // the slot and ps are free for the next tile
+    }
+    cp_async_wait<0>();
+
+#pragma unroll
+    for (int j = 0; j < GW; j++) {
+        const int g = warp + 4 * j;
+        if (g < G && lane == 0)
+            m_s[g] = m_run[j], l_s[g] = l_run[j];
+    }
+    __syncthreads();
+    if (splits == 1) { // nothing to merge
+#pragma unroll
+        for (int j = 0; j < GH; j++) {
+            const int g = hh + 2 * j;
+            float *o = out + ((size_t)seq * heads + kvh * G + g) * HEAD_DIM + 2 * d2;
+            o[0] = acc[j][0] / l_s[g];
+            o[1] = acc[j][1] / l_s[g];
+        }
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < GH; j++) {
+        const int g = hh + 2 * j;
+        const size_t slot = ((size_t)seq * heads + kvh * G + g) * splits + split;
+        part_o[slot * HEAD_DIM + 2 * d2] = acc[j][0];
+        part_o[slot * HEAD_DIM + 2 * d2 + 1] = acc[j][1];
+        if (d2 == 0)
+            part_ml[slot] = make_float2(m_s[g], l_s[g]);
+    }
+    // The last block here merges: every thread's writes are made visible
+    // before thread 0 counts this block in (the threadFenceReduction pattern).
+    __threadfence();
+    __syncthreads();
+    if (tid == 0) {
+        unsigned done = atomicAdd(&counters[seq * L.kv_heads + kvh], 1u);
+        is_last = done == (unsigned)splits - 1;
+    }
+    __syncthreads();
+    if (!is_last)
+        return;
+    __threadfence();
+    for (int g = 0; g < G; g++) { // thread tid: dim tid of every head
+        const size_t base = ((size_t)seq * heads + kvh * G + g) * splits;
+        float mx = -INFINITY;
+        for (int sp = 0; sp < splits; sp++)
+            mx = fmaxf(mx, __ldcg(&part_ml[base + sp]).x);
+        float o = 0, sum = 0;
+        for (int sp = 0; sp < splits; sp++) {
+            float2 ml = __ldcg(&part_ml[base + sp]);
+            float f = exp2f(ml.x - mx);
+            o += __ldcg(&part_o[(base + sp) * HEAD_DIM + tid]) * f;
+            sum += ml.y * f;
+        }
+        out[((size_t)seq * heads + kvh * G + g) * HEAD_DIM + tid] = o / sum;
+    }
+    if (tid == 0)
+        counters[seq * L.kv_heads + kvh] = 0; // ready for the next launch
+}
+
 struct attn_plan {
     int splits, chunk;
 };
 
-// Enough blocks to fill the GPU about four times over.
+// v1: enough blocks to fill the GPU about four times over.
 static attn_plan plan_for(int context, int batch, int kv_heads, int sms)
 {
     int want = (4 * sms + batch * kv_heads - 1) / (batch * kv_heads);
@@ -152,25 +469,86 @@ static attn_plan plan_for(int context, int batch, int kv_heads, int sms)
     return p;
 }
 
-static void attention(int G, const bf16 *q, const bf16 *k, const bf16 *v, const kv_layout &L, int batch,
-                      const attn_plan &p, float *part_o, float2 *part_ml, float *out)
+// v2: one wave of resident blocks (the occupancy API), whole tiles per split.
+static attn_plan plan_v2(int context, int batch, int kv_heads, int resident_blocks)
+{
+    int want = resident_blocks / (batch * kv_heads); // no partial second wave
+    if (want < 1)
+        want = 1;
+    int chunk = (context + want - 1) / want;
+    chunk = (chunk + TILE - 1) / TILE * TILE;
+    attn_plan p = {(context + chunk - 1) / chunk, chunk};
+    return p;
+}
+
+struct attn_bufs {
+    float *part_o;
+    float2 *part_ml;
+    unsigned *counters; // batch * kv_heads, zero between launches
+    float *out;
+};
+
+template <int G> static void v2_prepare(void)
+{
+    CUDA_CHECK(cudaFuncSetAttribute(attn_v2<G, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)v2_smem_bytes(G)));
+    CUDA_CHECK(cudaFuncSetAttribute(attn_v2<G, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)v2_smem_bytes(G)));
+}
+
+static int v2_resident_blocks(int G, int sms)
+{
+    int per_sm = 0;
+    if (G == 4)
+        CUDA_CHECK(
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, attn_v2<4, false>, V2_THREADS, v2_smem_bytes(4)));
+    else
+        CUDA_CHECK(
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, attn_v2<8, false>, V2_THREADS, v2_smem_bytes(8)));
+    return (per_sm > 0 ? per_sm : 1) * sms;
+}
+
+static void attention(int version, int G, const bf16 *q, const bf16 *k, const bf16 *v, const kv_layout &L, int batch,
+                      const attn_plan &p, const attn_bufs &b)
 {
     dim3 grid(p.splits, L.kv_heads, batch);
     float scale = 1.0f / sqrtf((float)HEAD_DIM);
-    if (G == 4)
-        attn_split<4><<<grid, WARPS * 32>>>(q, k, v, L, p.chunk, p.splits, scale, part_o, part_ml);
-    else if (G == 8)
-        attn_split<8><<<grid, WARPS * 32>>>(q, k, v, L, p.chunk, p.splits, scale, part_o, part_ml);
-    else {
+    if (G != 4 && G != 8) {
         fprintf(stderr, "decode_attention: query heads per KV head %d not built (4, 8)\n", G);
         exit(1);
     }
+    if (version >= 2) {
+        float scale_log2 = scale * 1.4426950408889634f; // exp(x) = exp2(x log2 e)
+        size_t sm = v2_smem_bytes(G);
+        if (G == 4 && version == 2)
+            attn_v2<4, false><<<grid, V2_THREADS, sm>>>(q, k, v, L, p.chunk, p.splits, scale_log2, b.part_o, b.part_ml,
+                                                        b.counters, b.out);
+        else if (G == 4)
+            attn_v2<4, true><<<grid, V2_THREADS, sm>>>(q, k, v, L, p.chunk, p.splits, scale_log2, b.part_o, b.part_ml,
+                                                       b.counters, b.out);
+        else if (version == 2)
+            attn_v2<8, false><<<grid, V2_THREADS, sm>>>(q, k, v, L, p.chunk, p.splits, scale_log2, b.part_o, b.part_ml,
+                                                        b.counters, b.out);
+        else
+            attn_v2<8, true><<<grid, V2_THREADS, sm>>>(q, k, v, L, p.chunk, p.splits, scale_log2, b.part_o, b.part_ml,
+                                                       b.counters, b.out);
+        LAUNCH_CHECK();
+        return;
+    }
+    if (G == 4)
+        attn_split<4><<<grid, WARPS * 32>>>(q, k, v, L, p.chunk, p.splits, scale, b.part_o, b.part_ml);
+    else
+        attn_split<8><<<grid, WARPS * 32>>>(q, k, v, L, p.chunk, p.splits, scale, b.part_o, b.part_ml);
     LAUNCH_CHECK();
-    attn_merge<<<dim3(L.kv_heads * G, batch), HEAD_DIM>>>(part_o, part_ml, L.kv_heads * G, p.splits, out);
+    attn_merge<<<dim3(L.kv_heads * G, batch), HEAD_DIM>>>(b.part_o, b.part_ml, L.kv_heads * G, p.splits, b.out);
     LAUNCH_CHECK();
 }
 
 static const uint64_t SEED_Q = 31, SEED_K = 32, SEED_V = 33;
+// Query values in [-8, 8): scores q.k / sqrt(128) then have std 8/3 (K in
+// [-1, 1)), so softmax is peaked as in a trained model, not nearly flat:
+// a dropped or misplaced position moves the output well past the bound.
+static const float Q_RANGE = 8.0f;
 
 // A layout for `batch` sequences; paged tables are a shuffled permutation of
 // the physical blocks, so the indirection is real.
@@ -189,9 +567,54 @@ static kv_layout make_layout(int kv_heads, int context, int paged, int batch, rn
     return L;
 }
 
+// Sequence `seq` of the device cache against the CPU reference (all its
+// query heads), at atol 1e-5 + rtol 1e-3 |ref|: fp32 arithmetic over the
+// split and merge lands far inside that (tests/test_measure.c shows it for
+// the same arithmetic at 32k).  Only that sequence's K and V are copied:
+// contiguous, its slab; paged, its pages, laid out locally with table 0, 1, ...
+// Returns 1 when valid.
+static int check_sequence(const char *what, const kv_layout &L, const std::vector<int> &table, int seq, int heads,
+                          const bf16 *q, const bf16 *k, const bf16 *v, const float *out)
+{
+    size_t per_seq = kv_elements_per_seq(&L);
+    std::vector<float> hk(per_seq), hv(per_seq), hq((size_t)heads * HEAD_DIM), got(hq.size()), ref(hq.size());
+    std::vector<int> local;
+    kv_layout H = L;
+    if (L.block == 0) {
+        download_bf16(k + (size_t)seq * per_seq, per_seq, hk.data());
+        download_bf16(v + (size_t)seq * per_seq, per_seq, hv.data());
+    } else {
+        size_t page = (size_t)L.block * L.kv_heads * HEAD_DIM;
+        local.resize(L.blocks_per_seq);
+        for (int p = 0; p < L.blocks_per_seq; p++) {
+            int phys = table[(size_t)seq * L.blocks_per_seq + p];
+            download_bf16(k + (size_t)phys * page, page, hk.data() + (size_t)p * page);
+            download_bf16(v + (size_t)phys * page, page, hv.data() + (size_t)p * page);
+            local[p] = p;
+        }
+        H.block_table = local.data();
+    }
+    download_bf16(q + (size_t)seq * heads * HEAD_DIM, hq.size(), hq.data());
+    CUDA_CHECK(cudaMemcpy(got.data(), out + (size_t)seq * heads * HEAD_DIM, got.size() * sizeof(float),
+                          cudaMemcpyDeviceToHost));
+    // The reference reads sequence 0 of the local copy.
+    if (decode_attention_ref(&H, 0, heads, hq.data(), hk.data(), hv.data(), ref.data())) {
+        fprintf(stderr, "decode_attention: %s: bad reference shape\n", what);
+        return 0;
+    }
+    long first;
+    double excess;
+    size_t bad = validate_close(got.data(), ref.data(), got.size(), 1e-5, 1e-3, &first, &excess);
+    if (bad)
+        fprintf(stderr, "decode_attention: %s: INVALID: %zu of %zu outputs over 1e-5 + 1e-3|ref| (first %ld: %g vs %g)\n",
+                what, bad, got.size(), first, got[first], ref[first]);
+    return bad == 0;
+}
+
 int main(int argc, char **argv)
 {
     run_args args = parse_args(argc, argv);
+    check_version(args, VERSIONS, "decode_attention");
     device_gate();
     device_facts dev = device_facts_get();
     model_spec m8 = model_builtin("llama3-8b");
@@ -202,8 +625,8 @@ int main(int argc, char **argv)
     const int heads = m8.heads, kvh = m8.kv_heads, G = heads / kvh;
     const char *bw_source;
     double bw = read_ceiling(args, dev, &bw_source);
-    int max_ctx = args.quick ? 8192 : 131072, batches[] = {1, 16};
-    int max_batch = 16;
+    int max_ctx = args.quick ? 8192 : 131072, batches[] = {1, 16, 32};
+    int max_batch = 32;
     size_t kv_elems = (size_t)max_batch * kvh * ((max_ctx + 15) / 16 * 16) * HEAD_DIM;
     bf16 *q, *k, *v;
     float *out, *part_o;
@@ -217,66 +640,89 @@ int main(int argc, char **argv)
     CUDA_CHECK(cudaMalloc(&part_o, (size_t)max_batch * heads * max_splits * HEAD_DIM * sizeof(float)));
     CUDA_CHECK(cudaMalloc(&part_ml, (size_t)max_batch * heads * max_splits * sizeof(float2)));
     CUDA_CHECK(cudaMalloc(&dtable, (size_t)max_batch * ((max_ctx + 15) / 16) * sizeof(int)));
-    fill_uniform_bf16(q, (size_t)max_batch * heads * HEAD_DIM, SEED_Q, -1, 1);
+    fill_uniform_bf16(q, (size_t)max_batch * heads * HEAD_DIM, SEED_Q, -Q_RANGE, Q_RANGE);
     fill_uniform_bf16(k, kv_elems, SEED_K, -1, 1);
     fill_uniform_bf16(v, kv_elems, SEED_V, -1, 1);
     CUDA_CHECK(cudaDeviceSynchronize());
     rng_state rng = rng_make(9);
 
-    // Validation: both layouts at a context that is not a multiple of 16, and
-    // at one that is, batch 2, against the CPU reference.
-    for (int paged = 0; paged <= 1; paged++)
-        for (int ctx : {1000, 4096}) {
-            int batch = 2;
-            std::vector<int> table;
-            kv_layout L = make_layout(kvh, ctx, paged, batch, &rng, table);
-            size_t elems = kv_elements_per_seq(&L) * batch;
-            if (paged)
-                CUDA_CHECK(cudaMemcpy(dtable, table.data(), table.size() * sizeof(int), cudaMemcpyHostToDevice));
-            kv_layout Ld = L;
-            Ld.block_table = paged ? dtable : nullptr;
-            attn_plan p = plan_for(ctx, batch, kvh, dev.prop.multiProcessorCount);
-            attention(G, q, k, v, Ld, batch, p, part_o, part_ml, out);
-            CUDA_CHECK(cudaDeviceSynchronize());
-            std::vector<float> hq((size_t)batch * heads * HEAD_DIM), hk(elems), hv(elems), got(hq.size()),
-                ref(hq.size());
-            download_bf16(q, hq.size(), hq.data());
-            download_bf16(k, elems, hk.data());
-            download_bf16(v, elems, hv.data());
-            CUDA_CHECK(cudaMemcpy(got.data(), out, got.size() * sizeof(float), cudaMemcpyDeviceToHost));
-            L.block_table = paged ? table.data() : nullptr;
-            for (int s = 0; s < batch; s++)
-                if (decode_attention_ref(&L, s, heads, hq.data() + (size_t)s * heads * HEAD_DIM, hk.data(),
-                                         hv.data(), ref.data() + (size_t)s * heads * HEAD_DIM)) {
-                    fprintf(stderr, "decode_attention: bad reference shape\n");
-                    return 1;
-                }
-            long first;
-            // fp32 softmax and sums over <= 4096 positions of bf16 inputs: errors ~1e-5.
-            size_t bad = validate_close(got.data(), ref.data(), got.size(), 1e-3, 1e-3, &first, NULL);
-            if (bad) {
-                fprintf(stderr, "decode_attention: %s ctx %d: %zu of %zu outputs differ (first %ld: %g vs %g)\n",
-                        paged ? "paged" : "contiguous", ctx, bad, got.size(), first, got[first], ref[first]);
-                return 1;
-            }
+    unsigned *counters;
+    CUDA_CHECK(cudaMalloc(&counters, (size_t)max_batch * kvh * sizeof(unsigned)));
+    CUDA_CHECK(cudaMemset(counters, 0, (size_t)max_batch * kvh * sizeof(unsigned)));
+    attn_bufs bufs = {part_o, part_ml, counters, out};
+    if (G == 4)
+        v2_prepare<4>();
+    else if (G == 8)
+        v2_prepare<8>();
+    const int sms = dev.prop.multiProcessorCount, resident = v2_resident_blocks(G, sms);
+    auto plan = [&](int version, int ctx, int batch) {
+        attn_plan p = version >= 2 ? plan_v2(ctx, batch, kvh, resident) : plan_for(ctx, batch, kvh, sms);
+        if (p.splits > max_splits) { // cannot happen with these plans; say so if it does
+            fprintf(stderr, "decode_attention: %d splits over the %d allocated\n", p.splits, max_splits);
+            exit(1);
         }
-    printf("decode_attention: contiguous and paged layouts validated against the CPU reference\n");
+        return p;
+    };
+    auto wanted = [&](int version) { return args.version == 0 || args.version == version; };
+
+    // Validation first: both layouts at a context that is not a multiple of
+    // 16 and at one that is (batch 2, every sequence), and the measured
+    // configuration batch 1 at 32k with its split merge; every version.
+    int invalid = 0;
+    struct vcase {
+        int ctx, batch;
+    } vcases[] = {{1000, 2}, {4096, 2}, {32768, 1}};
+    for (int version = 1; version <= VERSIONS; version++) {
+        if (!wanted(version))
+            continue;
+        for (int paged = 0; paged <= 1; paged++)
+            for (const vcase &vc : vcases) {
+                if (args.quick && vc.ctx > max_ctx)
+                    continue;
+                std::vector<int> table;
+                kv_layout L = make_layout(kvh, vc.ctx, paged, vc.batch, &rng, table);
+                if (paged)
+                    CUDA_CHECK(cudaMemcpy(dtable, table.data(), table.size() * sizeof(int), cudaMemcpyHostToDevice));
+                kv_layout Ld = L;
+                Ld.block_table = paged ? dtable : nullptr;
+                attn_plan p = plan(version, vc.ctx, vc.batch);
+                CUDA_CHECK(cudaMemset(out, 0xFF, (size_t)vc.batch * heads * HEAD_DIM * sizeof(float))); // NaN
+                attention(version, G, q, k, v, Ld, vc.batch, p, bufs);
+                CUDA_CHECK(cudaDeviceSynchronize());
+                for (int sq = 0; sq < vc.batch; sq++) {
+                    char what[96];
+                    snprintf(what, sizeof what, "v%d %s ctx %d batch %d seq %d (%d splits)", version,
+                             paged ? "paged" : "contiguous", vc.ctx, vc.batch, sq, p.splits);
+                    invalid += !check_sequence(what, L, table, sq, heads, q, k, v, out);
+                }
+            }
+        printf("decode_attention v%d: contiguous and paged layouts checked against the CPU reference (%d invalid so far)\n",
+               version, invalid);
+        fflush(stdout);
+    }
 
     l2_flusher fl;
-    fl.init(dev);
+    fl.init(dev, args.flush == FLUSH_ROTATE ? FLUSH_READ : args.flush);
     int reps = args.quick ? 3 : 10, warmup = 2;
     FILE *tsv = tsv_open(args, dev, "decode_attention.tsv", "decode_attention");
+    FILE *sweep = tsv_open(args, dev, "decode_attention_sweep.tsv", "decode_attention_sweep");
     char buf[160];
     snprintf(buf, sizeof buf, "%s: %d query heads, %d KV heads, head dim %d, bf16 cache", m8.name, heads, kvh,
              HEAD_DIM);
     provenance_line(tsv, "shape", buf);
-    snprintf(buf, sizeof buf, "%d (median reported, %d warm-up runs, L2 flushed before each)", reps, warmup);
+    snprintf(buf, sizeof buf, "%d (median in time_s, best in best_time_s, %d warm-up runs, L2 flushed by %s before each)",
+             reps, warmup, flush_kind_name(fl.kind));
     provenance_line(tsv, "repeats", buf);
     snprintf(buf, sizeof buf, "%.6e", bw);
     provenance_line(tsv, "bandwidth_measured", buf);
     provenance_line(tsv, "bandwidth_source", bw_source);
-    fprintf(tsv, "layout\tbatch\tcontext\tsplits\tkv_bytes\ttime_s\tgb_s\tpct_of_read\n");
-    double pct_32k = 0;
+    provenance_line(tsv, "valid", "yes: sequence 0 of the run checked against the CPU reference; unchecked above 32k");
+    provenance_line(tsv, "rows", "per configuration the fastest valid version; every version in decode_attention_sweep.tsv");
+    const char *cols = "layout\tbatch\tcontext\tsplits\tkv_bytes\ttime_s\tbest_time_s\tgb_s\tpct_of_read"
+                       "\tpct_of_footprint_read\tvalid\tversion\n";
+    fputs(cols, tsv);
+    fputs(cols, sweep);
+    double pct_32k[2][2] = {{NAN, NAN}, {NAN, NAN}}; // [paged][batch 1, batch 32]
     for (int paged = 0; paged <= 1; paged++)
         for (int batch : batches)
             for (int ctx = 1024; ctx <= max_ctx; ctx *= 2) {
@@ -285,20 +731,65 @@ int main(int argc, char **argv)
                 if (paged)
                     CUDA_CHECK(cudaMemcpy(dtable, table.data(), table.size() * sizeof(int), cudaMemcpyHostToDevice));
                 L.block_table = paged ? dtable : nullptr;
-                attn_plan p = plan_for(ctx, batch, kvh, dev.prop.multiProcessorCount);
-                double t = median_time_s([&]() { attention(G, q, k, v, L, batch, p, part_o, part_ml, out); }, warmup,
-                                         reps, &fl);
                 // K and V of every cached position: the bytes that matter.
                 double kv_bytes = 2.0 * batch * ctx * kvh * HEAD_DIM * sizeof(bf16);
-                double pct = 100 * kv_bytes / t / bw;
-                fprintf(tsv, "%s\t%d\t%d\t%d\t%.0f\t%.6e\t%.1f\t%.1f\n", paged ? "paged16" : "contiguous", batch, ctx,
-                        p.splits, kv_bytes, t, kv_bytes / t / GB, pct);
-                if (!paged && batch == 1 && ctx == 32768)
-                    pct_32k = pct;
+                // The read ceiling over this run's footprint (K's buffer of the
+                // run's size, twice over): the pages of the paged layout are a
+                // permutation of the same bytes.
+                ceiling_at ck = read_ceiling_at(k, (size_t)(kv_bytes / 2), sms, &fl, 3);
+                char best_row[512] = "";
+                double best_t = INFINITY;
+                int best_ok = -1;
+                for (int version = 1; version <= VERSIONS; version++) {
+                    if (!wanted(version))
+                        continue;
+                    attn_plan p = plan(version, ctx, batch);
+                    CUDA_CHECK(cudaMemset(out, 0xFF, (size_t)batch * heads * HEAD_DIM * sizeof(float)));
+                    timing t = time_runs([&](int) { attention(version, G, q, k, v, L, batch, p, bufs); }, warmup, reps,
+                                         &fl);
+                    CUDA_CHECK(cudaDeviceSynchronize());
+                    const char *valid = "unchecked";
+                    int ok = 1;
+                    if (ctx <= 32768) {
+                        char what[96];
+                        snprintf(what, sizeof what, "v%d %s ctx %d batch %d seq 0 (measured run)", version,
+                                 paged ? "paged" : "contiguous", ctx, batch);
+                        kv_layout Lh = L;
+                        Lh.block_table = nullptr;
+                        ok = check_sequence(what, Lh, table, 0, heads, q, k, v, out);
+                        invalid += !ok;
+                        valid = ok ? "yes" : "no";
+                    }
+                    double pct = 100 * kv_bytes / t.median_s / bw, pct_fp = 100 * kv_bytes / t.median_s / ck.median_bps;
+                    char row[512];
+                    snprintf(row, sizeof row, "%s\t%d\t%d\t%d\t%.0f\t%.6e\t%.6e\t%.1f\t%.1f\t%.1f\t%s\tv%d\n",
+                             paged ? "paged16" : "contiguous", batch, ctx, p.splits, kv_bytes, t.median_s, t.best_s,
+                             kv_bytes / t.median_s / GB, pct, pct_fp, valid, version);
+                    fputs(row, sweep);
+                    printf("decode_attention v%d %-10s batch %2d ctx %6d (%3d splits): %9.2f us median (best %9.2f) "
+                           "%5.1f%% of read, %5.1f%% of footprint read  %s\n",
+                           version, paged ? "paged16" : "contiguous", batch, ctx, p.splits, t.median_s * 1e6,
+                           t.best_s * 1e6, pct, pct_fp, valid);
+                    fflush(stdout);
+                    if (ok > best_ok || (ok == best_ok && t.median_s < best_t)) {
+                        best_ok = ok;
+                        best_t = t.median_s;
+                        snprintf(best_row, sizeof best_row, "%s", row);
+                    }
+                    if (ctx == 32768 && (batch == 1 || batch == 32) && strcmp(valid, "yes") == 0 &&
+                        !(pct_32k[paged][batch == 32] >= pct))
+                        pct_32k[paged][batch == 32] = pct;
+                }
+                fputs(best_row, tsv);
             }
     tsv_close(tsv);
-    printf("decode_attention: contexts 1k..%dk, batch 1 and 16, both layouts timed\n", max_ctx / 1024);
-    report_target("attention at 32k, % of read bandwidth", pct_32k, "%", 85, 1, "H200");
+    tsv_close(sweep);
+    printf("decode_attention: contexts 1k..%dk, batch 1, 16 and 32, both layouts timed\n", max_ctx / 1024);
+    report_target("attention 32k batch 1 contiguous, % of read", pct_32k[0][0], "%", 85, 1, "H200");
+    report_target("attention 32k batch 32 contiguous, % of read", pct_32k[0][1], "%", 85, 1, "H200");
+    report_target("attention 32k batch 1 paged16, % of read", pct_32k[1][0], "%", 85, 1, "H200");
+    report_target("attention 32k batch 32 paged16, % of read", pct_32k[1][1], "%", 85, 1, "H200");
+    CUDA_CHECK(cudaFree(counters));
     fl.release();
     CUDA_CHECK(cudaFree(q));
     CUDA_CHECK(cudaFree(k));
@@ -307,5 +798,5 @@ int main(int argc, char **argv)
     CUDA_CHECK(cudaFree(part_o));
     CUDA_CHECK(cudaFree(part_ml));
     CUDA_CHECK(cudaFree(dtable));
-    return 0;
+    return finish("decode_attention", invalid);
 }

@@ -152,13 +152,13 @@ static int validate_step(cudaStream_t s, const launch_plan &p, const uint4 *pool
     return checked;
 }
 
-struct timing {
+struct step_timing {
     double wall, wall_min, wall_max, gpu, host;
 };
 
-static timing summarise(std::vector<double> &wall, std::vector<double> &gpu, std::vector<double> &host)
+static step_timing summarise(std::vector<double> &wall, std::vector<double> &gpu, std::vector<double> &host)
 {
-    timing t;
+    step_timing t;
     int n = (int)wall.size();
     t.wall = median_of(wall.data(), n);
     t.wall_min = *std::min_element(wall.begin(), wall.end());
@@ -170,7 +170,7 @@ static timing summarise(std::vector<double> &wall, std::vector<double> &gpu, std
 
 // Time `launch` (one step, eager or a graph launch): host enqueue time,
 // wall time to completion (host clock), GPU time (events).
-template <class F> static timing time_step(cudaStream_t s, F launch, int reps, l2_flusher *fl)
+template <class F> static step_timing time_step(cudaStream_t s, F launch, int reps, l2_flusher *fl)
 {
     cudaEvent_t e0, e1;
     CUDA_CHECK(cudaEventCreate(&e0));
@@ -201,7 +201,7 @@ template <class F> static timing time_step(cudaStream_t s, F launch, int reps, l
 }
 
 static void tsv_row(FILE *f, const char *variant, int batch, const launch_plan &p, const char *mode, int reps,
-                    const timing &t, double predicted, double saved)
+                    const step_timing &t, double predicted, double saved)
 {
     fprintf(f, "%s\t%d\t%d\t%d\t%.6e\t%s\t%d\t%.6e\t%.6e\t%.6e\t%.6e\t%.6e\t%.3f\t", variant, batch, CONTEXT, p.n,
             p.bytes, mode, reps, t.wall, t.wall_min, t.wall_max, t.gpu, t.host, t.host / p.n * 1e6);
@@ -286,8 +286,8 @@ int main(int argc, char **argv)
         CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
         CUDA_CHECK(cudaGraphDestroy(graph));
         l2_flusher *flush = p.bytes > 0 ? &fl : nullptr;
-        timing eager = time_step(s, [&] { enqueue_step(s, p, pool, out); }, reps, flush);
-        timing g = time_step(s, [&] { CUDA_CHECK(cudaGraphLaunch(exec, s)); }, reps, flush);
+        step_timing eager = time_step(s, [&] { enqueue_step(s, p, pool, out); }, reps, flush);
+        step_timing g = time_step(s, [&] { CUDA_CHECK(cudaGraphLaunch(exec, s)); }, reps, flush);
         CUDA_CHECK(cudaGraphExecDestroy(exec));
         double predicted = p.bytes > 0 && ceiling > 0 ? p.bytes / ceiling : 0;
         double saved = 1 - g.wall / eager.wall;

@@ -13,6 +13,7 @@
 
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------ bf16 */
@@ -152,6 +153,186 @@ Test(validate, atol_plus_rtol)
     cr_assert_eq(validate_close(nan_got, zero, 1, 1, 1, NULL, NULL), 1);
 }
 
+/* ------------------------------------------------------------ validation robust to reduced precision */
+Test(validate, scaled_bound_by_hand)
+{
+    /* ref = (3, -4, 0, 0): ||ref|| = 5, rms = 5/2 = 2.5.  elem_tol 0.1 and
+     * rtol 0.01: element bounds 0.25 + 0.01|ref| = 0.28, 0.29, 0.25, 0.25.
+     * got off by (0.2, 0, 0.26, 0): one element (index 2) over its bound;
+     * ||err|| = sqrt(0.04 + 0.0676) = 0.32802, rel_l2 = 0.065605. */
+    float ref[4] = {3, -4, 0, 0}, got[4] = {3.2f, -4, 0.26f, 0};
+    norm_check c = validate_scaled(got, ref, 4, 0.1, 0.1, 0.01);
+    cr_assert_eq(c.bad, 1);
+    cr_assert_eq(c.first_bad, 2);
+    cr_assert_float_eq(c.ref_rms, 2.5, 1e-12);
+    cr_assert_float_eq(c.rel_l2, sqrt(0.04 + 0.0676) / 5, 1e-6);
+    cr_assert_float_eq(c.worst_err, 0.26 / 2.5, 1e-6);
+    cr_assert(!c.pass);
+    /* the same error in the set's norm only (0.24 < 0.25 everywhere), but a
+     * norm bound of 0.05 < 0.0679 = sqrt(2 * 0.24^2) / 5 still fails it */
+    float got2[4] = {3.24f, -4.24f, 0, 0};
+    c = validate_scaled(got2, ref, 4, 0.05, 0.1, 0.01);
+    cr_assert_eq(c.bad, 0);
+    cr_assert(!c.pass);
+    cr_assert(validate_scaled(got2, ref, 4, 0.1, 0.1, 0.01).pass);
+    /* NaN never passes */
+    float nan_got[4] = {3, -4, NAN, 0};
+    cr_assert(!validate_scaled(nan_got, ref, 4, 1, 1, 1).pass);
+}
+
+/* Outputs of a bf16 GEMM with uniform [-1, 1) inputs at depth K, computed
+ * the way a reduced-precision library kernel may (K split, partials rounded
+ * to bf16), against the double reference.  Returns nothing; fills got/ref. */
+static void simulated_gemm(int k, int splits, int outputs, float *got, float *ref)
+{
+    float *x = malloc((size_t)k * sizeof *x), *w = malloc((size_t)k * sizeof *w);
+    cr_assert(x && w);
+    rng_state r = rng_make(17);
+    fill_uniform_f32(&r, x, (size_t)k, -1, 1);
+    bf16_round_array(x, (size_t)k, NULL, x);
+    for (int j = 0; j < outputs; j++) {
+        fill_uniform_f32(&r, w, (size_t)k, -1, 1);
+        bf16_round_array(w, (size_t)k, NULL, w);
+        got[j] = dot_bf16_split(x, w, k, splits);
+        gemm_ref_f32(1, 1, k, x, w, &ref[j], 0, 1);
+    }
+    free(x);
+    free(w);
+}
+
+Test(validate, bf16_split_k_passes_the_scaled_check_not_the_elementwise_one)
+{
+    /* A 2-way bf16 split: each partial (std sqrt(K/2)/3) is rounded with
+     * error up to 2^-9 of itself, i.e. up to ~0.4% of rms(ref) = sqrt(K)/3,
+     * independent of the element's own |ref|.  An element with |ref| near 0
+     * then misses atol 2e-2 + rtol 1e-2 |ref| (2e-2 is 0.07% of rms at
+     * K = 8192); over 2048 outputs some do.  The scaled bound (16u rms +
+     * 2u |ref|) is ~16x above that error: every output passes. */
+    enum { OUT = 2048 };
+    static float got[OUT], ref[OUT];
+    for (int kk = 0; kk < 2; kk++) {
+        int k = kk ? 28672 : 8192;
+        simulated_gemm(k, 2, OUT, got, ref);
+        size_t old_bad = validate_close(got, ref, OUT, 2e-2, 1e-2, NULL, NULL);
+        cr_assert_gt(old_bad, 0, "K=%d: the elementwise check should fail some split-K outputs", k);
+        norm_check c = validate_bf16_output(got, ref, OUT);
+        cr_assert(c.pass, "K=%d: %zu bad, rel_l2 %g, worst %g rms", k, c.bad, c.rel_l2, c.worst_err);
+        /* 4- and 8-way splits too */
+        for (int s = 4; s <= 8; s *= 2) {
+            simulated_gemm(k, s, OUT, got, ref);
+            c = validate_bf16_output(got, ref, OUT);
+            cr_assert(c.pass, "K=%d split %d: %zu bad, rel_l2 %g, worst %g rms", k, s, c.bad, c.rel_l2, c.worst_err);
+        }
+        /* and the plain fp32-accumulate result, of course */
+        simulated_gemm(k, 1, OUT, got, ref);
+        cr_assert(validate_bf16_output(got, ref, OUT).pass);
+    }
+}
+
+Test(validate, bf16_scaled_check_catches_real_bugs)
+{
+    enum { OUT = 64, K = 8192 };
+    float got[OUT], ref[OUT], x[K], w[K];
+    simulated_gemm(K, 1, OUT, got, ref);
+    cr_assert(validate_bf16_output(got, ref, OUT).pass);
+    /* One output replaced by a neighbour's (a wrong column): the difference
+     * of two independent outputs has std sqrt(2) rms, far above 16u = 6%. */
+    float wrong[OUT];
+    memcpy(wrong, got, sizeof wrong);
+    wrong[5] = got[6];
+    cr_assert(!validate_bf16_output(wrong, ref, OUT).pass);
+    /* A dot product that drops the last 1/16 of K (a tail bug): the missing
+     * part has std sqrt(K/16)/3 = rms/4 = 25% of rms, 4x the bound. */
+    rng_state r = rng_make(23);
+    fill_uniform_f32(&r, x, K, -1, 1);
+    size_t caught = 0;
+    for (int j = 0; j < OUT; j++) {
+        fill_uniform_f32(&r, w, K, -1, 1);
+        got[j] = dot_bf16_split(x, w, K - K / 16, 1);
+        gemm_ref_f32(1, 1, K, x, w, &ref[j], 0, 1);
+    }
+    norm_check c = validate_bf16_output(got, ref, OUT);
+    caught = c.bad;
+    cr_assert(!c.pass);
+    cr_assert_gt(caught, OUT / 2, "only %zu of %d short dot products caught", caught, OUT);
+}
+
+/* ------------------------------------------------------------ decode attention at the measured size */
+/* One KV head and 4 query heads (LLaMA-3-8B's group), head dim 128, with
+ * query values in [-8, 8): scores q.k/sqrt(128) then have std 8/3 = 2.7
+ * (var = 128 * (64/3) * (1/3) / 128), so softmax is peaked (the largest of
+ * 32k weights is a few per cent, not 1/32768) and a lost position shows. */
+static void peaked_attention_inputs(int ctx, float *q, float *k, float *v)
+{
+    rng_state r = rng_make(41);
+    fill_uniform_f32(&r, q, 4 * 128, -8, 8);
+    fill_uniform_f32(&r, k, (size_t)ctx * 128, -1, 1);
+    fill_uniform_f32(&r, v, (size_t)ctx * 128, -1, 1);
+}
+
+Test(decode_attention, split_merge_in_fp32_meets_the_tight_tolerance_at_32k, .timeout = 60)
+{
+    /* The kernel's arithmetic (fp32, online softmax per split, merge by
+     * exp(m_split - m_all)) against the double reference at batch 1, 32k,
+     * with the splits the kernel uses there (64) and with none: within
+     * atol 1e-5 + rtol 1e-3 |ref| everywhere, so the kernel's check cannot
+     * fail on rounding alone. */
+    enum { CTX = 32768 };
+    float *q = malloc(4 * 128 * sizeof *q), *k = malloc((size_t)CTX * 128 * sizeof *k),
+          *v = malloc((size_t)CTX * 128 * sizeof *v), ref[4 * 128], got[4 * 128];
+    cr_assert(q && k && v);
+    peaked_attention_inputs(CTX, q, k, v);
+    kv_layout l = {1, 128, CTX, 0, 0, NULL};
+    cr_assert_eq(decode_attention_ref(&l, 0, 4, q, k, v, ref), 0);
+    int splits[] = {64, 1};
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(decode_attention_split_f32(&l, 0, 4, q, k, v, splits[i], got), 0);
+        long first;
+        double excess;
+        size_t bad = validate_close(got, ref, 4 * 128, 1e-5, 1e-3, &first, &excess);
+        cr_assert_eq(bad, 0, "splits %d: %zu bad, first %ld (%g vs %g)", splits[i], bad, first,
+                     bad ? got[first] : 0, bad ? ref[first] : 0);
+    }
+    /* Dropping one position (the last) from the sum is caught: with peaked
+     * scores its weight is e^(s - max) / sum, and over 512 outputs some
+     * move by more than 1e-5 + 1e-3 |ref|. */
+    kv_layout short_l = {1, 128, CTX - 1, 0, 0, NULL};
+    cr_assert_eq(decode_attention_split_f32(&short_l, 0, 4, q, k, v, 64, got), 0);
+    cr_assert_gt(validate_close(got, ref, 4 * 128, 1e-5, 1e-3, NULL, NULL), 0);
+    free(q), free(k), free(v);
+}
+
+Test(decode_attention, a_dropped_position_is_caught_at_1k)
+{
+    /* At the validation sizes of the kernel: drop the position with the
+     * largest score for head 0 (as an off-by-one in a tile would drop some
+     * position) and the check fails. */
+    enum { CTX = 1000 };
+    static float q[4 * 128], k[CTX * 128], v[CTX * 128], k2[CTX * 128];
+    float ref[4 * 128], got[4 * 128];
+    peaked_attention_inputs(CTX, q, k, v);
+    kv_layout l = {1, 128, CTX, 0, 0, NULL};
+    cr_assert_eq(decode_attention_ref(&l, 0, 4, q, k, v, ref), 0);
+    int best = 0;
+    double best_s = -INFINITY;
+    for (int t = 0; t < CTX; t++) {
+        double s = 0;
+        for (int i = 0; i < 128; i++)
+            s += (double)q[i] * k[t * 128 + i];
+        if (s > best_s)
+            best_s = s, best = t;
+    }
+    /* a K row of -1e4 * q makes that score -inf in effect: the position is dropped */
+    memcpy(k2, k, sizeof k2);
+    for (int i = 0; i < 128; i++)
+        k2[best * 128 + i] = -1e4f * q[i];
+    cr_assert_eq(decode_attention_split_f32(&l, 0, 4, q, k2, v, 8, got), 0);
+    cr_assert_gt(validate_close(got, ref, 4 * 128, 1e-5, 1e-3, NULL, NULL), 0);
+    /* and without the drop it passes */
+    cr_assert_eq(decode_attention_split_f32(&l, 0, 4, q, k, v, 8, got), 0);
+    cr_assert_eq(validate_close(got, ref, 4 * 128, 1e-5, 1e-3, NULL, NULL), 0);
+}
+
 Test(stats, median_and_fit)
 {
     double odd[3] = {3, 1, 2}, even[4] = {4, 1, 3, 2};
@@ -201,6 +382,19 @@ Test(gemm_model, predicted_time_on_h100_datasheet)
     t = gemm_predicted_time(4096, 4096, 4096, 2, 2, 989.4e12, 3.35e12, &b);
     cr_assert_eq(b, BOUND_COMPUTE);
     cr_assert_float_eq(t, 2.0 * 4096 * 4096 * 4096 / 989.4e12, 1e-15);
+}
+
+Test(gemm_model, fixed_latency_term)
+{
+    /* The H100 datasheet GEMV above plus 4 us of per-kernel cost:
+     * 33,570,816 / 3.35e12 = 10.0211 us, + 4 us = 14.0211 us; still memory-bound */
+    bound_kind b;
+    double t = gemm_predicted_time_lat(1, 4096, 4096, 2, 2, 989.4e12, 3.35e12, 4e-6, &b);
+    cr_assert_eq(b, BOUND_MEMORY);
+    cr_assert_float_eq(t, 33570816.0 / 3.35e12 + 4e-6, 1e-15);
+    /* latency 0 is the plain roofline */
+    cr_assert_float_eq(gemm_predicted_time_lat(4096, 4096, 4096, 2, 2, 989.4e12, 3.35e12, 0, NULL),
+                       2.0 * 4096 * 4096 * 4096 / 989.4e12, 1e-15);
 }
 
 Test(gemm_model, knee_near_the_ridge)
@@ -286,6 +480,16 @@ Test(provenance, header_lines_are_one_line_each)
     provenance_line(f, "device", "two\nlines\tand tab");
     fclose(f);
     cr_assert_str_eq(buf, "# device: two lines and tab\n");
+}
+
+Test(provenance, revision_from_the_environment)
+{
+    /* a copied tree without git: the runner exports the revision */
+    setenv("NB_REVISION", "abc1234-dirty", 1);
+    char rev[64];
+    git_revision(rev, sizeof rev);
+    unsetenv("NB_REVISION");
+    cr_assert_str_eq(rev, "abc1234-dirty");
 }
 
 Test(provenance, host_info_is_filled)

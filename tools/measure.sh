@@ -13,13 +13,15 @@ mkdir -p "$B/measured" || exit 1
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
     incoming="$B/measured/.incoming-gpu"
     rm -rf "$incoming"
-    kernels/run_all.sh "$incoming" "$B" $quick
+    kernels/run_all.sh $quick "$incoming" "$B"
     rc=$?
-    slug=$(sed -n 's/^# device_slug: //p' "$incoming/bandwidth.tsv" 2>/dev/null | head -n 1)
+    slug=$(sed -n 's/^# device_slug: //p' "$incoming"/set/*.tsv 2>/dev/null | head -n 1)
     [ -n "$slug" ] || slug=gpu-unknown
     rm -rf "${B:?}/measured/$slug"
-    mv "$incoming" "$B/measured/$slug"
-    echo "measure: GPU set in $B/measured/$slug (exit $rc)"
+    mv "$incoming/set" "$B/measured/$slug" || exit 1
+    mv "$incoming/kernels-set.tar.gz" "$B/measured/$slug.tar.gz" 2>/dev/null
+    rm -rf "$incoming"
+    echo "measure: GPU set in $B/measured/$slug, packed as $B/measured/$slug.tar.gz (exit $rc)"
     exit $rc
 fi
 

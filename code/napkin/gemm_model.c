@@ -24,6 +24,12 @@ double gemm_predicted_time(double m, double n, double k, double in_elem, double 
 }
 //< gemm_work
 
+double gemm_predicted_time_lat(double m, double n, double k, double in_elem, double out_elem, double peak_flops,
+                               double bandwidth, double latency, bound_kind *bound)
+{
+    return latency + gemm_predicted_time(m, n, k, in_elem, out_elem, peak_flops, bandwidth, bound);
+}
+
 //> gemm_knee
 double gemm_knee_batch(double n, double k, double in_elem, double out_elem, double peak_flops, double bandwidth)
 {

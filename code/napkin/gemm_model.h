@@ -25,6 +25,15 @@ gemm_work gemm_work_of(double m, double n, double k, double in_elem, double out_
 double gemm_predicted_time(double m, double n, double k, double in_elem, double out_elem, double peak_flops,
                            double bandwidth, bound_kind *bound);
 
+/* The same roofline plus a fixed per-kernel term: t = latency +
+ * max(flop/peak, bytes/bw).  A kernel timed alone pays a start-up cost its
+ * bytes and FLOP do not account for (the launch, the ramp of the first
+ * wave, the drain of the last), which at a few-MB shape is a large share
+ * of its time; latency is measured as the event-timed empty kernel of
+ * kernels/launch.cu (0 gives the plain roofline). */
+double gemm_predicted_time_lat(double m, double n, double k, double in_elem, double out_elem, double peak_flops,
+                               double bandwidth, double latency, bound_kind *bound);
+
 /* The batch m at which the compute term overtakes the memory term for an
  * n x k weight: the knee of time against batch.  Solving
  * 2mnk/peak = (in(mk + nk) + out mn)/bw for m.  For a large weight it is

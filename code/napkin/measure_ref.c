@@ -124,6 +124,113 @@ size_t validate_close(const float *got, const float *ref, size_t n, double atol,
     return bad;
 }
 
+norm_check validate_scaled(const float *got, const float *ref, size_t n, double norm_tol, double elem_tol,
+                           double rtol)
+{
+    norm_check c = {n, 0, -1, 0, 0, 0, 0};
+    double ss_ref = 0, ss_err = 0;
+    for (size_t i = 0; i < n; i++) {
+        ss_ref += (double)ref[i] * ref[i];
+        double e = (double)got[i] - ref[i];
+        ss_err += e * e;
+    }
+    c.ref_rms = n ? sqrt(ss_ref / n) : 0;
+    c.rel_l2 = ss_ref > 0 ? sqrt(ss_err / ss_ref) : (ss_err > 0 ? INFINITY : 0);
+    for (size_t i = 0; i < n; i++) {
+        double e = fabs((double)got[i] - ref[i]);
+        int bad = !isfinite(got[i]) || !(e <= elem_tol * c.ref_rms + rtol * fabs((double)ref[i]));
+        double rel = c.ref_rms > 0 ? e / c.ref_rms : e;
+        if (!isfinite(got[i]))
+            rel = INFINITY;
+        if (rel > c.worst_err)
+            c.worst_err = rel;
+        if (bad) {
+            if (c.first_bad < 0)
+                c.first_bad = (long)i;
+            c.bad++;
+        }
+    }
+    if (isnan(c.rel_l2))
+        c.rel_l2 = INFINITY;
+    c.pass = c.bad == 0 && c.rel_l2 <= norm_tol;
+    return c;
+}
+
+norm_check validate_bf16_output(const float *got, const float *ref, size_t n)
+{
+    return validate_scaled(got, ref, n, BF16_NORM_TOL, BF16_ELEM_TOL, BF16_RTOL);
+}
+
+float dot_bf16_split(const float *x, const float *w, int k, int splits)
+{
+    if (splits < 1 || k % splits)
+        return NAN;
+    int part = k / splits;
+    float total = 0;
+    for (int s = 0; s < splits; s++) {
+        float acc = 0;
+        for (int p = s * part; p < (s + 1) * part; p++)
+            acc += x[p] * w[p];
+        total += splits > 1 ? bf16_to_f32(bf16_from_f32(acc)) : acc;
+    }
+    return bf16_to_f32(bf16_from_f32(total));
+}
+
+int decode_attention_split_f32(const kv_layout *l, int seq, int heads, const float *q, const float *k_cache,
+                               const float *v_cache, int splits, float *out)
+{
+    if (!l || l->kv_heads <= 0 || l->head_dim <= 0 || l->context <= 0 || heads <= 0 || heads % l->kv_heads ||
+        splits < 1)
+        return -1;
+    if (l->block < 0 || (l->block > 0 && (!l->block_table || l->blocks_per_seq * l->block < l->context)))
+        return -1;
+    int group = heads / l->kv_heads, d = l->head_dim, ctx = l->context;
+    int chunk = (ctx + splits - 1) / splits;
+    float scale = 1.0f / sqrtf((float)d);
+    float *acc = malloc((size_t)splits * d * sizeof *acc), *m = malloc((size_t)splits * sizeof *m),
+          *sum = malloc((size_t)splits * sizeof *sum);
+    if (!acc || !m || !sum) {
+        free(acc), free(m), free(sum);
+        return -1;
+    }
+    for (int h = 0; h < heads; h++) {
+        int kvh = h / group;
+        const float *qh = q + (size_t)h * d;
+        for (int s = 0; s < splits; s++) {
+            float mx = -INFINITY, l_s = 0, *a = acc + (size_t)s * d;
+            for (int i = 0; i < d; i++)
+                a[i] = 0;
+            for (int t = s * chunk; t < ctx && t < (s + 1) * chunk; t++) {
+                float sc = 0;
+                for (int i = 0; i < d; i++)
+                    sc += qh[i] * k_cache[kv_index(l, seq, kvh, t, i)];
+                sc *= scale;
+                float mn = fmaxf(mx, sc), corr = expf(mx - mn), p = expf(sc - mn);
+                l_s = l_s * corr + p;
+                for (int i = 0; i < d; i++)
+                    a[i] = a[i] * corr + p * v_cache[kv_index(l, seq, kvh, t, i)];
+                mx = mn;
+            }
+            m[s] = mx;
+            sum[s] = l_s;
+        }
+        float mall = -INFINITY;
+        for (int s = 0; s < splits; s++)
+            mall = fmaxf(mall, m[s]);
+        float den = 0;
+        for (int s = 0; s < splits; s++)
+            den += m[s] == -INFINITY ? 0.f : sum[s] * expf(m[s] - mall);
+        for (int i = 0; i < d; i++) {
+            float o = 0;
+            for (int s = 0; s < splits; s++)
+                o += m[s] == -INFINITY ? 0.f : acc[(size_t)s * d + i] * expf(m[s] - mall);
+            out[(size_t)h * d + i] = o / den;
+        }
+    }
+    free(acc), free(m), free(sum);
+    return 0;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

@@ -49,6 +49,58 @@ int decode_attention_ref(const kv_layout *layout, int seq, int heads, const floa
 size_t validate_close(const float *got, const float *ref, size_t n, double atol, double rtol, long *first_bad,
                       double *max_excess);
 
+/* Validation that a reduced-precision reduction cannot fail wrongly, and a
+ * real bug cannot pass.  A library GEMM may split K and round each partial
+ * sum to bf16 before adding them; then an element's error is about
+ * u * (sum of |partials| + |y|) with u = 2^-8 (bf16's unit roundoff), which
+ * for random inputs scales with the typical magnitude rms(ref), not with the
+ * element's own |ref|: an element near zero can be off by a good part of u *
+ * rms(ref), and a per-element atol + rtol*|ref| check fails on it.  So the
+ * bound is scaled by the set:
+ *   every element: |got - ref| <= elem_tol * rms(ref) + rtol * |ref|
+ *   the set:       ||got - ref||_2 <= norm_tol * ||ref||_2
+ * and no element may be NaN or infinite. */
+typedef struct {
+    size_t n;         /* elements checked */
+    size_t bad;       /* elements over the per-element bound (non-finite count as bad) */
+    long first_bad;   /* index of the first, or -1 */
+    double rel_l2;    /* ||got - ref|| / ||ref|| (INFINITY when ref is all zero and got is not) */
+    double ref_rms;   /* sqrt(mean ref^2) */
+    double worst_err; /* largest |got - ref| over rms(ref) */
+    int pass;         /* bad == 0 and rel_l2 <= norm_tol */
+} norm_check;
+
+norm_check validate_scaled(const float *got, const float *ref, size_t n, double norm_tol, double elem_tol,
+                           double rtol);
+
+/* The bounds for a bf16 output of an fp32- or bf16-split-accumulated dot
+ * product over random inputs, with u = 2^-8:
+ *   norm_tol = 4u (the rounding's rms is below u; 4x margin),
+ *   elem_tol = 16u (a split of S parts adds about u sqrt(S) rms(ref) per
+ *              element: 16u leaves room for S = 16 at 4 sigma),
+ *   rtol     = 2u (the output's own rounding, twice). */
+#define BF16_UNIT_ROUNDOFF (1.0 / 256.0)
+#define BF16_NORM_TOL (4 * BF16_UNIT_ROUNDOFF)
+#define BF16_ELEM_TOL (16 * BF16_UNIT_ROUNDOFF)
+#define BF16_RTOL (2 * BF16_UNIT_ROUNDOFF)
+norm_check validate_bf16_output(const float *got, const float *ref, size_t n);
+
+/* What a reduced-precision library GEMM may return for one output: K split
+ * into `splits` equal parts, each summed in fp32 and rounded to bf16, the
+ * partials added in fp32 and the result rounded to bf16.  splits = 1 is
+ * the plain fp32-accumulate, bf16-output result.  For tests of the
+ * validation above; splits must divide k. */
+float dot_bf16_split(const float *x, const float *w, int k, int splits);
+
+/* Decode attention as the split-KV kernel computes it, in fp32: the context
+ * cut into `splits` chunks, each with its own running max and sum (online
+ * softmax over its positions), then merged by rescaling each chunk with
+ * exp(max_chunk - max_all).  The same result as decode_attention_ref up to
+ * fp32 rounding: the tests use it to show the kernel's tolerance holds for
+ * the arithmetic it does.  Returns 0, or -1 for a bad shape. */
+int decode_attention_split_f32(const kv_layout *layout, int seq, int heads, const float *q, const float *k_cache,
+                               const float *v_cache, int splits, float *out);
+
 /* Median of x[0..n) (mean of the two middle values for even n); x is not
  * modified.  NAN for n <= 0. */
 double median_of(const double *x, int n);

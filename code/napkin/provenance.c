@@ -121,8 +121,32 @@ void utc_now_iso(char *out, size_t n)
         snprintf(out, n, "unknown");
 }
 
+/* The first line of a REVISION file in the current directory, written
+ * before a tree is copied to a machine without git. */
+static int revision_file(char *out, size_t n)
+{
+    FILE *f = fopen("REVISION", "r");
+    if (!f)
+        return -1;
+    char buf[64];
+    int ok = fgets(buf, sizeof buf, f) != NULL;
+    fclose(f);
+    if (!ok)
+        return -1;
+    buf[strcspn(buf, "\r\n \t")] = '\0';
+    if (!buf[0])
+        return -1;
+    snprintf(out, n, "%s", buf);
+    return 0;
+}
+
 void git_revision(char *out, size_t n)
 {
+    const char *env = getenv("NB_REVISION");
+    if (env && env[0]) {
+        snprintf(out, n, "%.*s", (int)strcspn(env, "\r\n\t"), env);
+        return;
+    }
     snprintf(out, n, "unknown");
     FILE *p = popen("git rev-parse --short HEAD 2>/dev/null", "r");
     if (!p)
@@ -133,8 +157,10 @@ void git_revision(char *out, size_t n)
         if (buf[0])
             snprintf(out, n, "%s", buf);
     }
-    if (pclose(p) != 0 || strcmp(out, "unknown") == 0)
+    if (pclose(p) != 0 || strcmp(out, "unknown") == 0) {
+        revision_file(out, n);
         return;
+    }
     /* Uncommitted changes to tracked files: the revision alone does not
      * name the code that ran. */
     p = popen("git status --porcelain --untracked-files=no 2>/dev/null", "r");

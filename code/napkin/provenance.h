@@ -47,8 +47,10 @@ void cpu_set_slug(const host_info *h, char *out, size_t n);
 
 /* Today's UTC date and time in ISO 8601 ("2026-11-30T10:04:11Z"). */
 void utc_now_iso(char *out, size_t n);
-/* `git rev-parse --short HEAD` in the current directory, with "-dirty" when
- * tracked files have uncommitted changes; "unknown" outside a repository. */
+/* The revision of the code: $NB_REVISION when set; else `git rev-parse
+ * --short HEAD` in the current directory, with "-dirty" when tracked files
+ * have uncommitted changes; else the first line of ./REVISION (written
+ * before a tree is copied without its .git); else "unknown". */
 void git_revision(char *out, size_t n);
 
 /* One provenance line "# key: value\n" (newlines and tabs in value become spaces). */
