@@ -48,6 +48,9 @@ int main(void)
     nb_value("ch01_h100_usable_datasheet_gb", "%.1f", sheet.usable / GB);
     int b_drv = max_batch_for_memory(&drv, 4096), b_sheet = max_batch_for_memory(&sheet, 4096);
     nb_value("ch01_tp4_b4k_datasheet", "%d", b_sheet);
+    replica_memory sheet2;
+    replica_memory_plan(&m, &g, p, 2, pol_sheet, &sheet2, err, sizeof err); /* fails: filled to show by how much */
+    nb_value("ch01_tp2_left_datasheet_gb", "%.1f", sheet2.kv_budget / GB);
     nb_value("ch01_tp4_b4k_driver_gain_pct", "%.0f", 100.0 * (b_drv - b_sheet) / b_sheet);
 
     /* The activation reserve: the working set of a step of activation_tokens
