@@ -102,7 +102,16 @@ int main(void)
         char name[64];
         snprintf(name, sizeof name, "ch03_cap_prompt_%d", prompts[p]);
         nb_value(name, "%d", cap);
-        for (int n = 1; n <= 256; n *= 2) {
+        /* powers of two up to 512 and, in order, the memory ceiling itself,
+         * so the solid (fitting) line ends at the ceiling */
+        int ns[12], count = 0;
+        for (int n = 1; n <= 512; n *= 2) {
+            if (cap > n / 2 && cap < n)
+                ns[count++] = cap;
+            ns[count++] = n;
+        }
+        for (int i = 0; i < count; i++) {
+            int n = ns[i];
             v.requests = n;
             serve_result s, b;
             must(serve_sequential(&m, &g, &v, &s, err, sizeof err), err);
