@@ -194,6 +194,7 @@ int main(void)
         model_spec m8 = model_builtin("llama3-8b");
         nb_value("ch03_ex_kv_tok_kib", "%.0f", kv_bytes_per_token(&m8, DT_BF16) / KiB);
     }
+    nb_value("ch03_ex_h100_datasheet_gb", "%.0f", gpu_builtin("h100").mem_bytes_datasheet / GB);
     nb_value("ch03_ex_h100_driver_gb", "%.1f", gpu_builtin("h100").mem_bytes / GB);
     nb_value("ch03_ex_l40s_driver_gb", "%.1f", gpu_builtin("l40s").mem_bytes / GB);
     nb_value("ch03_ex_cap_768", "%d", ex03_kv_cap("llama3-8b", "h100", 768, 0.9, 5e9));
