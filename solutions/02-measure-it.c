@@ -182,6 +182,7 @@ int main(void)
     /* what those sixteen contexts read, against whole models' weights */
     nb_value("ex02_kv_8b_32k_b16_gb", "%.1f", 16 * kv_bytes_per_sequence(&m8, DT_BF16, 32768) / GB);
     nb_value("ex02_w70_gb", "%.0f", weight_bytes(&m70, DT_BF16) / GB);
+    nb_value("ex02_h200_usable_gb", "%.0f", h200.mem_bytes * memory_policy_default().usable_fraction / GB);
     nb_value("ex02_w8_gb", "%.0f", weight_bytes(&m8, DT_BF16) / GB);
     nb_value("ex02_kv_8b_b16_over_w70_pct", "%.0f",
              100 * 16 * kv_bytes_per_sequence(&m8, DT_BF16, 32768) / weight_bytes(&m70, DT_BF16));

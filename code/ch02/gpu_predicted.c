@@ -165,12 +165,27 @@ int main(void)
      * counts them; measured points when a GPU set is committed. */
     double per_token_layer = kv_bytes_per_token(&m8, DT_BF16) / m8.layers;
     f = nb_data_open("02-gpu-attn.tsv");
-    fprintf(f, "context\tb1_ds_us\tb1_pub_us\tb16_ds_us\tb16_pub_us\n");
-    for (int ctx = 1024; ctx <= 131072; ctx *= 2)
-        fprintf(f, "%d\t%.4f\t%.4f\t%.4f\t%.4f\n", ctx, per_token_layer * ctx / h200.mem_bw * 1e6,
+    /* The kernel times one layer, but a replica holds every layer: mark
+     * where the whole model's KV cache of the batch fits one H200. */
+    fprintf(f, "context\tb1_ds_us\tb1_pub_us\tb16_ds_us\tb16_pub_us\tb1_fits\tb16_fits\n");
+    int b16_max_fit = 0;
+    for (int ctx = 1024; ctx <= 131072; ctx *= 2) {
+        resident_model rm = {&m8, precision_uniform(DT_BF16), 1};
+        fit_check f1, f16;
+        char err[256];
+        if (memory_fit(&h200, memory_policy_default(), &rm, 1, 0, 1, ctx, &f1, err, sizeof err) != 0 ||
+            memory_fit(&h200, memory_policy_default(), &rm, 1, 0, 16, ctx, &f16, err, sizeof err) != 0) {
+            fprintf(stderr, "gpu_predicted: %s\n", err);
+            return 1;
+        }
+        if (f16.fits)
+            b16_max_fit = ctx;
+        fprintf(f, "%d\t%.4f\t%.4f\t%.4f\t%.4f\t%d\t%d\n", ctx, per_token_layer * ctx / h200.mem_bw * 1e6,
                 per_token_layer * ctx / H200_PUB_READ * 1e6, 16 * per_token_layer * ctx / h200.mem_bw * 1e6,
-                16 * per_token_layer * ctx / H200_PUB_READ * 1e6);
+                16 * per_token_layer * ctx / H200_PUB_READ * 1e6, f1.fits, f16.fits);
+    }
     fclose(f);
+    nb_value("ch02_gpu_attn_b16_max_fit_k", "%d", b16_max_fit / 1024);
     nb_value("ch02_gpu_attn_32k_us_pub", "%.1f", per_token_layer * 32768 / H200_PUB_READ * 1e6);
     nb_value("ch02_gpu_attn_32k_85_us", "%.1f", per_token_layer * 32768 / H200_PUB_READ / 0.85 * 1e6);
     nb_value("ch02_gpu_kv_layer_token_kb", "%.0f", per_token_layer / KB);
