@@ -44,7 +44,8 @@ double ex01_kv_to_weight_ratio(const char *model_key, int tp, int batch, int con
 double ex01_step_time(const char *model_key, const char *gpu_key, int tp, int batch, int context,
                       const char *dtype)
 {
-    /* TODO: max(bytes / bandwidth, FLOP / peak), op by op. */
+    /* TODO: NAN unless the batch fits (memory_fit); then max(bytes / bandwidth,
+     * FLOP / peak) op by op, plus the tensor-parallel collectives. */
     return NAN;
 }
 

@@ -32,7 +32,8 @@ int ex01_max_batch(const char *model_key, const char *gpu_key, int tp, int conte
 double ex01_kv_to_weight_ratio(const char *model_key, int tp, int batch, int context, const char *dtype);
 
 /* Roofline time of one decode step (everything in `dtype`); a token per
- * sequence comes out of every step. */
+ * sequence comes out of every step.  NAN when the batch's KV cache does not
+ * fit (the library's default memory policy: memory_fit). */
 double ex01_step_time(const char *model_key, const char *gpu_key, int tp, int batch, int context,
                       const char *dtype);
 

@@ -32,7 +32,8 @@ double ex03_window_for_wait(double lambda, int max_batch, double wait_budget);
 
 /* Time to serve n requests one after another over the time to serve them
  * as one batch, with the step model on the GPU's datasheet rates, bf16,
- * one GPU; prompt and output lengths in tokens. */
+ * one GPU; prompt and output lengths in tokens.  NAN when the batch of n
+ * does not fit the GPU's memory (memory_fit, default policy). */
 double ex03_seq_over_batch(const char *model_key, const char *gpu_key, int n, int prompt, int output);
 
 /* How many sequences of `context` tokens have room for their bf16 KV cache

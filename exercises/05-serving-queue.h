@@ -24,7 +24,9 @@ double ex05_max_rate(double service, double cs2, double target);
 /* Capacity of a replica that runs batches to completion: the best of
  * n / s(n) over n up to min(max_batch, kv_cap) (kv_cap 0: no cap), where
  * s(n) is the step model's time to serve a batch of n requests of `prompt`
- * and `output` tokens, bf16, one GPU, datasheet rates. */
+ * and `output` tokens, bf16, one GPU, datasheet rates.  NAN when the
+ * largest batch it would run does not fit the GPU's memory (memory_fit,
+ * default policy, at prompt + output tokens of context). */
 double ex05_batch_capacity(const char *model_key, const char *gpu_key, int prompt, int output, int max_batch,
                            int kv_cap);
 

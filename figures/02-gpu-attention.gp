@@ -21,7 +21,7 @@ set key top left Left reverse samplen 2 box lc rgb '#bbbbbb' opaque
 
 plot pred using 1:2 with lines lw 2 lc rgb '#c0392b' title 'batch 1, H200 datasheet 4.8 TB/s', \
      pred using 1:3 with lines lw 1.5 dt 2 lc rgb '#c0392b' title 'batch 1, published read 4.48 TB/s', \
-     pred using 1:4 with lines lw 2 lc rgb '#1f5fa8' title 'batch 16, H200 datasheet', \
-     pred using 1:5 with lines lw 1.5 dt 2 lc rgb '#1f5fa8' title 'batch 16, published read', \
+     pred using 1:($7 > 0 ? $4 : NaN) with lines lw 2 lc rgb '#1f5fa8' title 'batch 16, H200 datasheet', \
+     pred using 1:($7 > 0 ? $5 : NaN) with lines lw 1.5 dt 2 lc rgb '#1f5fa8' title 'batch 16, published read', \
      meas using 1:($2 == 1 ? $3 : NaN) with points pt 7 ps 1.2 lc rgb '#c0392b' title 'measured, batch 1', \
      meas using 1:($2 == 16 ? $3 : NaN) with points pt 7 ps 1.2 lc rgb '#1f5fa8' title 'measured, batch 16'

@@ -1,4 +1,4 @@
-# LLaMA-3-8B bf16 on one H100 (2.90 TB/s, 800 TFLOP/s), requests of 512
+# LLaMA-3-8B bf16 on one H100 (published read and GEMM ceilings), requests of 512
 # prompt and 256 output tokens, Poisson arrivals, batches run to completion.
 # Left: one request at a time, simulated (points) against M/D/1 (line).
 # Right: batches of up to 64, with KV caps of 32 and 16 sequences and with a

@@ -3,6 +3,7 @@
  * records the numbers the written solutions quote. */
 #include "02-measure-it.h"
 
+#include "ceilings.h"
 #include "gemm_model.h"
 #include "measure_ref.h"
 #include "memory.h"
@@ -87,6 +88,10 @@ static int step_kernels(const model_spec *m, const step_shape *s)
 
 int main(void)
 {
+    published_ceilings pub;
+    if (published_ceilings_for("h200", &pub) != 0)
+        return 1;
+    nb_value("ex02_h200_read_tbs", "%.2f", pub.read_bw / TB);
     /* 1. BabelStream on an H200: 2^28 floats per array. */
     double n28 = 268435456;
     nb_value("ex02_copy_tbs", "%.2f", ex02_stream_bandwidth("copy", n28, 4, 0.536e-3) / TB);
@@ -116,8 +121,35 @@ int main(void)
     nb_value("ex02_gateup_m1_weight_mb", "%.1f", 2 * gu_n * gu_k / MB);
     nb_value("ex02_knee_h200_gateup", "%.0f", ex02_knee_batch("h200", gu_n, gu_k));
 
-    /* 4. A prediction table. */
-    double pred[5] = {48.9, 49.5, 61.0, 121.5, 243.1}, meas[5] = {55.2, 55.9, 80.4, 140.3, 262.0};
+    /* 4. A prediction table for exercise 3's weight on the H200 datasheet.
+     * The "measured" column is a stated stand-in, not a measurement: a
+     * kernel at 90% of the bandwidth and 85% of the peak that overlaps the
+     * two terms only partly, t = sqrt(t_mem^2 + t_compute^2). */
+    //> ex02_table
+    const int table_m[5] = {1, 64, 128, 256, 512};
+    double pred[5], meas[5];
+    double peak200 = gpu_peak_flops(&h200, DT_BF16);
+    for (int i = 0; i < 5; i++) {
+        gemm_work wk = gemm_work_of(table_m[i], gu_n, gu_k, 2, 2);
+        double t_mem = wk.bytes / (0.90 * h200.mem_bw), t_comp = wk.flop / (0.85 * peak200);
+        pred[i] = ex02_gemm_time("h200", table_m[i], gu_n, gu_k) * 1e6;
+        meas[i] = sqrt(t_mem * t_mem + t_comp * t_comp) * 1e6;
+    }
+    //< ex02_table
+    int worst = 0;
+    for (int i = 0; i < 5; i++) {
+        char name[48];
+        snprintf(name, sizeof name, "ex02_table_m%d_pred", table_m[i]);
+        nb_value(name, "%.1f", pred[i]);
+        snprintf(name, sizeof name, "ex02_table_m%d_meas", table_m[i]);
+        nb_value(name, "%.1f", meas[i]);
+        snprintf(name, sizeof name, "ex02_table_m%d_err_pct", table_m[i]);
+        nb_value(name, "%.1f", 100 * fabs(relative_error(pred[i], meas[i])));
+        if (fabs(relative_error(pred[i], meas[i])) > fabs(relative_error(pred[worst], meas[worst])))
+            worst = i;
+    }
+    nb_value("ex02_table_worst_m", "%d", table_m[worst]);
+    nb_value("ex02_table_worst_pct", "%.1f", 100 * fabs(relative_error(pred[worst], meas[worst])));
     nb_value("ex02_table_median_pct", "%.1f", 100 * ex02_median_abs_error(pred, meas, 5));
     double abs_err[5];
     for (int i = 0; i < 5; i++)
@@ -133,21 +165,27 @@ int main(void)
         snprintf(name, sizeof name, "ex02_table_sorted_%d", i + 1);
         nb_value(name, "%.1f", 100 * abs_err[i]);
     }
-    nb_value("ex02_table_m128_pct", "%.1f", 100 * fabs(relative_error(pred[2], meas[2])));
 
     /* 5. A GEMV profile on an H200. */
     nb_value("ex02_gemv_frac_ds", "%.1f", 100 * ex02_dram_fraction(134.3e6, 16.4e3, 31.87e-6, 4.8 * TB));
-    nb_value("ex02_gemv_frac_read", "%.1f", 100 * ex02_dram_fraction(134.3e6, 16.4e3, 31.87e-6, 4.48 * TB));
+    nb_value("ex02_gemv_frac_read", "%.1f", 100 * ex02_dram_fraction(134.3e6, 16.4e3, 31.87e-6, pub.read_bw));
     nb_value("ex02_gemv_tbs", "%.2f", ex02_dram_fraction(134.3e6, 16.4e3, 31.87e-6, 1) / TB);
 
-    /* 6. Attention at 32k on an H200 (published read ceiling 4.48 TB/s). */
+    /* 6. Attention at 32k on an H200 (published read ceiling). */
     model_spec m8 = model_builtin("llama3-8b");
     nb_value("ex02_kv_token_70b_kb", "%.0f", kv_bytes_per_token(&m70, DT_BF16) / KB);
     nb_value("ex02_kv_70b_32k_gb", "%.1f", kv_bytes_per_sequence(&m70, DT_BF16, 32768) / GB);
     nb_value("ex02_heads_over_kv_70b", "%d", m70.heads / m70.kv_heads);
-    nb_value("ex02_attn_70b_32k_ms", "%.2f", ex02_attention_floor("llama3-70b", 32768, 1, 4.48 * TB) * 1e3);
-    nb_value("ex02_attn_70b_32k_85_ms", "%.2f", ex02_attention_floor("llama3-70b", 32768, 1, 4.48 * TB) / 0.85 * 1e3);
-    nb_value("ex02_attn_8b_32k_b16_ms", "%.2f", ex02_attention_floor("llama3-8b", 32768, 16, 4.48 * TB) * 1e3);
+    nb_value("ex02_attn_70b_32k_ms", "%.2f", ex02_attention_floor("llama3-70b", 32768, 1, pub.read_bw) * 1e3);
+    nb_value("ex02_attn_70b_32k_85_ms", "%.2f", ex02_attention_floor("llama3-70b", 32768, 1, pub.read_bw) / 0.85 * 1e3);
+    nb_value("ex02_attn_8b_32k_b16_ms", "%.2f", ex02_attention_floor("llama3-8b", 32768, 16, pub.read_bw) * 1e3);
+    /* what those sixteen contexts read, against whole models' weights */
+    nb_value("ex02_kv_8b_32k_b16_gb", "%.1f", 16 * kv_bytes_per_sequence(&m8, DT_BF16, 32768) / GB);
+    nb_value("ex02_w70_gb", "%.0f", weight_bytes(&m70, DT_BF16) / GB);
+    nb_value("ex02_h200_usable_gb", "%.0f", h200.mem_bytes * memory_policy_default().usable_fraction / GB);
+    nb_value("ex02_w8_gb", "%.0f", weight_bytes(&m8, DT_BF16) / GB);
+    nb_value("ex02_kv_8b_b16_over_w70_pct", "%.0f",
+             100 * 16 * kv_bytes_per_sequence(&m8, DT_BF16, 32768) / weight_bytes(&m70, DT_BF16));
 
     /* 7. Launch cost against a decode step of LLaMA-3-8B on one H100. */
     precision bf16 = precision_uniform(DT_BF16);

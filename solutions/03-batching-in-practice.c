@@ -94,6 +94,11 @@ double ex03_seq_over_batch(const char *model_key, const char *gpu_key, int n, in
     serve_workload w = {n, prompt, output, 1, precision_uniform(DT_BF16)};
     serve_result seq, one;
     char err[256];
+    resident_model rm = {&m, w.prec, 1};
+    fit_check f;
+    if (n < 1 || memory_fit(&g, memory_policy_default(), &rm, 1, 0, n, prompt + output, &f, err, sizeof err) ||
+        !f.fits)
+        return NAN; /* the batch's KV cache must be held */
     if (serve_sequential(&m, &g, &w, &seq, err, sizeof err) || serve_one_batch(&m, &g, &w, &one, err, sizeof err))
         return NAN;
     return seq.total / one.total;
@@ -107,10 +112,15 @@ int ex03_kv_cap(const char *model_key, const char *gpu_key, int context, double 
     if (model_lookup(model_key, &m) || gpu_lookup(gpu_key, &g) || context < 1 || !(usable_fraction > 0) ||
         usable_fraction > 1 || !(reserve_bytes >= 0))
         return -1;
-    double left = g.mem_bytes * usable_fraction - weight_bytes(&m, DT_BF16) - reserve_bytes;
-    if (left <= 0)
-        return 0;
-    return (int)floor(left / kv_bytes_per_sequence(&m, DT_BF16, context));
+    /* The library's fit check; the reserve, given in bytes, is an extra
+     * fixed allocation rather than a token count. */
+    memory_policy pol = {usable_fraction, 0, 0, 0};
+    resident_model rm = {&m, precision_uniform(DT_BF16), 1};
+    fit_check f;
+    char err[256];
+    if (memory_fit(&g, pol, &rm, 1, reserve_bytes, 1, context, &f, err, sizeof err) != 0)
+        return -1;
+    return f.max_batch;
 }
 
 #ifndef NB_EXERCISE_TEST
@@ -178,6 +188,15 @@ int main(void)
     nb_value("ch03_ex_ratio_16_long", "%.1f", ex03_seq_over_batch("llama3-8b", "h100", 16, 4096, 128));
 
     /* 7. KV cap. */
+    nb_value("ch03_ex_h100_tbs", "%.2f", gpu_builtin("h100").mem_bw / TB);
+    nb_value("ch03_ex_l40s_tbs", "%.3f", gpu_builtin("l40s").mem_bw / TB);
+    {
+        model_spec m8 = model_builtin("llama3-8b");
+        nb_value("ch03_ex_kv_tok_kib", "%.0f", kv_bytes_per_token(&m8, DT_BF16) / KiB);
+    }
+    nb_value("ch03_ex_h100_datasheet_gb", "%.0f", gpu_builtin("h100").mem_bytes_datasheet / GB);
+    nb_value("ch03_ex_h100_driver_gb", "%.1f", gpu_builtin("h100").mem_bytes / GB);
+    nb_value("ch03_ex_l40s_driver_gb", "%.1f", gpu_builtin("l40s").mem_bytes / GB);
     nb_value("ch03_ex_cap_768", "%d", ex03_kv_cap("llama3-8b", "h100", 768, 0.9, 5e9));
     nb_value("ch03_ex_cap_8k", "%d", ex03_kv_cap("llama3-8b", "h100", 8192, 0.9, 5e9));
     nb_value("ch03_ex_cap_8k_l40s", "%d", ex03_kv_cap("llama3-8b", "l40s", 8192, 0.9, 5e9));

@@ -50,6 +50,13 @@ double ex05_batch_capacity(const char *model_key, const char *gpu_key, int promp
     if (model_lookup(model_key, &m) || gpu_lookup(gpu_key, &g) || max_batch < 1 || max_batch > 4096 || kv_cap < 0)
         return NAN;
     serve_workload w = {1, prompt, output, 1, precision_uniform(DT_BF16)};
+    int largest = kv_cap > 0 && kv_cap < max_batch ? kv_cap : max_batch;
+    resident_model rm = {&m, w.prec, 1};
+    fit_check f;
+    char why[256];
+    if (memory_fit(&g, memory_policy_default(), &rm, 1, 0, largest, prompt + output, &f, why, sizeof why) ||
+        !f.fits)
+        return NAN; /* a capacity for batches that cannot be held is no answer */
     double *times = malloc((size_t)max_batch * sizeof *times);
     char err[256];
     if (!times || serve_batch_times(&m, &g, &w, max_batch, times, err, sizeof err)) {
@@ -77,11 +84,11 @@ int main(void)
 {
     /* 1. Little. */
     nb_value("ch05_ex_l", "%.0f", ex05_in_system(40, 6));
-    nb_value("ch05_ex_l_kv_gb", "%.1f", ex05_in_system(40, 6) * 1500 * 131072 / 1e9);
-    nb_value("ch05_ex_l_doubled", "%.0f", ex05_in_system(40, 12));
     model_spec m8;
     if (model_lookup("llama3-8b", &m8))
         return 1;
+    nb_value("ch05_ex_l_kv_gb", "%.1f", ex05_in_system(40, 6) * kv_bytes_per_sequence(&m8, DT_BF16, 1500) / GB);
+    nb_value("ch05_ex_l_doubled", "%.0f", ex05_in_system(40, 12));
     nb_value("ch05_ex_kv_per_token", "%.0f", kv_bytes_per_token(&m8, DT_BF16));
 
     /* 2. M/M/1 against M/D/1: S = 0.2 s, lambda 4/s. */

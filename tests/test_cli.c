@@ -697,10 +697,12 @@ Test(cli, decode_llama70b_h100_tp4_batch64)
     run_free(&pure);
     /* time_memory is bytes over bandwidth */
     assert_rel(tm, tsv_value(o, "step_bytes") / 3.35e12, 1e-9, "memory time");
-    /* Rates: one token per sequence per step; the batch gets 64 of them. */
+    /* Rates from the hand step time: 16.787 ms of bytes (+ up to 4% of
+     * activations) and 1.3951 ms of collectives, 18.18 to 18.87 ms: a user
+     * sees 53.0 to 55.0 tokens/s, the batch of 64 gets 3,392 to 3,520. */
     double user = tsv_value(o, "tokens_per_s_per_user"), agg = tsv_value(o, "tokens_per_s");
-    assert_rel(user, 1 / t, 1e-9, "per-user tokens/s = 1 / step time");
-    assert_rel(agg, 64 * user, 1e-9, "aggregate = batch x per-user");
+    cr_assert(user >= 1 / 18.87e-3 && user <= 1 / 18.18e-3, "per-user %g tokens/s", user);
+    cr_assert(agg >= 64 / 18.87e-3 && agg <= 64 / 18.18e-3, "aggregate %g tokens/s", agg);
     cr_assert_eq((int)tsv_value(o, "batch"), 64);
     run_free(&r);
 }
@@ -733,8 +735,15 @@ Test(cli, decode_op_table)
     run_free(&r);
 }
 
-/* Sum over the op table of count x FLOP is the step's FLOP: the table and the
- * summary tell the same story, whatever the list of ops. */
+/* The op table and the summary both match the hand count of the step: per
+ * GPU and sequence, projections 2 * 69,501,714,432 / 4 = 34,750,857,216 FLOP
+ * (every weight but the embedding and the norm gains), attention 80 * (2 *
+ * 2*16*128*4097 + 5*16*4097) = 2,711,230,720, norms, residual adds and
+ * SiLU-mul 9,453,568: 37,471,541,504 FLOP, * 64 = 2,398,178,656,256.  Bytes:
+ * weights 34,750,857,216 + gains 161*8192*2 = 2,637,824 + 64 embedding rows
+ * 1,048,576; KV 2 * 80 * 64 * (4097 * 512 + 512) = 21,485,322,240;
+ * activations 64 * 26,817,792 (80 * 332,800 a layer + 193,792 once, the
+ * fp32 logits included): 57,956,204,544 B. */
 Test(cli, decode_ops_add_up_to_the_step)
 {
     run_result r = RUN(DECODE_70B_TP4_B64, "--format", "tsv");
@@ -757,9 +766,14 @@ Test(cli, decode_ops_add_up_to_the_step)
         rows++;
     }
     cr_assert_geq(rows, 5);
-    assert_rel(flop, tsv_value(r.out, "step_flop"), 1e-9, "ops add up to the step FLOP");
-    assert_rel(bytes, tsv_value(r.out, "step_bytes"), 1e-9, "ops add up to the step bytes");
-    assert_rel(comm, tsv_value(r.out, "comm_bytes"), 1e-9, "collectives add up to the step's link bytes");
+    assert_rel(flop, 2398178656256.0, 1e-12, "the op table's FLOP");
+    assert_rel(tsv_value(r.out, "step_flop"), 2398178656256.0, 1e-12, "the summary's FLOP");
+    assert_rel(bytes, 57956204544.0, 1e-12, "the op table's bytes");
+    assert_rel(tsv_value(r.out, "step_bytes"), 57956204544.0, 1e-12, "the summary's bytes");
+    /* link bytes: 161 all-reduces of 64 x 8192 x 2 = 1,048,576 B and the fp32 logits gathered,
+     * 64 x 128,256 x 4 = 32,833,536 B: 201,654,272 B */
+    assert_rel(comm, 201654272.0, 1e-12, "the op table's link bytes");
+    assert_rel(tsv_value(r.out, "comm_bytes"), 201654272.0, 1e-12, "the summary's link bytes");
     assert_rel(time_sum, tsv_value(r.out, "step_time"), 1e-9, "op times add up to the step time");
     run_free(&r);
 }

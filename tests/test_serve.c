@@ -16,12 +16,15 @@ static serve_workload workload(int n, int prompt, int output)
 
 Test(serve, single_decode_is_weight_bound)
 {
-    /* Batch 1, prompt 512, 256 tokens: 255 decode steps.  Each reads the weights:
-     * 8.03e9 params less the 525.3e6 embedding rows it does not stream
-     * (128256 * 4096), at 2 bytes: 15.01 GB / 3.35 TB/s = 4.48 ms.  The KV cache
-     * adds at most 767 tokens * 131072 B (2*32*8*128*2) = 0.10 GB, and the
-     * activations little: each step lies in [4.48, 4.48 * 1.12] ms.  (Had the
-     * whole embedding table been streamed, 16.06 GB -> 4.79 ms, still inside.) */
+    /* Batch 1, prompt 512, 256 tokens: 255 decode steps, every op memory-bound.
+     * Each streams the projection weights (8,030,261,248 - 525,336,576
+     * embedding - 266,240 norm gains) * 2 B = 15,009,316,864, the gains
+     * 532,480 and one embedding row 8,192: 15,009,857,536 B; activations
+     * 32 * 323,584 + 545,792 = 10,900,480 B (norms, q/k/v, attention, o,
+     * residuals, MLP widths; final norm, fp32 logits); KV at context c,
+     * 131,072 (c + 2) B.  Over c = 511 + k, k = 1..255, sum (c + 2) =
+     * 163,455: 3,851,717,667,840 B / 3.35e12 = 1.149766 s, 4.509 ms a step.
+     * (Had the whole embedding table been streamed, 16.06 GB: 4.79 ms.) */
     model_spec m = model_builtin("llama3-8b");
     gpu_spec g = gpu_builtin("h100");
     serve_workload w = workload(1, 512, 256);
@@ -29,33 +32,43 @@ Test(serve, single_decode_is_weight_bound)
     char err[160];
     cr_assert_eq(serve_batch(&m, &g, &w, 1, &r, err, sizeof err), 0, "%s", err);
     cr_expect_eq(r.steps, 256, "one prefill and 255 decode steps");
-    double per_step = r.decode / 255;
-    cr_expect(per_step >= 4.48e-3 && per_step <= 4.48e-3 * 1.12, "decode step %g s", per_step);
+    double want = (255 * (15009857536.0 + 10900480.0) + 131072.0 * 163455) / 3.35e12;
+    cr_expect(fabs(r.decode - want) <= 1e-9 * want, "decode %.9g s, hand %.9g s", r.decode, want);
 }
 
 Test(serve, batch_prefill_is_compute_bound)
 {
-    /* 32 prompts of 512 = 16384 tokens, about 2 * 7.50e9 FLOP each (every weight
-     * but the embedding gather) = 2.46e14 FLOP / 989.4e12 = 0.249 s at least.
-     * Attention (32 layers * 32 seqs * 4 * 32 heads * 128 * 131328 causal pairs =
-     * 2.2e12 FLOP) and the memory-bound elementwise ops add some; allow 25%. */
+    /* 32 prompts of 512 = 16384 tokens.  The projections are compute-bound:
+     * 2 * 16384 * 7,504,658,432 (every weight but the embedding gather and
+     * the norm gains) = 2.45913e14 FLOP / 989.4e12 = 248.547 ms.  Attention
+     * is memory-bound (174 FLOP/B): per layer 2 ops * (2 * 33,554,432 KV +
+     * 134,217,728 Q or output) B, * 32 / 3.35e12 = 3.846 ms.  Norms, residual
+     * adds and SiLU-mul read and write 2 * (2*16384*4096*2 + 8192) + 2 *
+     * 3*16384*4096*2 + 3*16384*14336*2 = 2,751,479,808 B a layer, * 32 /
+     * 3.35e12 = 26.282 ms; the embedding and final norm 4 * 16384 * 4096 * 2
+     * + 8192 B, 0.160 ms.  278.836 ms; 0.1% for rounding. */
     model_spec m = model_builtin("llama3-8b");
     gpu_spec g = gpu_builtin("h100");
     serve_workload w = workload(32, 512, 1);
     serve_result r;
     char err[160];
     cr_assert_eq(serve_one_batch(&m, &g, &w, &r, err, sizeof err), 0, "%s", err);
-    cr_expect(r.prefill >= 0.249 && r.prefill <= 0.249 * 1.25, "prefill %g s", r.prefill);
+    double want = 2 * 16384 * 7504658432.0 / 989.4e12 + 32 * 2 * (2 * 33554432.0 + 134217728.0) / 3.35e12 +
+                  32 * 2751479808.0 / 3.35e12 + (4 * 16384 * 4096 * 2.0 + 8192) / 3.35e12;
+    cr_expect(fabs(r.prefill - want) <= 1e-3 * want, "prefill %.6g s, hand %.6g s", r.prefill, want);
     cr_expect_float_eq(r.decode, 0, 1e-15, "one output token: no decode step");
 }
 
 Test(serve, batch_decode_costs_only_the_extra_kv)
 {
     /* Decode at batch 32 against batch 1, both memory-bound (batch 32 is an
-     * intensity of ~32 FLOP/B, far below the H100's 295).  Per step, weights
-     * 15.01 GB are shared; the KV read grows to 32 sequences at a mean context
-     * of 512 + 127 = 639: 32 * 639 * 131072 B = 2.68 GB (batch 1: 0.084 GB).
-     * Ratio (15.01 + 2.68)/(15.01 + 0.084) = 1.172; allow 4%. */
+     * intensity of ~32 FLOP/B, far below the H100's 295).  Over the 255
+     * steps the weights 255 * 15,009,857,536 B are shared (plus 31 more
+     * embedding rows a step); KV 131,072 * 163,455 B and activations
+     * 255 * 10,900,480 B are per sequence (see single_decode above).
+     * Batch 1: 3,851,717,667,840 B; batch 32: 255 * (15,009,857,536 + 31 *
+     * 8192) + 32 * (2,779,622,400 + 21,424,373,760) = 4,602,106,306,560 B.
+     * Ratio 1.194819. */
     model_spec m = model_builtin("llama3-8b");
     gpu_spec g = gpu_builtin("h100");
     serve_workload w = workload(32, 512, 256);
@@ -64,7 +77,9 @@ Test(serve, batch_decode_costs_only_the_extra_kv)
     cr_assert_eq(serve_batch(&m, &g, &w, 1, &one, err, sizeof err), 0, "%s", err);
     cr_assert_eq(serve_one_batch(&m, &g, &w, &all, err, sizeof err), 0, "%s", err);
     double ratio = all.decode / one.decode;
-    cr_expect(fabs(ratio - 1.172) < 0.04 * 1.172, "decode ratio %g", ratio);
+    double want = (255 * (15009857536.0 + 31 * 8192) + 32 * (255 * 10900480.0 + 131072.0 * 163455)) /
+                  (255 * (15009857536.0 + 10900480.0) + 131072.0 * 163455);
+    cr_expect(fabs(ratio - want) < 1e-9 * want, "decode ratio %.9g, hand %.9g", ratio, want);
 }
 
 Test(serve, sequential_is_n_single_requests)

@@ -28,15 +28,22 @@ Test(theory, step_intensity_never_falls_as_batch_grows)
     }
 }
 
-Test(theory, kv_bytes_are_linear_in_context)
+Test(theory, kv_bytes_of_a_sequence_by_hand)
 {
+    /* One sequence holds, per layer and KV head, a K and a V row of head_dim
+     * bf16 values per token.  By hand from config.json, for 1,024 tokens:
+     *   LLaMA-3-8B:   32 layers * 8 heads * 2 * 128 * 2 B * 1024 =   134,217,728
+     *   LLaMA-3-70B:  80 * 8 * 2 * 128 * 2 * 1024                  =   335,544,320
+     *   LLaMA-2-13B:  40 * 40 * 2 * 128 * 2 * 1024 (no GQA)        =   838,860,800
+     *   Mixtral 8x7B: 32 * 8 * 2 * 128 * 2 * 1024                  =   134,217,728
+     *   LLaMA-3.2-1B: 16 * 8 * 2 * 64 * 2 * 1024                   =    33,554,432
+     * and 32 times as much at 32,768 tokens. */
+    const double at_1k[] = {134217728.0, 335544320.0, 838860800.0, 134217728.0, 33554432.0};
     for (size_t i = 0; i < sizeof MODELS / sizeof *MODELS; i++) {
         model_spec m = model_builtin(MODELS[i]);
-        double per_token = kv_bytes_per_token(&m, DT_BF16);
-        for (int ctx = 1; ctx <= (1 << 17); ctx *= 4) {
-            cr_assert_eq(kv_bytes_per_sequence(&m, DT_BF16, ctx), per_token * ctx);
-            cr_assert_eq(kv_bytes_per_sequence(&m, DT_BF16, 2 * ctx), 2 * kv_bytes_per_sequence(&m, DT_BF16, ctx));
-        }
+        cr_assert_eq(kv_bytes_per_sequence(&m, DT_BF16, 1024), at_1k[i], "%s", MODELS[i]);
+        cr_assert_eq(kv_bytes_per_sequence(&m, DT_BF16, 32768), 32 * at_1k[i], "%s", MODELS[i]);
+        cr_assert_eq(kv_bytes_per_sequence(&m, DT_FP8, 1024), at_1k[i] / 2, "%s fp8", MODELS[i]);
     }
 }
 

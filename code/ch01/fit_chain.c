@@ -28,7 +28,40 @@ int main(void)
     nb_value("ch01_kv_seq4k_70b_gb", "%.2f", kv_bytes_per_sequence(&m, DT_BF16, 4096) / GB);
     nb_value("ch01_usable_pct", "%.0f", pol.usable_fraction * 100);
     nb_value("ch01_act_tokens", "%d", pol.activation_tokens);
-    nb_value("ch01_h100_usable_gb", "%.0f", g.mem_bytes * pol.usable_fraction / GB);
+    nb_value("ch01_sampled_tokens", "%d", pol.sampled_tokens);
+
+    /* Capacity: what the driver reports against the datasheet's decimal GB,
+     * and what the difference does to the TP 4, 4k ceiling. */
+    replica_memory drv, sheet;
+    memory_policy pol_sheet = pol;
+    pol_sheet.capacity = g.mem_bytes_datasheet;
+    if (replica_memory_plan(&m, &g, p, 4, pol, &drv, err, sizeof err) != 0 ||
+        replica_memory_plan(&m, &g, p, 4, pol_sheet, &sheet, err, sizeof err) != 0) {
+        fprintf(stderr, "fit_chain: %s\n", err);
+        return 1;
+    }
+    nb_value("ch01_h100_driver_gb", "%.1f", g.mem_bytes / GB);
+    nb_value("ch01_h100_driver_mib", "%.0f", g.mem_bytes / MiB);
+    nb_value("ch01_h100_driver_gib", "%.1f", g.mem_bytes / GiB);
+    nb_value("ch01_h100_datasheet_gb", "%.0f", g.mem_bytes_datasheet / GB);
+    nb_value("ch01_h100_usable_gb", "%.1f", drv.usable / GB);
+    nb_value("ch01_h100_usable_datasheet_gb", "%.1f", sheet.usable / GB);
+    int b_drv = max_batch_for_memory(&drv, 4096), b_sheet = max_batch_for_memory(&sheet, 4096);
+    nb_value("ch01_tp4_b4k_datasheet", "%d", b_sheet);
+    replica_memory sheet2;
+    replica_memory_plan(&m, &g, p, 2, pol_sheet, &sheet2, err, sizeof err); /* fails: filled to show by how much */
+    nb_value("ch01_tp2_left_datasheet_gb", "%.1f", sheet2.kv_budget / GB);
+    nb_value("ch01_tp4_b4k_driver_gain_pct", "%.0f", 100.0 * (b_drv - b_sheet) / b_sheet);
+
+    /* The activation reserve: the working set of a step of activation_tokens
+     * tokens, with fp32 logits and probabilities for the sampled positions
+     * only; and what it would be with logits for every token. */
+    double act = activation_bytes(&m, pol.activation_tokens, pol.sampled_tokens, p.act, 4);
+    double act_nolog = activation_bytes(&m, pol.activation_tokens, 0, p.act, 4);
+    double act_all = activation_bytes(&m, pol.activation_tokens, pol.activation_tokens, p.act, 4);
+    nb_value("ch01_tp4_act_logits_mb", "%.0f", (act - act_nolog) / MB);
+    nb_value("ch01_tp4_act_stream_mb", "%.0f", act_nolog / MB);
+    nb_value("ch01_tp4_act_all_logits_gb", "%.1f", act_all / GB);
 
     const int batch_at_ridge = (int)lround(ridge_batch(&g, p));
     nb_value("ch01_ridge_batch", "%d", batch_at_ridge);
@@ -78,8 +111,10 @@ int main(void)
             nb_value(name, "%.0f", c.intensity);
             snprintf(name, sizeof name, "ch01_tp%d_ridge_%s_bound", tp, ctx_names[j]);
             nb_value(name, "%s", bound_name(c.bound));
-            snprintf(name, sizeof name, "ch01_tp%d_ridge_%s_ms", tp, ctx_names[j]);
-            nb_value(name, "%.1f", c.time * 1e3);
+            if (b >= batch_at_ridge) { /* a step time only for a batch that is held */
+                snprintf(name, sizeof name, "ch01_tp%d_ridge_%s_ms", tp, ctx_names[j]);
+                nb_value(name, "%.1f", c.time * 1e3);
+            }
             /* how busy the tensor cores are while the bytes stream */
             snprintf(name, sizeof name, "ch01_tp%d_ridge_%s_compute_pct", tp, ctx_names[j]);
             nb_value(name, "%.0f", 100 * c.time_compute / c.time_memory);

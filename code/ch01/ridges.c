@@ -1,6 +1,7 @@
 /* Chapter 1: the ridge of every GPU in the table, per compute dtype.
  * Records ch01_ridge_<gpu>_<dtype> (FLOP per byte) and the datasheet
  * inputs the prose quotes for H100 and H200. */
+#include "ceilings.h"
 #include "notebook.h"
 #include "roofline.h"
 #include "specs.h"
@@ -43,8 +44,17 @@ int main(void)
         nb_value(name, "%.1f", gpu_peak_flops(g, DT_BF16) / TERA);
         snprintf(name, sizeof name, "ch01_hbm_tbs_%s", k);
         nb_value(name, "%.3g", g->mem_bw / TB);
+        snprintf(name, sizeof name, "ch01_bf16_sparse_tflops_%s", k);
+        nb_value(name, "%.0f", 2 * gpu_peak_flops(g, DT_BF16) / TERA); /* the datasheet's 2:4-sparse figure */
         snprintf(name, sizeof name, "ch01_hbm_gb_%s", k);
-        nb_value(name, "%.0f", g->mem_bytes / GB);
+        nb_value(name, "%.1f", g->mem_bytes / GB);
+        published_ceilings pc;
+        if (published_ceilings_for(g->key, &pc) == 0) {
+            snprintf(name, sizeof name, "ch01_read_pct_%s", k);
+            nb_value(name, "%.0f", 100 * pc.read_bw / g->mem_bw);
+            snprintf(name, sizeof name, "ch01_copy_pct_%s", k);
+            nb_value(name, "%.0f", 100 * pc.copy_bw / g->mem_bw);
+        }
     }
     gpu_table_free(&t);
     return 0;

@@ -2,6 +2,8 @@
  * 4k context, op by op.  Writes 01-step-ops.tsv (each op on the roofline)
  * and 01-roof.tsv (the H100 bf16 roof), and records the intensities and
  * byte shares the prose quotes. */
+#include "comm.h"
+#include "memory.h"
 #include "notebook.h"
 #include "roofline.h"
 #include "specs.h"
@@ -13,6 +15,35 @@
 #include <string.h>
 
 enum { BATCH = 64, CONTEXT = 4096, TP = 4 };
+
+/* Every step this program times must fit: weights, reserve and KV of the
+ * batch on each GPU (memory_fit). */
+static int require_fit(const model_spec *m, const gpu_spec *g, precision p, int tp, int batch, int context)
+{
+    resident_model rm = {m, p, tp};
+    fit_check f;
+    char err[256], why[256];
+    if (memory_fit(g, memory_policy_default(), &rm, 1, 0, batch, context, &f, err, sizeof err) != 0) {
+        fprintf(stderr, "step_ops: %s\n", err);
+        return -1;
+    }
+    if (!f.fits) {
+        fit_check_describe(&f, batch, context, why, sizeof why);
+        fprintf(stderr, "step_ops: tp %d: %s\n", tp, why);
+        return -1;
+    }
+    return 0;
+}
+
+/* The collectives' share of one decode step at batch b, tp GPUs. */
+static double comm_share(const model_spec *m, const gpu_spec *g, int batch, int context, int tp, step_cost *out)
+{
+    step_shape s = decode_shape(batch, context, tp, precision_uniform(DT_BF16));
+    char err[256];
+    if (require_fit(m, g, s.prec, tp, batch, context) != 0 || decoder_step_cost(m, g, &s, out, err, sizeof err) != 0)
+        return -1;
+    return out->time_comm / out->time;
+}
 
 int main(void)
 {
@@ -26,6 +57,8 @@ int main(void)
     op_cost ops[DECODER_MAX_OPS];
     int n = decoder_step_ops(&m, &s, ops, DECODER_MAX_OPS);
     step_cost c;
+    if (require_fit(&m, &g, p, TP, BATCH, CONTEXT) != 0)
+        return 1;
     if (n < 0 || decoder_step_cost(&m, &g, &s, &c, err, sizeof err) != 0) {
         fprintf(stderr, "bad shape: %s\n", n < 0 ? "decoder_step_ops" : err);
         return 1;
@@ -34,7 +67,7 @@ int main(void)
     FILE *f = nb_data_open("01-step-ops.tsv");
     fprintf(f, "# LLaMA-3-70B, 4 x H100 SXM (one GPU shown), bf16, batch %d, context %d\n", BATCH, CONTEXT);
     fprintf(f, "op\tintensity\tattainable_tflops\tbytes_mb\ttime_us\ttime_share\n");
-    double by_kind_time[OP_LOGITS + 1] = {0};
+    double by_kind_time[OP_ALLGATHER + 1] = {0};
     int occurrences = 0; /* op instances in a step: a lower bound on kernel launches */
     for (int i = 0; i < n; i++) {
         const op_cost *op = &ops[i];
@@ -42,14 +75,16 @@ int main(void)
         occurrences += op_repeats(&m, op);
         double bytes = op_bytes(op);
         double ai = arithmetic_intensity(op->flop, bytes);
-        double t = reps * roofline_time(op->flop, bytes, peak, bw, NULL);
+        double t = reps * op_time(op, &g, peak, TP, NULL);
         by_kind_time[op->kind] += t;
-        if (op->flop > 0) /* a gather (the embedding) has no place on a log-log roofline */
+        if (op->flop > 0) /* a gather (the embedding) or a collective has no place on a log-log roofline */
             fprintf(f, "%s\t%.4g\t%.4g\t%.4g\t%.4g\t%.4f\n", op->name, ai, attainable_flops(ai, peak, bw) / TERA,
                     reps * bytes / MB, t * 1e6, t / c.time);
         char name[96];
-        snprintf(name, sizeof name, "ch01_op_%s_intensity", op->name);
-        nb_value(name, op->flop > 0 && ai < 10 ? "%.2f" : "%.0f", ai);
+        if (!op_is_comm(op)) {
+            snprintf(name, sizeof name, "ch01_op_%s_intensity", op->name);
+            nb_value(name, op->flop > 0 && ai < 10 ? "%.2f" : "%.0f", ai);
+        }
     }
     fclose(f);
 
@@ -82,6 +117,29 @@ int main(void)
     nb_value("ch01_step_small_time_pct", "%.1f",
              100 * (by_kind_time[OP_NORM] + by_kind_time[OP_ELEMENTWISE] + by_kind_time[OP_EMBEDDING]) / c.time);
     nb_value("ch01_step_compute_pct", "%.0f", 100 * c.time_compute / c.time);
+    /* Communication: the collectives' time in this step, and its share at
+     * batch 1 (where the rest of the step is smallest) on 4 and 8 GPUs. */
+    nb_value("ch01_step_comm_ms", "%.2f", c.time_comm * 1e3);
+    nb_value("ch01_step_comm_pct", "%.1f", 100 * c.time_comm / c.time);
+    nb_value("ch01_step_allreduce_us", "%.1f", 1e6 * allreduce_time(&g, TP, BATCH * (double)m.hidden * 2));
+    nb_value("ch01_allreduce_latency_us", "%.1f", 1e6 * g.allreduce_latency);
+    nb_value("ch01_link_gbs", "%.0f", g.link_bw / GB);
+    nb_value("ch01_step_nocomm_ms", "%.1f", (c.time - c.time_comm) * 1e3);
+    nb_value("ch01_step_collectives", "%d", 2 * m.layers + 2);
+    const int tps[] = {4, 8};
+    for (int i = 0; i < 2; i++) {
+        step_cost c1;
+        double share = comm_share(&m, &g, 1, CONTEXT, tps[i], &c1);
+        if (share < 0)
+            return 1;
+        char name[96];
+        snprintf(name, sizeof name, "ch01_comm_b1_tp%d_pct", tps[i]);
+        nb_value(name, "%.0f", 100 * share);
+        snprintf(name, sizeof name, "ch01_comm_b1_tp%d_ms", tps[i]);
+        nb_value(name, "%.2f", c1.time_comm * 1e3);
+        snprintf(name, sizeof name, "ch01_step_b1_tp%d_ms", tps[i]);
+        nb_value(name, "%.2f", c1.time * 1e3);
+    }
     nb_value("ch01_step_tflops", "%.0f", c.flop / c.time / TERA);
     nb_value("ch01_step_gqa_group", "%d", m.heads / m.kv_heads);
     nb_value("ch01_step_op_count", "%d", occurrences);

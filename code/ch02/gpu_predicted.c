@@ -2,6 +2,7 @@
  * The knee of a bf16 GEMM against batch on H100 and H200, from the datasheet
  * ceilings and from published measured ones (quoted, with their sources, in
  * the chapter).  Values ch02_gpu_*; data 02-gpu-pred.tsv. */
+#include "ceilings.h"
 #include "gemm_model.h"
 #include "measured.h"
 #include "memory.h"
@@ -99,16 +100,21 @@ static int measured_gemv(FILE *f, char *label, size_t n)
     return rows > 0 ? 0 : -1;
 }
 
-/* Published measured ceilings of one H200 (inputs, not our measurements):
- * BabelStream read-only and copy on Azure ND H200 v5, and the low end of
- * the 790-820 TFLOP/s reported for cuBLAS bf16 GEMM on random data. */
-#define H200_PUB_READ (4.48 * TB)
-#define H200_PUB_COPY (4.01 * TB)
-#define H200_PUB_GEMM (790e12)
 
 int main(void)
 {
     gpu_spec h100 = gpu_builtin("h100"), h200 = gpu_builtin("h200");
+    /* Published measured ceilings of one H200 (inputs, not our
+     * measurements; ceilings.c cites them). */
+    published_ceilings pub;
+    if (published_ceilings_for("h200", &pub) != 0)
+        return 1;
+    const double H200_PUB_READ = pub.read_bw, H200_PUB_COPY = pub.copy_bw, H200_PUB_GEMM = pub.gemm_bf16;
+    nb_value("ch02_gpu_h200_read_tbs", "%.2f", H200_PUB_READ / TB);
+    nb_value("ch02_gpu_h200_copy_tbs", "%.2f", H200_PUB_COPY / TB);
+    nb_value("ch02_gpu_h200_gemm_tflops", "%.0f", H200_PUB_GEMM / TERA);
+    nb_value("ch02_gpu_h200_sheet_tbs", "%.1f", h200.mem_bw / TB);
+    nb_value("ch02_gpu_bf16_tflops", "%.1f", gpu_peak_flops(&h200, DT_BF16) / TERA);
     double p100 = gpu_peak_flops(&h100, DT_BF16), p200 = gpu_peak_flops(&h200, DT_BF16);
     const double n = 8192, k = 8192;
 
@@ -159,12 +165,27 @@ int main(void)
      * counts them; measured points when a GPU set is committed. */
     double per_token_layer = kv_bytes_per_token(&m8, DT_BF16) / m8.layers;
     f = nb_data_open("02-gpu-attn.tsv");
-    fprintf(f, "context\tb1_ds_us\tb1_pub_us\tb16_ds_us\tb16_pub_us\n");
-    for (int ctx = 1024; ctx <= 131072; ctx *= 2)
-        fprintf(f, "%d\t%.4f\t%.4f\t%.4f\t%.4f\n", ctx, per_token_layer * ctx / h200.mem_bw * 1e6,
+    /* The kernel times one layer, but a replica holds every layer: mark
+     * where the whole model's KV cache of the batch fits one H200. */
+    fprintf(f, "context\tb1_ds_us\tb1_pub_us\tb16_ds_us\tb16_pub_us\tb1_fits\tb16_fits\n");
+    int b16_max_fit = 0;
+    for (int ctx = 1024; ctx <= 131072; ctx *= 2) {
+        resident_model rm = {&m8, precision_uniform(DT_BF16), 1};
+        fit_check f1, f16;
+        char err[256];
+        if (memory_fit(&h200, memory_policy_default(), &rm, 1, 0, 1, ctx, &f1, err, sizeof err) != 0 ||
+            memory_fit(&h200, memory_policy_default(), &rm, 1, 0, 16, ctx, &f16, err, sizeof err) != 0) {
+            fprintf(stderr, "gpu_predicted: %s\n", err);
+            return 1;
+        }
+        if (f16.fits)
+            b16_max_fit = ctx;
+        fprintf(f, "%d\t%.4f\t%.4f\t%.4f\t%.4f\t%d\t%d\n", ctx, per_token_layer * ctx / h200.mem_bw * 1e6,
                 per_token_layer * ctx / H200_PUB_READ * 1e6, 16 * per_token_layer * ctx / h200.mem_bw * 1e6,
-                16 * per_token_layer * ctx / H200_PUB_READ * 1e6);
+                16 * per_token_layer * ctx / H200_PUB_READ * 1e6, f1.fits, f16.fits);
+    }
     fclose(f);
+    nb_value("ch02_gpu_attn_b16_max_fit_k", "%d", b16_max_fit / 1024);
     nb_value("ch02_gpu_attn_32k_us_pub", "%.1f", per_token_layer * 32768 / H200_PUB_READ * 1e6);
     nb_value("ch02_gpu_attn_32k_85_us", "%.1f", per_token_layer * 32768 / H200_PUB_READ / 0.85 * 1e6);
     nb_value("ch02_gpu_kv_layer_token_kb", "%.0f", per_token_layer / KB);

@@ -3,6 +3,8 @@
  * closed form and by simulation, and the decode throughput that batch size
  * gives LLaMA-3-8B on one H100 (step model, context 768).  Writes
  * 03-window.tsv. */
+#include "ceilings.h"
+#include "memory.h"
 #include "notebook.h"
 #include "serve.h"
 #include "window.h"
@@ -20,6 +22,12 @@ static double decode_tokens_per_s(const model_spec *m, const gpu_spec *g, int ba
     step_cost c;
     char err[256];
     step_shape s = decode_shape(batch, CONTEXT, 1, precision_uniform(DT_BF16));
+    resident_model rm = {m, s.prec, 1};
+    fit_check f;
+    if (memory_fit(g, memory_policy_default(), &rm, 1, 0, batch, CONTEXT, &f, err, sizeof err) || !f.fits) {
+        fprintf(stderr, "window_price: batch %d of %d tokens does not fit one GPU\n", batch, CONTEXT);
+        exit(1);
+    }
     if (decoder_step_cost(m, g, &s, &c, err, sizeof err)) {
         fprintf(stderr, "window_price: %s\n", err);
         exit(1);
@@ -39,14 +47,19 @@ int main(void)
 {
     model_spec m = model_builtin("llama3-8b");
     gpu_spec sheet = gpu_builtin("h100");
-    gpu_spec g = gpu_derated(&sheet, 2.90e12 / sheet.mem_bw, 800e12 / gpu_peak_flops(&sheet, DT_BF16));
+    published_ceilings pub;
+    if (published_ceilings_for(sheet.key, &pub) != 0) {
+        fprintf(stderr, "window_price: no published ceilings for %s\n", sheet.key);
+        return 1;
+    }
+    gpu_spec g = gpu_at_published_ceilings(&sheet, &pub); /* read-only rate: a weight read is a read */
     rng_state r = rng_make(3003);
     char err[256];
 
     FILE *f = nb_data_open("03-window.tsv");
     fprintf(f, "# Poisson arrivals %.0f/s, max batch %d; decode throughput of LLaMA-3-8B bf16 on one H100 "
-               "(2.90 TB/s, 800 TFLOP/s) at context %d\n",
-            LAMBDA, MAX_BATCH, CONTEXT);
+               "(%.2f TB/s, %.0f TFLOP/s) at context %d\n",
+            LAMBDA, MAX_BATCH, pub.read_bw / TB, pub.gemm_bf16 / TERA, CONTEXT);
     fprintf(f, "window_ms\tbatch\tbatch_sim\twait_ms\twait_sim_ms\tp99_sim_ms\tfull_share\ttokens_per_s\n");
     for (int wms = 0; wms <= 400; wms += 10) {
         window_params p = {LAMBDA, wms / 1e3, MAX_BATCH};

@@ -4,6 +4,7 @@
  * capacity: one at a time (M/D/1), batches of up to 64, the same with a KV
  * cap of 32 and of 16 sequences, and with a 0.5 s window.  Writes
  * 05-latency-load.tsv (one block per configuration) and 05-capacity.tsv. */
+#include "ceilings.h"
 #include "memory.h"
 #include "notebook.h"
 #include "queue.h"
@@ -57,7 +58,10 @@ int main(void)
 {
     model_spec m = model_builtin("llama3-8b");
     gpu_spec sheet = gpu_builtin("h100");
-    gpu_spec g = gpu_derated(&sheet, 2.90e12 / sheet.mem_bw, 800e12 / gpu_peak_flops(&sheet, DT_BF16));
+    published_ceilings pub;
+    if (published_ceilings_for(sheet.key, &pub) != 0)
+        die("no published ceilings for the H100");
+    gpu_spec g = gpu_at_published_ceilings(&sheet, &pub); /* read-only rate: a weight read is a read */
     precision prec = precision_uniform(DT_BF16);
     serve_workload w = {1, 512, 256, 1, prec};
     double times[MAX_BATCH];
@@ -66,6 +70,8 @@ int main(void)
         die(err);
     rng_state r = rng_make(5005);
 
+    nb_value("ch05_read_tbs", "%.2f", pub.read_bw / TB);
+    nb_value("ch05_gemm_tflops", "%.0f", pub.gemm_bf16 / TERA);
     nb_value("ch05_s1", "%.2f", times[0]);
     nb_value("ch05_s16", "%.2f", times[15]);
     nb_value("ch05_s32", "%.2f", times[31]);
@@ -76,13 +82,16 @@ int main(void)
     if (replica_memory_plan(&m, &sheet, prec, 1, memory_policy_default(), &rm, err, sizeof err))
         die(err);
     nb_value("ch05_kv_cap_768", "%d", max_batch_for_memory(&rm, 768));
+    if (max_batch_for_memory(&rm, w.prompt + w.output) < MAX_BATCH) /* every timed batch must fit */
+        die("a batch of 64 requests does not fit one GPU");
     nb_value("ch05_ctx_cap_32", "%.0f", floor(kv_token_capacity(&rm) / 32 / 1000) * 1000);
     nb_value("ch05_ctx_cap_16", "%.0f", floor(kv_token_capacity(&rm) / 16 / 1000) * 1000);
 
     FILE *cap = nb_data_open("05-capacity.tsv");
     FILE *f = nb_data_open("05-latency-load.tsv");
-    fprintf(f, "# LLaMA-3-8B bf16, one H100 (2.90 TB/s, 800 TFLOP/s), prompt 512, output 256, Poisson arrivals;"
-               " batches run to completion; one block per configuration\n");
+    fprintf(f, "# LLaMA-3-8B bf16, one H100 (%.2f TB/s, %.0f TFLOP/s), prompt 512, output 256, Poisson arrivals;"
+               " batches run to completion; one block per configuration\n",
+            pub.read_bw / TB, pub.gemm_bf16 / TERA);
     fprintf(cap, "# config\tcapacity (requests/s)\tname\n");
     for (int k = 0; k < NCONFIG; k++) {
         const config *c = &configs[k];
@@ -155,16 +164,18 @@ int main(void)
         snprintf(v, sizeof v, "ch05_w_%s_batch_window", i ? "heavy" : "light");
         nb_value(v, "%.1f", b.mean_batch);
     }
-    /* Same arrival rate, caps of 64 and 32 sequences: 12 requests/s (a cap of
-     * 16 cannot carry it at all). */
-    const double lam = 12.0;
-    nb_value("ch05_at12_over_cap16", "%s", lam > capacity(&configs[3], times) ? "more" : "less");
+    /* Same arrival rate, caps of 64 and 32 sequences, at a whole number of
+     * requests/s between the capacities of the caps of 16 and of 32 (so the
+     * cap of 16 cannot carry it at all). */
+    const double lam = floor((capacity(&configs[2], times) + capacity(&configs[3], times)) / 2);
+    nb_value("ch05_at_lambda", "%.0f", lam);
+    nb_value("ch05_at_over_cap16", "%s", lam > capacity(&configs[3], times) ? "more" : "less");
     for (int k = 1; k <= 2; k++) {
         queue_stats s = run(&configs[k], times, lam, 200000, &r);
         char v[64];
-        snprintf(v, sizeof v, "ch05_at12_time_%d", configs[k].kv_cap ? configs[k].kv_cap : MAX_BATCH);
+        snprintf(v, sizeof v, "ch05_at_time_%d", configs[k].kv_cap ? configs[k].kv_cap : MAX_BATCH);
         nb_value(v, "%.2f", s.mean_time);
-        snprintf(v, sizeof v, "ch05_at12_util_%d", configs[k].kv_cap ? configs[k].kv_cap : MAX_BATCH);
+        snprintf(v, sizeof v, "ch05_at_util_%d", configs[k].kv_cap ? configs[k].kv_cap : MAX_BATCH);
         nb_value(v, "%.0f%%", 100 * s.utilization);
     }
     printf("capacity: one at a time %.3f/s, batches of 64 %.2f/s\n", mu1, mu64);

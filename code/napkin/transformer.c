@@ -317,6 +317,39 @@ double ridge_batch(const gpu_spec *g, precision p)
 }
 //< ridge_batch
 
+//> compute_bound_batch
+int compute_bound_batch(const model_spec *m, const gpu_spec *g, const step_shape *s, int batch_max, int *batch,
+                        char *err, size_t errlen)
+{
+    *batch = 0;
+    if (batch_max < 1) {
+        snprintf(err, errlen, "the batch to search up to must be at least 1 (got %d)", batch_max);
+        return -1;
+    }
+    step_shape t = *s;
+    step_cost c;
+    t.batch = batch_max;
+    if (decoder_step_cost(m, g, &t, &c, err, errlen) != 0)
+        return -1;
+    if (c.bound != BOUND_COMPUTE)
+        return 0; /* the intensity only rises with the batch: none below either */
+    /* invariant: lo is memory-bound (or 0), hi is compute-bound */
+    int lo = 0, hi = batch_max;
+    while (hi - lo > 1) {
+        int mid = lo + (hi - lo) / 2;
+        t.batch = mid;
+        if (decoder_step_cost(m, g, &t, &c, err, errlen) != 0)
+            return -1;
+        if (c.bound == BOUND_COMPUTE)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    *batch = hi;
+    return 0;
+}
+//< compute_bound_batch
+
 double moe_experts_touched(const model_spec *m, double tokens)
 {
     double E = m->experts, k = m->experts_active;

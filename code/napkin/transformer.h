@@ -155,6 +155,17 @@ int decoder_step_cost(const model_spec *m, const gpu_spec *g, const step_shape *
  * "batch 295" of bf16 on an H100.  0 when the GPU has no such rate. */
 double ridge_batch(const gpu_spec *g, precision p);
 
+/* The smallest decode batch in 1..batch_max whose whole step is
+ * compute-bound (FLOP time above byte time; communication aside), found by
+ * bisection on decoder_step_cost: the step's FLOPs grow with each sequence
+ * and its bytes are fixed weights plus a per-sequence share, so its
+ * intensity rises with the batch and the crossing is a single point.  The
+ * shape gives context, new_tokens, tp and precision (its batch is ignored).
+ * *batch = 0 when even batch_max is memory-bound.  Returns 0, or -1 with a
+ * message for a bad shape or batch_max < 1. */
+int compute_bound_batch(const model_spec *m, const gpu_spec *g, const step_shape *s, int batch_max, int *batch,
+                        char *err, size_t errlen);
+
 /* Experts of a mixture that at least one of `tokens` tokens routes to, in
  * expectation under uniform top-k routing: E * (1 - (1 - k/E)^tokens). */
 double moe_experts_touched(const model_spec *m, double tokens);

@@ -6,14 +6,14 @@
  * first; the next batch opens at the next arrival.  Dispatch is taken as
  * instant (the server keeps up), so this is the wait the window itself adds.
  *
- * Closed forms, with X ~ Poisson(lambda * W) the arrivals a full window
- * would see after the first, F its CDF and B the maximum size:
- *   batch size  N = 1 + min(X, B-1)          E[N] = 1 + sum_{j=0}^{B-2} (1 - F(j))
- *   close time  T = min(W, time of arrival B) E[T] = (E[N] - 1) / lambda
- *   total wait of a batch's requests          E[S] = sum_{j=0}^{B-2} (j+1)(1 - F(j)) / lambda
- *   mean wait per request (long run)          E[S] / E[N]
+ * Closed forms (the book's notation), with X ~ Poisson(lambda * W) the
+ * arrivals a full window would see after the first and Bmax the maximum size:
+ *   batch size  B = 1 + min(X, Bmax-1)          E[B] = 1 + sum_{j=0}^{Bmax-2} P(X > j)
+ *   dispatch    D = min(W, time of arrival Bmax) E[D] = (E[B] - 1) / lambda
+ *   total wait of a batch's requests             E[A] = sum_{j=0}^{Bmax-2} (j+1) P(X > j) / lambda
+ *   mean wait per request (long run)             E[A] / E[B]
  * (The arrival count up to t, given the batch is still open, is the Poisson
- * count conditioned on being below B-1; integrating its tail over [0, W]
+ * count conditioned on being below Bmax-1; integrating its tail over [0, W]
  * gives the sums.) */
 #ifndef NAPKIN_WINDOW_H
 #define NAPKIN_WINDOW_H
@@ -29,11 +29,11 @@ typedef struct {
 } window_params;
 
 typedef struct {
-    double mean_batch;  /* E[N], requests per dispatched batch */
-    double mean_close;  /* E[T], seconds from first arrival to dispatch */
+    double mean_batch;  /* E[B], requests per dispatched batch */
+    double mean_close;  /* E[D], seconds from first arrival to dispatch */
     double mean_wait;   /* seconds a request waits for dispatch, averaged over requests */
     double full_share;  /* share of batches that fill to B before the window ends */
-    double batch_rate;  /* batches per second: 1 / (E[T] + 1/lambda) */
+    double batch_rate;  /* batches per second: 1 / (E[D] + 1/lambda) */
     /* Simulation only (0 in the closed form): quantiles of the per-request wait. */
     double p50_wait, p99_wait;
     long requests, batches; /* simulated counts (0 in the closed form) */

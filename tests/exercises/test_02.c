@@ -37,6 +37,10 @@ Test(ex02, gemm_time_on_the_h200_datasheet)
     /* M = 512: FLOP 2*512*14,336*8,192 = 120,259,084,288 / 989.4e12 = 121.547 us;
      * bytes 2*(512*8,192 + 117,440,512) + 2*512*14,336 = 257,949,696 / 4.8e12 = 53.7 us */
     assert_rel(ex02_gemm_time("h200", 512, 14336, 8192), 120259084288.0 / 989.4e12, 1e-9);
+    /* M = 128, the table of exercise 4: bytes 2*(128*8,192 + 117,440,512) +
+     * 2*128*14,336 = 240,648,192 / 4.8e12 = 50.135 us; FLOP 2*128*14,336*8,192
+     * = 30.06e9 / 989.4e12 = 30.4 us: memory-bound, 50.1 us (below the knee). */
+    assert_rel(ex02_gemm_time("h200", 128, 14336, 8192), 240648192.0 / 4.8e12, 1e-9);
     cr_assert(isnan(ex02_gemm_time("nonesuch", 1, 1, 1)));
     cr_assert(isnan(ex02_gemm_time("h200", 0, 1, 1)));
 }

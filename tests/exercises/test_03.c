@@ -3,6 +3,7 @@
  * code/specs/models.tsv and the Poisson distribution, never from the
  * library's output. */
 #include "03-batching-in-practice.h"
+#include "specs.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -98,11 +99,16 @@ Test(ex03, sequential_over_batch_by_hand)
 
 Test(ex03, kv_cap_by_hand)
 {
-    /* H100 80 GB * 0.9 = 72e9; bf16 weights 8,030,261,248 * 2 = 16,060,522,496;
-     * reserve 5e9: 50,939,477,504 B left.  One 768-token sequence: 768 * 131072
-     * (2*32*8*128*2) = 100,663,296 B -> floor(506.04) = 506.  At 8192 tokens:
-     * 1,073,741,824 B -> floor(47.44) = 47. */
-    cr_expect_eq(ex03_kv_cap("llama3-8b", "h100", 768, 0.9, 5e9), 506);
-    cr_expect_eq(ex03_kv_cap("llama3-8b", "h100", 8192, 0.9, 5e9), 47);
+    /* The capacity is the GPU row's (what the driver reports: 81,559 MiB =
+     * 85.52e9 B for an H100), read here; the rest by hand.  0.9 * 85.52e9 =
+     * 76.97e9; bf16 weights 8,030,261,248 * 2 = 16,060,522,496; reserve 5e9:
+     * 55.91e9 B left.  One 768-token sequence: 768 * 131072 (2*32*8*128*2) =
+     * 100,663,296 B -> floor(555.4) = 555.  At 8192 tokens: 1,073,741,824 B
+     * -> floor(52.07) = 52. */
+    double left = 0.9 * gpu_builtin("h100").mem_bytes - 16060522496.0 - 5e9;
+    cr_expect_eq(ex03_kv_cap("llama3-8b", "h100", 768, 0.9, 5e9), (int)floor(left / 100663296.0));
+    cr_expect_eq(ex03_kv_cap("llama3-8b", "h100", 8192, 0.9, 5e9), (int)floor(left / 1073741824.0));
+    /* a reserve that eats the budget: none fit */
+    cr_expect_eq(ex03_kv_cap("llama3-8b", "h100", 8192, 0.9, 70e9), 0);
     cr_expect_eq(ex03_kv_cap("llama3-8b", "nope", 8192, 0.9, 5e9), -1);
 }
