@@ -46,7 +46,12 @@ Test(serve, batch_prefill_is_compute_bound)
      * adds and SiLU-mul read and write 2 * (2*16384*4096*2 + 8192) + 2 *
      * 3*16384*4096*2 + 3*16384*14336*2 = 2,751,479,808 B a layer, * 32 /
      * 3.35e12 = 26.282 ms; the embedding and final norm 4 * 16384 * 4096 * 2
-     * + 8192 B, 0.160 ms.  278.836 ms; 0.1% for rounding. */
+     * + 8192 B, 0.160 ms.  278.836 ms if every token got logits; a prefill
+     * samples only each prompt's last position, so the head's share of the
+     * projections, 2 * 16384 * 4096 * 128,256 / 989.4e12 = 17.398 ms, becomes
+     * 32 positions' worth, memory-bound: the head read with 32 rows in and
+     * fp32 logits out, (1,050,673,152 + 32 * 4096 * 2 + 32 * 128,256 * 4) /
+     * 3.35e12 = 0.3185 ms.  261.757 ms; 0.1% for rounding. */
     model_spec m = model_builtin("llama3-8b");
     gpu_spec g = gpu_builtin("h100");
     serve_workload w = workload(32, 512, 1);
@@ -54,7 +59,9 @@ Test(serve, batch_prefill_is_compute_bound)
     char err[160];
     cr_assert_eq(serve_one_batch(&m, &g, &w, &r, err, sizeof err), 0, "%s", err);
     double want = 2 * 16384 * 7504658432.0 / 989.4e12 + 32 * 2 * (2 * 33554432.0 + 134217728.0) / 3.35e12 +
-                  32 * 2751479808.0 / 3.35e12 + (4 * 16384 * 4096 * 2.0 + 8192) / 3.35e12;
+                  32 * 2751479808.0 / 3.35e12 + (4 * 16384 * 4096 * 2.0 + 8192) / 3.35e12 -
+                  2 * 16384 * 4096 * 128256.0 / 989.4e12 +
+                  (1050673152.0 + 32 * 4096 * 2.0 + 32 * 128256 * 4.0) / 3.35e12;
     cr_expect(fabs(r.prefill - want) <= 1e-3 * want, "prefill %.6g s, hand %.6g s", r.prefill, want);
     cr_expect_float_eq(r.decode, 0, 1e-15, "one output token: no decode step");
 }
