@@ -6,6 +6,7 @@
 #include "memory.h"
 #include "notebook.h"
 #include "queue.h"
+#include "request.h"
 #include "serve.h"
 #include "specs.h"
 
@@ -80,6 +81,70 @@ int ex05_replicas_needed(double lambda, double capacity, double max_load)
 }
 
 #ifndef NB_EXERCISE_TEST
+/* Exercises 8-10: one request end to end (request.h), LLaMA-3-8B bf16 on
+ * H100s at the datasheet's ceilings, prompts of 1024 and outputs of 512. */
+static request_estimate e2e(const model_spec *m, const gpu_spec *g, int tp, int prompt, int c, int chunk)
+{
+    request_setup s = {m, g, precision_uniform(DT_BF16), tp, prompt, 512, c, chunk, 0, memory_policy_default(), 2.0};
+    request_estimate e;
+    char err[256];
+    if (request_estimate_compute(&s, &e, err, sizeof err) != 0 || !e.fit.fits) {
+        fprintf(stderr, "solutions/05: %s\n", e.fit.fits ? err : "an exercise's configuration does not fit");
+        exit(1);
+    }
+    return e;
+}
+
+static void end_to_end_answers(void)
+{
+    model_spec m = model_builtin("llama3-8b"), m70 = model_builtin("llama3-70b");
+    gpu_spec g = gpu_builtin("h100");
+    /* 8. cost per million tokens at 1 and at 128 in flight, $2 a GPU-hour */
+    request_estimate a = e2e(&m, &g, 1, 1024, 1, 0), b = e2e(&m, &g, 1, 1024, 128, 0);
+    nb_value("ch05_ex8_cost1", "%.2f", a.cost_per_m_output);
+    nb_value("ch05_ex8_cost128", "%.3f", b.cost_per_m_output);
+    nb_value("ch05_ex8_ratio", "%.0f", a.cost_per_m_output / b.cost_per_m_output);
+    nb_value("ch05_ex8_d1_ms", "%.2f", a.decode_step * 1e3);
+    nb_value("ch05_ex8_d128_ms", "%.2f", b.decode_step * 1e3);
+    nb_value("ch05_ex8_tpot128_ms", "%.1f", b.tpot * 1e3);
+    /* 9. a 200 ms TTFT budget: the longest prompt one H100 prefills in time, alone */
+    int longest = 0;
+    for (int n = 256; n <= 65536; n += 256) {
+        request_setup s = {&m, &g, precision_uniform(DT_BF16), 1, n, 512, 1, 0, 0, memory_policy_default(), 0};
+        request_estimate e;
+        char err[256];
+        if (request_estimate_compute(&s, &e, err, sizeof err) != 0 || !e.fit.fits || e.ttft > 0.2)
+            break;
+        longest = n;
+    }
+    nb_value("ch05_ex9_longest", "%d", longest);
+    request_estimate chunk = e2e(&m, &g, 1, 1024, 64, 256), whole = e2e(&m, &g, 1, 1024, 64, 0);
+    nb_value("ch05_ex9_whole_ttft_ms", "%.0f", whole.ttft * 1e3);
+    nb_value("ch05_ex9_chunk_ttft_ms", "%.0f", chunk.ttft * 1e3);
+    nb_value("ch05_ex9_whole_tpot_ms", "%.1f", whole.tpot * 1e3);
+    nb_value("ch05_ex9_chunk_tpot_ms", "%.1f", chunk.tpot * 1e3);
+    /* 10. LLaMA-3-70B on up to 8 H100s, TPOT <= 50 ms: the cheapest degree */
+    int best_tp = 0;
+    double best_gs = 0;
+    for (int tp = 2; tp <= 8; tp *= 2) {
+        request_setup s = {&m70, &g, precision_uniform(DT_BF16), tp, 1024, 512, 1, 0, 0, memory_policy_default(), 2.0};
+        char err[256], name[48];
+        int c = request_best_concurrency(&s, 0, 0.05, err, sizeof err);
+        if (c <= 0)
+            continue;
+        request_estimate e = e2e(&m70, &g, tp, 1024, c, 0);
+        snprintf(name, sizeof name, "ch05_ex10_c_tp%d", tp);
+        nb_value(name, "%d", c);
+        snprintf(name, sizeof name, "ch05_ex10_gs_tp%d", tp);
+        nb_value(name, "%.2f", e.gpu_seconds_per_request);
+        if (!best_tp || e.gpu_seconds_per_request < best_gs) {
+            best_tp = tp;
+            best_gs = e.gpu_seconds_per_request;
+        }
+    }
+    nb_value("ch05_ex10_best_tp", "%d", best_tp);
+}
+
 int main(void)
 {
     /* 1. Little. */
@@ -138,6 +203,7 @@ int main(void)
     nb_value("ch05_ex_replicas", "%d", ex05_replicas_needed(100, cap64, 0.8));
     nb_value("ch05_ex_replicas_cap16", "%d", ex05_replicas_needed(100, cap16, 0.8));
     nb_value("ch05_ex_replicas_one", "%d", ex05_replicas_needed(100, cap1, 0.8));
+    end_to_end_answers();
     return 0;
 }
 #endif

@@ -146,13 +146,13 @@ int cmd_spec(int argc, char **argv)
         char why[320];
         fit_check_describe(side, batch, context + gamma + 1, why, sizeof why);
         cli_specs_free(&specs);
+        const char *where = side == &fit.draft_gpu ? "the draft's GPUs" : "the target's GPUs";
         if (fit.max_batch < 1)
-            return cli_fail("spec", EXIT_NO_FIT, "no batch fits on the %s GPUs: %s", side == &fit.draft_gpu ? "draft's" : "target's", why);
+            return cli_fail("spec", EXIT_NO_FIT, "no batch fits on %s: %s", where, why);
+        /* the message ends with the largest batch that fits (the smaller side's) */
         return cli_fail("spec", EXIT_NO_FIT,
-                        "--batch %d does not fit %s: %s (context %d + gamma %d + 1 tokens of KV per sequence); "
-                        "the largest batch that fits is %d",
-                        batch, side == &fit.draft_gpu ? "the draft's GPUs" : "the target's GPUs", why, context,
-                        gamma, fit.max_batch);
+                        "--batch %d does not fit %s (context %d + gamma %d + 1 tokens of KV per sequence): %s",
+                        batch, where, context, gamma, why);
     }
     spec_estimate e;
     s.skip_comm = no_comm;
