@@ -85,7 +85,7 @@ int ex05_replicas_needed(double lambda, double capacity, double max_load)
  * H100s at the datasheet's ceilings, prompts of 1024 and outputs of 512. */
 static request_estimate e2e(const model_spec *m, const gpu_spec *g, int tp, int prompt, int c, int chunk)
 {
-    request_setup s = {m, g, precision_uniform(DT_BF16), tp, prompt, 512, c, chunk, 0, memory_policy_default(), 2.0};
+    request_setup s = {m, g, precision_uniform(DT_BF16), tp, prompt, 512, c, chunk, 0, memory_policy_default(), 2.0, 1};
     request_estimate e;
     char err[256];
     if (request_estimate_compute(&s, &e, err, sizeof err) != 0 || !e.fit.fits) {
@@ -110,7 +110,7 @@ static void end_to_end_answers(void)
     /* 9. a 200 ms TTFT budget: the longest prompt one H100 prefills in time, alone */
     int longest = 0;
     for (int n = 256; n <= 65536; n += 256) {
-        request_setup s = {&m, &g, precision_uniform(DT_BF16), 1, n, 512, 1, 0, 0, memory_policy_default(), 0};
+        request_setup s = {&m, &g, precision_uniform(DT_BF16), 1, n, 512, 1, 0, 0, memory_policy_default(), 0, 1};
         request_estimate e;
         char err[256];
         if (request_estimate_compute(&s, &e, err, sizeof err) != 0 || !e.fit.fits || e.ttft > 0.2)
@@ -127,7 +127,7 @@ static void end_to_end_answers(void)
     int best_tp = 0;
     double best_gs = 0;
     for (int tp = 2; tp <= 8; tp *= 2) {
-        request_setup s = {&m70, &g, precision_uniform(DT_BF16), tp, 1024, 512, 1, 0, 0, memory_policy_default(), 2.0};
+        request_setup s = {&m70, &g, precision_uniform(DT_BF16), tp, 1024, 512, 1, 0, 0, memory_policy_default(), 2.0, 1};
         char err[256], name[48];
         int c = request_best_concurrency(&s, 0, 0.05, err, sizeof err);
         if (c <= 0)

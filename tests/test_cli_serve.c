@@ -111,3 +111,26 @@ Test(cli_serve, calibrate_from_a_set)
                  2, "%s", out);
     cr_assert_eq(run("prefill --model llama3-8b --gpu h100 --calibrate /nonexistent", out, sizeof out), 2, "%s", out);
 }
+
+Test(cli_serve, pipeline_stages)
+{
+    char out[OUT_MAX];
+    /* 620 in flight fit at TP 4 x PP 2 (test_pipeline.c works it); 621 do not */
+    cr_assert_eq(run("serve --model llama3-70b --gpu h100 --tp 4 --pp 2 --concurrency 621", out, sizeof out), 1,
+                 "%s", out);
+    cr_assert(strstr(out, "largest batch that fits is 620") != NULL, "%s", out);
+    cr_assert_eq(run("serve --model llama3-70b --gpu h100 --tp 4 --pp 3", out, sizeof out), 2, "%s", out);
+    cr_assert_eq(run("serve --model llama3-70b --gpu h100 --tp 4 --pp 2 --chunked-prefill 512", out, sizeof out), 2,
+                 "%s", out);
+    /* decode and memory take the same flag: a stage's memory, the pipeline's cycle */
+    cr_assert_eq(run("decode --model llama3-70b --gpu h100 --tp 4 --pp 2 --batch 64 --format tsv", out, sizeof out),
+                 0, "%s", out);
+    cr_assert_float_eq(tsv_value(out, "p2p_bytes"), 524288.0, 1e-6); /* 32 x 8192 x 2 B */
+    cr_assert_eq(tsv_value(out, "microbatches"), 2);
+    cr_assert_eq(run("decode --model llama3-70b --gpu h100 --tp 4 --batch 64 --microbatches 2", out, sizeof out), 2,
+                 "%s", out);
+    cr_assert_eq(run("memory --model llama3-70b --gpu h100 --tp 2 --pp 4 --format tsv", out, sizeof out), 0, "%s",
+                 out);
+    /* a stage of 20 layers: 18,163,769,344 parameters x 2 B / 2 GPUs */
+    cr_assert_float_eq(tsv_value(out, "weight_bytes_per_gpu"), 18163769344.0, 1);
+}

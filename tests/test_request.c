@@ -82,7 +82,7 @@ static sim_result simulate(const request_setup *s, int requests)
 
 static request_setup setup(const model_spec *m, const gpu_spec *g, int tp, int prompt, int output, int c)
 {
-    request_setup s = {m, g, precision_uniform(DT_BF16), tp, prompt, output, c, 0, 0, memory_policy_default(), 2.0};
+    request_setup s = {m, g, precision_uniform(DT_BF16), tp, prompt, output, c, 0, 0, memory_policy_default(), 2.0, 1};
     return s;
 }
 

@@ -38,7 +38,7 @@ int main(void)
     model_spec m = model_builtin("llama3-70b");
     gpu_spec g = gpu_builtin("h100");
     request_setup s = {&m, &g, precision_uniform(DT_BF16), TP, PROMPT, OUTPUT, 1, 0, 0, memory_policy_default(),
-                       PRICE};
+                       PRICE, 1};
     request_estimate one = estimate(s);
     int cmax = one.fit.max_batch;
     if (cmax < 64)

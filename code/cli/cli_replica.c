@@ -1,12 +1,14 @@
 #include "cli_replica.h"
 
+#include "pipeline.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 replica_flags replica_flags_default(void)
 {
-    replica_flags f = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 4096, NAN, -1, -1, 0, "", "", ""};
+    replica_flags f = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 4096, 1, NAN, -1, -1, 0, "", "", ""};
     memory_policy p = memory_policy_default();
     snprintf(f.usable_help, sizeof f.usable_help, "share of HBM the server may use (default %g)",
              p.usable_fraction);
@@ -24,6 +26,7 @@ void replica_flag_opts(replica_flags *f, cli_opt *o)
         {"--gpu", OPT_STRING, &f->gpu, "G", "GPU key (napkin specs --gpus)", 1, 0},
         {"--tp", OPT_POS_INT, &f->tp, "N", "tensor-parallel degree: GPUs per replica (default 1)", 0, 0},
         {"--context", OPT_POS_INT, &f->context, "C", "tokens in each sequence's KV cache (default 4096)", 0, 0},
+        {"--pp", OPT_POS_INT, &f->pp, "N", "pipeline stages, each of --tp GPUs (default 1)", 0, 0},
         {"--dtype", OPT_STRING, &f->dtype, "D", "weights, KV, activations and compute (default bf16)", 0, 0},
         {"--weights", OPT_STRING, &f->weights, "D", "weight dtype, overriding --dtype (int4, int8, fp8, ...)", 0, 0},
         {"--kv", OPT_STRING, &f->kv, "D", "KV cache dtype, overriding --dtype", 0, 0},
@@ -50,6 +53,8 @@ int replica_setup_resolve(const char *cmd, const cli_specs *specs, const replica
         return rc;
     out->tp = f->tp;
     out->context = f->context;
+    out->pp = f->pp;
+    out->full = out->model;
     if (f->hbm > 0 && !(f->hbm >= 1e6 && f->hbm <= 1e15))
         return cli_fail(cmd, EXIT_USAGE, "--hbm: %g bytes is not a GPU's memory (give bytes, e.g. 85.5e9)", f->hbm);
     out->policy = cli_policy(f->usable, f->activation_tokens, f->sampled_tokens, f->hbm);
@@ -58,6 +63,9 @@ int replica_setup_resolve(const char *cmd, const cli_specs *specs, const replica
     step_shape probe = decode_shape(1, f->context, f->tp, out->prec);
     if (step_shape_check(out->model, &probe, err, sizeof err) != 0)
         return cli_fail(cmd, EXIT_USAGE, "--tp %d: %s", f->tp, err);
+    if (pipeline_stage_model(out->full, f->pp, &out->stage, err, sizeof err) != 0)
+        return cli_fail(cmd, EXIT_USAGE, "--pp %d: %s", f->pp, err);
+    out->model = &out->stage; /* memory and steps are one stage's */
     if (replica_memory_plan(out->model, out->gpu, out->prec, f->tp, out->policy, &out->mem, err, sizeof err) != 0)
         return cli_fail(cmd, EXIT_NO_FIT, "%s (--tp %d now)", err, f->tp);
     return 0;
@@ -66,11 +74,15 @@ int replica_setup_resolve(const char *cmd, const cli_specs *specs, const replica
 void replica_report_inputs(report *r, const replica_setup *s)
 {
     char title[160];
-    snprintf(title, sizeof title, "%s on %s x %d", s->model->name, s->gpu->name, s->tp);
+    if (s->pp > 1)
+        snprintf(title, sizeof title, "%s on %s x %d x %d (tp x pp)", s->full->name, s->gpu->name, s->tp, s->pp);
+    else
+        snprintf(title, sizeof title, "%s on %s x %d", s->full->name, s->gpu->name, s->tp);
     report_section(r, title);
-    report_text(r, "model", "model", s->model->key);
+    report_text(r, "model", "model", s->full->key);
     report_text(r, "gpu", "GPU", s->gpu->key);
     report_int(r, "tp", "tensor-parallel degree", s->tp);
+    report_int(r, "pp", "pipeline stages", s->pp);
     report_int(r, "context", "context (tokens)", s->context);
     report_text(r, "weights_dtype", "weights dtype", dtype_name(s->prec.weights));
     report_text(r, "kv_dtype", "KV dtype", dtype_name(s->prec.kv));
@@ -78,13 +90,16 @@ void replica_report_inputs(report *r, const replica_setup *s)
     report_num(r, "usable_fraction", "usable share of HBM", U_REAL, s->policy.usable_fraction);
     report_int(r, "activation_tokens", "activation reserve for (tokens)", s->policy.activation_tokens);
     report_int(r, "sampled_tokens", "of which get logits", s->policy.sampled_tokens);
-    report_note(r, "model: %s", s->model->source);
+    report_note(r, "model: %s", s->full->source);
+    if (s->pp > 1)
+        report_note(r, "memory and the step are one pipeline stage's: %d of the %d layers and one vocabulary matrix",
+                    s->stage.layers, s->full->layers);
     report_note(r, "GPU: %s", s->gpu->source);
 }
 
 void replica_report_memory(report *r, const replica_setup *s)
 {
-    const model_spec *m = s->model;
+    const model_spec *m = s->full;
     report_section(r, "Memory per GPU");
     report_num(r, "hbm_bytes", s->policy.capacity > 0 ? "memory (--hbm)" : "memory the driver reports", U_BYTES,
                s->mem.hbm);

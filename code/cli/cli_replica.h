@@ -10,6 +10,7 @@ typedef struct {
     const char *model, *gpu;
     const char *dtype, *weights, *kv, *act, *compute; /* NULL = not given */
     int tp, context;
+    int pp;                /* pipeline stages (default 1) */
     double usable;         /* NAN = policy default */
     int activation_tokens; /* -1 = policy default */
     int sampled_tokens;    /* -1 = policy default */
@@ -21,13 +22,16 @@ typedef struct {
 replica_flags replica_flags_default(void);
 
 /* Number of cli_opt entries replica_flag_opts writes. */
-#define REPLICA_NOPTS 13
+#define REPLICA_NOPTS 14
 /* The shared flags, into opts[0..REPLICA_NOPTS-1].  --compute comes last, so
  * a command without a compute step (memory) passes REPLICA_NOPTS - 1. */
 void replica_flag_opts(replica_flags *f, cli_opt *opts);
 
 typedef struct {
-    const model_spec *model;
+    const model_spec *model; /* what one GPU's stage holds: the whole model, or one pipeline stage */
+    const model_spec *full;  /* the whole model */
+    model_spec stage;        /* with pp > 1: layers / pp and one vocabulary matrix (pipeline.h) */
+    int pp;
     const gpu_spec *gpu;
     precision prec;
     memory_policy policy;
@@ -35,7 +39,8 @@ typedef struct {
     replica_memory mem; /* one GPU of the tp group */
 } replica_setup;
 
-/* Resolve and check the flags: unknown names, a tp that does not split the
+/* Resolve and check the flags (out->model may point into *out: do not copy
+ * the struct): unknown names, a tp that does not split the
  * heads (EXIT_USAGE), weights and activation reserve over the usable memory
  * (EXIT_NO_FIT, suggesting a larger --tp).  Returns 0 or the exit status,
  * after printing the message. */

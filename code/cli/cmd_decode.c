@@ -1,6 +1,7 @@
 /* napkin decode: the whole chain for one decode step of a batch, from the
  * memory that decides the batch to the tokens per second the step allows. */
 #include "cli_replica.h"
+#include "pipeline.h"
 #include "commands.h"
 #include "roofline.h"
 
@@ -12,7 +13,7 @@ static const cli_doc DOC = {
     "--model M --gpu G [--tp N] [--batch B] [--context C]\n"
     "                     [--dtype D | --weights D --kv D --act D --compute D]\n"
     "                     [--usable F] [--activation-tokens T] [--sampled-tokens S] [--hbm BYTES]\n"
-    "                     [--no-comm] [--format table|tsv|json]",
+    "                     [--no-comm] [--pp N [--microbatches M]] [--format table|tsv|json]",
     "One GPU of a tensor-parallel group runs every op of the step; each op takes\n"
     "its roofline time, max(FLOP / peak, bytes / bandwidth), and the step time is\n"
     "their sum plus the tensor-parallel collectives at tp > 1: two all-reduces of\n"
@@ -112,13 +113,16 @@ static void report_step(report *r, const gpu_spec *g, const step_shape *shape, c
 int cmd_decode(int argc, char **argv)
 {
     replica_flags f = replica_flags_default();
-    int batch = 1, no_comm = 0;
-    cli_opt opts[REPLICA_NOPTS + 2];
+    int batch = 1, no_comm = 0, microbatches = 0;
+    cli_opt opts[REPLICA_NOPTS + 3];
     replica_flag_opts(&f, opts);
     opts[REPLICA_NOPTS] =
         (cli_opt){"--batch", OPT_POS_INT, &batch, "B", "sequences decoded together (default 1)", 0, 0};
     opts[REPLICA_NOPTS + 1] = (cli_opt){"--no-comm", OPT_FLAG, &no_comm, NULL,
                                         "leave the tensor-parallel collectives out (the pure roofline)", 0, 0};
+    opts[REPLICA_NOPTS + 2] = (cli_opt){"--microbatches", OPT_POS_INT, &microbatches, "M",
+                                        "with --pp: microbatches the batch is split into (default min(batch, pp))",
+                                        0, 0};
     cli_common common;
     int rc = cli_parse(&DOC, argc, argv, opts, CLI_NOPTS(opts), &common);
     if (rc != CLI_GO)
@@ -143,12 +147,37 @@ int cmd_decode(int argc, char **argv)
         return cli_fail(DOC.name, EXIT_USAGE, "%s (or --no-comm)", err);
     }
 
+    pipeline_cost pc;
+    if (s.pp > 1) {
+        int micro = microbatches ? microbatches : (batch < s.pp ? batch : s.pp);
+        if (pipeline_step_cost(s.full, s.gpu, &shape, s.pp, micro, &pc, err, sizeof err) != 0) {
+            cli_specs_free(&specs);
+            return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
+        }
+        microbatches = micro;
+    } else if (microbatches) {
+        cli_specs_free(&specs);
+        return cli_fail(DOC.name, EXIT_USAGE, "--microbatches needs --pp above 1");
+    }
+
     report *r = report_new(DOC.name);
     replica_report_inputs(r, &s);
     report_int(r, "batch", "batch (sequences)", batch);
     report_text(r, "compute_dtype", "compute dtype", dtype_name(s.prec.compute));
     replica_report_memory(r, &s);
     report_step(r, s.gpu, &shape, &cost, peak);
+    if (s.pp > 1) {
+        report_section(r, "The pipeline (the step above is one stage's, for the whole batch at once)");
+        report_int(r, "microbatches", "microbatches", microbatches);
+        report_num(r, "stage_time", "one microbatch through the slowest stage", U_SECONDS, pc.stage_time);
+        report_num(r, "p2p_bytes", "activations handed to the next stage", U_BYTES, pc.p2p_bytes);
+        report_num(r, "p2p_time", "one hand-off", U_SECONDS, pc.p2p_time);
+        report_num(r, "cycle_time", "every sequence advanced once (steady state)", U_SECONDS, pc.cycle_time);
+        report_num(r, "flush_time", "one flush of all microbatches", U_SECONDS, pc.flush_time);
+        report_num(r, "bubble", "idle share of a flush", U_REAL, pc.bubble);
+        report_num(r, "pipeline_tokens_per_s", "aggregate tokens/s", U_TOKENS_PER_S, batch / pc.cycle_time);
+        report_num(r, "pipeline_tokens_per_s_per_user", "tokens/s per user", U_TOKENS_PER_S, 1 / pc.cycle_time);
+    }
     report_ops(r, s.model, s.gpu, &shape, peak);
     rc = report_print(r, common.format, stdout);
     report_free(r);

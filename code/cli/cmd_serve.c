@@ -12,7 +12,7 @@
 static const cli_doc DOC = {
     "serve",
     "one request end to end: TTFT, TPOT, throughput and cost per million tokens at a concurrency or rate",
-    "--model M --gpu G [--tp N] [--prompt T] [--output T] [--concurrency C | --rate R]\n"
+    "--model M --gpu G [--tp N] [--pp N] [--prompt T] [--output T] [--concurrency C | --rate R]\n"
     "                     [--chunked-prefill T] [--all-logits] [--price P] [--dtype D] [--usable F] [--hbm BYTES]\n"
     "                     [--efficiency F | --bw-efficiency F --flops-efficiency F | --calibrate DIR]\n"
     "                     [--search [--ttft S] [--tpot S] [--gpus N]] [--format table|tsv|json]",
@@ -25,9 +25,12 @@ static const cli_doc DOC = {
     "step inside the decode steps instead (TTFT = steps x mixed step).\n"
     "Cost: the replica's GPU time per request at --price per GPU-hour, split\n"
     "into prefill (input tokens) and decode (output tokens).  --rate R finds the\n"
-    "smallest C that serves R requests/s.  --search tries every tensor-parallel\n"
-    "degree that divides the heads (up to --gpus, data-parallel replicas filling\n"
-    "them), keeps those that fit and meet --ttft and --tpot at the largest\n"
+    "smallest C that serves R requests/s.  --pp N splits the layers into N\n"
+    "pipeline stages of --tp GPUs (p: one prompt through the stages; d: the\n"
+    "cycle of min(C, N) microbatches; not with chunked prefill).\n"
+    "--search tries every tensor-parallel degree that divides the heads and every\n"
+    "pipeline degree that divides the layers, tp x pp up to --gpus (data-parallel\n"
+    "replicas filling them), keeps those that fit and meet --ttft and --tpot at the largest\n"
     "concurrency that does, and ranks them by GPU-seconds per request (the order\n"
     "of cost per token at any price).\n"
     "Exit status 1 when C requests of prompt + output tokens do not fit (the\n"
@@ -67,8 +70,9 @@ static void report_estimate(report *r, const request_estimate *e, double price)
 static int search(report *r, const request_setup *base, int gpus, double ttft, double tpot, char *err,
                   size_t errlen)
 {
-    report_table *t = report_table_add(r, "search", "Tensor-parallel degrees that fit and meet the targets");
+    report_table *t = report_table_add(r, "search", "Layouts (tp x pp) that fit and meet the targets, cheapest first");
     report_col(t, "tp", "tp", U_INT, 0);
+    report_col(t, "pp", "pp", U_INT, 0);
     report_col(t, "replicas", "replicas", U_INT, 0);
     report_col(t, "concurrency", "C", U_INT, 0);
     report_col(t, "ttft", "TTFT", U_SECONDS, 0);
@@ -78,28 +82,31 @@ static int search(report *r, const request_setup *base, int gpus, double ttft, d
     report_col(t, "cost_per_m_input", "cost per M input", U_REAL, 0);
     report_col(t, "cost_per_m_output", "cost per M output", U_REAL, 0);
     typedef struct {
-        int tp, replicas, c;
+        int tp, pp, replicas, c;
         request_estimate e;
     } row;
-    row rows[16];
+    row rows[64];
     int n = 0;
-    for (int tp = 1; tp <= gpus && n < 16; tp *= 2) {
-        request_setup s = *base;
-        s.tp = tp;
-        step_shape probe = decode_shape(1, 0, tp, s.prec);
-        if (step_shape_check(s.model, &probe, err, errlen) != 0)
-            continue;
-        int c = request_best_concurrency(&s, ttft, tpot, err, errlen);
-        if (c < 0)
-            return -1;
-        if (c == 0)
-            continue;
-        s.concurrency = c;
-        request_estimate e;
-        if (request_estimate_compute(&s, &e, err, errlen) != 0)
-            return -1;
-        rows[n++] = (row){tp, gpus / tp, c, e};
-    }
+    for (int tp = 1; tp <= gpus; tp *= 2)
+        for (int pp = 1; tp * pp <= gpus && n < 64; pp *= 2) {
+            request_setup s = *base;
+            s.tp = tp;
+            s.pp = pp;
+            step_shape probe = decode_shape(1, 0, tp, s.prec);
+            if (step_shape_check(s.model, &probe, err, errlen) != 0 || s.model->layers % pp != 0 ||
+                (pp > 1 && s.chunk > 0 && s.chunk < s.prompt))
+                continue;
+            int c = request_best_concurrency(&s, ttft, tpot, err, errlen);
+            if (c < 0)
+                return -1;
+            if (c == 0)
+                continue;
+            s.concurrency = c;
+            request_estimate e;
+            if (request_estimate_compute(&s, &e, err, errlen) != 0)
+                return -1;
+            rows[n++] = (row){tp, pp, gpus / (tp * pp), c, e};
+        }
     /* cheapest first: GPU-seconds per request, the order of cost per token */
     for (int i = 1; i < n; i++)
         for (int j = i; j > 0 && rows[j].e.gpu_seconds_per_request < rows[j - 1].e.gpu_seconds_per_request; j--) {
@@ -109,6 +116,7 @@ static int search(report *r, const request_setup *base, int gpus, double ttft, d
         }
     for (int i = 0; i < n; i++) {
         report_cell_int(t, rows[i].tp);
+        report_cell_int(t, rows[i].pp);
         report_cell_int(t, rows[i].replicas);
         report_cell_int(t, rows[i].c);
         report_cell_num(t, rows[i].e.ttft);
@@ -125,11 +133,13 @@ int cmd_serve(int argc, char **argv)
 {
     device_flags df = device_flags_default();
     const char *model_key = NULL, *dtype_s = "bf16";
-    int tp = 1, prompt = 2048, output = 256, concurrency = 0, chunk = 0, all_logits = 0, do_search = 0, gpus = 8;
+    int tp = 1, pp = 1, prompt = 2048, output = 256, concurrency = 0, chunk = 0, all_logits = 0, do_search = 0,
+        gpus = 8;
     double rate = 0, price = 0, ttft = 0, tpot = 0, usable = NAN, hbm = 0;
     cli_opt more[] = {
         {"--model", OPT_STRING, &model_key, "M", "model key (napkin specs --models)", 1, 0},
         {"--tp", OPT_POS_INT, &tp, "N", "tensor-parallel degree (default 1)", 0, 0},
+        {"--pp", OPT_POS_INT, &pp, "N", "pipeline stages, each of --tp GPUs (default 1)", 0, 0},
         {"--prompt", OPT_POS_INT, &prompt, "T", "prompt tokens per request (default 2048)", 0, 0},
         {"--output", OPT_POS_INT, &output, "T", "output tokens per request (default 256)", 0, 0},
         {"--concurrency", OPT_POS_INT, &concurrency, "C", "requests in flight (default 1)", 0, 0},
@@ -181,13 +191,25 @@ int cmd_serve(int argc, char **argv)
         cli_specs_free(&specs);
         return cli_fail(DOC.name, EXIT_USAGE, "--tp %d: %s", tp, err);
     }
+    if (m->layers % pp != 0) {
+        cli_specs_free(&specs);
+        return cli_fail(DOC.name, EXIT_USAGE, "--pp %d does not divide the %d layers of %s", pp, m->layers, m->key);
+    }
+    if (pp > 1 && chunk > 0 && chunk < prompt) {
+        cli_specs_free(&specs);
+        return cli_fail(DOC.name, EXIT_USAGE, "--chunked-prefill with --pp is not modelled: give one or the other");
+    }
     request_setup s = {m, &d.timed, prec, tp, prompt, output, concurrency ? concurrency : 1, chunk, all_logits,
-                       cli_policy(usable, -1, -1, hbm), price};
+                       cli_policy(usable, -1, -1, hbm), price, pp};
     report *r = report_new(DOC.name);
     report_section(r, "Workload");
     report_text(r, "model", "model", m->key);
     report_int(r, "prompt", "prompt tokens", prompt);
     report_int(r, "output", "output tokens", output);
+    if (!do_search) {
+        report_int(r, "tp", "tensor-parallel degree", tp);
+        report_int(r, "pp", "pipeline stages", pp);
+    }
     if (chunk)
         report_int(r, "chunked_prefill", "prompt tokens a step (chunked prefill)", chunk);
     device_report(r, &d);

@@ -1,6 +1,8 @@
 /* One request end to end: see request.h for the closed-loop model. */
 #include "request.h"
 
+#include "pipeline.h"
+
 #include <math.h>
 #include <stdio.h>
 
@@ -17,6 +19,10 @@ static int check_setup(const request_setup *s, char *err, size_t errlen)
         why = "the prefill chunk must not be negative";
     else if (!(s->price_per_gpu_hour >= 0) || !isfinite(s->price_per_gpu_hour))
         why = "the price must be a finite number >= 0";
+    else if (s->pp < 0)
+        why = "the pipeline degree must not be negative";
+    else if (s->pp > 1 && s->chunk > 0 && s->chunk < s->prompt)
+        why = "chunked prefill with pipeline parallelism is not modelled: give one or the other";
     if (why) {
         snprintf(err, errlen, "%s", why);
         return -1;
@@ -24,9 +30,27 @@ static int check_setup(const request_setup *s, char *err, size_t errlen)
     return 0;
 }
 
+static int stages(const request_setup *s)
+{
+    return s->pp > 1 ? s->pp : 1;
+}
+
+/* One step's cost; with a pipeline, c is the slowest stage's and c->time
+ * what the step takes end to end: one prompt's trip through the stages (a
+ * prefill, one microbatch), or the steady-state cycle of min(batch, pp)
+ * microbatches (a decode step, every sequence advanced once). */
 static int step(const request_setup *s, step_shape sh, step_cost *c, char *err, size_t errlen)
 {
-    return decoder_step_cost(s->model, s->gpu, &sh, c, err, errlen);
+    if (stages(s) == 1)
+        return decoder_step_cost(s->model, s->gpu, &sh, c, err, errlen);
+    int decode = sh.new_tokens == 1;
+    int micro = decode ? (sh.batch < s->pp ? sh.batch : s->pp) : 1;
+    pipeline_cost pc;
+    if (pipeline_step_cost(s->model, s->gpu, &sh, s->pp, micro, &pc, err, errlen) != 0)
+        return -1;
+    *c = pc.stage;
+    c->time = decode ? pc.cycle_time : pc.latency;
+    return 0;
 }
 
 /* Mean decode step of `batch` sequences over the contexts prompt .. prompt +
@@ -54,7 +78,11 @@ int request_estimate_compute(const request_setup *s, request_estimate *out, char
         return -1;
     request_estimate r = {0};
     const double C = s->concurrency, o = s->output;
-    resident_model rm = {s->model, s->prec, s->tp};
+    const int gpus = s->tp * stages(s);
+    model_spec stage; /* what one stage's GPUs hold: the whole model without a pipeline */
+    if (pipeline_stage_model(s->model, stages(s), &stage, err, errlen) != 0)
+        return -1;
+    resident_model rm = {&stage, s->prec, s->tp};
     if (memory_fit(s->gpu, s->policy, &rm, 1, 0, s->concurrency, s->prompt + s->output, &r.fit, err, errlen))
         return -1;
 
@@ -80,9 +108,9 @@ int request_estimate_compute(const request_setup *s, request_estimate *out, char
         r.ttft = p;
         r.e2e = C * p + (o - 1) * r.decode_step;
         r.tpot = o > 1 ? (r.e2e - p) / (o - 1) : 0;
-        r.gpu_seconds_per_request = s->tp * r.e2e / C;
+        r.gpu_seconds_per_request = gpus * r.e2e / C;
         if (s->price_per_gpu_hour > 0) {
-            double per_s = s->price_per_gpu_hour / 3600 * s->tp;
+            double per_s = s->price_per_gpu_hour / 3600 * gpus;
             r.cost_per_m_input = per_s * p / s->prompt * 1e6;
             r.cost_per_m_output = o > 1 ? per_s * (o - 1) * r.decode_step / C / o * 1e6 : NAN;
         }
@@ -112,9 +140,9 @@ int request_estimate_compute(const request_setup *s, request_estimate *out, char
         r.ttft = n * r.mixed_step;
         r.tpot = r.mixed_step;
         r.e2e = steps_per_request * r.mixed_step;
-        r.gpu_seconds_per_request = s->tp * r.e2e / C;
+        r.gpu_seconds_per_request = gpus * r.e2e / C;
         if (s->price_per_gpu_hour > 0) {
-            double per_s = s->price_per_gpu_hour / 3600 * s->tp;
+            double per_s = s->price_per_gpu_hour / 3600 * gpus;
             double replica_s = r.e2e / C; /* one request's share of the replica's time */
             double in_s = replica_s * prefill_share_of_step / r.mixed_step;
             r.cost_per_m_input = per_s * in_s / s->prompt * 1e6;
@@ -126,7 +154,7 @@ int request_estimate_compute(const request_setup *s, request_estimate *out, char
     r.user_tokens_per_s = r.tpot > 0 ? 1 / r.tpot : NAN;
     r.requests_per_s = C / r.e2e; /* Little's law on the closed loop */
     r.tokens_per_s = o * r.requests_per_s;
-    r.gpus = s->tp;
+    r.gpus = gpus;
     *out = r;
     return 0;
 }

@@ -19,9 +19,12 @@
  *   t_mix = d(C_dec) + (the chunk's step time less its weight read, which
  *           the decode step already pays),
  *   TTFT = n t_mix, TPOT = t_mix, e2e = (n + o - 1) t_mix.
+ * With pipeline parallelism (pp stages of tp GPUs, pipeline.h) p is one
+ * prompt's trip through the stages and d the steady-state cycle of min(C, pp)
+ * microbatches; chunked prefill is not modelled with pp > 1.
  * Queueing before admission, and the half step a new request waits for the
  * step in flight, are left out.  Everything is checked against memory with
- * memory_fit: C sequences of prompt + output tokens. */
+ * memory_fit: C sequences of prompt + output tokens on one stage's GPUs. */
 #ifndef NAPKIN_REQUEST_H
 #define NAPKIN_REQUEST_H
 
@@ -42,6 +45,7 @@ typedef struct {
     int all_logits;      /* 1: the prefill computes logits at every prompt position */
     memory_policy policy;
     double price_per_gpu_hour; /* money per GPU-hour for the costs; 0 = no cost */
+    int pp;              /* pipeline stages, each of tp GPUs; 0 or 1 = none */
 } request_setup;
 
 typedef struct {
@@ -56,7 +60,7 @@ typedef struct {
     double user_tokens_per_s; /* 1 / TPOT */
     double tokens_per_s;      /* output tokens per second, the replica */
     double requests_per_s;
-    int gpus;                 /* tp */
+    int gpus;                 /* tp x pp */
     double gpu_seconds_per_request;
     double cost_per_m_input, cost_per_m_output; /* price units per million tokens; NAN without a price */
     fit_check fit;            /* C sequences of prompt + output tokens */

@@ -1,0 +1,55 @@
+#include "pipeline.h"
+
+#include "comm.h"
+
+#include <stdio.h>
+
+int pipeline_stage_model(const model_spec *m, int pp, model_spec *stage, char *err, size_t errlen)
+{
+    if (pp < 1 || m->layers % pp != 0) {
+        snprintf(err, errlen, "pipeline degree %d does not divide the %d layers of %s", pp, m->layers, m->key);
+        return -1;
+    }
+    *stage = *m;
+    stage->layers = m->layers / pp;
+    /* one vocabulary matrix a stage: the embedding on the first, the head on
+     * the last (tied, the step model counts the matrix once) */
+    if (pp > 1)
+        stage->tied_embeddings = 1;
+    return 0;
+}
+
+//> pipeline_step
+int pipeline_step_cost(const model_spec *m, const gpu_spec *g, const step_shape *s, int pp, int microbatches,
+                       pipeline_cost *out, char *err, size_t errlen)
+{
+    if (microbatches < 1 || microbatches > s->batch) {
+        snprintf(err, errlen, "microbatches must be from 1 to the batch (%d), got %d", s->batch, microbatches);
+        return -1;
+    }
+    model_spec stage;
+    if (pipeline_stage_model(m, pp, &stage, err, errlen) != 0)
+        return -1;
+    pipeline_cost c = {0};
+    step_shape one = *s;
+    one.batch = (s->batch + microbatches - 1) / microbatches; /* the largest microbatch */
+    if (decoder_step_cost(&stage, g, &one, &c.stage, err, errlen) != 0)
+        return -1;
+    c.stage_time = c.stage.time;
+    if (pp > 1) {
+        c.p2p_bytes = (double)one.batch * one.new_tokens * m->hidden * dtype_bytes(s->prec.act);
+        if (!gpu_has_links(g)) {
+            snprintf(err, errlen, "%s has no link figures in the GPU table for the pipeline's hand-offs", g->key);
+            return -1;
+        }
+        c.p2p_time = g->allreduce_latency + c.p2p_bytes / g->link_bw;
+    }
+    double slot = c.stage_time + c.p2p_time;
+    c.flush_time = (microbatches + pp - 1) * slot;
+    c.cycle_time = (microbatches >= pp ? microbatches : pp) * slot;
+    c.latency = pp * slot - c.p2p_time;
+    c.bubble = (double)(pp - 1) / (microbatches + pp - 1);
+    *out = c;
+    return 0;
+}
+//< pipeline_step
