@@ -61,8 +61,8 @@ Test(cli_serve, rate_search_and_errors)
     cr_assert_eq(run("serve --model llama3-70b --gpu h100 --tp 4 --rate 5 --format tsv", out, sizeof out), 0, "%s",
                  out);
     cr_assert(tsv_value(out, "requests_per_s") >= 5.0);
-    /* the search: 70B in bf16 (141 GB) fits no single H100, so tp 1 is absent; rows rise in
-     * GPU-seconds per request */
+    /* the search: 70B in bf16 (141 GB) fits no single H100, so tp 1 x pp 1 is absent; rows rise
+     * in GPU-seconds per request */
     cr_assert_eq(run("serve --model llama3-70b --gpu h100 --search --tpot 0.05 --format tsv", out, sizeof out), 0,
                  "%s", out);
     const char *h = strstr(out, "\ntp\t");
@@ -70,11 +70,11 @@ Test(cli_serve, rate_search_and_errors)
     int rows = 0;
     double last = 0;
     for (const char *line = strchr(h + 1, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
-        int tp, replicas, c;
+        int tp, pp, replicas, c;
         double ttft, tpot, tps, gsec;
-        cr_assert_eq(sscanf(line, "%d %d %d %lf %lf %lf %lf", &tp, &replicas, &c, &ttft, &tpot, &tps, &gsec), 7,
-                     "%s", line);
-        cr_assert_neq(tp, 1);
+        cr_assert_eq(sscanf(line, "%d %d %d %d %lf %lf %lf %lf", &tp, &pp, &replicas, &c, &ttft, &tpot, &tps, &gsec),
+                     8, "%s", line);
+        cr_assert(tp * pp > 1, "a 141 GB model on one GPU: %s", line);
         cr_assert(tpot <= 0.05);
         cr_assert(gsec >= last, "not ranked: %s", line);
         last = gsec;
