@@ -16,14 +16,14 @@ set tics nomirror
 set xlabel 'Requests in flight'
 set xrange [0:cmax * 1.05]
 set arrow 1 from cmax, graph 0 to cmax, graph 1 nohead dt 2 lc rgb '#888888'
-set label 1 'memory ceiling' at cmax, graph 0.95 right offset -0.5, 0 tc rgb '#555555'
+set label 1 'memory ceiling' at cmax, graph 0.06 right offset -0.5, 0 tc rgb '#555555'
 set ylabel 'Time per output token (ms)'
 set key top left
 plot d using 1:($3 * 1000) with lines lw 2 lc rgb c1 title 'whole prompts', \
      d using 1:($7 * 1000) with lines lw 2 lc rgb c2 title 'chunks of 512'
 set ylabel 'Cost per million output tokens'
 set logscale y
-set key top right
+set key at graph 0.92, graph 0.75 right
 plot d using 1:5 with lines lw 2 lc rgb c1 title 'whole prompts', \
      d using 1:8 with lines lw 2 lc rgb c2 title 'chunks of 512'
 unset multiplot

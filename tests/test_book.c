@@ -221,7 +221,7 @@ static char *chapter_part(const char *html, int n)
     cr_assert_not_null(part);
     memcpy(part, from, len);
     part[len] = '\0';
-    return part;
+    return text_keep(part);
 }
 
 static int files_for(const source_list *l, int n)

@@ -8,7 +8,37 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* printf into a fresh string (a test process is short-lived). */
+/* Strings these helpers hand out live until the test process exits; they
+ * are kept here and freed then, so LeakSanitizer sees no leak. */
+static char **text_kept;
+static size_t text_nkept, text_capkept;
+
+static inline void text_free_all(void)
+{
+    for (size_t i = 0; i < text_nkept; i++)
+        free(text_kept[i]);
+    free(text_kept);
+    text_kept = NULL;
+    text_nkept = text_capkept = 0;
+}
+
+/* Keep p until exit; returns p. */
+static inline void *text_keep(void *p)
+{
+    if (!text_kept)
+        atexit(text_free_all);
+    if (text_nkept == text_capkept) {
+        size_t cap = text_capkept ? 2 * text_capkept : 64;
+        char **grown = realloc(text_kept, cap * sizeof *grown);
+        cr_assert_not_null(grown);
+        text_kept = grown;
+        text_capkept = cap;
+    }
+    text_kept[text_nkept++] = p;
+    return p;
+}
+
+/* printf into a fresh string, freed at exit (a test process is short-lived). */
 static inline char *fmt(const char *format, ...)
 {
     va_list ap;
@@ -21,10 +51,10 @@ static inline char *fmt(const char *format, ...)
     va_start(ap, format);
     vsnprintf(s, (size_t)n + 1, format, ap);
     va_end(ap);
-    return s;
+    return text_keep(s);
 }
 
-/* A file's whole text, or NULL when it cannot be opened. */
+/* A file's whole text (freed at exit), or NULL when it cannot be opened. */
 static inline char *slurp(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -38,7 +68,7 @@ static inline char *slurp(const char *path)
     size_t got = fread(s, 1, (size_t)n, f);
     s[got] = '\0';
     fclose(f);
-    return s;
+    return text_keep(s);
 }
 
 /* An environment variable that `make test` sets. */

@@ -192,8 +192,9 @@ int cmd_serve(int argc, char **argv)
         return cli_fail(DOC.name, EXIT_USAGE, "--tp %d: %s", tp, err);
     }
     if (m->layers % pp != 0) {
-        cli_specs_free(&specs);
-        return cli_fail(DOC.name, EXIT_USAGE, "--pp %d does not divide the %d layers of %s", pp, m->layers, m->key);
+        rc = cli_fail(DOC.name, EXIT_USAGE, "--pp %d does not divide the %d layers of %s", pp, m->layers, m->key);
+        cli_specs_free(&specs); /* m points into the tables: free them after the message */
+        return rc;
     }
     if (pp > 1 && chunk > 0 && chunk < prompt) {
         cli_specs_free(&specs);
@@ -237,19 +238,23 @@ int cmd_serve(int argc, char **argv)
         int c = request_concurrency_for_rate(&s, rate, err, sizeof err);
         if (c <= 0) {
             report_free(r);
-            cli_specs_free(&specs);
-            if (c < 0)
+            if (c < 0) {
+                cli_specs_free(&specs);
                 return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
+            }
+            /* the fullest replica's rate, for the message (the setup points into the tables: free them after) */
             request_estimate full;
             request_setup t = s;
             t.concurrency = 1;
             request_estimate_compute(&t, &full, err, sizeof err);
             t.concurrency = full.fit.max_batch > 0 ? full.fit.max_batch : 1;
             request_estimate_compute(&t, &full, err, sizeof err);
-            return cli_fail(DOC.name, EXIT_NO_FIT,
-                            "--rate %g requests/s is more than one replica serves: at the largest concurrency "
-                            "that fits (%d) it serves %.3g requests/s (add replicas, or a larger --tp)",
-                            rate, full.fit.max_batch, full.fit.max_batch > 0 ? full.requests_per_s : 0.0);
+            rc = cli_fail(DOC.name, EXIT_NO_FIT,
+                          "--rate %g requests/s is more than one replica serves: at the largest concurrency "
+                          "that fits (%d) it serves %.3g requests/s (add replicas, or a larger --tp)",
+                          rate, full.fit.max_batch, full.fit.max_batch > 0 ? full.requests_per_s : 0.0);
+            cli_specs_free(&specs);
+            return rc;
         }
         s.concurrency = c;
         report_num(r, "rate", "request rate asked for", U_REAL, rate);
