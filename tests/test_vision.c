@@ -2,6 +2,7 @@
  * hand, encoder FLOPs counted by hand from the configs, KV and memory from
  * the GPU row's capacity, and the vision table's parser. */
 #include "memory.h"
+#include "test_text.h"
 #include "transformer.h"
 #include "vision.h"
 
@@ -140,14 +141,6 @@ Test(vision, values_outside_a_plausible_range_are_refused_with_file_line)
     cr_expect(strstr(err, "v.tsv:3: field 'key': 'X' appears twice (first on line 2)") != NULL, "%s", err);
 }
 
-static void write_file(const char *path, const char *bytes, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f);
-    cr_assert_eq(fwrite(bytes, 1, n, f), n);
-    fclose(f);
-}
-
 Test(vision, files_that_are_not_tables_are_refused)
 {
     char dir[] = "/tmp/napkin-vision-XXXXXX", path[4096], err[512];
@@ -161,7 +154,7 @@ Test(vision, files_that_are_not_tables_are_refused)
     char text[2048];
     int len = snprintf(text, sizeof text, "# c\n" VISION_HEADER LLAVA_ROW("x", "336", "-") LLAVA_ROW("y", "336", "-"));
     text[strlen("# c\n" VISION_HEADER) + 2] = '\0';
-    write_file(path, text, (size_t)len);
+    write_bytes(path, text, (size_t)len);
     cr_assert_eq(vision_table_load(path, &t, err, sizeof err), -1);
     char want[4200];
     snprintf(want, sizeof want, "%s:3: a NUL byte", path);
@@ -169,7 +162,7 @@ Test(vision, files_that_are_not_tables_are_refused)
     cr_expect_eq(t.n, 0);
     /* the same file without the NUL loads both rows */
     text[strlen("# c\n" VISION_HEADER) + 2] = 'X';
-    write_file(path, text, (size_t)len);
+    write_bytes(path, text, (size_t)len);
     cr_assert_eq(vision_table_load(path, &t, err, sizeof err), 0, "%s", err);
     cr_expect_eq(t.n, 2);
     vision_table_free(&t);
