@@ -470,24 +470,24 @@ void model_table_free(model_table *t)
 
 const gpu_spec *gpu_find(const gpu_table *t, const char *key)
 {
-    int i = spec_key_index(t->n ? t->rows[0].key : "", sizeof *t->rows, t->n, key);
+    int i = spec_key_index(SPEC_ROWS(t), key);
     return i < 0 ? NULL : &t->rows[i];
 }
 
 const model_spec *model_find(const model_table *t, const char *key)
 {
-    int i = spec_key_index(t->n ? t->rows[0].key : "", sizeof *t->rows, t->n, key);
+    int i = spec_key_index(SPEC_ROWS(t), key);
     return i < 0 ? NULL : &t->rows[i];
 }
 
 char *gpu_keys(const gpu_table *t, char *buf, size_t n)
 {
-    return spec_keys_join(t->n ? t->rows[0].key : "", sizeof *t->rows, t->n, buf, n);
+    return spec_keys_join(SPEC_ROWS(t), buf, n);
 }
 
 char *model_keys(const model_table *t, char *buf, size_t n)
 {
-    return spec_keys_join(t->n ? t->rows[0].key : "", sizeof *t->rows, t->n, buf, n);
+    return spec_keys_join(SPEC_ROWS(t), buf, n);
 }
 
 int gpu_lookup(const char *key, gpu_spec *out)

@@ -38,10 +38,12 @@ char *spec_read_text_file(const char *path, char *err, size_t errlen);
 int spec_tsv_key(spec_tsv_ctx *c, const char *key);
 
 /* Rows of any table are n structs `stride` bytes apart whose key strings
- * start at first_key (pass "" when n is 0):
- *     spec_key_index(t->n ? t->rows[0].key : "", sizeof *t->rows, t->n, key)
+ * start at first_key ("" when n is 0).  SPEC_ROWS(t) gives those three
+ * arguments for a table {rows, n} whose rows have a `key`:
+ *     int i = spec_key_index(SPEC_ROWS(t), key);
  * The index of the row whose key is `key` (case-insensitive), or -1 (also
  * for key NULL). */
+#define SPEC_ROWS(t) ((t)->n ? (t)->rows[0].key : ""), sizeof *(t)->rows, (t)->n
 int spec_key_index(const char *first_key, size_t stride, int n, const char *key);
 /* "a, b, c" into buf (cut at a whole key when it is full), for the choices
  * an error message lists. */

@@ -129,13 +129,13 @@ void video_model_table_free(video_model_table *t)
 
 const video_model *video_model_find(const video_model_table *t, const char *key)
 {
-    int i = spec_key_index(t->n ? t->rows[0].key : "", sizeof *t->rows, t->n, key);
+    int i = spec_key_index(SPEC_ROWS(t), key);
     return i < 0 ? NULL : &t->rows[i];
 }
 
 char *video_model_keys(const video_model_table *t, char *buf, size_t n)
 {
-    return spec_keys_join(t->n ? t->rows[0].key : "", sizeof *t->rows, t->n, buf, n);
+    return spec_keys_join(SPEC_ROWS(t), buf, n);
 }
 
 video_model video_model_builtin(const char *key)

@@ -196,13 +196,13 @@ void vision_table_free(vision_table *t)
 
 const vision_spec *vision_find(const vision_table *t, const char *key)
 {
-    int i = spec_key_index(t->n ? t->rows[0].key : "", sizeof *t->rows, t->n, key);
+    int i = spec_key_index(SPEC_ROWS(t), key);
     return i < 0 ? NULL : &t->rows[i];
 }
 
 char *vision_keys(const vision_table *t, char *buf, size_t n)
 {
-    return spec_keys_join(t->n ? t->rows[0].key : "", sizeof *t->rows, t->n, buf, n);
+    return spec_keys_join(SPEC_ROWS(t), buf, n);
 }
 
 const char *vision_family_name(vision_family f)
