@@ -215,15 +215,17 @@ int cmd_serve(int argc, char **argv)
         int c = request_concurrency_for_rate(&s, rate, err, sizeof err);
         if (c <= 0) {
             report_free(r);
-            cli_specs_free(&specs);
-            if (c < 0)
+            if (c < 0) {
+                cli_specs_free(&specs);
                 return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
+            }
             request_estimate full;
             request_setup t = s;
             t.concurrency = 1;
             request_estimate_compute(&t, &full, err, sizeof err);
             t.concurrency = full.fit.max_batch > 0 ? full.fit.max_batch : 1;
             request_estimate_compute(&t, &full, err, sizeof err);
+            cli_specs_free(&specs); /* s points into the tables: free them only now */
             return cli_fail(DOC.name, EXIT_NO_FIT,
                             "--rate %g requests/s is more than one replica serves: at the largest concurrency "
                             "that fits (%d) it serves %.3g requests/s (add replicas, or a larger --tp)",
