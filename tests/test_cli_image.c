@@ -94,6 +94,12 @@ Test(cli_image, bad_input_names_the_flag)
     cr_assert_eq(run("image --tp 3", out, sizeof out), 2);
     cr_assert_eq(run("image --ttft-target 0", out, sizeof out), 2);
     cr_assert_eq(run("image --preprocess x", out, sizeof out), 2);
+    /* seconds from 0 to 3600, in the one number syntax of every flag: no sign, no hex */
+    cr_assert_eq(run("image --preprocess 3601", out, sizeof out), 2);
+    cr_assert(strstr(out, "--preprocess") && strstr(out, "0 to 3600"), "%s", out);
+    cr_assert_eq(run("image --preprocess +1", out, sizeof out), 2);
+    cr_assert_eq(run("image --ttft-target 0x1", out, sizeof out), 2);
+    cr_assert(strstr(out, "--ttft-target") != NULL, "%s", out);
     cr_assert_eq(run("image --images 0 --text-tokens 0", out, sizeof out), 2);
     cr_assert_eq(run("image --gpu tpu", out, sizeof out), 2);
     cr_assert_eq(run("image --help", out, sizeof out), 0);

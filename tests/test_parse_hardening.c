@@ -4,6 +4,7 @@
  * that cannot be written, and no inf, nan or -0 in any command's answer.
  * Each case is a reproducer that printed a wrong answer (or hung) before. */
 #include "specs.h"
+#include "test_text.h"
 #include "units.h"
 
 #include <criterion/criterion.h>
@@ -103,14 +104,6 @@ Test(hardening, duplicates_among_many_rows)
     free(text);
 }
 
-static void write_file(const char *path, const void *bytes, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f);
-    fwrite(bytes, 1, n, f);
-    fclose(f);
-}
-
 Test(hardening, files_that_are_not_tables)
 {
     char dir[] = "/tmp/napkin-hard-XXXXXX", path[4096], err[512];
@@ -124,14 +117,14 @@ Test(hardening, files_that_are_not_tables)
     char with_nul[1024];
     int len = snprintf(with_nul, sizeof with_nul, "%sa\tA\t100\t1\t-\t-\t3\t80\t-\t-\t-\t-\ts\tl\n", GPU_HEADER);
     with_nul[len - 5] = '\0';
-    write_file(path, with_nul, (size_t)len);
+    write_bytes(path, with_nul, (size_t)len);
     cr_assert_eq(gpu_table_load(path, &t, err, sizeof err), -1);
     cr_assert(strstr(err, "nul.tsv:2: a NUL byte"), "%s", err);
     /* a UTF-8 byte-order mark is accepted */
     snprintf(path, sizeof path, "%s/bom.tsv", dir);
     char bom[1024];
     len = snprintf(bom, sizeof bom, "\xEF\xBB\xBF%sa\tA\t100\t1\t-\t-\t3\t80\t-\t-\t-\t-\ts\tl\n", GPU_HEADER);
-    write_file(path, bom, (size_t)len);
+    write_bytes(path, bom, (size_t)len);
     cr_assert_eq(gpu_table_load(path, &t, err, sizeof err), 0, "%s", err);
     cr_assert_eq(t.n, 1);
     gpu_table_free(&t);

@@ -71,6 +71,15 @@ static inline char *slurp(const char *path)
     return text_keep(s);
 }
 
+/* Write n bytes (NULs included) to path, replacing what was there. */
+static inline void write_bytes(const char *path, const void *bytes, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f, "cannot write %s", path);
+    cr_assert_eq(fwrite(bytes, 1, n, f), n);
+    fclose(f);
+}
+
 /* An environment variable that `make test` sets. */
 static inline const char *need_env(const char *name)
 {

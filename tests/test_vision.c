@@ -2,6 +2,7 @@
  * hand, encoder FLOPs counted by hand from the configs, KV and memory from
  * the GPU row's capacity, and the vision table's parser. */
 #include "memory.h"
+#include "test_text.h"
 #include "transformer.h"
 #include "vision.h"
 
@@ -9,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static vision_spec row(const char *key)
 {
@@ -82,6 +84,92 @@ Test(vision, malformed_rows_name_file_line_and_field)
     cr_assert(strstr(err, "v.tsv:2: field 'hidden'") != NULL && strstr(err, "9 fields") != NULL, "%s", err);
     cr_assert_eq(vision_table_parse("key\tname\n", "v.tsv", &t, err, sizeof err), -1);
     cr_assert(strstr(err, "v.tsv:1:") != NULL, "%s", err);
+}
+
+/* The LLaVA-1.5 row of the built-in table, for tables written by the tests. */
+#define VISION_HEADER                                                                                         \
+    "key\tname\tfamily\tlm\timage\tpatch\tmerge\tcls\tlayers\thidden\theads\tffn\tgated\twindow\t"            \
+    "full_layers\tproj_in\tproj_mid\tproj_out\tcross_layers\ttiling\tsource\n"
+#define LLAVA_ROW(key, image, tiling)                                                                         \
+    key "\tX\tfixed\tlm\t" image "\t14\t1\t1\t23\t1024\t16\t4096\t0\t0\t0\t1024\t4096\t4096\t0\t" tiling "\tsrc\n"
+
+static int parse_text(const char *text, char *err, size_t errlen)
+{
+    vision_table t;
+    int rc = vision_table_parse(text, "v.tsv", &t, err, errlen);
+    vision_table_free(&t);
+    return rc;
+}
+
+Test(vision, values_outside_a_plausible_range_are_refused_with_file_line)
+{
+    char err[512];
+    /* the row as written parses: line 1 header, line 2 the row */
+    cr_assert_eq(parse_text(VISION_HEADER LLAVA_ROW("x", "336", "-"), err, sizeof err), 0, "%s", err);
+    /* a crop side of a million px, a signed or hex number, an exponent where a whole number goes */
+    const char *bad_image[] = {"1000000", "+336", "0x150", "3.36e2", " 336"};
+    for (size_t i = 0; i < sizeof bad_image / sizeof bad_image[0]; i++) {
+        char text[1024];
+        snprintf(text, sizeof text, "# c\n" VISION_HEADER "x\tX\tfixed\tlm\t%s\t14\t1\t1\t23\t1024\t16\t4096\t0\t0\t0\t"
+                                    "1024\t4096\t4096\t0\t-\tsrc\n", bad_image[i]);
+        cr_expect_eq(parse_text(text, err, sizeof err), -1, "image '%s' accepted", bad_image[i]);
+        cr_expect(strstr(err, "v.tsv:3: field 'image'") != NULL, "%s", err);
+    }
+    /* 65 tiles is one over the 64 a row may have; 1e300 pixels is no image */
+    const char *tiles = "# c\n" VISION_HEADER "t\tT\ttiles\tlm\t448\t14\t2\t1\t24\t1024\t16\t4096\t0\t0\t0\t4096\t"
+                        "4096\t4096\t0\t1-65\tsrc\n";
+    cr_expect_eq(parse_text(tiles, err, sizeof err), -1);
+    cr_expect(strstr(err, "v.tsv:3: field 'tiling': '65' must be from 1 to 64") != NULL, "%s", err);
+    const char *pixels = VISION_HEADER "q\tQ\tnative\tlm\t-\t14\t2\t0\t32\t1280\t16\t5120\t0\t0\t0\t5120\t5120\t"
+                         "3584\t0\t3136-1e300\tsrc\n";
+    cr_expect_eq(parse_text(pixels, err, sizeof err), -1);
+    cr_expect(strstr(err, "v.tsv:2: field 'tiling': '1e300'") != NULL, "%s", err);
+    /* a 3 x 3 grid of 336 px tiles is a pinpoint; "+336" is not a number; 9 x 9 = 81 tiles is too many */
+    const char *pins[] = {"1008x1008", "+336x672", "3024x3024"};
+    const int ok[] = {1, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        char text[1024];
+        snprintf(text, sizeof text, VISION_HEADER "n\tN\tanyres\tlm\t336\t14\t1\t1\t23\t1024\t16\t4096\t0\t0\t0\t1024\t"
+                                    "4096\t4096\t0\t336x672,%s\tsrc\n", pins[i]);
+        int rc = parse_text(text, err, sizeof err);
+        cr_expect_eq(rc, ok[i] ? 0 : -1, "pinpoint %s: %s", pins[i], rc ? err : "accepted");
+        if (!ok[i])
+            cr_expect(strstr(err, "v.tsv:2: field 'tiling'") != NULL, "%s", err);
+    }
+    /* a key repeated in another case is named on its second line, with the first */
+    cr_expect_eq(parse_text(VISION_HEADER LLAVA_ROW("x", "336", "-") LLAVA_ROW("X", "336", "-"), err, sizeof err), -1);
+    cr_expect(strstr(err, "v.tsv:3: field 'key': 'X' appears twice (first on line 2)") != NULL, "%s", err);
+}
+
+Test(vision, files_that_are_not_tables_are_refused)
+{
+    char dir[] = "/tmp/napkin-vision-XXXXXX", path[4096], err[512];
+    cr_assert_not_null(mkdtemp(dir));
+    vision_table t;
+    cr_assert_eq(vision_table_load(dir, &t, err, sizeof err), -1);
+    cr_expect(strstr(err, "is a directory") != NULL, "%s", err);
+    cr_expect_eq(t.n, 0);
+    /* a NUL byte inside the third line's row would hide the rest of the file */
+    snprintf(path, sizeof path, "%s/nul.tsv", dir);
+    char text[2048];
+    int len = snprintf(text, sizeof text, "# c\n" VISION_HEADER LLAVA_ROW("x", "336", "-") LLAVA_ROW("y", "336", "-"));
+    text[strlen("# c\n" VISION_HEADER) + 2] = '\0';
+    write_bytes(path, text, (size_t)len);
+    cr_assert_eq(vision_table_load(path, &t, err, sizeof err), -1);
+    char want[4200];
+    snprintf(want, sizeof want, "%s:3: a NUL byte", path);
+    cr_expect(strstr(err, want) != NULL, "want '%s' in '%s'", want, err);
+    cr_expect_eq(t.n, 0);
+    /* the same file without the NUL loads both rows */
+    text[strlen("# c\n" VISION_HEADER) + 2] = 'X';
+    write_bytes(path, text, (size_t)len);
+    cr_assert_eq(vision_table_load(path, &t, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(t.n, 2);
+    vision_table_free(&t);
+    cr_assert_eq(vision_table_load("/dev/zero", &t, err, sizeof err), -1);
+    cr_expect(strstr(err, "larger than") != NULL, "%s", err);
+    unlink(path);
+    rmdir(dir);
 }
 
 /* ---------------------------------------------------------------- tokens */

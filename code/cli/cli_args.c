@@ -69,6 +69,18 @@ static int parse_real(const char *s, double *out)
     return parse_plain_number(s, out);
 }
 
+int cli_real_in(const char *cmd, const char *flag, const char *s, double lo, double hi, double *out)
+{
+    double x;
+    if (parse_real(s, &x) == 0 && x >= lo && x <= hi) {
+        *out = x;
+        return 0;
+    }
+    if (isinf(hi))
+        return cli_fail(cmd, EXIT_USAGE, "%s: '%s' is not a number >= %g", flag, s, lo);
+    return cli_fail(cmd, EXIT_USAGE, "%s: '%s' is not a number from %g to %g", flag, s, lo, hi);
+}
+
 static int set_value(const char *cmd, cli_opt *o, const char *v)
 {
     switch (o->kind) {

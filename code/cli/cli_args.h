@@ -71,6 +71,11 @@ int cli_parse(const cli_doc *doc, int argc, char **argv, cli_opt *opts, int nopt
 /* The help text of a subcommand (what --help prints). */
 void cli_print_help(const cli_doc *doc, const cli_opt *opts, int nopts, FILE *out);
 
+/* A number from lo to hi (hi may be INFINITY) in the flags' one number
+ * syntax (units.h), for a flag whose range no opt_kind has (0 allowed, an
+ * upper bound): 0, or EXIT_USAGE naming the flag and the range. */
+int cli_real_in(const char *cmd, const char *flag, const char *s, double lo, double hi, double *out);
+
 /* "napkin <cmd>: <message>\n" on stderr; returns status, for `return cli_fail(...)`. */
 int cli_fail(const char *cmd, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -62,25 +62,30 @@ void cli_specs_free(cli_specs *s)
     model_table_free(&s->models);
 }
 
-int cli_find_gpu(const char *cmd, const cli_specs *s, const char *flag, const char *key, const gpu_spec **out)
+int cli_find_key(const char *cmd, const char *flag, const char *what, const char *key, const char *first_key,
+                 size_t stride, int n, int *index)
 {
-    *out = gpu_find(&s->gpus, key);
-    if (*out)
+    *index = spec_key_index(first_key, stride, n, key);
+    if (*index >= 0)
         return 0;
     char keys[CHOICES_MAX];
-    return cli_fail(cmd, EXIT_USAGE, "unknown GPU '%s' for %s (choices: %s)", key, flag,
-                    gpu_keys(&s->gpus, keys, sizeof keys));
+    return cli_fail(cmd, EXIT_USAGE, "unknown %s '%s' for %s (choices: %s)", what, key, flag,
+                    spec_keys_join(first_key, stride, n, keys, sizeof keys));
+}
+
+int cli_find_gpu(const char *cmd, const cli_specs *s, const char *flag, const char *key, const gpu_spec **out)
+{
+    int i, rc = cli_find_key(cmd, flag, "GPU", key, SPEC_ROWS(&s->gpus), &i);
+    *out = rc ? NULL : &s->gpus.rows[i];
+    return rc;
 }
 
 int cli_find_model(const char *cmd, const cli_specs *s, const char *flag, const char *key,
                    const model_spec **out)
 {
-    *out = model_find(&s->models, key);
-    if (*out)
-        return 0;
-    char keys[CHOICES_MAX];
-    return cli_fail(cmd, EXIT_USAGE, "unknown model '%s' for %s (choices: %s)", key, flag,
-                    model_keys(&s->models, keys, sizeof keys));
+    int i, rc = cli_find_key(cmd, flag, "model", key, SPEC_ROWS(&s->models), &i);
+    *out = rc ? NULL : &s->models.rows[i];
+    return rc;
 }
 
 int cli_dtype(const char *cmd, const char *flag, const char *name, dtype *out)

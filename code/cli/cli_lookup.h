@@ -8,6 +8,7 @@
 #include "cli_args.h"
 #include "memory.h"
 #include "specs.h"
+#include "specs_tsv.h"
 #include "transformer.h"
 
 typedef struct {
@@ -21,6 +22,11 @@ typedef struct {
 int cli_specs_load(const char *cmd, const cli_common *c, cli_specs *out);
 void cli_specs_free(cli_specs *s);
 
+/* The row of any table whose key is `key` (rows as spec_key_index takes
+ * them: SPEC_ROWS(t)): 0 with *index set, or EXIT_USAGE after "unknown <what>
+ * 'key' for <flag> (choices: ...)". */
+int cli_find_key(const char *cmd, const char *flag, const char *what, const char *key, const char *first_key,
+                 size_t stride, int n, int *index);
 int cli_find_gpu(const char *cmd, const cli_specs *s, const char *flag, const char *key, const gpu_spec **out);
 int cli_find_model(const char *cmd, const cli_specs *s, const char *flag, const char *key,
                    const model_spec **out);

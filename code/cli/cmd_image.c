@@ -8,7 +8,6 @@
 #include "commands.h"
 #include "vision.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,17 +29,6 @@ static const cli_doc image_doc = {
                "time (a replica doing nothing but prefill).  A request that does not fit exits 1 and names\n"
                "the most images per request that do.",
 };
-
-static int parse_seconds(const char *flag, const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double x = strtod(s, &end);
-    if (end == s || *end || errno || !isfinite(x) || x < 0 || x > 3600)
-        return cli_fail("image", EXIT_USAGE, "%s: '%s' is not a number of seconds from 0 to 3600", flag, s);
-    *out = x;
-    return 0;
-}
 
 static void report_image(report *r, const vision_spec *v, const vision_estimate *e)
 {
@@ -95,7 +83,8 @@ int cmd_image(int argc, char **argv)
     if (rc != CLI_GO)
         return rc == CLI_HELP_SHOWN ? 0 : rc;
     double pre = 0, ttft_target = 1;
-    if ((rc = parse_seconds("--preprocess", pre_s, &pre)) || (rc = parse_seconds("--ttft-target", ttft_s, &ttft_target)))
+    if ((rc = cli_real_in("image", "--preprocess", pre_s, 0, 3600, &pre)) ||
+        (rc = cli_real_in("image", "--ttft-target", ttft_s, 0, 3600, &ttft_target)))
         return rc;
     if (ttft_target <= 0)
         return cli_fail("image", EXIT_USAGE, "--ttft-target: must be more than 0 seconds");
@@ -112,17 +101,16 @@ int cmd_image(int argc, char **argv)
     precision prec;
     if ((rc = cli_precision("image", dtype_s, NULL, NULL, NULL, NULL, &prec)) != 0)
         return rc;
-    char err[512], keys[512];
+    char err[512];
     vision_table vt;
     if ((table ? vision_table_load(table, &vt, err, sizeof err) : vision_table_builtin(&vt, err, sizeof err)) != 0)
         return cli_fail("image", table ? EXIT_USAGE : 1, "%s", err);
-    const vision_spec *v = vision_find(&vt, model_key);
-    if (!v) {
-        rc = cli_fail("image", EXIT_USAGE, "unknown model '%s' for --model (choices: %s)", model_key,
-                      vision_keys(&vt, keys, sizeof keys));
+    int row;
+    if ((rc = cli_find_key("image", "--model", "model", model_key, SPEC_ROWS(&vt), &row)) != 0) {
         vision_table_free(&vt);
         return rc;
     }
+    const vision_spec *v = &vt.rows[row];
     model_spec lm;
     if (vision_lm_lookup(v, &lm) != 0) {
         rc = cli_fail("image", EXIT_USAGE, "%s names language model '%s', which no table holds", v->key, v->lm);

@@ -6,7 +6,6 @@
 #include "commands.h"
 #include "lora.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,18 +30,6 @@ static const cli_doc DOC = {
     "per kernel.  Exit 1 when the batch does not fit beside the slots, or D exceeds\n"
     "the slots (the message names the largest that fits); exit 2 for a bad flag.",
 };
-
-/* --launch-us: 0 is allowed (a fused or graphed step), OPT_POS_REAL is not. */
-static int parse_nonneg(const char *flag, const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double x = strtod(s, &end);
-    if (end == s || *end || errno || !isfinite(x) || x < 0)
-        return cli_fail(DOC.name, EXIT_USAGE, "%s: '%s' is not a number >= 0", flag, s);
-    *out = x;
-    return 0;
-}
 
 static void report_adapter(report *r, const lora_config *c, const lora_size *s, const lora_tenancy *t)
 {
@@ -108,7 +95,8 @@ int cmd_lora(int argc, char **argv)
     if ((rc = cli_dtype(DOC.name, "--adapter-dtype", adapter_dtype_s, &adapter_dtype)) != 0)
         return rc;
     double launch_us = LORA_LAUNCH_S_DEFAULT * 1e6;
-    if (launch_s_text && (rc = parse_nonneg("--launch-us", launch_s_text, &launch_us)) != 0)
+    /* 0 is allowed (a fused or graphed step), which OPT_POS_REAL is not */
+    if (launch_s_text && (rc = cli_real_in(DOC.name, "--launch-us", launch_s_text, 0, INFINITY, &launch_us)) != 0)
         return rc;
     if (max_rank == 0)
         max_rank = rank;

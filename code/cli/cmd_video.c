@@ -62,7 +62,7 @@ int cmd_video(int argc, char **argv)
     if (sim_jobs < 100 || sim_jobs > 10000000)
         return cli_fail("video", EXIT_USAGE, "--jobs: %d is not between 100 and 10,000,000", sim_jobs);
 
-    char err[512], keys[512];
+    char err[512];
     /* --video-table FILE, else DIR/video_models.tsv under --specs DIR when it is there, else built in */
     char specs_path[4096];
     if (!video_table && common.specs_dir) {
@@ -78,13 +78,12 @@ int cmd_video(int argc, char **argv)
                           : video_model_table_builtin(&vt, err, sizeof err);
     if (trc != 0)
         return cli_fail("video", video_table ? EXIT_USAGE : 1, "%s", err);
-    const video_model *m = video_model_find(&vt, model_key);
-    if (!m) {
-        cli_fail("video", EXIT_USAGE, "unknown video model '%s' for --model (choices: %s)", model_key,
-                 video_model_keys(&vt, keys, sizeof keys));
+    int row;
+    if ((rc = cli_find_key("video", "--model", "video model", model_key, SPEC_ROWS(&vt), &row)) != 0) {
         video_model_table_free(&vt);
-        return EXIT_USAGE;
+        return rc;
     }
+    const video_model *m = &vt.rows[row];
     cli_specs specs;
     const gpu_spec *gpu;
     if ((rc = cli_specs_load("video", &common, &specs)) != 0) {

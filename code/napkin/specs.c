@@ -470,42 +470,24 @@ void model_table_free(model_table *t)
 
 const gpu_spec *gpu_find(const gpu_table *t, const char *key)
 {
-    for (int i = 0; key && i < t->n; i++)
-        if (strcasecmp(t->rows[i].key, key) == 0)
-            return &t->rows[i];
-    return NULL;
+    int i = spec_key_index(SPEC_ROWS(t), key);
+    return i < 0 ? NULL : &t->rows[i];
 }
 
 const model_spec *model_find(const model_table *t, const char *key)
 {
-    for (int i = 0; key && i < t->n; i++)
-        if (strcasecmp(t->rows[i].key, key) == 0)
-            return &t->rows[i];
-    return NULL;
-}
-
-static char *join_keys(const char *first_key, size_t stride, int n, char *buf, size_t cap)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < n; i++) {
-        const char *k = first_key + (size_t)i * stride;
-        int w = snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", k);
-        if (w < 0 || (size_t)w >= cap - used)
-            break;
-        used += (size_t)w;
-    }
-    return buf;
+    int i = spec_key_index(SPEC_ROWS(t), key);
+    return i < 0 ? NULL : &t->rows[i];
 }
 
 char *gpu_keys(const gpu_table *t, char *buf, size_t n)
 {
-    return join_keys(t->n ? t->rows[0].key : "", sizeof(gpu_spec), t->n, buf, n);
+    return spec_keys_join(SPEC_ROWS(t), buf, n);
 }
 
 char *model_keys(const model_table *t, char *buf, size_t n)
 {
-    return join_keys(t->n ? t->rows[0].key : "", sizeof(model_spec), t->n, buf, n);
+    return spec_keys_join(SPEC_ROWS(t), buf, n);
 }
 
 int gpu_lookup(const char *key, gpu_spec *out)
@@ -602,10 +584,20 @@ int spec_tsv_int(spec_tsv_ctx *c, const char *field, const char *s, int min, int
     return parse_int((parse_ctx *)c, field, s, min, 1000000000, out);
 }
 
+int spec_tsv_int_in(spec_tsv_ctx *c, const char *field, const char *s, int min, int max, int *out)
+{
+    return parse_int((parse_ctx *)c, field, s, min, max, out);
+}
+
 int spec_tsv_number(spec_tsv_ctx *c, const char *field, const char *s, double *out)
 {
     /* no real table field is below a billionth or above a trillion of its unit */
     return parse_number((parse_ctx *)c, field, s, 0, 1e-9, 1e12, out);
+}
+
+int spec_tsv_number_in(spec_tsv_ctx *c, const char *field, const char *s, double lo, double hi, double *out)
+{
+    return parse_number((parse_ctx *)c, field, s, 0, lo, hi, out);
 }
 
 int spec_tsv_text(spec_tsv_ctx *c, const char *field, const char *s, char *dst, size_t cap)
@@ -621,4 +613,33 @@ int spec_tsv_fail(spec_tsv_ctx *c, const char *field, const char *reason, const 
 char *spec_read_text_file(const char *path, char *err, size_t errlen)
 {
     return read_file(path, err, errlen);
+}
+
+int spec_tsv_key(spec_tsv_ctx *c, const char *key)
+{
+    return note_key((parse_ctx *)c, key);
+}
+
+/* ---------------------------------------------- rows by key, for any table */
+
+int spec_key_index(const char *first_key, size_t stride, int n, const char *key)
+{
+    for (int i = 0; key && i < n; i++)
+        if (strcasecmp(first_key + (size_t)i * stride, key) == 0)
+            return i;
+    return -1;
+}
+
+char *spec_keys_join(const char *first_key, size_t stride, int n, char *buf, size_t cap)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        const char *k = first_key + (size_t)i * stride;
+        int w = snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", k);
+        if (w < 0 || (size_t)w >= cap - used)
+            break;
+        used += (size_t)w;
+    }
+    return buf;
 }

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 extern const char napkin_video_models_tsv[];
 
@@ -83,14 +82,12 @@ static int video_row(spec_tsv_ctx *c, char **f, int n, void *table)
         return spec_tsv_fail(c, "video", "'%s': width and height must be multiples of stride x patch", f[18]);
     if (spec_tsv_text(c, "source", f[19], m.source, sizeof m.source))
         return -1;
-    if (video_model_find(t, m.key))
-        return spec_tsv_fail(c, "key", "'%s' appears twice", m.key);
     video_model *rows = realloc(t->rows, (size_t)(t->n + 1) * sizeof *rows);
     if (!rows)
         return spec_tsv_fail(c, NULL, "out of memory%s", "");
     t->rows = rows;
     t->rows[t->n++] = m;
-    return 0;
+    return spec_tsv_key(c, m.key);
 }
 
 int video_model_table_parse(const char *text, const char *filename, video_model_table *out, char *err,
@@ -132,23 +129,13 @@ void video_model_table_free(video_model_table *t)
 
 const video_model *video_model_find(const video_model_table *t, const char *key)
 {
-    for (int i = 0; key && i < t->n; i++)
-        if (strcasecmp(t->rows[i].key, key) == 0)
-            return &t->rows[i];
-    return NULL;
+    int i = spec_key_index(SPEC_ROWS(t), key);
+    return i < 0 ? NULL : &t->rows[i];
 }
 
 char *video_model_keys(const video_model_table *t, char *buf, size_t n)
 {
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < t->n; i++) {
-        int w = snprintf(buf + used, n - used, "%s%s", i ? ", " : "", t->rows[i].key);
-        if (w < 0 || (size_t)w >= n - used)
-            break;
-        used += (size_t)w;
-    }
-    return buf;
+    return spec_keys_join(SPEC_ROWS(t), buf, n);
 }
 
 video_model video_model_builtin(const char *key)

@@ -3,13 +3,12 @@
 #include "comm.h"
 #include "roofline.h"
 #include "serve.h"
+#include "specs_tsv.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 extern const char napkin_vision_models_tsv[];
 extern const char napkin_vision_lms_tsv[];
@@ -18,61 +17,22 @@ extern const char napkin_vision_lms_tsv[];
 
 /* ------------------------------------------------------------ the table */
 
+/* The table is read by the spec-table parser (specs_tsv.h): the one number
+ * syntax, file:line: field messages, keys unique. */
 static const char *const VISION_COLUMNS[] = {
     "key",    "name",  "family",      "lm",      "image",    "patch",    "merge",        "cls",
     "layers", "hidden", "heads",      "ffn",     "gated",    "window",   "full_layers",  "proj_in",
     "proj_mid", "proj_out", "cross_layers", "tiling", "source"};
 #define VISION_NCOLUMNS ((int)(sizeof VISION_COLUMNS / sizeof VISION_COLUMNS[0]))
 
-typedef struct {
-    const char *file;
-    int line;
-    char *err;
-    size_t errlen;
-} vparse;
+/* Plausible bounds, far past every released encoder, that keep each token
+ * count (at most 65 tiles of (image / patch)^2 + cls tokens, or a native
+ * image of max_pixels / patch^2) inside an int. */
+#define VISION_MAX_CROP 4096       /* px, the encoder's input side */
+#define VISION_MAX_TILES 64        /* tiles of one image (anyres grid, tiles, cross) */
+#define VISION_MAX_PIXELS 1e9      /* native min_pixels / max_pixels */
 
-static int vfail(vparse *c, const char *field, const char *reason, const char *value)
-{
-    if (field)
-        snprintf(c->err, c->errlen, "%s:%d: field '%s': %s%s%s%s", c->file, c->line, field, value ? "'" : "",
-                 value ? value : "", value ? "' " : "", reason);
-    else
-        snprintf(c->err, c->errlen, "%s:%d: %s", c->file, c->line, reason);
-    return -1;
-}
-
-/* A whole number >= min; "-" reads as 0 when allow_none. */
-static int vint(vparse *c, const char *field, const char *s, int min, int allow_none, int *out)
-{
-    if (allow_none && strcmp(s, "-") == 0) {
-        *out = 0;
-        return 0;
-    }
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || errno || v > 1000000000L)
-        return vfail(c, field, "is not an integer", s);
-    if (v < min) {
-        char why[48];
-        snprintf(why, sizeof why, "must be at least %d", min);
-        return vfail(c, field, why, s);
-    }
-    *out = (int)v;
-    return 0;
-}
-
-static int vtext(vparse *c, const char *field, const char *s, char *dst, size_t cap)
-{
-    if (*s == '\0')
-        return vfail(c, field, "is empty", NULL);
-    if (strlen(s) >= cap)
-        return vfail(c, field, "is longer than the limit", NULL);
-    memcpy(dst, s, strlen(s) + 1);
-    return 0;
-}
-
-static int parse_family(vparse *c, const char *s, vision_family *out)
+static int parse_family(spec_tsv_ctx *c, const char *s, vision_family *out)
 {
     static const char *const names[] = {"fixed", "anyres", "native", "tiles", "cross"};
     for (int i = 0; i < 5; i++)
@@ -80,188 +40,143 @@ static int parse_family(vparse *c, const char *s, vision_family *out)
             *out = (vision_family)i;
             return 0;
         }
-    return vfail(c, "family", "is not a family (choices: fixed, anyres, native, tiles, cross)", s);
+    return spec_tsv_fail(c, "family", "'%s' is not a family (choices: fixed, anyres, native, tiles, cross)", s);
+}
+
+/* "A<sep>B", the first len bytes of s, into a and b; -1 when it is not that shape. */
+static int split_pair(const char *s, size_t len, char sep, char a[32], char b[32])
+{
+    const char *mid = memchr(s, sep, len);
+    if (!mid)
+        return -1;
+    size_t la = (size_t)(mid - s), lb = len - la - 1;
+    if (la >= 32 || lb >= 32 || memchr(mid + 1, sep, lb))
+        return -1;
+    memcpy(a, s, la);
+    a[la] = '\0';
+    memcpy(b, mid + 1, lb);
+    b[lb] = '\0';
+    return 0;
+}
+
+static int parse_pinpoints(spec_tsv_ctx *c, const char *s, vision_spec *v)
+{
+    static const char shape[] = "'%s' must be pinpoints HxW,... in multiples of the image side, at most 64 tiles each";
+    char a[32], b[32];
+    v->pinpoints = 0;
+    for (const char *p = s;; p++) {
+        size_t len = strcspn(p, ",");
+        int h, w;
+        if (v->pinpoints == VISION_MAX_PINPOINTS || split_pair(p, len, 'x', a, b) != 0)
+            return spec_tsv_fail(c, "tiling", shape, s);
+        if (spec_tsv_int_in(c, "tiling", a, 1, VISION_MAX_SIDE, &h) ||
+            spec_tsv_int_in(c, "tiling", b, 1, VISION_MAX_SIDE, &w))
+            return -1;
+        if (h % v->image || w % v->image || (long long)(h / v->image) * (w / v->image) > VISION_MAX_TILES)
+            return spec_tsv_fail(c, "tiling", shape, s);
+        v->pin_h[v->pinpoints] = h;
+        v->pin_w[v->pinpoints++] = w;
+        p += len;
+        if (*p == '\0')
+            return 0;
+    }
 }
 
 /* The tiling column, read by family. */
-static int parse_tiling(vparse *c, const char *s, vision_spec *v)
+static int parse_tiling(spec_tsv_ctx *c, const char *s, vision_spec *v)
 {
-    char tail;
+    char a[32], b[32];
     switch (v->family) {
     case VF_FIXED:
         if (strcmp(s, "-") != 0)
-            return vfail(c, "tiling", "must be '-' for a fixed-crop encoder", s);
+            return spec_tsv_fail(c, "tiling", "'%s' must be '-' for a fixed-crop encoder", s);
         return 0;
-    case VF_ANYRES: {
-        const char *p = s;
-        v->pinpoints = 0;
-        while (*p) {
-            int h, w, used;
-            if (v->pinpoints == VISION_MAX_PINPOINTS || sscanf(p, "%dx%d%n", &h, &w, &used) != 2 || h <= 0 ||
-                w <= 0 || h % v->image || w % v->image)
-                return vfail(c, "tiling", "must be pinpoints HxW,... in multiples of the image side", s);
-            v->pin_h[v->pinpoints] = h;
-            v->pin_w[v->pinpoints++] = w;
-            p += used;
-            if (*p == ',')
-                p++;
-            else if (*p)
-                return vfail(c, "tiling", "must be pinpoints HxW,... in multiples of the image side", s);
-        }
-        if (v->pinpoints == 0)
-            return vfail(c, "tiling", "needs at least one pinpoint", s);
-        return 0;
-    }
+    case VF_ANYRES:
+        return parse_pinpoints(c, s, v);
     case VF_NATIVE:
-        if (sscanf(s, "%lf-%lf%c", &v->min_pixels, &v->max_pixels, &tail) != 2 || !(v->min_pixels > 0) ||
-            !(v->max_pixels >= v->min_pixels))
-            return vfail(c, "tiling", "must be MIN_PIXELS-MAX_PIXELS with 0 < min <= max", s);
+        if (split_pair(s, strlen(s), '-', a, b) != 0)
+            return spec_tsv_fail(c, "tiling", "'%s' must be MIN_PIXELS-MAX_PIXELS with min <= max", s);
+        if (spec_tsv_number_in(c, "tiling", a, 1, VISION_MAX_PIXELS, &v->min_pixels) ||
+            spec_tsv_number_in(c, "tiling", b, 1, VISION_MAX_PIXELS, &v->max_pixels))
+            return -1;
+        if (v->max_pixels < v->min_pixels)
+            return spec_tsv_fail(c, "tiling", "'%s' must be MIN_PIXELS-MAX_PIXELS with min <= max", s);
         return 0;
     case VF_TILES:
     case VF_CROSS:
-        if (sscanf(s, "%d-%d%c", &v->min_tiles, &v->max_tiles, &tail) != 2 || v->min_tiles < 1 ||
-            v->max_tiles < v->min_tiles || v->max_tiles > 64)
-            return vfail(c, "tiling", "must be MIN-MAX tiles with 1 <= min <= max <= 64", s);
+        if (split_pair(s, strlen(s), '-', a, b) != 0)
+            return spec_tsv_fail(c, "tiling", "'%s' must be MIN-MAX tiles with 1 <= min <= max <= 64", s);
+        if (spec_tsv_int_in(c, "tiling", a, 1, VISION_MAX_TILES, &v->min_tiles) ||
+            spec_tsv_int_in(c, "tiling", b, 1, VISION_MAX_TILES, &v->max_tiles))
+            return -1;
+        if (v->max_tiles < v->min_tiles)
+            return spec_tsv_fail(c, "tiling", "'%s' must be MIN-MAX tiles with 1 <= min <= max <= 64", s);
         return 0;
     }
     return -1;
 }
 
-static int vision_row(vparse *c, char **f, vision_table *t)
+static int vision_row(spec_tsv_ctx *c, char **f, int n, void *table)
 {
+    (void)n;
+    vision_table *t = table;
     vision_spec v;
     memset(&v, 0, sizeof v);
-    if (vtext(c, "key", f[0], v.key, sizeof v.key) || vtext(c, "name", f[1], v.name, sizeof v.name) ||
-        parse_family(c, f[2], &v.family) || vtext(c, "lm", f[3], v.lm, sizeof v.lm))
+    if (spec_tsv_text(c, "key", f[0], v.key, sizeof v.key) || spec_tsv_text(c, "name", f[1], v.name, sizeof v.name) ||
+        parse_family(c, f[2], &v.family) || spec_tsv_text(c, "lm", f[3], v.lm, sizeof v.lm))
         return -1;
-    if (vint(c, "image", f[4], 1, v.family == VF_NATIVE, &v.image))
+    if (v.family == VF_NATIVE) {
+        if (strcmp(f[4], "-") != 0)
+            return spec_tsv_fail(c, "image", "'%s' must be '-' for a native-resolution encoder", f[4]);
+    } else if (spec_tsv_int_in(c, "image", f[4], 1, VISION_MAX_CROP, &v.image))
         return -1;
-    if (v.family == VF_NATIVE && v.image != 0)
-        return vfail(c, "image", "must be '-' for a native-resolution encoder", f[4]);
     int *ints[] = {&v.patch, &v.merge, &v.cls, &v.layers, &v.hidden, &v.heads, &v.ffn, &v.gated,
                    &v.window, &v.full_layers, &v.proj_in, &v.proj_mid, &v.proj_out, &v.cross_layers};
     static const int mins[] = {1, 1, 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 1, 0};
+    static const int maxs[] = {1024, 16, 16, 10000, 1000000, 100000, 10000000, 1,
+                               100000000, 10000, 1000000, 10000000, 1000000, 10000};
     for (int i = 0; i < 14; i++)
-        if (vint(c, VISION_COLUMNS[5 + i], f[5 + i], mins[i], 0, ints[i]))
+        if (spec_tsv_int_in(c, VISION_COLUMNS[5 + i], f[5 + i], mins[i], maxs[i], ints[i]))
             return -1;
-    if (v.gated > 1)
-        return vfail(c, "gated", "must be 0 or 1", f[12]);
     if (v.hidden % v.heads)
-        return vfail(c, "heads", "must divide hidden", f[10]);
+        return spec_tsv_fail(c, "heads", "'%s' must divide hidden", f[10]);
     if (v.full_layers > v.layers)
-        return vfail(c, "full_layers", "exceeds the layers", f[14]);
+        return spec_tsv_fail(c, "full_layers", "'%s' exceeds the layers", f[14]);
     if (v.window == 0 && v.full_layers != 0)
-        return vfail(c, "full_layers", "must be 0 without a window", f[14]);
+        return spec_tsv_fail(c, "full_layers", "'%s' must be 0 without a window", f[14]);
     if (v.image && v.image % (v.patch * v.merge))
-        return vfail(c, "image", "must be a multiple of patch * merge", f[4]);
+        return spec_tsv_fail(c, "image", "'%s' must be a multiple of patch * merge", f[4]);
     if ((v.family == VF_CROSS) != (v.cross_layers > 0))
-        return vfail(c, "cross_layers", "must be positive for the cross family and 0 otherwise", f[18]);
-    if (parse_tiling(c, f[19], &v) || vtext(c, "source", f[20], v.source, sizeof v.source))
+        return spec_tsv_fail(c, "cross_layers", "'%s' must be positive for the cross family and 0 otherwise", f[18]);
+    if (parse_tiling(c, f[19], &v) || spec_tsv_text(c, "source", f[20], v.source, sizeof v.source))
         return -1;
-    if (vision_find(t, v.key))
-        return vfail(c, "key", "appears twice", v.key);
     vision_spec *rows = realloc(t->rows, (size_t)(t->n + 1) * sizeof *rows);
     if (!rows)
-        return vfail(c, NULL, "out of memory", NULL);
+        return spec_tsv_fail(c, NULL, "out of memory%s", "");
     t->rows = rows;
     t->rows[t->n++] = v;
-    return 0;
+    return spec_tsv_key(c, v.key);
 }
 
 int vision_table_parse(const char *text, const char *filename, vision_table *out, char *err, size_t errlen)
 {
     out->rows = NULL;
     out->n = 0;
-    vparse c = {filename, 0, err, errlen};
-    int header = 0;
-    char buf[2048];
-    for (const char *p = text; *p;) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        const char *q = p;
-        p = nl ? nl + 1 : p + len;
-        c.line++;
-        if (len && q[len - 1] == '\r')
-            len--;
-        if (len == 0 || q[0] == '#')
-            continue;
-        if (len >= sizeof buf) {
-            vfail(&c, NULL, "line too long", NULL);
-            goto bad;
-        }
-        memcpy(buf, q, len);
-        buf[len] = '\0';
-        char *f[VISION_NCOLUMNS + 1];
-        int n = 0;
-        for (char *s = buf;; s++) {
-            if (n == VISION_NCOLUMNS + 1)
-                break;
-            f[n++] = s;
-            s = strchr(s, '\t');
-            if (!s)
-                break;
-            *s = '\0';
-        }
-        if (!header) {
-            if (n != VISION_NCOLUMNS) {
-                vfail(&c, NULL, "header has the wrong number of columns", NULL);
-                goto bad;
-            }
-            for (int i = 0; i < VISION_NCOLUMNS; i++)
-                if (strcmp(f[i], VISION_COLUMNS[i]) != 0) {
-                    vfail(&c, VISION_COLUMNS[i], "is what the header names here", f[i]);
-                    goto bad;
-                }
-            header = 1;
-            continue;
-        }
-        if (n != VISION_NCOLUMNS) {
-            char why[64];
-            snprintf(why, sizeof why, "row has %d fields, expected %d", n, VISION_NCOLUMNS);
-            vfail(&c, n < VISION_NCOLUMNS ? VISION_COLUMNS[n] : VISION_COLUMNS[VISION_NCOLUMNS - 1], why, NULL);
-            goto bad;
-        }
-        if (vision_row(&c, f, out) != 0)
-            goto bad;
-    }
-    if (!header) {
-        c.line = c.line ? c.line : 1;
-        vfail(&c, NULL, "no header row", NULL);
-        goto bad;
+    if (spec_tsv_parse(text, filename, VISION_COLUMNS, VISION_NCOLUMNS, vision_row, out, err, errlen) != 0) {
+        vision_table_free(out);
+        return -1;
     }
     return 0;
-bad:
-    vision_table_free(out);
-    return -1;
 }
 
 int vision_table_load(const char *path, vision_table *out, char *err, size_t errlen)
 {
-    out->rows = NULL;
-    out->n = 0;
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    char *text = spec_read_text_file(path, err, errlen);
+    if (!text) {
+        out->rows = NULL;
+        out->n = 0;
         return -1;
     }
-    char *text = NULL;
-    size_t cap = 0, len = 0, got;
-    do {
-        if (len + 4096 + 1 > cap) {
-            char *bigger = realloc(text, cap = (cap ? cap * 2 : 8192));
-            if (!bigger) {
-                free(text);
-                fclose(fp);
-                snprintf(err, errlen, "%s: out of memory", path);
-                return -1;
-            }
-            text = bigger;
-        }
-        got = fread(text + len, 1, 4096, fp);
-        len += got;
-    } while (got > 0);
-    fclose(fp);
-    text[len] = '\0';
     int rc = vision_table_parse(text, path, out, err, errlen);
     free(text);
     return rc;
@@ -281,23 +196,13 @@ void vision_table_free(vision_table *t)
 
 const vision_spec *vision_find(const vision_table *t, const char *key)
 {
-    for (int i = 0; key && i < t->n; i++)
-        if (strcasecmp(t->rows[i].key, key) == 0)
-            return &t->rows[i];
-    return NULL;
+    int i = spec_key_index(SPEC_ROWS(t), key);
+    return i < 0 ? NULL : &t->rows[i];
 }
 
 char *vision_keys(const vision_table *t, char *buf, size_t n)
 {
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < t->n; i++) {
-        int w = snprintf(buf + used, n - used, "%s%s", i ? ", " : "", t->rows[i].key);
-        if (w < 0 || (size_t)w >= n - used)
-            break;
-        used += (size_t)w;
-    }
-    return buf;
+    return spec_keys_join(SPEC_ROWS(t), buf, n);
 }
 
 const char *vision_family_name(vision_family f)
