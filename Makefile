@@ -322,7 +322,13 @@ exercise:
 	@$(MAKE) --no-print-directory $(B)/exercises/kit_$(N)
 	$(B)/exercises/kit_$(N) --verbose=0
 
+# The book in a real browser (headless Chromium, tools/browser_check.py):
+# console, requests, MathML, figures, links, page width; screenshots of each
+# chapter's first screen land in $(B)/screenshots/.
+BROWSER_CHECK = tools/run_bounded.sh 300 python3 tools/browser_check.py
 book-tests: $(B)/book.html $(B)/book-instructor.html
+	@$(BROWSER_CHECK) $(B)/book.html $(B)/screenshots
+	@$(BROWSER_CHECK) $(B)/book-instructor.html $(B)/screenshots/instructor
 
 test: deps
 	@$(MAKE) --no-print-directory timed

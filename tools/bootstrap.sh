@@ -4,7 +4,8 @@
 # command to run and fails.
 set -eu
 
-PACKAGES="build-essential libcriterion-dev libopenblas-dev pandoc gnuplot-nox clang libclang-rt-14-dev"
+# chromium and python3: the browser check of the book (tools/browser_check.py).
+PACKAGES="build-essential libcriterion-dev libopenblas-dev pandoc gnuplot-nox clang libclang-rt-14-dev chromium python3"
 
 missing=""
 for p in $PACKAGES; do
