@@ -15,7 +15,8 @@ N        ?=
 CPPFLAGS := -Icode -Icode/napkin -Iexercises -D_POSIX_C_SOURCE=200809L
 CFLAGS   ?= -O2 -g
 WARN     := -std=c11 -Wall -Wextra -Werror
-LDLIBS   := -lm -lpthread
+# jansson: code/napkin/hf_config.c reads Hugging Face config.json files.
+LDLIBS   := -lm -lpthread -ljansson
 DEPFLAGS  = -MMD -MP
 CRITERION_LIBS := -lcriterion
 BLAS_LIBS      := -lopenblas
@@ -396,7 +397,7 @@ HAVE_FUZZ := $(shell command -v $(FUZZ_CC) >/dev/null 2>&1 && echo 'int LLVMFuzz
 
 $(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard code/napkin/*.h) $(B)/gen/specs_data.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $< $(LIB_SRC) $(B)/gen/specs_data.c -lm -lpthread -o $@
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $< $(LIB_SRC) $(B)/gen/specs_data.c -lm -lpthread -ljansson -o $@
 
 fuzz: $(FUZZ_BIN)
 	@tools/fuzz.sh $(B) $(FUZZ_S) $(FUZZ_BIN)

@@ -26,6 +26,7 @@ static const cli_opt common_help[] = {
     {"--specs", OPT_STRING, NULL, "DIR", "read DIR/gpus.tsv and DIR/models.tsv instead of the built-in tables", 0, 0},
     {"--gpu-table", OPT_STRING, NULL, "FILE", "read the GPU table from FILE", 0, 0},
     {"--model-table", OPT_STRING, NULL, "FILE", "read the model table from FILE", 0, 0},
+    {"--model-config", OPT_STRING, NULL, "FILE", "the model of a Hugging Face config.json instead of --model", 0, 0},
     {"--help", OPT_FLAG, NULL, NULL, "this text", 0, 0},
 };
 
@@ -126,12 +127,13 @@ int cli_parse(const cli_doc *doc, int argc, char **argv, cli_opt *opts, int nopt
     const char *cmd = doc->name;
     const char *format = NULL;
     int help = 0;
-    *common = (cli_common){FMT_TABLE, NULL, NULL, NULL};
+    *common = (cli_common){FMT_TABLE, NULL, NULL, NULL, NULL};
     cli_opt commons[] = {
         {"--format", OPT_STRING, &format, "F", "", 0, 0},
         {"--specs", OPT_STRING, &common->specs_dir, "DIR", "", 0, 0},
         {"--gpu-table", OPT_STRING, &common->gpu_table, "FILE", "", 0, 0},
         {"--model-table", OPT_STRING, &common->model_table, "FILE", "", 0, 0},
+        {"--model-config", OPT_STRING, &common->model_config, "FILE", "", 0, 0},
         {"--help", OPT_FLAG, &help, NULL, "", 0, 0},
         {"-h", OPT_FLAG, &help, NULL, "", 0, 0},
     };
@@ -172,6 +174,16 @@ int cli_parse(const cli_doc *doc, int argc, char **argv, cli_opt *opts, int nopt
     if (format && out_format_parse(format, &common->format) != 0)
         return cli_fail(cmd, EXIT_USAGE, "unknown format '%s' for --format (choices: %s)", format,
                         out_format_choices());
+    /* --model-config stands for --model: the model read from the file. */
+    if (common->model_config) {
+        cli_opt *m = find_opt(opts, nopts, "--model", strlen("--model"));
+        if (m && m->seen)
+            return cli_fail(cmd, EXIT_USAGE, "give --model or --model-config, not both");
+        if (m) {
+            *(const char **)m->dest = CLI_CONFIG_MODEL_KEY;
+            m->seen = 1;
+        }
+    }
     for (int i = 0; i < nopts; i++)
         if (opts[i].required && !opts[i].seen)
             return cli_fail(cmd, EXIT_USAGE, "missing required flag %s %s (see napkin %s --help)", opts[i].name,

@@ -58,7 +58,11 @@ typedef struct {
     const char *specs_dir;   /* --specs DIR: DIR/gpus.tsv and DIR/models.tsv */
     const char *gpu_table;   /* --gpu-table FILE (overrides --specs for GPUs) */
     const char *model_table; /* --model-table FILE */
+    const char *model_config; /* --model-config FILE: a Hugging Face config.json, the model of --model */
 } cli_common;
+
+/* The model key --model-config gives (cli_specs_load adds the model under it). */
+#define CLI_CONFIG_MODEL_KEY "config"
 
 #define CLI_GO 0
 #define CLI_HELP_SHOWN (-1)
