@@ -1,5 +1,6 @@
 #include "cli_args.h"
 
+#include "cli_tokens.h"
 #include "units.h"
 
 #include <errno.h>
@@ -47,6 +48,11 @@ void cli_print_help(const cli_doc *doc, const cli_opt *opts, int nopts, FILE *ou
         fprintf(out, "\nflags:\n");
         print_opts(opts, nopts, out);
     }
+    for (int i = 0; i < nopts; i++)
+        if (opts[i].kind == OPT_TOKENS) {
+            fprintf(out, "  (%s)\n", CLI_TOKENS_HELP);
+            break;
+        }
     fprintf(out, "\ncommon flags:\n");
     print_opts(common_help, CLI_NOPTS(common_help), out);
     if (doc->details)
@@ -94,6 +100,14 @@ static int set_value(const char *cmd, cli_opt *o, const char *v)
         if (parse_real(v, &x) != 0 || !(x > 0))
             return cli_fail(cmd, EXIT_USAGE, "%s: '%s' is not a positive number", o->name, v);
         *(double *)o->dest = x;
+        return 0;
+    }
+    case OPT_TOKENS: {
+        long long t;
+        if (cli_tokens_parse(v, 1, INT_MAX, &t) != 0)
+            return cli_fail(cmd, EXIT_USAGE, "%s: '%s' is not a token count from 1 to %d (%s)", o->name, v, INT_MAX,
+                            CLI_TOKENS_HELP);
+        *(int *)o->dest = (int)t;
         return 0;
     }
     case OPT_FRACTION: {

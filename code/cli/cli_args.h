@@ -30,7 +30,8 @@ typedef enum {
     OPT_POS_INT,    /* dest int*: whole number >= 1 */
     OPT_NONNEG_INT, /* dest int*: whole number >= 0 */
     OPT_POS_REAL,   /* dest double*: finite, > 0 */
-    OPT_FRACTION    /* dest double*: 0 < x <= 1 */
+    OPT_FRACTION,   /* dest double*: 0 < x <= 1 */
+    OPT_TOKENS      /* dest int*: a token count >= 1, "8192" or "8k" (k = 1024; cli_tokens.h) */
 } opt_kind;
 
 typedef struct {
