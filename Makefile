@@ -222,12 +222,16 @@ NAV_DEPS := tools/nav/nav.html tools/nav/book-bar.html tools/nav/chapter-bar.sh 
 book:
 	@$(MAKE) --no-print-directory timed
 	@$(MAKE) --no-print-directory $(B)/book.html
+# book.md is not expanded by the filter; its citations are checked by it.
+CHECK_BOOK_MD = NB_VALUE_FILES= $(PANDOC) -f markdown -t markdown --lua-filter $(NB_FILTER) book.md -o /dev/null
 $(B)/book.html: book.md $$(book_parts) tools/book.css tools/book-meta.yaml $(NAV_DEPS)
+	@$(CHECK_BOOK_MD)
 	$(PANDOC) $(HTML_FLAGS) --include-before-body=tools/nav/book-bar.html book.md $(book_parts) -o $@
 	@echo "wrote $@"
 
 instructor: $(B)/book-instructor.html
 $(B)/book-instructor.html: book.md $$(instructor_parts) tools/book.css tools/book-meta.yaml $(NAV_DEPS)
+	@$(CHECK_BOOK_MD)
 	$(PANDOC) $(HTML_FLAGS) --include-before-body=tools/nav/book-bar.html book.md $(instructor_parts) -o $@
 	@echo "wrote $@"
 
