@@ -15,7 +15,8 @@ N        ?=
 CPPFLAGS := -Icode -Icode/napkin -Iexercises -D_POSIX_C_SOURCE=200809L
 CFLAGS   ?= -O2 -g
 WARN     := -std=c11 -Wall -Wextra -Werror
-LDLIBS   := -lm -lpthread
+# jansson: code/napkin/hf_config.c reads Hugging Face config.json files.
+LDLIBS   := -lm -lpthread -ljansson
 DEPFLAGS  = -MMD -MP
 CRITERION_LIBS := -lcriterion
 BLAS_LIBS      := -lopenblas
@@ -26,7 +27,7 @@ SAN_ASAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 .DEFAULT_GOAL := all
 .SECONDEXPANSION:
 .DELETE_ON_ERROR:
-.PHONY: all deps lib cli programs figures book pdf instructor chapter test unit-tests \
+.PHONY: all deps lib cli programs figures book pdf instructor instructor-pdf chapter chapters timed test unit-tests \
         sanitize-tests exercise-tests book-tests kernels kernels-check measure bench \
         exercise clean help fuzz fuzz-smoke
 
@@ -73,7 +74,9 @@ EX_MD_OUT  := $(EX_MD:exercises/%=$(B)/md/exercises/%)
 SOL_MD_OUT := $(SOL_MD:solutions/%=$(B)/md/solutions/%)
 KERNEL_BIN := $(KERNEL_SRC:kernels/%.cu=$(B)/kernels/%)
 
-all: deps book
+all: deps
+	@$(MAKE) --no-print-directory book
+	@$(MAKE) --no-print-directory chapters
 
 deps:
 	@tools/bootstrap.sh
@@ -144,6 +147,16 @@ $(B)/values/%.tsv: $(B)/bin/%
 	NB_VALUES=$(abspath $@.tmp) NB_DATA=$(abspath $(B)/data) tools/run_bounded.sh 120 $< > $(@:.tsv=.out)
 	@touch $@.tmp && mv $@.tmp $@
 
+# Programs that time things (they read CLOCK_MONOTONIC) run alone: the
+# `timed` phase builds them in parallel, then runs them one at a time before
+# anything else of the book is built, whatever -j the reader gave.  book,
+# chapter and chapters run it first.
+TIMED_SRC    := $(shell grep -l 'clock_gettime\|CLOCK_MONOTONIC' $(CH_SRC) $(SOL_SRC) /dev/null 2>/dev/null)
+TIMED_VALUES := $(foreach s,$(TIMED_SRC),$(B)/values/$(patsubst code/%.c,%,$(patsubst solutions/%.c,solutions/%,$(s))).tsv)
+timed:
+	@$(MAKE) --no-print-directory $(patsubst $(B)/values/%.tsv,$(B)/bin/%,$(TIMED_VALUES))
+	@$(MAKE) --no-print-directory -j1 $(TIMED_VALUES)
+
 # Chapter 2 reads the committed measured sets and the reader's own (make measure).
 $(B)/values/ch02/cpu_measured.tsv $(B)/values/ch02/gpu_predicted.tsv: $(wildcard figures/measured/*/*.tsv) $(wildcard $(B)/measured/*/*.tsv)
 
@@ -175,10 +188,14 @@ export NB_LIB := $(abspath $(LIB))
 export NB_LDLIBS := $(LDLIBS)
 export NB_BIN := $(abspath $(B)/bin)
 NB_FILTER := tools/notebook.lua
+# Citations: [@key] in any chapter; the filter rejects unknown keys with
+# file:line, the assembling pandoc's citeproc formats them (README "Citing").
+BIB := chapters/references.bib
+export NB_BIBLIOGRAPHY := $(abspath $(BIB))
 # Values reach the chapters through a pattern-rule chain; keep them, or make
 # deletes them as intermediates and the next build re-runs every chapter.
 .SECONDARY: $(CH_VALUES) $(SOL_VALUES)
-NB_DEPS = $(NB_FILTER) $(LIB) $(NAPKIN) $(call chapter_values,$(1)) $(filter $(B)/figures/$(1)-%,$(FIG_SVG))
+NB_DEPS = $(NB_FILTER) $(BIB) $(LIB) $(NAPKIN) $(call chapter_values,$(1)) $(filter $(B)/figures/$(1)-%,$(FIG_SVG))
 md_num = $(firstword $(subst -, ,$(notdir $(1))))
 
 $(B)/md/chapters/%.md: chapters/%.md $$(call NB_DEPS,$$(call md_num,$$*))
@@ -192,36 +209,70 @@ $(B)/md/solutions/%.md: solutions/%.md $$(call NB_DEPS,$$(call md_num,$$*))
 	NB_VALUE_FILES="$(call chapter_values,$(call md_num,$*))" $(PANDOC) -f markdown -t markdown --lua-filter $(NB_FILTER) $< -o $@
 
 # Chapter NN, then its exercises (and, for instructors, its solutions).
-book_parts = $(foreach c,$(CH_MD),$(c) $(filter $(B)/md/exercises/$(call md_num,$(c))-%,$(EX_MD_OUT)))
-instructor_parts = $(foreach c,$(CH_MD),$(c) $(filter $(B)/md/exercises/$(call md_num,$(c))-%,$(EX_MD_OUT)) $(filter $(B)/md/solutions/$(call md_num,$(c))-%,$(SOL_MD_OUT)))
+# The reference list (tools/references.md) closes every edition.
+book_parts = $(foreach c,$(CH_MD),$(c) $(filter $(B)/md/exercises/$(call md_num,$(c))-%,$(EX_MD_OUT))) tools/references.md
+instructor_parts = $(foreach c,$(CH_MD),$(c) $(filter $(B)/md/exercises/$(call md_num,$(c))-%,$(EX_MD_OUT)) $(filter $(B)/md/solutions/$(call md_num,$(c))-%,$(SOL_MD_OUT))) tools/references.md
 # Figures are referenced without extension; the format picks svg or pdf.
 HTML_FLAGS := --standalone --self-contained --mathml --toc --toc-depth=2 --number-sections \
               --metadata-file=tools/book-meta.yaml --css=tools/book.css --resource-path=.:$(B) \
-              --default-image-extension=svg
+              --default-image-extension=svg --citeproc --bibliography=$(BIB) --metadata=link-citations:true \
+              --include-in-header=tools/nav/nav.html
+NAV_DEPS := tools/nav/nav.html tools/nav/book-bar.html tools/nav/chapter-bar.sh $(BIB)
 
-book: $(B)/book.html
-$(B)/book.html: book.md $$(book_parts) tools/book.css tools/book-meta.yaml
-	$(PANDOC) $(HTML_FLAGS) book.md $(book_parts) -o $@
+book:
+	@$(MAKE) --no-print-directory timed
+	@$(MAKE) --no-print-directory $(B)/book.html
+# book.md is not expanded by the filter; its citations are checked by it.
+CHECK_BOOK_MD = NB_VALUE_FILES= $(PANDOC) -f markdown -t markdown --lua-filter $(NB_FILTER) book.md -o /dev/null
+$(B)/book.html: book.md $$(book_parts) tools/book.css tools/book-meta.yaml $(NAV_DEPS)
+	@$(CHECK_BOOK_MD)
+	$(PANDOC) $(HTML_FLAGS) --include-before-body=tools/nav/book-bar.html book.md $(book_parts) -o $@
 	@echo "wrote $@"
 
 instructor: $(B)/book-instructor.html
-$(B)/book-instructor.html: book.md $$(instructor_parts) tools/book.css tools/book-meta.yaml
-	$(PANDOC) $(HTML_FLAGS) book.md $(instructor_parts) -o $@
+$(B)/book-instructor.html: book.md $$(instructor_parts) tools/book.css tools/book-meta.yaml $(NAV_DEPS)
+	@$(CHECK_BOOK_MD)
+	$(PANDOC) $(HTML_FLAGS) --include-before-body=tools/nav/book-bar.html book.md $(instructor_parts) -o $@
 	@echo "wrote $@"
+
+# Each chapter (with its exercises) as its own page, $(B)/chapter-NN.html,
+# linked from the book and to the chapters before and after it.
+CH_NUMS := $(foreach c,$(CHAPTERS),$(call md_num,$(c)))
+chapter_md = $(filter $(B)/md/chapters/$(1)-%,$(CH_MD)) $(filter $(B)/md/exercises/$(1)-%,$(EX_MD_OUT))
+CH_PAGES := $(CH_NUMS:%=$(B)/chapter-%.html)
+$(B)/chapter-%.html: $$(call chapter_md,$$*) tools/references.md tools/book.css tools/book-meta.yaml $(NAV_DEPS)
+	@mkdir -p $(B)/nav
+	@set -- $(CH_NUMS); p=-; n=-; while [ $$# -gt 0 ]; do \
+	  if [ "$$1" = "$*" ]; then n=$${2:--}; break; fi; p=$$1; shift; done; \
+	  tools/nav/chapter-bar.sh $$p $$n > $(B)/nav/chapter-$*.html
+	$(PANDOC) $(HTML_FLAGS) --include-before-body=$(B)/nav/chapter-$*.html $(call chapter_md,$*) tools/references.md -o $@
+	@echo "wrote $@"
+
+chapters:
+	@$(MAKE) --no-print-directory timed
+	@$(MAKE) --no-print-directory $(CH_PAGES)
 
 # make chapter N=01: that chapter (with its exercises) as its own page.
 chapter:
 	@test -n "$(N)" || { echo "usage: make chapter N=01" >&2; exit 2; }
-	@$(MAKE) --no-print-directory $(filter $(B)/md/chapters/$(N)-%,$(CH_MD)) $(filter $(B)/md/exercises/$(N)-%,$(EX_MD_OUT))
-	$(PANDOC) $(HTML_FLAGS) $(filter $(B)/md/chapters/$(N)-%,$(CH_MD)) $(filter $(B)/md/exercises/$(N)-%,$(EX_MD_OUT)) -o $(B)/chapter-$(N).html
-	@echo "wrote $(B)/chapter-$(N).html"
+	@test -n "$(filter $(N),$(CH_NUMS))" || { echo "no chapter '$(N)': give its two-digit number; chapters: $(CH_NUMS)" >&2; exit 2; }
+	@$(MAKE) --no-print-directory timed
+	@$(MAKE) --no-print-directory $(B)/chapter-$(N).html
 
 pdf: $(B)/book.pdf
-$(B)/book.pdf: book.md $$(book_parts) $(FIG_PDF) tools/book-meta.yaml
+$(B)/book.pdf: book.md $$(book_parts) $(FIG_PDF) tools/book-meta.yaml $(BIB)
 	@command -v xelatex >/dev/null || { echo "make pdf needs xelatex: apt-get install texlive-xetex texlive-latex-recommended texlive-fonts-recommended lmodern fonts-dejavu-core" >&2; exit 2; }
 	$(PANDOC) --standalone --toc --toc-depth=2 --number-sections --pdf-engine=xelatex \
 	  --metadata-file=tools/book-meta.yaml --resource-path=.:$(B) --default-image-extension=pdf \
-	  book.md $(book_parts) -o $@
+	  --citeproc --bibliography=$(BIB) book.md $(book_parts) -o $@
+	@echo "wrote $@"
+
+instructor-pdf: $(B)/book-instructor.pdf
+$(B)/book-instructor.pdf: book.md $$(instructor_parts) $(FIG_PDF) tools/book-meta.yaml $(BIB)
+	@command -v xelatex >/dev/null || { echo "make instructor-pdf needs xelatex: apt-get install texlive-xetex texlive-latex-recommended texlive-fonts-recommended lmodern fonts-dejavu-core" >&2; exit 2; }
+	$(PANDOC) --standalone --toc --toc-depth=2 --number-sections --pdf-engine=xelatex \
+	  --metadata-file=tools/book-meta.yaml --resource-path=.:$(B) --default-image-extension=pdf \
+	  --citeproc --bibliography=$(BIB) book.md $(instructor_parts) -o $@
 	@echo "wrote $@"
 
 # ---------------------------------------------------------------- tests
@@ -258,27 +309,55 @@ sanitize-tests: $(TSAN_BIN) $(ASAN_BIN)
 # failures, not crashes, on the untouched fill-in kits.
 EX_NUMS  := $(patsubst tests/exercises/test_%.c,%,$(EXTEST_SRC))
 KIT_NUMS := $(foreach n,$(EX_NUMS),$(if $(wildcard exercises/$(n)-*.c),$(n)))
-$(B)/exercises/solution_%: tests/exercises/test_%.c $$(wildcard solutions/$$*-*.c) $(LIB)
+$(B)/exercises/solution_%: tests/exercises/test_%.c tests/exercises/exercise_check.h $$(wildcard solutions/$$*-*.c) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iexercises $(WARN) $(CFLAGS) -DNB_EXERCISE_TEST $< $(wildcard solutions/$*-*.c) $(LIB) $(CRITERION_LIBS) $(LDLIBS) -o $@
-$(B)/exercises/kit_%: tests/exercises/test_%.c $$(wildcard exercises/$$*-*.c) $(LIB)
+$(B)/exercises/kit_%: tests/exercises/test_%.c tests/exercises/exercise_check.h $$(wildcard exercises/$$*-*.c) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iexercises $(WARN) $(CFLAGS) -Wno-unused-parameter -DNB_EXERCISE_TEST $< $(wildcard exercises/$*-*.c) $(LIB) $(CRITERION_LIBS) $(LDLIBS) -o $@
 
-exercise-tests: $(EX_NUMS:%=$(B)/exercises/solution_%) $(KIT_NUMS:%=$(B)/exercises/kit_%)
+# The check of the untouched kit uses the kit as committed (git show HEAD:),
+# not the reader's working copy, so a reader who finished a kit still passes
+# make test; outside a git checkout it falls back to the working copy.
+$(B)/exercises/committed/%.c: exercises/%.c
+	@mkdir -p $(@D)
+	@git show HEAD:$< > $@.tmp 2>/dev/null || cp $< $@.tmp
+	@mv $@.tmp $@
+committed_kit = $(patsubst exercises/%,$(B)/exercises/committed/%,$(wildcard exercises/$(1)-*.c))
+.SECONDARY: $(patsubst exercises/%,$(B)/exercises/committed/%,$(wildcard exercises/[0-9][0-9]-*.c))
+$(B)/exercises/kit_committed_%: tests/exercises/test_%.c tests/exercises/exercise_check.h $$(call committed_kit,$$*) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Iexercises $(WARN) $(CFLAGS) -Wno-unused-parameter -DNB_EXERCISE_TEST $< $(call committed_kit,$*) $(LIB) $(CRITERION_LIBS) $(LDLIBS) -o $@
+
+exercise-tests: $(EX_NUMS:%=$(B)/exercises/solution_%) $(KIT_NUMS:%=$(B)/exercises/kit_committed_%)
 	@$(RUN_SUITE) $(EX_NUMS:%=$(B)/exercises/solution_%)
-	@tools/check_kit.sh $(KIT_NUMS:%=$(B)/exercises/kit_%)
+	@tools/check_kit.sh $(KIT_NUMS:%=$(B)/exercises/kit_committed_%)
 
-# make exercise N=01: run chapter 01's exercise tests against your kit.
+# make exercise N=01: run chapter 01's exercise tests against your kit;
+# ONLY=3 runs exercise 3 alone (tests named e3_...).
+ONLY ?=
 exercise:
-	@test -n "$(N)" || { echo "usage: make exercise N=01" >&2; exit 2; }
+	@test -n "$(N)" || { echo "usage: make exercise N=01 [ONLY=3]" >&2; exit 2; }
 	@test -n "$(filter $(N),$(KIT_NUMS))" || { echo "no fill-in kit for chapter $(N); kits: $(KIT_NUMS)" >&2; exit 2; }
+	@case "$(ONLY)" in "") ;; *[!0-9]*) echo "ONLY=$(ONLY): give an exercise number, e.g. ONLY=3" >&2; exit 2;; esac
 	@$(MAKE) --no-print-directory $(B)/exercises/kit_$(N)
-	$(B)/exercises/kit_$(N) --verbose=0
+	@if [ -n "$(ONLY)" ]; then \
+	  n=$$($(B)/exercises/kit_$(N) --list 2>/dev/null | grep -c "e$(ONLY)_"); \
+	  [ "$$n" -gt 0 ] || { echo "no tests for exercise $(ONLY) of chapter $(N) (tests named e$(ONLY)_...); the tests:" >&2; $(B)/exercises/kit_$(N) --list >&2; exit 2; }; \
+	  echo "$(B)/exercises/kit_$(N) --verbose=0 --filter='*/e$(ONLY)_*'"; \
+	  $(B)/exercises/kit_$(N) --verbose=0 --filter='*/e$(ONLY)_*'; \
+	else echo "$(B)/exercises/kit_$(N) --verbose=0"; $(B)/exercises/kit_$(N) --verbose=0; fi
 
+# The book in a real browser (headless Chromium, tools/browser_check.py):
+# console, requests, MathML, figures, links, page width; screenshots of each
+# chapter's first screen land in $(B)/screenshots/.
+BROWSER_CHECK = tools/run_bounded.sh 300 python3 tools/browser_check.py
 book-tests: $(B)/book.html $(B)/book-instructor.html
+	@$(BROWSER_CHECK) $(B)/book.html $(B)/screenshots
+	@$(BROWSER_CHECK) $(B)/book-instructor.html $(B)/screenshots/instructor
 
 test: deps
+	@$(MAKE) --no-print-directory timed
 	@$(MAKE) --no-print-directory book-tests
 	@$(MAKE) --no-print-directory unit-tests
 	@$(MAKE) --no-print-directory exercise-tests
@@ -322,7 +401,7 @@ HAVE_FUZZ := $(shell command -v $(FUZZ_CC) >/dev/null 2>&1 && echo 'int LLVMFuzz
 
 $(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard code/napkin/*.h) $(B)/gen/specs_data.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $< $(LIB_SRC) $(B)/gen/specs_data.c -lm -lpthread -o $@
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $< $(LIB_SRC) $(B)/gen/specs_data.c -lm -lpthread -ljansson -o $@
 
 fuzz: $(FUZZ_BIN)
 	@tools/fuzz.sh $(B) $(FUZZ_S) $(FUZZ_BIN)
@@ -333,22 +412,26 @@ fuzz-smoke:
 	else echo "fuzz: SKIP (no $(FUZZ_CC) with libFuzzer on this machine)"; fi
 
 # ---------------------------------------------------------------- misc
+# A reader's own measurements ($(B)/measured/, from `make measure`) survive.
 clean:
-	rm -rf $(B)
+	@if [ -d $(B) ]; then find $(B) -mindepth 1 -maxdepth 1 ! -name measured -exec rm -rf {} +; fi
+	@if [ -d $(B)/measured ]; then echo "kept $(B)/measured/ (your make measure results); rm -rf $(B)/measured to drop them"; fi
 
 help:
 	@echo "make              build the library, the napkin CLI, every cell and figure, and $(B)/book.html"
 	@echo "make test         every Criterion suite, sanitizer runs, exercise checks, book checks, kernel compile"
 	@echo "make pdf          $(B)/book.pdf (needs xelatex)"
 	@echo "make instructor   $(B)/book-instructor.html, with worked solutions"
+	@echo "make instructor-pdf  $(B)/book-instructor.pdf (needs xelatex)"
 	@echo "make chapter N=01 one chapter and its exercises as $(B)/chapter-01.html"
-	@echo "make exercise N=01  run chapter 01's exercise tests against your fill-in kit"
+	@echo "make chapters     every chapter as its own page, $(B)/chapter-NN.html"
+	@echo "make exercise N=01  run chapter 01's exercise tests against your fill-in kit (ONLY=3: exercise 3 alone)"
 	@echo "make measure      run the kernels on this GPU, or the CPU twins without one"
 	@echo "make figures      every figure as SVG"
 	@echo "make kernels      compile the CUDA kernels (needs nvcc)"
 	@echo "make bench        performance figures of the tools and library"
 	@echo "make fuzz         run the libFuzzer targets in tests/fuzz/ (FUZZ_S=120 seconds each)"
-	@echo "make clean        remove $(B)/"
+	@echo "make clean        remove $(B)/, except $(B)/measured/ (your make measure results)"
 	@echo "variables: B=<build dir> (default build), CC, NVCC, N"
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

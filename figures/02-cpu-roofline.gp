@@ -24,10 +24,11 @@ set ylabel 'GFLOP/s (fp32, all cores)'
 set grid xtics ytics mxtics mytics lc rgb '#e4e4e4' lw 1
 set border 3 lc rgb '#555555'
 set tics nomirror
-set key top left Left reverse samplen 2 box lc rgb '#bbbbbb' opaque
+# Bottom right: the one corner the roof and the sweep leave empty.
+set key bottom right Left reverse samplen 2 box lc rgb '#bbbbbb' opaque
 
 set arrow 1 from r_x, graph 0 to r_x, r_peak nohead dt 2 lw 1.2 lc rgb '#888888'
-set label 1 sprintf('ridge %.0f FLOP/B', r_x) at r_x*1.12, graph 0.06 left tc rgb '#555555'
+set label 1 sprintf('ridge %.0f FLOP/B', r_x) at r_x*1.12, graph 0.94 left tc rgb '#555555'
 
 plot roof using 1:2 with lines lw 3 lc rgb '#222222' title 'measured roof: min(peak, bandwidth ceiling × intensity)', \
      meas using 8:(is_gemv(strcol(1)) ? NaN : $6*1e3) with points pt 7 ps 1.2 lc rgb '#c0392b' title 'sgemm sweep, M = 1 … 1024', \

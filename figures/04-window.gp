@@ -9,7 +9,8 @@ theory = datadir.'/04-window-theory.tsv'
 meas   = datadir.'/04-window-measured.tsv'
 
 set datafile separator tab
-set key top right box opaque samplen 2 font ',11'
+# The key sits beside the plot: the measured points can land anywhere.
+set key outside right top vertical box samplen 2 font ',10'
 set logscale x
 set xrange [0.2:64]
 set yrange [0:*]
@@ -17,7 +18,8 @@ set xtics ('0.25' 0.25, '1' 1, '4' 4, '16' 16, '64' 64)
 set grid xtics ytics lc rgb '#e4e4e4'
 set border 3 lc rgb '#555555'
 set tics nomirror
-set xlabel 'Offered load {/Symbol l}W (requests per window)'
+# UTF-8 λ: the SVG terminal does not map the Symbol font.
+set xlabel 'Offered load λW (requests per window)'
 set ylabel 'Wait / W'
 
 c50 = '#1f5fa8'; c99 = '#c0392b'; cm = '#7f8c8d'

@@ -8,7 +8,9 @@
 hm = datadir.'/10-heatmap.tsv'
 set datafile separator tab
 
-set multiplot layout 1,2 margins 0.08, 0.90, 0.13, 0.92 spacing 0.07, 0
+# Margins leave room for the y label at the left and the colour bar's
+# label at the right; cell numbers are white on the dark cells.
+set multiplot layout 1,2 margins 0.10, 0.86, 0.13, 0.92 spacing 0.06, 0
 set xrange [0.5:10.5]
 set yrange [0.475:0.975]
 set xtics 1 nomirror
@@ -22,13 +24,13 @@ set border 3 lc rgb '#555555'
 set title 'Regime (i): verification costs one step'
 set ylabel 'Acceptance rate (alpha)'
 plot hm index 0 using 2:1:3 with image notitle, \
-     hm index 0 using 2:1:(sprintf('%.1f', $3)) with labels font ',8' notitle
+     hm index 0 using 2:1:(sprintf('%.1f', $3)):($3 > 3.0 || $3 < 0.65 ? 0xffffff : 0x000000) with labels font ',10' tc rgb variable notitle
 
 set title 'Regime (ii): roofline verification, batch 256'
 unset ylabel
-set colorbox vertical user origin 0.915, 0.13 size 0.02, 0.79
+set colorbox vertical user origin 0.875, 0.13 size 0.02, 0.79
 set cbtics 0.5
-set cblabel 'Speedup'
+set cblabel 'Speedup' offset -0.5, 0
 plot hm index 1 using 2:1:3 with image notitle, \
-     hm index 1 using 2:1:(sprintf('%.2f', $3)) with labels font ',7' notitle
+     hm index 1 using 2:1:(sprintf('%.2f', $3)):($3 > 3.0 || $3 < 0.65 ? 0xffffff : 0x000000) with labels font ',9' tc rgb variable notitle
 unset multiplot

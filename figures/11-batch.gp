@@ -12,7 +12,8 @@ set datafile separator tab
 set datafile missing 'NaN'
 c1 = '#1f5fa8'; c8 = '#e67e22'
 
-set multiplot layout 1,2 margins 0.08, 0.98, 0.13, 0.92 spacing 0.06, 0
+# The left margin leaves room for the y label (at 0.08 it fell off the canvas).
+set multiplot layout 1,2 margins 0.10, 0.98, 0.13, 0.92 spacing 0.06, 0
 set logscale x 2
 set xrange [1:2048]
 set yrange [0:4]

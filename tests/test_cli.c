@@ -854,7 +854,7 @@ Test(cli, json_escapes_text_from_tables)
         fputs(line, out);
     fclose(in);
     fputs("odd-1b\tQuote\"Back\\slash\x01 model\t16\t2048\t32\t8\t64\t8192\t128256\t1\t1\t1\thttps://example.org/"
-          "config.json\n",
+          "config.json\t-\n",
           out);
     fclose(out);
 

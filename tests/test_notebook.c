@@ -193,6 +193,43 @@ Test(notebook_good, exercise_set_sits_under_its_chapter)
     free_run(&r);
 }
 
+/* Numbering and anchors: tables "Table 44.1", "44.2" in order with anchors
+ * table-44-1, table-44-2; the unlabelled figure gets figure-44-1; the
+ * citations, both keys in tests/filter/references.bib, are left for citeproc. */
+Test(notebook_good, numbers_tables_figures_and_keeps_known_citations)
+{
+    setup_env("numbering");
+    setenv("NB_BIBLIOGRAPHY", "references.bib", 1);
+    filter_run r = run_filter("chapters/44-numbering.md");
+    unsetenv("NB_BIBLIOGRAPHY");
+    cr_assert_eq(r.status, 0, "filter failed: %s", r.err);
+    assert_contains(r.out, "[]{#table-44-1}Table 44.1: The first table.");
+    assert_contains(r.out, "[]{#table-44-2}Table 44.2: The second table.");
+    assert_contains(r.out, "![Figure 44.1: An unlabelled figure](");
+    assert_contains(r.out, "/figures/42-curve){#figure-44-1}");
+    assert_contains(r.out, "[@page1954]");
+    assert_contains(r.out, "[@page1954; @leviathan2023]");
+    free_run(&r);
+}
+
+/* Problems "**1. Title.**" and "**2.**" of set 44 become Exercise 44.1 and
+ * 44.2 with anchors exercise-44-1, exercise-44-2; a bold paragraph without
+ * a number is left alone; a solution links back to its problem. */
+Test(notebook_good, numbers_exercises_and_links_solutions)
+{
+    setup_env("problems");
+    filter_run r = run_filter("exercises/44-numbering.md");
+    cr_assert_eq(r.status, 0, "filter failed: %s", r.err);
+    assert_contains(r.out, "[]{#exercise-44-1}**Exercise 44.1. The first.** Text");
+    assert_contains(r.out, "[]{#exercise-44-2}**Exercise 44.2.** A problem");
+    assert_contains(r.out, "**Not a problem.** A bold");
+    free_run(&r);
+    r = run_filter("solutions/44-numbering.md");
+    cr_assert_eq(r.status, 0, "filter failed: %s", r.err);
+    assert_contains(r.out, "[]{#solution-44-1}**[Solution 44.1.](#exercise-44-1) The first.** Its answer.");
+    free_run(&r);
+}
+
 /* ------------------------------------------------------------ bad fixtures */
 
 static void expect_failure(const char *scratch, const char *fixture, const char *message)
@@ -381,6 +418,15 @@ Test(notebook_bad, unknown_figure_label)
 }
 
 /* The second command (line 5) exits 3 without "# exit 3". */
+/* "[@nosuch2099]" is on line 5; the bibliography has page1954 only and leviathan2023. */
+Test(notebook_bad, unknown_citation)
+{
+    setenv("NB_BIBLIOGRAPHY", "references.bib", 1);
+    expect_failure("unknown-citation", "chapters/90-unknown-citation.md",
+                   "chapters/90-unknown-citation.md:5: unknown citation key 'nosuch2099': not in references.bib");
+    unsetenv("NB_BIBLIOGRAPHY");
+}
+
 Test(notebook_bad, console_exit_status)
 {
     expect_failure("console-exit", "chapters/90-console-exit.md",

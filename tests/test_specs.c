@@ -142,3 +142,26 @@ Test(specs, lookup_copies_a_row_or_says_no)
     cr_assert_eq(m.kv_heads, 40);
     cr_assert_eq(model_lookup("gpt-5", &m), -1);
 }
+
+/* max_position is an optional last column: 4096 or "-" (unknown, 0); a
+ * table without it (tests/specs/bad_model.tsv's header, 13 columns) still
+ * parses; "4k" is not a whole number. */
+Test(specs, max_position_column)
+{
+    model_table m;
+    char err[512] = "";
+    cr_assert_eq(model_table_load(fixture("good_models.tsv"), &m, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(m.n, 2);
+    cr_expect_eq(m.rows[0].max_position, 4096);
+    cr_expect_eq(m.rows[1].max_position, 0);
+    model_table_free(&m);
+    cr_assert_eq(model_table_load(fixture("bad_max_position.tsv"), &m, err, sizeof err), -1);
+    cr_expect(strstr(err, "bad_max_position.tsv:2: field 'max_position'") != NULL, "%s", err);
+    const char *old = "key\tname\tlayers\thidden\theads\tkv_heads\thead_dim\tffn\tvocab\texperts\texperts_active\ttied\tsource\n"
+                      "m1\tModel\t4\t256\t8\t2\t32\t1024\t1000\t1\t1\t0\thttps://example.invalid/m1\n";
+    cr_assert_eq(model_table_parse(old, "old.tsv", &m, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(m.rows[0].max_position, 0);
+    model_table_free(&m);
+    /* the built-in rows carry it: LLaMA-3-8B's max_position_embeddings is 8192 */
+    cr_expect_eq(model_builtin("llama3-8b").max_position, 8192);
+}

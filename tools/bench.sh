@@ -1,8 +1,11 @@
 #!/bin/sh
-# Performance figures of the build and the tools (no pass/fail):
+# Performance figures of the build and the tools, each against its target:
 #   tools/bench.sh BUILD_DIR [bench binaries...]
-# prints "name<TAB>value<TAB>target" lines.  BENCH_FULL=1 also times a clean
-# build of the book in a scratch directory (slow).
+# prints "name<TAB>value<TAB>target<TAB>verdict" lines, the verdict "met" or
+# "MISSED" for a target "< N", "<= N", "> N" or ">= N" and "-" for a figure
+# without one, then a summary line.  The exit status is 0 either way: a
+# missed target is news, not a broken build.  BENCH_FULL=1 also times a
+# clean build of the book in a scratch directory (slow).
 set -eu
 
 B=${1:?usage: tools/bench.sh BUILD_DIR [bench binaries...]}
@@ -12,9 +15,28 @@ MAKE=${MAKE:-make}
 now() { date +%s.%N; }
 # seconds between two `now` stamps, to the millisecond
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
-report() { printf '%s\t%s\t%s\n' "$1" "$2" "$3"; }
+verdicts=$(mktemp)
+trap 'rm -f "$verdicts"' EXIT
+# judge: "name value target..." lines in, the same with a verdict out; each
+# judged line is also noted in $verdicts for the summary.
+judge() {
+    awk -F'\t' -v OFS='\t' -v vlog="$verdicts" '
+        NF < 3 { print; next }
+        {
+            v = "-"
+            if (match($3, /^(<=|>=|<|>) *[0-9.eE+-]+/) && $2 ~ /^-?[0-9.eE+-]+$/) {
+                t = substr($3, RSTART, RLENGTH); op = t; sub(/ *[0-9.eE+-]+$/, "", op)
+                n = t; sub(/^(<=|>=|<|>) */, "", n); n += 0; x = $2 + 0
+                ok = (op == "<" && x < n) || (op == "<=" && x <= n) || (op == ">" && x > n) || (op == ">=" && x >= n)
+                v = ok ? "met" : "MISSED"
+                print $1, v >> vlog
+            }
+            print $1, $2, $3, v
+        }'
+}
+report() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" | judge; }
 
-printf 'name\tvalue\ttarget\n'
+printf 'name\tvalue\ttarget\tverdict\n'
 
 if [ "${BENCH_FULL:-0}" = 1 ]; then
     scratch=$(mktemp -d)
@@ -72,12 +94,20 @@ if [ -x "$napkin" ]; then
         # shellcheck disable=SC2086
         "$napkin" $args >/dev/null 2>&1 || true
         t1=$(now)
-        worst=$(awk -v a="$t0" -v b="$t1" -v w="$worst" 'BEGIN { t = (b - a) * 1000; printf "%.2f", t > w ? t : w }')
+        worst=$(awk -v a="$t0" -v b="$t1" -v w="$worst" 'BEGIN { t = (b - a) * 1000; printf "%.2f", (t > w ? t : w) }')
     done
     report "napkin_worst_case_ms" "$worst" "< 100"
 fi
 
 for bench in "$@"; do
     echo "== $bench"
-    "$bench" || echo "bench: $bench exited with status $?" >&2
+    { "$bench" || echo "bench: $bench exited with status $?" >&2; } | judge
 done
+
+met=$(grep -c '	met$' "$verdicts" || true)
+missed=$(grep '	MISSED$' "$verdicts" | cut -f1 | tr '\n' ' ' || true)
+if [ -n "$missed" ]; then
+    echo "bench: $met targets met; missed: $missed"
+else
+    echo "bench: all $met targets met"
+fi

@@ -4,7 +4,9 @@
 # command to run and fails.
 set -eu
 
-PACKAGES="build-essential libcriterion-dev libopenblas-dev pandoc gnuplot-nox clang libclang-rt-14-dev"
+# chromium and python3: the browser check of the book (tools/browser_check.py);
+# libjansson-dev: config.json files for napkin --model-config.
+PACKAGES="build-essential libcriterion-dev libopenblas-dev pandoc gnuplot-nox clang libclang-rt-14-dev chromium python3 libjansson-dev"
 
 missing=""
 for p in $PACKAGES; do

@@ -10,6 +10,12 @@ Cells (README "Notebook cells" is the author's guide):
   values    {{name}} in prose, math, inline code, captions, tables
   figures   ![Caption](figures/NN-name.gp) -> NB_BUILD/figures/NN-name,
             numbered "Figure N.M"; the assembling pandoc adds .svg or .pdf
+  numbers   tables "Table N.M" (anchor table-N-M), figures without a label
+            get the anchor figure-N-M, problems "**3. Title.**" in exercise
+            and solution sets become "Exercise N.3" (anchor exercise-N-3)
+            and "Solution N.3" (anchor solution-N-3, linking the problem)
+  citations [@key] must name an entry of NB_BIBLIOGRAPHY (BibTeX); the
+            assembling pandoc's --citeproc formats them
 
 Environment (set by the Makefile): NB_BUILD, NB_CC, NB_CFLAGS, NB_LIB,
 NB_LDLIBS, NB_BIN, NB_VALUE_FILES, NB_FIGURE_EXT (which rendering must
@@ -518,7 +524,9 @@ local function Image(img)
   if CHAPTER and PART == "chapters" then
     figure_count = figure_count + 1
     local number = CHAPTER .. "." .. figure_count
-    if img.identifier ~= "" then figure_labels[img.identifier] = number end
+    -- A stable anchor for every figure: its label, or figure-N-M.
+    if img.identifier == "" then img.identifier = "figure-" .. CHAPTER .. "-" .. figure_count end
+    figure_labels[img.identifier] = number
     local caption = pandoc.List({ pandoc.Str("Figure"), pandoc.Space(), pandoc.Str(number .. ":"), pandoc.Space() })
     caption:extend(img.caption)
     img.caption = caption
@@ -526,14 +534,87 @@ local function Image(img)
   return img
 end
 
--- @fig:label -> "Figure N.M", a link to the figure in this file.
+-- Tables with a caption become "Table N.M", with a stable anchor
+-- table-N-M (a span at the caption's start: it survives the markdown pass).
+local table_count = 0
+local function Table(tbl)
+  if not (CHAPTER and PART == "chapters") then return nil end
+  local long = tbl.caption and tbl.caption.long
+  if not long or #long == 0 then return nil end
+  table_count = table_count + 1
+  local number = CHAPTER .. "." .. table_count
+  local first = long[1]
+  if first.t ~= "Plain" and first.t ~= "Para" then return nil end
+  local lead = pandoc.List({ pandoc.Span({}, pandoc.Attr("table-" .. CHAPTER .. "-" .. table_count)),
+    pandoc.Str("Table"), pandoc.Space(), pandoc.Str(number .. ":"), pandoc.Space() })
+  lead:extend(first.content)
+  first.content = lead
+  return tbl
+end
+
+-- Problems in exercise and solution sets are paragraphs that open with a
+-- bold "N. Title." (or "N."): they become "Exercise C.N" / "Solution C.N"
+-- with a stable anchor exercise-C-N / solution-C-N, so a problem can be
+-- linked as book.html#exercise-6-3.  A solution links to its problem.
+local function problem(para)
+  if not (CHAPTER and (PART == "exercises" or PART == "solutions")) then return nil end
+  local strong = para.content[1]
+  if not strong or strong.t ~= "Strong" then return nil end
+  local first = strong.content[1]
+  if not first or first.t ~= "Str" then return nil end
+  local n, rest = first.text:match("^(%d+)%.(.*)$")
+  if not n then return nil end
+  local kind = PART == "exercises" and "exercise" or "solution"
+  local label = (PART == "exercises" and "Exercise " or "Solution ") .. CHAPTER .. "." .. n .. "." .. rest
+  local inner = pandoc.List({ pandoc.Str(label) })
+  for i = 2, #strong.content do inner:insert(strong.content[i]) end
+  if PART == "solutions" then
+    inner[1] = pandoc.Link({ pandoc.Str(label) }, "#exercise-" .. CHAPTER .. "-" .. n)
+  end
+  strong.content = inner
+  para.content:insert(1, pandoc.Span({}, pandoc.Attr(kind .. "-" .. CHAPTER .. "-" .. n)))
+  return para
+end
+
+---------------------------------------------------------------- citations
+
+-- [@key] cites an entry of the bibliography (NB_BIBLIOGRAPHY, a BibTeX
+-- file); the assembling pandoc's --citeproc formats it.  An unknown key
+-- stops the build here, with the line, rather than printing "(key?)".
+local BIBLIOGRAPHY = env("NB_BIBLIOGRAPHY", "")
+local bib_keys = nil
+local function known_key(key)
+  if bib_keys == nil then
+    bib_keys = {}
+    local text = BIBLIOGRAPHY ~= "" and read_file(BIBLIOGRAPHY) or nil
+    if BIBLIOGRAPHY ~= "" and not text then
+      fail(find_line("@" .. key), "bibliography " .. BIBLIOGRAPHY .. " not found (NB_BIBLIOGRAPHY)")
+    end
+    for k in (text or ""):gmatch("@%a+%s*{%s*([^,%s]+)%s*,") do bib_keys[k] = true end
+  end
+  return bib_keys[key]
+end
+
+-- @fig:label -> "Figure N.M", a link to the figure in this file; any other
+-- key must be in the bibliography.
 local function Cite(cite)
-  if #cite.citations ~= 1 then return nil end
   local id = cite.citations[1].id
-  if not id:match("^fig:") then return nil end
-  local number = figure_labels[id]
-  if not number then fail(find_line("@" .. id), "unknown figure label '" .. id .. "'") end
-  return pandoc.Link({ pandoc.Str("Figure"), pandoc.Space(), pandoc.Str(number) }, "#" .. id)
+  if #cite.citations == 1 and id:match("^fig:") then
+    local number = figure_labels[id]
+    if not number then fail(find_line("@" .. id), "unknown figure label '" .. id .. "'") end
+    return pandoc.Link({ pandoc.Str("Figure"), pandoc.Space(), pandoc.Str(number) }, "#" .. id)
+  end
+  for _, c in ipairs(cite.citations) do
+    if c.id:match("^fig:") then
+      fail(find_line("@" .. c.id), "a figure reference '@" .. c.id .. "' stands alone, not among citations")
+    end
+    if not known_key(c.id) then
+      local where = BIBLIOGRAPHY ~= "" and BIBLIOGRAPHY or "no bibliography (NB_BIBLIOGRAPHY is empty)"
+      fail(find_line("@" .. c.id .. "]", "@" .. c.id .. ";", "@" .. c.id),
+        "unknown citation key '" .. c.id .. "': not in " .. where)
+    end
+  end
+  return nil
 end
 
 local function Link(link)
@@ -588,7 +669,7 @@ end
 
 return {
   { Pandoc = header_filter },
-  { Image = Image, CodeBlock = CodeBlock },
+  { Image = Image, CodeBlock = CodeBlock, Table = Table, Para = problem },
   { Cite = Cite, Link = Link },
   {
     Str = Str,

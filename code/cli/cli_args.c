@@ -1,5 +1,6 @@
 #include "cli_args.h"
 
+#include "cli_tokens.h"
 #include "units.h"
 
 #include <errno.h>
@@ -26,6 +27,7 @@ static const cli_opt common_help[] = {
     {"--specs", OPT_STRING, NULL, "DIR", "read DIR/gpus.tsv and DIR/models.tsv instead of the built-in tables", 0, 0},
     {"--gpu-table", OPT_STRING, NULL, "FILE", "read the GPU table from FILE", 0, 0},
     {"--model-table", OPT_STRING, NULL, "FILE", "read the model table from FILE", 0, 0},
+    {"--model-config", OPT_STRING, NULL, "FILE", "the model of a Hugging Face config.json instead of --model", 0, 0},
     {"--help", OPT_FLAG, NULL, NULL, "this text", 0, 0},
 };
 
@@ -46,6 +48,11 @@ void cli_print_help(const cli_doc *doc, const cli_opt *opts, int nopts, FILE *ou
         fprintf(out, "\nflags:\n");
         print_opts(opts, nopts, out);
     }
+    for (int i = 0; i < nopts; i++)
+        if (opts[i].kind == OPT_TOKENS) {
+            fprintf(out, "  (%s)\n", CLI_TOKENS_HELP);
+            break;
+        }
     fprintf(out, "\ncommon flags:\n");
     print_opts(common_help, CLI_NOPTS(common_help), out);
     if (doc->details)
@@ -107,6 +114,14 @@ static int set_value(const char *cmd, cli_opt *o, const char *v)
         *(double *)o->dest = x;
         return 0;
     }
+    case OPT_TOKENS: {
+        long long t;
+        if (cli_tokens_parse(v, 1, INT_MAX, &t) != 0)
+            return cli_fail(cmd, EXIT_USAGE, "%s: '%s' is not a token count from 1 to %d (%s)", o->name, v, INT_MAX,
+                            CLI_TOKENS_HELP);
+        *(int *)o->dest = (int)t;
+        return 0;
+    }
     case OPT_FRACTION: {
         double x;
         if (parse_real(v, &x) != 0 || !(x > 0 && x <= 1))
@@ -138,12 +153,13 @@ int cli_parse(const cli_doc *doc, int argc, char **argv, cli_opt *opts, int nopt
     const char *cmd = doc->name;
     const char *format = NULL;
     int help = 0;
-    *common = (cli_common){FMT_TABLE, NULL, NULL, NULL};
+    *common = (cli_common){FMT_TABLE, NULL, NULL, NULL, NULL};
     cli_opt commons[] = {
         {"--format", OPT_STRING, &format, "F", "", 0, 0},
         {"--specs", OPT_STRING, &common->specs_dir, "DIR", "", 0, 0},
         {"--gpu-table", OPT_STRING, &common->gpu_table, "FILE", "", 0, 0},
         {"--model-table", OPT_STRING, &common->model_table, "FILE", "", 0, 0},
+        {"--model-config", OPT_STRING, &common->model_config, "FILE", "", 0, 0},
         {"--help", OPT_FLAG, &help, NULL, "", 0, 0},
         {"-h", OPT_FLAG, &help, NULL, "", 0, 0},
     };
@@ -184,6 +200,16 @@ int cli_parse(const cli_doc *doc, int argc, char **argv, cli_opt *opts, int nopt
     if (format && out_format_parse(format, &common->format) != 0)
         return cli_fail(cmd, EXIT_USAGE, "unknown format '%s' for --format (choices: %s)", format,
                         out_format_choices());
+    /* --model-config stands for --model: the model read from the file. */
+    if (common->model_config) {
+        cli_opt *m = find_opt(opts, nopts, "--model", strlen("--model"));
+        if (m && m->seen)
+            return cli_fail(cmd, EXIT_USAGE, "give --model or --model-config, not both");
+        if (m) {
+            *(const char **)m->dest = CLI_CONFIG_MODEL_KEY;
+            m->seen = 1;
+        }
+    }
     for (int i = 0; i < nopts; i++)
         if (opts[i].required && !opts[i].seen)
             return cli_fail(cmd, EXIT_USAGE, "missing required flag %s %s (see napkin %s --help)", opts[i].name,

@@ -30,7 +30,8 @@ typedef enum {
     OPT_POS_INT,    /* dest int*: whole number >= 1 */
     OPT_NONNEG_INT, /* dest int*: whole number >= 0 */
     OPT_POS_REAL,   /* dest double*: finite, > 0 */
-    OPT_FRACTION    /* dest double*: 0 < x <= 1 */
+    OPT_FRACTION,   /* dest double*: 0 < x <= 1 */
+    OPT_TOKENS      /* dest int*: a token count >= 1, "8192" or "8k" (k = 1024; cli_tokens.h) */
 } opt_kind;
 
 typedef struct {
@@ -58,7 +59,11 @@ typedef struct {
     const char *specs_dir;   /* --specs DIR: DIR/gpus.tsv and DIR/models.tsv */
     const char *gpu_table;   /* --gpu-table FILE (overrides --specs for GPUs) */
     const char *model_table; /* --model-table FILE */
+    const char *model_config; /* --model-config FILE: a Hugging Face config.json, the model of --model */
 } cli_common;
+
+/* The model key --model-config gives (cli_specs_load adds the model under it). */
+#define CLI_CONFIG_MODEL_KEY "config"
 
 #define CLI_GO 0
 #define CLI_HELP_SHOWN (-1)

@@ -1,7 +1,10 @@
 #include "cli_lookup.h"
 
+#include "hf_config.h"
+
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define CHOICES_MAX 2048
@@ -23,6 +26,27 @@ static int load_models(const char *cmd, const char *path, model_table *out)
         return cli_fail(cmd, EXIT_USAGE, "model table: %s", err);
     if (out->n == 0)
         return cli_fail(cmd, EXIT_USAGE, "model table %s has no rows", path);
+    return 0;
+}
+
+/* The model of a config.json, added to the table under CLI_CONFIG_MODEL_KEY
+ * (replacing a row of that key, if the reader's table has one). */
+static int add_config_model(const char *cmd, const char *path, model_table *t)
+{
+    char err[1024];
+    model_spec m;
+    if (model_from_hf_config_file(path, CLI_CONFIG_MODEL_KEY, &m, err, sizeof err) != 0)
+        return cli_fail(cmd, EXIT_USAGE, "--model-config: %s", err);
+    for (int i = 0; i < t->n; i++)
+        if (strcmp(t->rows[i].key, CLI_CONFIG_MODEL_KEY) == 0) {
+            t->rows[i] = m;
+            return 0;
+        }
+    model_spec *rows = realloc(t->rows, (size_t)(t->n + 1) * sizeof *rows);
+    if (!rows)
+        return cli_fail(cmd, 1, "out of memory");
+    t->rows = rows;
+    t->rows[t->n++] = m;
     return 0;
 }
 
@@ -51,8 +75,12 @@ int cli_specs_load(const char *cmd, const cli_common *c, cli_specs *out)
             rc = load_models(cmd, path, &out->models);
     } else if (model_table_builtin(&out->models, err, sizeof err) != 0)
         rc = cli_fail(cmd, 1, "built-in model table: %s", err);
-    if (rc)
+    if (!rc && c->model_config)
+        rc = add_config_model(cmd, c->model_config, &out->models);
+    if (rc) {
         gpu_table_free(&out->gpus);
+        model_table_free(&out->models);
+    }
     return rc;
 }
 

@@ -25,7 +25,7 @@ void replica_flag_opts(replica_flags *f, cli_opt *o)
         {"--model", OPT_STRING, &f->model, "M", "model key (napkin specs --models)", 1, 0},
         {"--gpu", OPT_STRING, &f->gpu, "G", "GPU key (napkin specs --gpus)", 1, 0},
         {"--tp", OPT_POS_INT, &f->tp, "N", "tensor-parallel degree: GPUs per replica (default 1)", 0, 0},
-        {"--context", OPT_POS_INT, &f->context, "C", "tokens in each sequence's KV cache (default 4096)", 0, 0},
+        {"--context", OPT_TOKENS, &f->context, "C", "tokens in each sequence's KV cache (default 4096)", 0, 0},
         {"--pp", OPT_POS_INT, &f->pp, "N", "pipeline stages, each of --tp GPUs (default 1)", 0, 0},
         {"--dtype", OPT_STRING, &f->dtype, "D", "weights, KV, activations and compute (default bf16)", 0, 0},
         {"--weights", OPT_STRING, &f->weights, "D", "weight dtype, overriding --dtype (int4, int8, fp8, ...)", 0, 0},

@@ -63,6 +63,9 @@ void report_cell_num(report_table *t, double v);
 void report_cell_int(report_table *t, long long v);
 void report_cell_text(report_table *t, const char *s);
 
+/* s as a JSON string, quotes included. */
+void report_json_string(const char *s, FILE *out);
+
 /* Render; returns 0, or 1 when writing failed. */
 int report_print(const report *r, out_format f, FILE *out);
 

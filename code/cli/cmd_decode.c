@@ -179,6 +179,10 @@ int cmd_decode(int argc, char **argv)
         report_num(r, "pipeline_tokens_per_s_per_user", "tokens/s per user", U_TOKENS_PER_S, 1 / pc.cycle_time);
     }
     report_ops(r, s.model, s.gpu, &shape, peak);
+    /* The arithmetic holds at any context; the model does not. */
+    if (s.model->max_position > 0 && s.context > s.model->max_position)
+        report_note(r, "warning: context %d exceeds %s's maximum position, %d tokens (max_position_embeddings): "
+                       "the model was not trained for it", s.context, s.model->key, s.model->max_position);
     rc = report_print(r, common.format, stdout);
     report_free(r);
     cli_specs_free(&specs);

@@ -61,7 +61,7 @@ int cmd_spec(int argc, char **argv)
         {"--gpu", OPT_STRING, &gpu_key, "G", "GPU (default h100)", 0, 0},
         {"--tp", OPT_POS_INT, &tp, "N", "tensor parallel degree of the target (default 4)", 0, 0},
         {"--batch", OPT_POS_INT, &batch, "B", "sequences in the step (default 1)", 0, 0},
-        {"--context", OPT_POS_INT, &context, "T", "tokens cached per sequence (default 4096)", 0, 0},
+        {"--context", OPT_TOKENS, &context, "T", "tokens cached per sequence (default 4096)", 0, 0},
         {"--dtype", OPT_STRING, &dtype_name_s, "D", "weights, KV, activations (default bf16)", 0, 0},
         {"--batch-max", OPT_POS_INT, &batch_max, "B",
          "largest batch searched for break-even (default 4096; memory may stop it sooner)", 0, 0},
@@ -226,6 +226,18 @@ int cmd_spec(int argc, char **argv)
         report_note(r, "regime (ii) loses at this batch even with alpha = 1: no acceptance rate breaks even");
     if (c_text)
         report_note(r, "draft step taken as c = %g target decode steps at every batch", c_given);
+    /* A draft that is no smaller than its target, or speaks another
+     * vocabulary, makes the numbers above meaningless as advice. */
+    if (draft) {
+        double pd = model_params(draft).total, pt = model_params(target).total;
+        if (pd >= pt)
+            report_note(r, "warning: the draft %s (%.3g B parameters) is not smaller than the target %s (%.3g B): "
+                           "drafting cannot pay", draft->key, pd / 1e9, target->key, pt / 1e9);
+        if (draft->vocab != target->vocab)
+            report_note(r, "warning: the draft %s has a vocabulary of %d tokens, the target %s %d: their tokens "
+                           "cannot be verified against each other (alpha is not defined)",
+                        draft->key, draft->vocab, target->key, target->vocab);
+    }
 
     rc = report_print(r, common.format, stdout);
     report_free(r);

@@ -372,7 +372,7 @@ int cmd_train(int argc, char **argv)
          0},
         {"--price", OPT_POS_REAL, &f.price, "P", "price per GPU-hour, for the cost", 0, 0},
         {"--node-size", OPT_POS_INT, &f.node_size, "N", "GPUs per node (default 8)", 0, 0},
-        {"--seq", OPT_POS_INT, &f.seq, "S", "sequence length (default 8192)", 0, 0},
+        {"--seq", OPT_TOKENS, &f.seq, "S", "sequence length (default 8192)", 0, 0},
         {"--micro-batch", OPT_POS_INT, &f.micro_batch, "B", "sequences per microbatch (default 1)", 0, 0},
         {"--tp", OPT_POS_INT, &f.tp, "N", "tensor parallel degree (default 1)", 0, 0},
         {"--pp", OPT_POS_INT, &f.pp, "N", "pipeline parallel degree (default 1)", 0, 0},

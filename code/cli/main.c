@@ -2,9 +2,17 @@
  * Dispatches to one subcommand per file (see commands.h). */
 #include "commands.h"
 
+#include "cli_report.h"
+#include "specs.h"
+
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* The calculator's version: bump with any change to what it prints. */
+#define NAPKIN_VERSION "0.12.0"
 
 /* Exit status when the answer could not be written (a full disk, a closed
  * pipe): not "no answer" (1), which would blame the question. */
@@ -30,7 +38,9 @@ static void usage(FILE *out)
     fprintf(out, "  %-10s %s\n", "help", "this list, or `napkin help <command>` for one command's flags");
     fprintf(out, "\nEvery command takes --format table|tsv|json and --help.  Exit status: 0 answered,\n"
                  "1 no answer (the model or batch does not fit), 2 a bad flag, value or choice,\n"
-                 "3 the output could not be written.\n"
+                 "3 the output could not be written.  With --format json an error is also a JSON\n"
+                 "object on stdout: {\"error\": {\"command\", \"status\", \"message\"}}.\n"
+                 "napkin --version prints the calculator's version and the tables built in.\n"
                  "Example: napkin decode --model llama3-70b --gpu h100 --tp 4 --batch 64 --context 4096\n");
 }
 
@@ -51,6 +61,101 @@ static int unknown(const char *name)
     return 2;
 }
 
+static int version(void)
+{
+    gpu_table g;
+    model_table m;
+    char err[256];
+    int ng = gpu_table_builtin(&g, err, sizeof err) == 0 ? g.n : -1;
+    int nm = model_table_builtin(&m, err, sizeof err) == 0 ? m.n : -1;
+    printf("napkin %s (Batching by the Numbers): built-in tables of %d GPUs and %d models\n", NAPKIN_VERSION, ng, nm);
+    if (ng >= 0)
+        gpu_table_free(&g);
+    if (nm >= 0)
+        model_table_free(&m);
+    return 0;
+}
+
+/* --format json anywhere in the command's flags. */
+static int wants_json(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--format=json") == 0)
+            return 1;
+        if (strcmp(argv[i], "--format") == 0 && i + 1 < argc && strcmp(argv[i + 1], "json") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* The whole of a temporary file, from its start. */
+static char *slurp_tmp(FILE *f)
+{
+    fflush(f);
+    long n = ftell(f);
+    if (n < 0 || fseek(f, 0, SEEK_SET) != 0)
+        return NULL;
+    char *s = malloc((size_t)n + 1);
+    if (!s)
+        return NULL;
+    size_t got = fread(s, 1, (size_t)n, f);
+    s[got] = 0;
+    return s;
+}
+
+/* Run a command whose answer is JSON.  Its stdout and stderr are held back;
+ * on failure with nothing on stdout, the error becomes a JSON object there
+ * ({"error": {"command", "status", "message"}}) as well as a message on
+ * stderr, so a program reading the JSON sees why there is no answer. */
+static int run_json(const command *c, int argc, char **argv)
+{
+    FILE *out_tmp = tmpfile(), *err_tmp = tmpfile();
+    int saved_out = dup(STDOUT_FILENO), saved_err = dup(STDERR_FILENO);
+    if (!out_tmp || !err_tmp || saved_out < 0 || saved_err < 0) { /* run it plainly */
+        if (out_tmp)
+            fclose(out_tmp);
+        if (err_tmp)
+            fclose(err_tmp);
+        if (saved_out >= 0)
+            close(saved_out);
+        if (saved_err >= 0)
+            close(saved_err);
+        return c->run(argc, argv);
+    }
+    fflush(stdout);
+    fflush(stderr);
+    dup2(fileno(out_tmp), STDOUT_FILENO);
+    dup2(fileno(err_tmp), STDERR_FILENO);
+    int rc = c->run(argc, argv);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(saved_out, STDOUT_FILENO);
+    dup2(saved_err, STDERR_FILENO);
+    close(saved_out);
+    close(saved_err);
+    char *out = slurp_tmp(out_tmp), *err = slurp_tmp(err_tmp);
+    fclose(out_tmp);
+    fclose(err_tmp);
+    if (err)
+        fputs(err, stderr);
+    if (out)
+        fputs(out, stdout);
+    if (rc != 0 && (!out || !*out)) {
+        char *msg = err ? err : "";
+        size_t len = strlen(msg);
+        while (len > 0 && msg[len - 1] == '\n')
+            msg[--len] = 0;
+        printf("{\"error\": {\"command\": ");
+        report_json_string(c->name, stdout);
+        printf(", \"status\": %d, \"message\": ", rc);
+        report_json_string(msg, stdout);
+        printf("}}\n");
+    }
+    free(out);
+    free(err);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -58,6 +163,8 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *name = argv[1];
+    if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0)
+        return version();
     if (strcmp(name, "help") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
         if (argc > 3) {
             fprintf(stderr, "napkin help: give one command name (napkin help %s), not '%s'\n", argv[2], argv[3]);
@@ -77,7 +184,7 @@ int main(int argc, char **argv)
     const command *c = find(name);
     if (!c)
         return unknown(name);
-    int rc = c->run(argc - 1, argv + 1);
+    int rc = wants_json(argc - 1, argv + 1) ? run_json(c, argc - 1, argv + 1) : c->run(argc - 1, argv + 1);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "napkin %s: cannot write the output: %s\n", name, strerror(errno ? errno : EIO));
         return EXIT_IO;

@@ -190,24 +190,27 @@ static int check_duplicate_keys(parse_ctx *c)
  * byte-order mark before the first line is skipped too. */
 typedef int (*row_fn)(parse_ctx *c, tsv_row *r, void *table);
 
-static int parse_rows(parse_ctx *c, const char *text, const char *const *columns, int ncolumns, row_fn fn,
+static int parse_rows(parse_ctx *c, const char *text, const char *const *columns, int nrequired, int ncolumns, row_fn fn,
                       void *table);
 
-static int parse_tsv(const char *text, const char *file, const char *const *columns, int ncolumns,
+static int parse_tsv(const char *text, const char *file, const char *const *columns, int nrequired, int ncolumns,
                      row_fn fn, void *table, char *err, size_t errlen)
 {
     parse_ctx c = {file, 0, err, errlen, 0, NULL, 0, 0};
     if (strncmp(text, "\xEF\xBB\xBF", 3) == 0)
         text += 3;
-    int rc = parse_rows(&c, text, columns, ncolumns, fn, table);
+    int rc = parse_rows(&c, text, columns, nrequired, ncolumns, fn, table);
     if (rc == 0)
         rc = check_duplicate_keys(&c);
     free(c.keys);
     return rc;
 }
 
-static int parse_rows(parse_ctx *c, const char *text, const char *const *columns, int ncolumns, row_fn fn,
-                      void *table)
+/* The header names the first nrequired..ncolumns columns in order (columns
+ * past nrequired are optional, for tables written before they existed);
+ * every row has as many fields as the header. */
+static int parse_rows(parse_ctx *c, const char *text, const char *const *columns, int nrequired, int ncolumns,
+                      row_fn fn, void *table)
 {
     int seen_header = 0;
     const char *p = text;
@@ -223,8 +226,9 @@ static int parse_rows(parse_ctx *c, const char *text, const char *const *columns
         if (split_tabs(q, len, &r) != 0)
             return fail(c, NULL, "line too long or too many fields%s", "");
         if (!seen_header) {
-            if (r.n != ncolumns)
+            if (r.n < nrequired || r.n > ncolumns)
                 return fail(c, NULL, "header has the wrong number of columns%s", "");
+            ncolumns = r.n;
             for (int i = 0; i < ncolumns; i++)
                 if (strcmp(r.field[i], columns[i]) != 0)
                     return fail(c, columns[i], "header names '%s' here", r.field[i]);
@@ -301,7 +305,7 @@ int gpu_table_parse(const char *text, const char *filename, gpu_table *out, char
 {
     out->rows = NULL;
     out->n = 0;
-    if (parse_tsv(text, filename, GPU_COLUMNS, GPU_NCOLUMNS, gpu_row, out, err, errlen) != 0) {
+    if (parse_tsv(text, filename, GPU_COLUMNS, GPU_NCOLUMNS, GPU_NCOLUMNS, gpu_row, out, err, errlen) != 0) {
         gpu_table_free(out);
         return -1;
     }
@@ -312,7 +316,11 @@ int gpu_table_parse(const char *text, const char *filename, gpu_table *out, char
 
 static const char *const MODEL_COLUMNS[] = {"key",   "name",    "layers",  "hidden",         "heads",
                                             "kv_heads", "head_dim", "ffn", "vocab", "experts",
-                                            "experts_active", "tied", "source"};
+                                            "experts_active", "tied", "source", "max_position"};
+/* max_position (the config's max_position_embeddings; "-" = unknown) is
+ * optional: tables written before it existed still parse. */
+#define MODEL_NREQUIRED 13
+#define MODEL_NCOLUMNS ((int)(sizeof MODEL_COLUMNS / sizeof MODEL_COLUMNS[0]))
 
 static int model_row(parse_ctx *c, tsv_row *r, void *table)
 {
@@ -340,6 +348,9 @@ static int model_row(parse_ctx *c, tsv_row *r, void *table)
         return fail(c, "experts_active", "'%s' exceeds the number of experts", r->field[10]);
     if (copy_text(c, "source", r->field[12], m.source, sizeof m.source))
         return -1;
+    if (r->n > MODEL_NREQUIRED && strcmp(r->field[13], "-") != 0 &&
+        parse_int(c, "max_position", r->field[13], 1, 100000000, &m.max_position))
+        return -1;
     if (grow_rows((void **)&t->rows, t->n, sizeof *t->rows, &c->cap) != 0)
         return fail(c, NULL, "out of memory%s", "");
     t->rows[t->n++] = m;
@@ -350,7 +361,7 @@ int model_table_parse(const char *text, const char *filename, model_table *out, 
 {
     out->rows = NULL;
     out->n = 0;
-    if (parse_tsv(text, filename, MODEL_COLUMNS, 13, model_row, out, err, errlen) != 0) {
+    if (parse_tsv(text, filename, MODEL_COLUMNS, MODEL_NREQUIRED, MODEL_NCOLUMNS, model_row, out, err, errlen) != 0) {
         model_table_free(out);
         return -1;
     }
@@ -576,7 +587,7 @@ int spec_tsv_parse(const char *text, const char *file, const char *const *column
                    spec_tsv_row_fn fn, void *table, char *err, size_t errlen)
 {
     struct spec_tsv_adapter a = {fn, table};
-    return parse_tsv(text, file, columns, ncolumns, adapt_row, &a, err, errlen);
+    return parse_tsv(text, file, columns, ncolumns, ncolumns, adapt_row, &a, err, errlen);
 }
 
 int spec_tsv_int(spec_tsv_ctx *c, const char *field, const char *s, int min, int *out)

@@ -33,6 +33,7 @@ typedef struct {
     int experts, experts_active; /* 1, 1 for a dense model */
     int tied_embeddings;         /* output head shares the embedding matrix */
     char source[SPEC_SOURCE_MAX];
+    int max_position;            /* longest context it was trained for (max_position_embeddings); 0 = unknown */
 } model_spec;
 
 typedef struct {

@@ -1,0 +1,35 @@
+/* A model from a Hugging Face config.json: the shape the model table holds,
+ * read from the keys transformers writes, so the calculator can size a
+ * reader's own model (napkin --model-config FILE).
+ *
+ * Architectures read: llama, mistral, mixtral, qwen2 (model_type, or the
+ * architectures list).  Keys: num_hidden_layers, hidden_size,
+ * num_attention_heads, intermediate_size, vocab_size (required);
+ * num_key_value_heads (default: the attention heads, as transformers does),
+ * head_dim (default hidden_size / num_attention_heads), num_local_experts and
+ * num_experts_per_tok (mixtral; default 1), tie_word_embeddings (default
+ * false), max_position_embeddings (default unknown).  Attention biases
+ * (qwen2's q, k and v) are left out, as the table leaves them out: they are
+ * a few hundred thousand of billions of parameters.
+ *
+ * The row is checked by the table's own parser, so a config gives exactly
+ * the model a models.tsv row with the same numbers would. */
+#ifndef NAPKIN_HF_CONFIG_H
+#define NAPKIN_HF_CONFIG_H
+
+#include <stddef.h>
+
+#include "specs.h"
+
+/* Parse config.json text.  `origin` names the file in messages and becomes
+ * the model's source; `key` becomes its key.  Returns 0, or -1 with a message
+ * in err naming the file and the missing or bad key ("config.json: key
+ * 'num_hidden_layers' is missing (architecture GPT2LMHeadModel, model_type
+ * gpt2, is not one napkin reads: llama, mistral, mixtral, qwen2)"). */
+int model_from_hf_config(const char *json_text, const char *origin, const char *key, model_spec *out, char *err,
+                         size_t errlen);
+
+/* The same, reading the file at path. */
+int model_from_hf_config_file(const char *path, const char *key, model_spec *out, char *err, size_t errlen);
+
+#endif

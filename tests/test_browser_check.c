@@ -1,0 +1,49 @@
+/* napkin: no-asan
+ * The browser check (tools/browser_check.py, run on the book by make test)
+ * can fail: on tests/browser/bad.html, which has one of each defect written
+ * in by hand, it names every one and exits 1; on tests/browser/good.html it
+ * passes.  Needs chromium (tools/bootstrap.sh installs it). */
+#include <criterion/criterion.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "test_text.h"
+
+static int check(const char *fixture, char **err)
+{
+    const char *src = need_env("NB_SRC"), *build = need_env("NB_BUILD");
+    char *out = fmt("%s/test-browser-%s.err", build, fixture);
+    int rc = system(fmt("cd '%s' && tools/run_bounded.sh 180 python3 tools/browser_check.py tests/browser/%s.html "
+                        "'%s/test-browser-shots' > /dev/null 2> '%s'", src, fixture, build, out));
+    *err = slurp(out);
+    cr_assert_not_null(*err);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+Test(browser_check, names_every_defect, .timeout = 200)
+{
+    char *err;
+    cr_assert_eq(check("bad", &err), 1, "expected exit 1 (problems found):\n%s", err);
+    /* One line per defect of bad.html, in the words of the check. */
+    const char *expected[] = {
+        "link to a missing anchor #nowhere",
+        "overflows the page width (3000 > 1280 px)",
+        "request leaves the file: http://127.0.0.1:9/x.png",
+        "console error: fixture error",
+        "math without size",
+        "figure not drawn",
+    };
+    for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
+        cr_expect_neq(strstr(err, expected[i]), NULL, "missing '%s' in:\n%s", expected[i], err);
+    cr_expect_eq(strstr(err, "#one: a link that resolves"), NULL, "a resolving link was reported:\n%s", err);
+    free(err);
+}
+
+Test(browser_check, passes_a_clean_page, .timeout = 200)
+{
+    char *err;
+    cr_assert_eq(check("good", &err), 0, "expected exit 0:\n%s", err);
+    free(err);
+}

@@ -1,0 +1,283 @@
+#!/usr/bin/env python3
+"""Open the built book in headless Chromium, as a reader would, and check it.
+
+  tools/browser_check.py build/book.html build/screenshots
+
+Speaks the DevTools protocol over --remote-debugging-pipe (file descriptors
+3 and 4, NUL-separated JSON), standard library only.  Checks, at a desktop
+width of 1280 px:
+  - no console error and no uncaught exception;
+  - no request leaves the file (only file:, data:, about:, blob: URLs);
+  - every MathML element outside the contents lays out with a non-zero size;
+  - every figure's image loads, and its SVG has text (axis labels);
+  - every in-page link (#id) names an element that exists;
+  - no element reaches past the page width (unless a scrolling box of its
+    own holds it inside the page), and no table or code block scrolls
+    sideways: wide ones must fit or wrap.
+and saves a screenshot of each chapter's first screen under the given
+directory.  Exit 0 when every check passes, 1 with one line per problem,
+2 when Chromium cannot be started or does not answer in time.
+Set CHROMIUM to the browser to use (default: chromium, chromium-browser).
+"""
+import base64
+import json
+import os
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+WIDTH, HEIGHT = 1280, 900
+STEP_S = float(os.environ.get("NB_BROWSER_STEP_S", "60"))  # per protocol answer
+
+CHECK_JS = r"""
+(() => {
+  const problems = [];
+  const W = document.documentElement.clientWidth;
+  const where = (el) => {
+    const sec = el.closest("section[id]") ;
+    let h = null;
+    for (let n = el; n && !h; n = n.previousElementSibling || n.parentElement)
+      if (/^H[1-4]$/.test(n.tagName) && n.id) h = n;
+    return (h ? "#" + h.id : (sec ? "#" + sec.id : "?"));
+  };
+  const toc = document.getElementById("TOC");
+  let maths = 0;
+  for (const m of document.querySelectorAll("math")) {
+    if (toc && toc.contains(m)) continue;
+    maths++;
+    const r = m.getBoundingClientRect();
+    if (!(r.width > 0 && r.height > 0))
+      problems.push("math without size near " + where(m) + ": " + m.textContent.slice(0, 60));
+  }
+  let figures = 0;
+  for (const img of document.querySelectorAll("figure img, img")) {
+    figures++;
+    const label = (img.getAttribute("alt") || "").slice(0, 50);
+    if (!img.complete || img.naturalWidth === 0) {
+      problems.push("figure not drawn near " + where(img) + ": " + label);
+      continue;
+    }
+    const src = img.getAttribute("src") || "";
+    if (src.startsWith("data:image/svg+xml")) {
+      let text = "";
+      try {
+        const comma = src.indexOf(",");
+        const body = src.slice(0, comma).includes(";base64")
+          ? atob(src.slice(comma + 1)) : decodeURIComponent(src.slice(comma + 1));
+        const svg = new DOMParser().parseFromString(body, "image/svg+xml");
+        const texts = Array.from(svg.querySelectorAll("text")).map(t => t.textContent.trim()).filter(t => t);
+        const rotated = Array.from(svg.querySelectorAll("text, g")).filter(t => /rotate\(\s*(-?90|270)\b/.test(t.getAttribute("transform") || "") && t.textContent.trim() !== "");
+        if (texts.length < 2) problems.push("figure without axis labels near " + where(img) + ": " + label);
+        else if (rotated.length === 0) problems.push("figure without a y-axis label near " + where(img) + ": " + label);
+      } catch (e) {
+        problems.push("figure SVG unreadable near " + where(img) + ": " + e);
+      }
+    }
+  }
+  let links = 0;
+  for (const a of document.querySelectorAll("a[href^='#']")) {
+    const id = decodeURIComponent(a.getAttribute("href").slice(1));
+    if (id === "") continue;
+    links++;
+    if (!document.getElementById(id))
+      problems.push("link to a missing anchor #" + id + " near " + where(a) + ": " + a.textContent.slice(0, 40));
+  }
+  const clips = (el) => {
+    for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+      const s = getComputedStyle(p);
+      if (s.overflowX !== "visible" || s.position === "fixed")
+        return p.getBoundingClientRect().right <= W + 1;
+    }
+    return false;
+  };
+  let wide = 0;
+  for (const el of document.body.querySelectorAll("*")) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.right <= W + 1) continue;
+    if (clips(el)) continue;
+    if (++wide <= 20)
+      problems.push("overflows the page width (" + Math.round(r.right) + " > " + W + " px): <"
+        + el.tagName.toLowerCase() + (el.className ? " class=" + el.className : "") + "> near " + where(el));
+  }
+  for (const el of document.querySelectorAll("table, pre")) {
+    if (toc && toc.contains(el)) continue;
+    if (el.scrollWidth > el.clientWidth + 1)
+      problems.push("a " + el.tagName.toLowerCase() + " scrolls sideways (" + el.scrollWidth + " > "
+        + el.clientWidth + " px) near " + where(el) + ": " + el.textContent.trim().slice(0, 40));
+  }
+  if (wide > 20) problems.push("... and " + (wide - 20) + " more elements past the page width");
+  if (document.documentElement.scrollWidth > W + 1)
+    problems.push("the page scrolls sideways: " + document.documentElement.scrollWidth + " > " + W + " px");
+  const chapters = Array.from(document.querySelectorAll("h1[id]"))
+    .filter(h => h.getAttribute("data-number")).map(h => [h.getAttribute("data-number"), h.id]);
+  return JSON.stringify({ problems, counts: { maths, figures, links }, chapters });
+})()
+"""
+
+
+class Browser:
+    def __init__(self, exe):
+        self.profile = tempfile.mkdtemp(prefix="nb-chromium-")
+        to_r, self.to_w = os.pipe()
+        self.from_r, from_w = os.pipe()
+
+        def wire():
+            a, b = os.dup(to_r), os.dup(from_w)
+            os.dup2(a, 3)
+            os.dup2(b, 4)
+            os.setsid()
+
+        args = [exe, "--headless", "--remote-debugging-pipe", "--no-sandbox", "--disable-gpu",
+                "--no-first-run", "--no-default-browser-check", "--disable-extensions",
+                "--disable-background-networking", "--disable-sync", "--disable-dev-shm-usage",
+                "--hide-scrollbars", "--mute-audio", "--user-data-dir=" + self.profile,
+                "--window-size=%d,%d" % (WIDTH, HEIGHT), "about:blank"]
+        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL, preexec_fn=wire, close_fds=False)
+        os.close(to_r)
+        os.close(from_w)
+        self.buf = b""
+        self.next_id = 0
+        self.events = []
+        self.session = None
+
+    def close(self):
+        try:
+            self.send("Browser.close", wait=False)
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, 9)
+            self.proc.wait()
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+    def _read_message(self, deadline):
+        while b"\0" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no answer from Chromium in %.0f s" % STEP_S)
+            ready, _, _ = select.select([self.from_r], [], [], left)
+            if ready:
+                chunk = os.read(self.from_r, 1 << 20)
+                if not chunk:
+                    raise TimeoutError("Chromium closed the pipe")
+                self.buf += chunk
+        msg, self.buf = self.buf.split(b"\0", 1)
+        return json.loads(msg)
+
+    def send(self, method, params=None, session=True, wait=True):
+        self.next_id += 1
+        msg = {"id": self.next_id, "method": method, "params": params or {}}
+        if session and self.session:
+            msg["sessionId"] = self.session
+        os.write(self.to_w, json.dumps(msg).encode() + b"\0")
+        if not wait:
+            return None
+        deadline = time.monotonic() + STEP_S
+        while True:
+            m = self._read_message(deadline)
+            if m.get("id") == self.next_id:
+                if "error" in m:
+                    raise RuntimeError("%s: %s" % (method, m["error"].get("message")))
+                return m.get("result", {})
+            self.events.append(m)
+
+    def wait_event(self, method):
+        for i, e in enumerate(self.events):
+            if e.get("method") == method:
+                return self.events.pop(i)
+        deadline = time.monotonic() + STEP_S
+        while True:
+            m = self._read_message(deadline)
+            if m.get("method") == method:
+                return m
+            self.events.append(m)
+
+    def drain(self, seconds):
+        end = time.monotonic() + seconds
+        while True:
+            try:
+                self.events.append(self._read_message(end))
+            except TimeoutError:
+                return
+
+
+def find_chromium():
+    for name in [os.environ.get("CHROMIUM", ""), "chromium", "chromium-browser", "google-chrome"]:
+        if name and shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+def main():
+    if len(sys.argv) != 3:
+        print("usage: browser_check.py BOOK.html SCREENSHOT_DIR", file=sys.stderr)
+        return 2
+    page, shots = os.path.abspath(sys.argv[1]), sys.argv[2]
+    if not os.path.exists(page):
+        print("browser check: %s does not exist" % page, file=sys.stderr)
+        return 2
+    exe = find_chromium()
+    if not exe:
+        print("browser check: no chromium on PATH (tools/bootstrap.sh installs it)", file=sys.stderr)
+        return 2
+    os.makedirs(shots, exist_ok=True)
+    b = Browser(exe)
+    try:
+        targets = b.send("Target.getTargets", session=False)["targetInfos"]
+        tid = next(t["targetId"] for t in targets if t["type"] == "page")
+        b.session = b.send("Target.attachToTarget", {"targetId": tid, "flatten": True},
+                           session=False)["sessionId"]
+        for domain in ("Page", "Runtime", "Log", "Network"):
+            b.send(domain + ".enable")
+        b.send("Emulation.setDeviceMetricsOverride",
+               {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False})
+        b.events.clear()
+        b.send("Page.navigate", {"url": "file://" + page})
+        b.wait_event("Page.loadEventFired")
+        b.drain(1.0)
+        verdict = json.loads(b.send("Runtime.evaluate", {"expression": CHECK_JS, "returnByValue": True})
+                             ["result"]["value"])
+        problems = list(verdict["problems"])
+        for num, hid in verdict["chapters"]:
+            b.send("Runtime.evaluate", {"expression":
+                   "document.getElementById(%s).scrollIntoView(); window.scrollBy(0, -40)" % json.dumps(hid)})
+            b.drain(0.3)
+            png = base64.b64decode(b.send("Page.captureScreenshot", {"format": "png"})["data"])
+            with open(os.path.join(shots, "chapter-%02d.png" % int(num)), "wb") as f:
+                f.write(png)
+        b.drain(0.5)
+        for e in b.events:
+            m, p = e.get("method"), e.get("params", {})
+            if m == "Runtime.exceptionThrown":
+                d = p.get("exceptionDetails", {})
+                problems.append("uncaught exception: %s" % (d.get("exception", {}).get("description") or d.get("text")))
+            elif m == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
+                problems.append("console error: " + " ".join(str(a.get("value", a.get("description", ""))) for a in p.get("args", [])))
+            elif m == "Log.entryAdded" and p.get("entry", {}).get("level") == "error":
+                problems.append("console error: " + p["entry"].get("text", "") + " " + p["entry"].get("url", ""))
+            elif m == "Network.requestWillBeSent":
+                url = p.get("request", {}).get("url", "")
+                if not url.split(":", 1)[0] in ("file", "data", "about", "blob"):
+                    problems.append("request leaves the file: " + url)
+    except (TimeoutError, RuntimeError, StopIteration, OSError) as e:
+        print("browser check: Chromium did not answer: %s" % e, file=sys.stderr)
+        b.close()
+        return 2
+    b.close()
+    c = verdict["counts"]
+    for p in problems:
+        print("browser check: %s: %s" % (os.path.relpath(page), p), file=sys.stderr)
+    print("browser check: %s: %d math elements, %d figures, %d in-page links, %d chapter screenshots in %s: %s"
+          % (os.path.relpath(page), c["maths"], c["figures"], c["links"], len(verdict["chapters"]), shots,
+             "%d problems" % len(problems) if problems else "all good"))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
