@@ -352,7 +352,7 @@ exercise:
 # console, requests, MathML, figures, links, page width; screenshots of each
 # chapter's first screen land in $(B)/screenshots/.
 BROWSER_CHECK = tools/run_bounded.sh 300 python3 tools/browser_check.py
-book-tests: $(B)/book.html $(B)/book-instructor.html
+book-tests: $(B)/book.html $(B)/book-instructor.html $(CH_PAGES)
 	@$(BROWSER_CHECK) $(B)/book.html $(B)/screenshots
 	@$(BROWSER_CHECK) $(B)/book-instructor.html $(B)/screenshots/instructor
 

@@ -54,7 +54,6 @@ static int text_position(const char *svg, const char *label, double *x, double *
 {
     char *needle = fmt(">%s</tspan>", label);
     const char *hit = strstr(svg, needle);
-    free(needle);
     if (!hit)
         return 0;
     const char *g = NULL;
@@ -146,8 +145,6 @@ Test(figures, every_svg_has_its_axis_labels_on_the_canvas)
         cr_expect_eq(strstr(gp, "{/Symbol"), NULL, "figures/%s.gp: '{/Symbol ...}' does not map in SVG; write the UTF-8 character",
                      scripts[i].name);
         free(text);
-        free(svg);
-        free(gp);
     }
     cr_expect_gt(checked, n, "fewer labels than figures: the label reader found too little");
 }
