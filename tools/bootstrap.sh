@@ -4,7 +4,7 @@
 # command to run and fails.
 set -eu
 
-PACKAGES="build-essential libcriterion-dev libopenblas-dev pandoc gnuplot-nox clang libclang-rt-14-dev"
+PACKAGES="build-essential libcriterion-dev libopenblas-dev pandoc gnuplot-nox clang libclang-rt-14-dev clang-14 lld-14 wasi-libc libclang-rt-14-dev-wasm32 chromium"
 
 missing=""
 for p in $PACKAGES; do
