@@ -80,13 +80,17 @@ local function dtype_names()
   return names
 end
 
+-- The model table each command reads (the rest read models.tsv).
+local MODEL_TABLE = { image = "vision_models.tsv", video = "video_models.tsv" }
+
 local choices_cache = {}
-local function choices(kind)
+local function choices(kind, cmd)
+  if kind == "models" then kind = MODEL_TABLE[cmd] or "models.tsv" end
+  if type(kind) == "table" then return kind end
   if not choices_cache[kind] then
-    if kind == "models" then choices_cache[kind] = table_keys("models.tsv")
-    elseif kind == "gpus" then choices_cache[kind] = table_keys("gpus.tsv")
+    if kind == "gpus" then choices_cache[kind] = table_keys("gpus.tsv")
     elseif kind == "dtypes" then choices_cache[kind] = dtype_names()
-    else choices_cache[kind] = kind end
+    else choices_cache[kind] = table_keys(kind) end
   end
   return choices_cache[kind]
 end
@@ -105,19 +109,43 @@ local FIELDS = {
   gamma = { num = { 1, 16, 1 } }, alpha = { num = { 0.01, 1, 0.01 } },
   c = { num = { 0.001, 1, 0.001 } }, usable = { num = { 0.05, 1, 0.01 } },
   ["activation-tokens"] = { num = { 0, 65536, 1 } }, ["sampled-tokens"] = { num = { 0, 8192, 1 } },
+  -- lora
+  rank = { num = { 1, 256, 1 } }, ["max-rank"] = { num = { 1, 256, 1 } },
+  adapters = { num = { 1, 100000, 1 } }, slots = { num = { 1, 256, 1 } }, distinct = { num = { 1, 256, 1 } },
+  ["adapter-dtype"] = { select = "dtypes" }, ["launch-us"] = { num = { 0, 50, 0.1 } },
+  -- image
+  width = { num = { 1, 8192, 1 } }, height = { num = { 1, 8192, 1 } }, images = { num = { 1, 64, 1 } },
+  ["text-tokens"] = { num = { 0, 131072, 1 } }, ["output-tokens"] = { num = { 0, 32768, 1 } },
+  budget = { num = { 1, 65536, 1 } },
+  -- graphs
+  ["new-tokens"] = { num = { 1, 16, 1 } }, ["graph-launch-us"] = { num = { 0, 50, 0.1 } },
+  ["node-us"] = { num = { 0, 10, 0.1 } }, ["capture-max"] = { num = { 1, 4096, 1 } },
+  fusion = { select = { "none", "norm-residual", "gate-act", "all" } },
+  -- video
+  frames = { num = { 1, 481, 4 } }, steps = { num = { 1, 200, 1 } }, gpus = { num = { 1, 64, 1 } },
+  efficiency = { num = { 0.01, 1, 0.01 } },
+  -- train
+  seq = { num = { 1, 131072, 1 } }, ["micro-batch"] = { num = { 1, 64, 1 } },
+  pp = { num = { 1, 64, 1 } }, dp = { num = { 1, 1024, 1 } }, sp = { flag = true },
+  zero = { select = { "0", "1", "2", "3" } }, recompute = { select = { "none", "selective", "full" } },
+}
+
+-- Where a command gives a flag another range.
+local FIELDS_BY_CMD = {
+  video = { width = { num = { 16, 4096, 16 } }, height = { num = { 16, 4096, 16 } }, gpus = { num = { 1, 8, 1 } } },
 }
 
 local function esc(s)
   return (s:gsub("&", "&amp;"):gsub("<", "&lt;"):gsub(">", "&gt;"):gsub('"', "&quot;"))
 end
 
-local function field_html(name, default)
-  local spec = FIELDS[name]
+local function field_html(cmd, name, default)
+  local spec = (FIELDS_BY_CMD[cmd] or {})[name] or FIELDS[name]
   if not spec then fail("no field kind for flag --" .. name .. " (add it to FIELDS in tools/calc.lua)") end
   local h = '<label class="calc-field"><span class="calc-name">' .. esc(name) .. "</span> "
   if spec.select then
     local opts, found = {}, false
-    for _, c in ipairs(choices(spec.select)) do
+    for _, c in ipairs(choices(spec.select, cmd)) do
       local sel = c == default and " selected" or ""
       found = found or c == default
       opts[#opts + 1] = '<option value="' .. esc(c) .. '"' .. sel .. ">" .. esc(c) .. "</option>"
@@ -227,7 +255,7 @@ local function calc_cell(block)
     { { pandoc.Plain({ pandoc.Str("quantity") }) }, { pandoc.Plain({ pandoc.Str("value") }) } }, rows)
 
   local form = { '<form class="calc-form" autocomplete="off" onsubmit="return false">' }
-  for _, f in ipairs(fields) do form[#form + 1] = field_html(f[1], f[2]) end
+  for _, f in ipairs(fields) do form[#form + 1] = field_html(cmd, f[1], f[2]) end
   form[#form + 1] = "</form>"
 
   local note_blocks = {}

@@ -153,8 +153,12 @@ def expected_display(napkin, panel, config):
     exp = {"status": j["status"], "command": command_line(panel["cmd"], args)}
     if j["status"] != 0:
         exp["msg"] = j["stderr"].rstrip()
-        return exp
-    rep = json.loads(j["stdout"])
+        # Beside the first field the message names, else in the status line.
+        names = [f["name"] for f in panel["fields"]]
+        exp["msgAt"] = next((n for n in re.findall(r"--([a-z0-9-]+)", exp["msg"]) if n in names), "status")
+        if not j["stdout"]:
+            return exp
+    rep = json.loads(j["stdout"])   # a report, even with a non-zero exit (napkin train)
     keys = list(rep["values"].keys())
     t = run_cli(napkin, panel["cmd"], args, "table")
     lines = table_lines(t["stdout"], len(keys))
@@ -198,11 +202,16 @@ def compare(exp, got):
         d.append("command line: CLI %r, panel %r" % (exp["command"], got.get("command")))
     if exp["status"] != 0:
         msgs = got.get("msgs", [])
-        if msgs != [exp["msg"]]:
+        if msgs != ([exp["msg"]] if exp["msg"] else []):
             d.append("message: CLI %r, panel %r" % (exp["msg"], msgs))
-        if not got.get("tableHidden"):
-            d.append("the result table stays visible beside an error")
-        return d
+        elif exp["msg"] and got.get("msgAt") != exp["msgAt"]:
+            d.append("message shown at %s, not beside %s" % (got.get("msgAt"), exp["msgAt"]))
+        if not exp["msg"] and not exp.get("notes"):
+            d.append("exit %d with neither a message nor a report to show" % exp["status"])
+        if "rows" not in exp:
+            if not got.get("tableHidden"):
+                d.append("the result table stays visible beside an error")
+            return d
     rows = got.get("rows", [])
     if len(rows) != len(exp["rows"]):
         d.append("rows: CLI %d, panel %d" % (len(exp["rows"]), len(rows)))
@@ -219,7 +228,7 @@ def compare(exp, got):
             d.append("%s shows %r (blank or not a number)" % (key, g[3]))
     if got.get("notes") != exp["notes"]:
         d.append("notes: CLI %r, panel %r" % (exp["notes"], got.get("notes")))
-    if got.get("msgs"):
+    if got.get("msgs") and exp["status"] == 0:
         d.append("an error message beside an answer: %r" % got["msgs"])
     return d
 
@@ -239,14 +248,17 @@ def draw(rng, f):
     if nd == 0:
         lo, hi = int(lo), int(hi)
         # Tensor-parallel degrees are mostly powers of two in practice.
-        if f["name"] in ("tp", "draft-tp") and rng.random() < 0.8:
-            return str(rng.choice([t for t in (1, 2, 4, 8, 16) if lo <= t <= hi]))
+        if f["name"] in ("tp", "draft-tp", "pp", "dp", "gpus") and rng.random() < 0.8:
+            return str(rng.choice([t for t in (1, 2, 4, 8, 16, 32, 64) if lo <= t <= hi]))
         # Log-uniform over wide ranges, so small values (which fit) are drawn
         # as often as large ones (which often do not).
         if hi > 100 * max(lo, 1):
             x = int(round(math.exp(rng.uniform(math.log(max(lo, 1)), math.log(hi)))))
-            return str(min(max(x, lo), hi))
-        return str(rng.randint(lo, hi))
+            step = int(f["step"])
+            x = lo + step * ((min(max(x, lo), hi) - lo) // step)
+            return str(x)
+        step = int(f["step"])
+        return str(lo + step * rng.randint(0, (hi - lo) // step))
     x = rng.uniform(lo, hi)
     return ("%.*f" % (nd, x)).rstrip("0").rstrip(".") or "0"
 
@@ -261,16 +273,19 @@ def edge_cases(napkin, panel, defaults):
         c.update(over)
         cases.append(c)
 
-    if "batch" in names:
-        j = run_cli(napkin, panel["cmd"], cli_args(panel["fields"], defaults), "json")
-        if j["status"] == 0:
-            mb = json.loads(j["stdout"])["values"].get("max_batch")
-            if isinstance(mb, int) and mb >= 1:
-                case(batch=str(mb))
-                case(batch=str(mb + 1))
-        case(batch="0")
-        case(batch="")
-        case(batch=names["batch"]["max"])
+    j = run_cli(napkin, panel["cmd"], cli_args(panel["fields"], defaults), "json")
+    values = json.loads(j["stdout"])["values"] if j["status"] == 0 else {}
+    # The largest batch (or microbatch) that fits, and one more.
+    for field, key in (("batch", "max_batch"), ("micro-batch", "max_micro_batch")):
+        if field not in names:
+            continue
+        mb = values.get(key)
+        if isinstance(mb, int) and mb >= 1:
+            case(**{field: str(mb)})
+            case(**{field: str(mb + 1)})
+        case(**{field: "0"})
+        case(**{field: ""})
+        case(**{field: names[field]["max"]})
     if "tp" in names:
         for tp in ("3", "5", "6", "7"):
             case(tp=tp)
@@ -287,6 +302,8 @@ def edge_cases(napkin, panel, defaults):
         case(alpha="1")
         case(alpha="1.5")
         case(alpha="0.01")
+    if "frames" in names:
+        case(frames="80")          # not 4k + 1: refused
     if "gamma" in names:
         case(gamma="1")
         case(gamma=names["gamma"]["max"])
@@ -318,15 +335,19 @@ DRIVE_JS = r"""
     var d = {status: panel.dataset.status, rows: [], msgs: [], notes: []};
     var code = panel.querySelector(".calc-command code");
     d.command = code ? code.textContent : null;
-    panel.querySelectorAll(".calc-msg").forEach(function (m) { d.msgs.push(m.textContent); });
+    panel.querySelectorAll(".calc-msg").forEach(function (m) {
+      d.msgs.push(m.textContent);
+      d.msgAt = m.parentNode.dataset.for || (m.parentNode.classList.contains("calc-status") ? "status" : "?");
+    });
     var table = panel.querySelector("table");
-    d.tableHidden = table.hidden;
-    if (!table.hidden)
+    function shown(el) { return el.getClientRects().length > 0; }   /* rendered, not only present */
+    d.tableHidden = !shown(table);
+    if (shown(table))
       table.querySelectorAll("tbody tr").forEach(function (tr) {
         var v = tr.querySelector("span.v");
         d.rows.push([v.dataset.key, v.dataset.value, tr.children[0].textContent, v.textContent]);
       });
-    if (!panel.querySelector(".calc-notes").hidden)
+    if (shown(panel.querySelector(".calc-notes")))
       panel.querySelectorAll(".calc-notes p").forEach(function (p) { d.notes.push(p.textContent); });
     return d;
   }
@@ -359,7 +380,15 @@ DRIVE_JS = r"""
 SHOT_JS = r"""
 <script>
 window.napkin.ready.then(function () {
-  var panel = document.getElementById("__ID__");
+  var panel = document.getElementById("__ID__"), config = __CONFIG__;
+  if (config) {
+    var form = panel.querySelector("form.calc-form");
+    Object.keys(config).forEach(function (k) {
+      var el = form.elements[k];
+      if (el.type === "checkbox") el.checked = !!config[k]; else el.value = config[k];
+    });
+    form.elements[0].dispatchEvent(new Event("change", {bubbles: true}));
+  }
   var keep = [panel].concat(Array.prototype.slice.call(document.querySelectorAll("body style")));
   document.body.replaceChildren.apply(document.body, keep);
   document.body.style.maxWidth = "46rem";
@@ -539,16 +568,24 @@ def main():
             counts.append("%s: %d configurations (%s)" % (
                 p["id"], len(exp), ", ".join("exit %d: %d" % kv for kv in sorted(by_status.items()))))
 
-        for p in panels:
-            shot = os.path.join(tmp, "shot-%s.html" % p["id"])
-            with open(shot, "w", encoding="utf-8") as f:
-                f.write(page_with(book, "", SHOT_JS.replace("__ID__", p["id"])))
-            png = os.path.abspath(os.path.join(o.out, p["id"] + ".png"))
-            run_chromium(chromium_cmd(o.chromium, os.path.join(tmp, "profile")) +
-                         ["--window-size=900,1100", "--hide-scrollbars", "--screenshot=" + png, "file://" + shot],
-                         o.timeout)
-            if not os.path.exists(png) or os.path.getsize(png) == 0:
-                fails.append("%s: no screenshot" % p["id"])
+        # Each panel as it opens, and refusing its first edge case that has no answer.
+        for p, pl in zip(panels, plan["panels"]):
+            refused = next((c for c, e in zip(pl["configs"], expected[p["id"]]) if e["status"] != 0), None)
+            for name, config in ((p["id"], None), (p["id"] + "-refused", refused)):
+                if name != p["id"] and config is None:
+                    continue
+                shot = os.path.join(tmp, "shot-%s.html" % name)
+                with open(shot, "w", encoding="utf-8") as f:
+                    f.write(page_with(book, "", SHOT_JS.replace("__ID__", p["id"]).replace("__CONFIG__",
+                                                                                          json.dumps(config))))
+                png = os.path.abspath(os.path.join(o.out, name + ".png"))
+                if os.path.exists(png):
+                    os.remove(png)
+                run_chromium(chromium_cmd(o.chromium, os.path.join(tmp, "profile")) +
+                             ["--window-size=900,1100", "--hide-scrollbars", "--screenshot=" + png, "file://" + shot],
+                             o.timeout)
+                if not os.path.exists(png) or os.path.getsize(png) == 0:
+                    fails.append("%s: no screenshot" % name)
 
     for c in counts:
         print("panel_test: " + c)

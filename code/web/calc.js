@@ -150,16 +150,21 @@
     panel.querySelector(".calc-status").textContent = "";
   }
 
+  /* A non-zero exit: the CLI's message beside the field it names (else in
+   * the status line).  A command that still prints its report (napkin
+   * train, whose notes say what does not fit) keeps its table. */
   function showError(panel, result) {
-    var msg = result.stderr.replace(/\s+$/, "") || ("napkin exits " + result.status + " with no message");
-    var target = null, re = /--([a-z0-9-]+)/g, m;
-    while (!target && (m = re.exec(msg)))
-      target = panel.querySelector('.calc-err[data-for="' + m[1] + '"]');
+    var msg = result.stderr.replace(/\s+$/, "");
     var status = panel.querySelector(".calc-status");
     status.appendChild(text("span", "calc-exit",
       result.status === 1 ? "No answer: this configuration does not fit (exit status 1)."
                           : "Not a question napkin can answer (exit status " + result.status + ")."));
-    (target || status).appendChild(text("span", "calc-msg", msg));
+    if (msg) {
+      var target = null, re = /--([a-z0-9-]+)/g, m;
+      while (!target && (m = re.exec(msg)))
+        target = panel.querySelector('.calc-err[data-for="' + m[1] + '"]');
+      (target || status).appendChild(text("span", "calc-msg", msg));
+    }
     panel.querySelector("table").hidden = true;
     panel.querySelector(".calc-notes").hidden = true;
   }
@@ -201,11 +206,14 @@
     clear(panel);
     var r = runWith(state, cmd, flags);
     panel.dataset.status = String(r.status);
-    if (r.status !== 0) return showError(panel, r);
+    if (r.status !== 0) showError(panel, r);
+    if (r.status !== 0 && !r.stdout) return;
     var report;
     try {
       report = JSON.parse(r.stdout);
     } catch (e) {
+      clear(panel);
+      panel.dataset.status = "3";
       return showError(panel, { status: 3, stderr: "napkin " + cmd + ": the report is not JSON: " + e.message });
     }
     var tflags = Object.assign({}, flags, { format: "table" });
