@@ -409,7 +409,13 @@ def page_with(book_html, head, tail):
 def chromium_cmd(chromium, profile):
     return [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
             "--disable-extensions", "--disable-background-networking", "--disable-sync",
-            "--user-data-dir=" + profile, "--virtual-time-budget=60000"]
+            "--user-data-dir=" + profile, "--virtual-time-budget=60000", "--enable-logging=stderr", "--v=0"]
+
+
+def console_lines(stderr):
+    """What the page wrote to its console, as Chromium logs it (any level:
+    the page has no reason to log anything)."""
+    return [l for l in stderr.splitlines() if ":CONSOLE" in l]
 
 
 def run_chromium(cmd, timeout):
@@ -533,9 +539,15 @@ def main():
         test_page = os.path.join(tmp, "book-test.html")
         with open(test_page, "w", encoding="utf-8") as f:
             f.write(page_with(book, HEAD_JS, DRIVE_JS.replace("__PLAN__", json.dumps(plan))))
-        r = run_chromium(chromium_cmd(o.chromium, os.path.join(tmp, "profile")) +
-                         ["--dump-dom", "file://" + test_page], o.timeout)
-        m = re.search(r'<pre id="panel-test-result">(.*?)</pre>', r.stdout, re.S)
+        # The verdict is written once the module has started; a run that
+        # dumps the page before then is tried once more.
+        for attempt in range(2):
+            r = run_chromium(chromium_cmd(o.chromium, os.path.join(tmp, "profile")) +
+                             ["--dump-dom", "file://" + test_page], o.timeout)
+            m = re.search(r'<pre id="panel-test-result">(.*?)</pre>', r.stdout, re.S)
+            if not m or html.unescape(m.group(1)) != "pending":
+                break
+        fails += ["console: " + l for l in console_lines(r.stderr)]
         if not m:
             print("panel_test: no verdict from the page; chromium exited %d:\n%s" % (r.returncode, r.stderr[-3000:]),
                   file=sys.stderr)
@@ -581,9 +593,10 @@ def main():
                 png = os.path.abspath(os.path.join(o.out, name + ".png"))
                 if os.path.exists(png):
                     os.remove(png)
-                run_chromium(chromium_cmd(o.chromium, os.path.join(tmp, "profile")) +
-                             ["--window-size=900,1100", "--hide-scrollbars", "--screenshot=" + png, "file://" + shot],
-                             o.timeout)
+                r = run_chromium(chromium_cmd(o.chromium, os.path.join(tmp, "profile")) +
+                                 ["--window-size=900,1100", "--hide-scrollbars", "--screenshot=" + png,
+                                  "file://" + shot], o.timeout)
+                fails += ["console (%s): %s" % (name, l) for l in console_lines(r.stderr)]
                 if not os.path.exists(png) or os.path.getsize(png) == 0:
                     fails.append("%s: no screenshot" % name)
 
