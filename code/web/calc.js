@@ -202,7 +202,13 @@
   function update(state, panel) {
     var cmd = panel.dataset.cmd, flags = panelFlags(panel);
     panel.querySelector(".calc-command").textContent = "";
-    panel.querySelector(".calc-command").appendChild(text("code", "", commandLine(cmd, flags)));
+    /* one unbreakable span per flag and value, so a line never breaks inside "--tp" */
+    var code = document.createElement("code");
+    commandLine(cmd, flags).split(" ").forEach(function (w, i) {
+      if (i) code.appendChild(document.createTextNode(" "));
+      code.appendChild(text("span", "calc-word", w));
+    });
+    panel.querySelector(".calc-command").appendChild(code);
     clear(panel);
     var r = runWith(state, cmd, flags);
     panel.dataset.status = String(r.status);
