@@ -29,7 +29,7 @@ SAN_ASAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 .DELETE_ON_ERROR:
 .PHONY: all deps lib cli programs figures book pdf instructor instructor-pdf chapter chapters timed test unit-tests \
         sanitize-tests exercise-tests book-tests kernels kernels-check measure bench \
-        exercise clean help fuzz fuzz-smoke
+        exercise clean help fuzz fuzz-smoke wasm panel-tests
 
 # ---------------------------------------------------------------- sources
 LIB_SRC     := $(sort $(wildcard code/napkin/*.c))
@@ -192,21 +192,23 @@ NB_FILTER := tools/notebook.lua
 # file:line, the assembling pandoc's citeproc formats them (README "Citing").
 BIB := chapters/references.bib
 export NB_BIBLIOGRAPHY := $(abspath $(BIB))
+CALC_FILTER := tools/calc.lua
+CALC_PAGE := $(B)/web/calc.html
 # Values reach the chapters through a pattern-rule chain; keep them, or make
 # deletes them as intermediates and the next build re-runs every chapter.
 .SECONDARY: $(CH_VALUES) $(SOL_VALUES)
-NB_DEPS = $(NB_FILTER) $(BIB) $(LIB) $(NAPKIN) $(call chapter_values,$(1)) $(filter $(B)/figures/$(1)-%,$(FIG_SVG))
+NB_DEPS = $(NB_FILTER) $(CALC_FILTER) $(BIB) $(LIB) $(NAPKIN) $(call chapter_values,$(1)) $(filter $(B)/figures/$(1)-%,$(FIG_SVG))
 md_num = $(firstword $(subst -, ,$(notdir $(1))))
 
 $(B)/md/chapters/%.md: chapters/%.md $$(call NB_DEPS,$$(call md_num,$$*))
 	@mkdir -p $(@D)
-	NB_VALUE_FILES="$(call chapter_values,$(call md_num,$*))" $(PANDOC) -f markdown -t markdown --lua-filter $(NB_FILTER) $< -o $@
+	NB_VALUE_FILES="$(call chapter_values,$(call md_num,$*))" $(PANDOC) -f markdown -t markdown --lua-filter $(NB_FILTER) --lua-filter $(CALC_FILTER) $< -o $@
 $(B)/md/exercises/%.md: exercises/%.md $$(call NB_DEPS,$$(call md_num,$$*))
 	@mkdir -p $(@D)
-	NB_VALUE_FILES="$(call chapter_values,$(call md_num,$*))" $(PANDOC) -f markdown -t markdown --lua-filter $(NB_FILTER) $< -o $@
+	NB_VALUE_FILES="$(call chapter_values,$(call md_num,$*))" $(PANDOC) -f markdown -t markdown --lua-filter $(NB_FILTER) --lua-filter $(CALC_FILTER) $< -o $@
 $(B)/md/solutions/%.md: solutions/%.md $$(call NB_DEPS,$$(call md_num,$$*))
 	@mkdir -p $(@D)
-	NB_VALUE_FILES="$(call chapter_values,$(call md_num,$*))" $(PANDOC) -f markdown -t markdown --lua-filter $(NB_FILTER) $< -o $@
+	NB_VALUE_FILES="$(call chapter_values,$(call md_num,$*))" $(PANDOC) -f markdown -t markdown --lua-filter $(NB_FILTER) --lua-filter $(CALC_FILTER) $< -o $@
 
 # Chapter NN, then its exercises (and, for instructors, its solutions).
 # The reference list (tools/references.md) closes every edition.
@@ -216,8 +218,25 @@ instructor_parts = $(foreach c,$(CH_MD),$(c) $(filter $(B)/md/exercises/$(call m
 HTML_FLAGS := --standalone --self-contained --mathml --toc --toc-depth=2 --number-sections \
               --metadata-file=tools/book-meta.yaml --css=tools/book.css --resource-path=.:$(B) \
               --default-image-extension=svg --citeproc --bibliography=$(BIB) --metadata=link-citations:true \
-              --include-in-header=tools/nav/nav.html
+              --include-in-header=tools/nav/nav.html --include-after-body=$(CALC_PAGE)
 NAV_DEPS := tools/nav/nav.html tools/nav/book-bar.html tools/nav/chapter-bar.sh $(BIB)
+
+# ---------------------------------------------------------------- the panels
+# The library (less its threaded and process-spawning modules), the CLI's
+# commands and code/web/ as one WebAssembly reactor module; the book carries
+# it inline (base64) with the script that runs its panels (tools/calc.lua).
+WASM_CC  ?= clang-14
+WASM_LIB := $(filter-out $(shell grep -l -E 'pthread|popen' $(LIB_SRC)),$(LIB_SRC))
+WASM_SRC := $(WASM_LIB) $(filter-out code/cli/main.c,$(CLI_SRC)) $(sort $(wildcard code/web/*.c))
+WASM     := $(B)/web/napkin.wasm
+wasm: $(WASM)
+$(WASM): $(WASM_SRC) $(wildcard code/napkin/*.h code/cli/*.h code/web/*.h) $(B)/gen/specs_data.c
+	@mkdir -p $(@D)
+	$(WASM_CC) --target=wasm32-wasi --sysroot=/usr -mexec-model=reactor -Icode/cli -Icode/web $(CPPFLAGS) \
+	  $(WARN) -O2 $(WASM_SRC) $(B)/gen/specs_data.c -lm -o $@
+$(CALC_PAGE): $(WASM) code/web/calc.css code/web/calc.js tools/embed_wasm.sh
+	tools/embed_wasm.sh $(WASM) code/web/calc.css code/web/calc.js > $@
+$(B)/book.html $(B)/book-instructor.html: $(CALC_PAGE)
 
 book:
 	@$(MAKE) --no-print-directory timed
@@ -240,6 +259,7 @@ $(B)/book-instructor.html: book.md $$(instructor_parts) tools/book.css tools/boo
 CH_NUMS := $(foreach c,$(CHAPTERS),$(call md_num,$(c)))
 chapter_md = $(filter $(B)/md/chapters/$(1)-%,$(CH_MD)) $(filter $(B)/md/exercises/$(1)-%,$(EX_MD_OUT))
 CH_PAGES := $(CH_NUMS:%=$(B)/chapter-%.html)
+$(CH_PAGES): $(CALC_PAGE)
 $(B)/chapter-%.html: $$(call chapter_md,$$*) tools/references.md tools/book.css tools/book-meta.yaml $(NAV_DEPS)
 	@mkdir -p $(B)/nav
 	@set -- $(CH_NUMS); p=-; n=-; while [ $$# -gt 0 ]; do \
@@ -356,9 +376,18 @@ book-tests: $(B)/book.html $(B)/book-instructor.html $(CH_PAGES)
 	@$(BROWSER_CHECK) $(B)/book.html $(B)/screenshots
 	@$(BROWSER_CHECK) $(B)/book-instructor.html $(B)/screenshots/instructor
 
+# The book's calculator panels in headless Chromium against the CLI: every
+# panel through PANEL_CONFIGS random configurations and the edge cases;
+# screenshots land in $(B)/panels/.
+PANEL_CONFIGS ?= 200
+panel-tests: $(B)/book.html $(NAPKIN)
+	tools/run_bounded.sh 600 python3 tools/panel_test.py --book $(B)/book.html --napkin $(NAPKIN) \
+	  --out $(B)/panels --configs $(PANEL_CONFIGS)
+
 test: deps
 	@$(MAKE) --no-print-directory timed
 	@$(MAKE) --no-print-directory book-tests
+	@$(MAKE) --no-print-directory panel-tests
 	@$(MAKE) --no-print-directory unit-tests
 	@$(MAKE) --no-print-directory exercise-tests
 	@$(MAKE) --no-print-directory sanitize-tests
