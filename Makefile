@@ -226,7 +226,8 @@ NAV_DEPS := tools/nav/nav.html tools/nav/book-bar.html tools/nav/chapter-bar.sh 
 # commands and code/web/ as one WebAssembly reactor module; the book carries
 # it inline (base64) with the script that runs its panels (tools/calc.lua).
 WASM_CC  ?= clang-14
-WASM_LIB := $(filter-out $(shell grep -l -E 'pthread|popen' $(LIB_SRC)),$(LIB_SRC))
+# hf_config.c needs jansson: code/web/hf_config_none.c stands in for it.
+WASM_LIB := $(filter-out code/napkin/hf_config.c $(shell grep -l -E 'pthread|popen' $(LIB_SRC)),$(LIB_SRC))
 WASM_SRC := $(WASM_LIB) $(filter-out code/cli/main.c,$(CLI_SRC)) $(sort $(wildcard code/web/*.c))
 WASM     := $(B)/web/napkin.wasm
 wasm: $(WASM)
