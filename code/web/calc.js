@@ -222,6 +222,8 @@
       panel.dataset.status = "3";
       return showError(panel, { status: 3, stderr: "napkin " + cmd + ": the report is not JSON: " + e.message });
     }
+    /* a refusal in --format json is an {"error": ...} object: the message is shown already */
+    if (!report.values) return;
     var tflags = Object.assign({}, flags, { format: "table" });
     showResult(panel, report, runWith(state, cmd, tflags));
   }
