@@ -4,7 +4,8 @@
 # regime (ii) also pays for verifying five tokens per sequence once the
 # target step leaves the memory-bound region.  Curves stop where the KV of
 # target and draft no longer fits (10-ceilings.tsv); grey is past the
-# 256-token limit.
+# 256-token limit.  The limit lines' labels are short, so that they end below
+# the label of the 4k point where memory ends.
 # Data: 10-crossover.tsv, 10-marks.tsv, 10-ceilings.tsv (code/ch10/regimes.c).
 cx = datadir.'/10-crossover.tsv'
 mk = datadir.'/10-marks.tsv'
@@ -29,7 +30,7 @@ set label 1 'break-even' at 1.3, 1.08 left tc rgb '#555555'
 set key at graph 0.99, graph 0.99 right top Left reverse samplen 2 box lc rgb '#bbbbbb' opaque font ',10'
 plot cx using 1:($2 > 0 ? NaN : 3.5) with filledcurves x1 lc rgb '#888888' notitle, \
      ce using 2:(0):(0):(3.5) with vectors nohead dt 4 lw 1.2 lc rgb '#444444' notitle, \
-     ce using 2:(0.12):3 with labels rotate by 90 left offset -1.6,0 font ',9' tc rgb '#444444' notitle, \
+     ce using 2:(0.12):(sprintf('limit, %s (%d)', $1 < 1000 ? '256-token' : '4k', $2)) with labels rotate by 90 left offset -1.6,0 font ',9' tc rgb '#444444' notitle, \
      cx using 1:3 with lines lw 2.5 lc rgb '#1f5fa8' title 'regime (i), 256-token contexts', \
      cx using 1:4 with lines lw 2.5 lc rgb '#c0392b' title 'regime (ii), 256-token contexts', \
      cx using 1:7 with lines lw 2.5 lc rgb '#e67e22' title 'regime (ii), 4096-token contexts', \
