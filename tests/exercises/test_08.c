@@ -75,17 +75,17 @@ Test(ex08, e4_padding_costs_only_activations_when_memory_bound)
 
 Test(ex08, e5_speculative_tokens)
 {
-    /* k = 3: 9 x 4 = 36 -> 40; 8 x 4 = 32 on the list; k = 4: 45 -> 48,
-     * 65 -> 72; k = 3 at batch 129: 516 tokens, past 512: eager */
-    ex_check_int("8.5(a) batch 9 at k = 3 replays", ex08_spec_padded_tokens(9, 3, 512), 40);
-    ex_check_int("8.5 batch 8 at k = 3 replays", ex08_spec_padded_tokens(8, 3, 512), 32);
-    ex_check_int("8.5(a) batch 9 at k = 4 replays", ex08_spec_padded_tokens(9, 4, 512), 48);
-    ex_check_int("8.5(a) batch 13 at k = 4 replays", ex08_spec_padded_tokens(13, 4, 512), 72);
-    ex_check_int("8.5(c) batch 128 at k = 3 replays", ex08_spec_padded_tokens(128, 3, 512), 512);
-    ex_check_int("8.5(c) batch 129 at k = 3 (0: eager)", ex08_spec_padded_tokens(129, 3, 512), 0);
-    /* k = 7: 8 tokens a sequence, every batch a multiple of 8 */
+    /* gamma = 3: 9 x 4 = 36 -> 40; 8 x 4 = 32 on the list; gamma = 4: 45 -> 48,
+     * 65 -> 72; gamma = 3 at batch 129: 516 tokens, past 512: eager */
+    ex_check_int("8.5(a) batch 9 at gamma = 3 replays", ex08_spec_padded_tokens(9, 3, 512), 40);
+    ex_check_int("8.5 batch 8 at gamma = 3 replays", ex08_spec_padded_tokens(8, 3, 512), 32);
+    ex_check_int("8.5(a) batch 9 at gamma = 4 replays", ex08_spec_padded_tokens(9, 4, 512), 48);
+    ex_check_int("8.5(a) batch 13 at gamma = 4 replays", ex08_spec_padded_tokens(13, 4, 512), 72);
+    ex_check_int("8.5(c) batch 128 at gamma = 3 replays", ex08_spec_padded_tokens(128, 3, 512), 512);
+    ex_check_int("8.5(c) batch 129 at gamma = 3 (0: eager)", ex08_spec_padded_tokens(129, 3, 512), 0);
+    /* gamma = 7: 8 tokens a sequence, every batch a multiple of 8 */
     for (int b = 1; b * 8 < 256; b++)
-        ex_check_int("8.5(b) batch b at k = 7 replays 8 b", ex08_spec_padded_tokens(b, 7, 512), 8 * b);
+        ex_check_int("8.5(b) batch b at gamma = 7 replays 8 b", ex08_spec_padded_tokens(b, 7, 512), 8 * b);
 }
 
 Test(ex08, e6_graph_memory_against_kv)

@@ -35,7 +35,7 @@ Test(ex09, e2_guidance_doubles_the_step)
 
 Test(ex09, e3_attention_crossover)
 {
-    /* S = P_tok / (2 L d): Wan 14B 11,953,766,400 / (2 x 40 x 5120) = 29,184;
+    /* n_tok = M / (2 n_L d): Wan 14B 11,953,766,400 / (2 x 40 x 5120) = 29,184;
      * HunyuanVideo 60 x 12 x 3072^2 / (2 x 60 x 3072) = 6 x 3072 = 18,432 */
     ex_check_near("9.3(a) crossover tokens, Wan 14B", ex09_attention_crossover_tokens("wan2.1-14b"), 29184.0, 1e-6);
     ex_check_near("9.3(a) crossover tokens, HunyuanVideo", ex09_attention_crossover_tokens("hunyuanvideo"), 18432.0,
