@@ -7,7 +7,7 @@
 d = datadir.'/06-step.tsv'
 set datafile separator tab
 set logscale x 2
-set xrange [1:64]
+set xrange [1:68]
 set yrange [1:1.25]
 set xtics ('1' 1, '2' 2, '4' 4, '8' 8, '16' 16, '32' 32, '64' 64) nomirror
 set ytics 0.05 nomirror
