@@ -14,7 +14,7 @@ set ytics 0.05 nomirror
 set format y '%.2f'
 set grid xtics ytics lc rgb '#e4e4e4'
 set border 3 lc rgb '#555555'
-set xlabel 'Distinct adapters D_a in the batch of 64'
+set xlabel 'Distinct adapters in the batch of 64'
 set ylabel 'Step time / base step'
 set key top left Left reverse samplen 2 box lc rgb '#bbbbbb' opaque
 plot d using 1:2 with lines lw 2.5 lc rgb '#1f5fa8' title '70B, TP 4', \
