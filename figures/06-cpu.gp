@@ -14,7 +14,7 @@ set xtics ('1' 1, '2' 2, '4' 4, '8' 8, '16' 16, '32' 32, '64' 64) nomirror
 set ytics nomirror
 set grid xtics ytics lc rgb '#e4e4e4'
 set border 3 lc rgb '#555555'
-set xlabel 'Distinct adapters D in the batch of 64'
+set xlabel 'Distinct adapters in the batch of 64'
 set ylabel 'Time of 16 layers (ms)'
 set key bottom right Left reverse samplen 2 box lc rgb '#bbbbbb' opaque
 plot d using 1:2:3:4 with yerrorbars pt 7 ps 1.1 lc rgb '#c0392b' title 'measured (median, min to max)', \

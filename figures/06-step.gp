@@ -7,14 +7,14 @@
 d = datadir.'/06-step.tsv'
 set datafile separator tab
 set logscale x 2
-set xrange [1:64]
+set xrange [1:68]
 set yrange [1:1.25]
 set xtics ('1' 1, '2' 2, '4' 4, '8' 8, '16' 16, '32' 32, '64' 64) nomirror
 set ytics 0.05 nomirror
 set format y '%.2f'
 set grid xtics ytics lc rgb '#e4e4e4'
 set border 3 lc rgb '#555555'
-set xlabel 'Distinct adapters D in the batch of 64'
+set xlabel 'Distinct adapters in the batch of 64'
 set ylabel 'Step time / base step'
 set key top left Left reverse samplen 2 box lc rgb '#bbbbbb' opaque
 plot d using 1:2 with lines lw 2.5 lc rgb '#1f5fa8' title '70B, TP 4', \

@@ -13,7 +13,7 @@ set grid xtics ytics lc rgb '#e4e4e4'
 set border 3 lc rgb '#555555'
 set xlabel 'Image width (px), height = width x 9/16'
 set ylabel 'Tokens per image'
-set key top left Left reverse samplen 2 box lc rgb '#bbbbbb' opaque
+set key bottom right Left reverse samplen 2 box lc rgb '#bbbbbb' opaque
 plot st using 1:4 with steps lw 2.5 lc rgb '#1f5fa8' title 'Qwen2-VL (native, 28 px per token)', \
      st using 1:3 with steps lw 2 lc rgb '#c0392b' title 'LLaVA-NeXT (pinpoints + base)', \
      st using 1:5 with steps lw 2 lc rgb '#27ae60' title 'InternVL2.5 (448 px tiles + thumbnail)', \

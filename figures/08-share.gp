@@ -17,7 +17,7 @@ set ytics ('0' 0, '20%%' 0.2, '40%%' 0.4, '60%%' 0.6, '80%%' 0.8, '100%%' 1.0) n
 set grid xtics ytics lc rgb '#e4e4e4'
 set border 3 lc rgb '#555555'
 set xlabel 'Batch (sequences)'
-set ylabel 'Share of the step saved (1 − graph step / eager step)'
+set ylabel 'Share of the step saved, 1 - graph time / eager time'
 set key top right Left reverse samplen 2 box lc rgb '#bbbbbb' opaque font ',10'
 plot sh using 1:4 with lines lw 2.5 lc rgb '#c0392b' title '8B, 37 us per launch (implied)', \
      sh using 1:7 with lines lw 2.5 dt 2 lc rgb '#c0392b' title '70B tp 4, 37 us per launch', \

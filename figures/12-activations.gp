@@ -17,7 +17,7 @@ set grid xtics ytics lc rgb '#e4e4e4'
 set border 3 lc rgb '#555555'
 set xlabel 'Sequence length (tokens)'
 set ylabel 'Activations per GPU (GB)'
-set key below Left reverse samplen 2 font ',9' maxrows 3 width -2
+set key below Left reverse samplen 2 font ',9' maxrows 3 width -2 height 1.5
 G = 1e9
 plot ac using 1:($13/G) with lines lw 6 lc rgb '#dddddd' title 'room left after weights, gradients, optimizer', \
      ac using 1:($3/G) with lines lw 1.5 lc rgb '#c0392b' title 'Korthikanti: TP', \

@@ -24,4 +24,4 @@ plot dl using 1:2 with steps lw 2 lc rgb '#c0392b' title 'MFU 30%', \
      dl using 1:5 with steps lw 2 lc rgb '#8e44ad' title 'MFU 60%', \
      dl using 1:6 with steps lw 1.5 dt 2 lc rgb '#555555' title 'MFU 40% of the sparse figure (wrong)', \
      mk using 1:2 with points pt 7 ps 1.3 lc rgb '#222222' notitle, \
-     mk using 1:2:3 with labels left offset 1,0.8 font ',10' notitle
+     mk using 1:2:3 with labels left offset 2,2.2 font ',10' notitle

@@ -6,42 +6,43 @@
 #include "specs.h"
 #include "transformer.h"
 
-#include <criterion/criterion.h>
 #include <math.h>
 
-/* |got - want| <= tol; false for NAN, so an untouched kit fails. */
-#define assert_near(got, want, tol)                                                                        \
-    do {                                                                                                   \
-        double g_ = (got), w_ = (want);                                                                    \
-        cr_assert(fabs(g_ - w_) <= (tol), "got %.10g, want %.10g (tol %g)", g_, w_, (double)(tol));        \
-    } while (0)
+#include "exercise_check.h"
 
-Test(ex06, adapter_params_gqa)
+/* Tests are named eN_... after exercise N (make exercise N=06 ONLY=N). */
+Test(ex06, e1_adapter_params_gqa)
 {
     /* 70B (hidden 8192, 8 KV heads x 128 = 1024), r 16, q,k,v,o:
      * 2 x 16 (8192 + 8192) + 2 x 16 (8192 + 1024) = 819,200 per layer, x 80 */
-    assert_near(ex06_adapter_params("llama3-70b", 16, "q,k,v,o"), 65536000.0, 0.5);
+    ex_check_near("6.1(a) rank-16 q,k,v,o adapter parameters, LLaMA-3-70B",
+                  ex06_adapter_params("llama3-70b", 16, "q,k,v,o"), 65536000.0, 0.5);
     /* 8B, r 16, all seven: (425,984 + 3 x 16 (4096 + 14336)) x 32 = 41,943,040 */
-    assert_near(ex06_adapter_params("llama3-8b", 16, "all"), 41943040.0, 0.5);
+    ex_check_near("6.1(d) rank-16 all-seven adapter parameters, LLaMA-3-8B",
+                  ex06_adapter_params("llama3-8b", 16, "all"), 41943040.0, 0.5);
     /* 8B, r 8, q and v: (8 x 8192 + 8 x 5120) x 32 = 3,407,872 */
-    assert_near(ex06_adapter_params("llama3-8b", 8, "q,v"), 3407872.0, 0.5);
-    cr_assert(isnan(ex06_adapter_params("llama3-8b", 16, "q,qkv")));
-    cr_assert(isnan(ex06_adapter_params("llama3-8b", 0, "q")));
-    cr_assert(isnan(ex06_adapter_params("gpt-9", 16, "q")));
+    ex_check_near("6.1 rank-8 q,v adapter parameters, LLaMA-3-8B", ex06_adapter_params("llama3-8b", 8, "q,v"),
+                  3407872.0, 0.5);
+    ex_check_nan("6.1 modules \"q,qkv\"", ex06_adapter_params("llama3-8b", 16, "q,qkv"), "qkv is not a module name");
+    ex_check_nan("6.1 rank 0", ex06_adapter_params("llama3-8b", 0, "q"), "a rank must be positive");
+    ex_check_nan("6.1 model \"gpt-9\"", ex06_adapter_params("gpt-9", 16, "q"), "not a model in the table");
 }
 
-Test(ex06, bytes_per_gpu)
+Test(ex06, e2_bytes_per_gpu)
 {
     /* tp 4: q 16(8192 + 2048), k and v 16(8192 + 256), o 16(2048 + 8192):
      * 598,016 x 80 x 2 B = 95,682,560 */
-    assert_near(ex06_adapter_bytes_per_gpu("llama3-70b", 16, "q,k,v,o", 4), 95682560.0, 0.5);
+    ex_check_near("6.2(a) adapter bytes per GPU at TP 4", ex06_adapter_bytes_per_gpu("llama3-70b", 16, "q,k,v,o", 4),
+                  95682560.0, 0.5);
     /* tp 8: q 16(8192 + 1024) = 147,456; k, v with one KV head each
      * 16(8192 + 128) = 133,120; o 147,456: 561,152 x 80 x 2 B = 89,784,320 */
-    assert_near(ex06_adapter_bytes_per_gpu("llama3-70b", 16, "q,k,v,o", 8), 89784320.0, 0.5);
-    cr_assert(isnan(ex06_adapter_bytes_per_gpu("llama3-70b", 16, "q,k,v,o", 3)));
+    ex_check_near("6.2(a) adapter bytes per GPU at TP 8", ex06_adapter_bytes_per_gpu("llama3-70b", 16, "q,k,v,o", 8),
+                  89784320.0, 0.5);
+    ex_check_nan("6.2 TP 3", ex06_adapter_bytes_per_gpu("llama3-70b", 16, "q,k,v,o", 3),
+                 "64 heads do not split over 3 GPUs");
 }
 
-Test(ex06, slots_against_kv)
+Test(ex06, e3_slots_against_kv)
 {
     /* 70B at tp 4 on H100: usable 0.9 x the driver capacity; weights
      * 35,276,853,248 B per GPU; reserve 8192 x 84,992 + 2 x 256 x 32,064 x 4
@@ -49,15 +50,18 @@ Test(ex06, slots_against_kv)
      * sequence.  A q,k,v,o slot at rank 64 is 4 x 95,682,560 = 382,730,240 B. */
     gpu_spec g = gpu_builtin("h100");
     double left = 0.9 * g.mem_bytes - 35276853248.0 - 761921536.0;
-    cr_assert_eq(ex06_max_batch_with_slots("llama3-70b", "h100", 4, 64, "q,k,v,o", 0, 4096),
+    ex_check_int("6.3 largest batch with no slots",
+                 ex06_max_batch_with_slots("llama3-70b", "h100", 4, 64, "q,k,v,o", 0, 4096),
                  (int)floor(left / 335544320.0));
-    cr_assert_eq(ex06_max_batch_with_slots("llama3-70b", "h100", 4, 64, "q,k,v,o", 32, 4096),
+    ex_check_int("6.3 largest batch with 32 rank-64 q,k,v,o slots",
+                 ex06_max_batch_with_slots("llama3-70b", "h100", 4, 64, "q,k,v,o", 32, 4096),
                  (int)floor((left - 32 * 382730240.0) / 335544320.0));
-    cr_assert_eq(ex06_max_batch_with_slots("llama3-70b", "h100", 4, 64, "q,k,v,o", -1, 4096), -1);
-    cr_assert_eq(ex06_max_batch_with_slots("llama3-70b", "tpu", 4, 64, "q,k,v,o", 8, 4096), -1);
+    ex_check_int("6.3 -1 slots", ex06_max_batch_with_slots("llama3-70b", "h100", 4, 64, "q,k,v,o", -1, 4096), -1);
+    ex_check_int("6.3 GPU \"tpu\" (not in the table)",
+                 ex06_max_batch_with_slots("llama3-70b", "tpu", 4, 64, "q,k,v,o", 8, 4096), -1);
 }
 
-Test(ex06, step_ratio_by_hand)
+Test(ex06, e4_step_ratio_by_hand)
 {
     /* 8B on one H100, q only, r 16, batch 64, D 8: per layer the shrink moves
      * 8 x 4096 x 16 x 2 + 64 (4096 + 16) 2 = 1,574,912 B and the expand
@@ -70,42 +74,50 @@ Test(ex06, step_ratio_by_hand)
     char err[256];
     cr_assert_eq(decoder_step_cost(&m, &g, &s, &base, err, sizeof err), 0, "%s", err);
     double ops = 32 * (1574912.0 + 2099200.0) / g.mem_bw;
-    assert_near(ex06_step_ratio("llama3-8b", "h100", 1, 16, "q", 64, 4096, 8, 0), (base.time + ops) / base.time,
-                1e-9);
+    ex_check_near("6.4(b) step ratio without fixed kernel costs, 8B, q, batch 64, 8 adapters",
+                  ex06_step_ratio("llama3-8b", "h100", 1, 16, "q", 64, 4096, 8, 0), (base.time + ops) / base.time,
+                  1e-9);
     /* 2 kernels x 32 layers at 2.5 us */
-    assert_near(ex06_step_ratio("llama3-8b", "h100", 1, 16, "q", 64, 4096, 8, 2.5),
-                (base.time + ops + 64 * 2.5e-6) / base.time, 1e-9);
-    cr_assert(isnan(ex06_step_ratio("llama3-8b", "h100", 1, 16, "q", 64, 4096, 65, 0)));
+    ex_check_near("6.4(a) step ratio at 2.5 us a kernel, 8B, q, batch 64, 8 adapters",
+                  ex06_step_ratio("llama3-8b", "h100", 1, 16, "q", 64, 4096, 8, 2.5),
+                  (base.time + ops + 64 * 2.5e-6) / base.time, 1e-9);
+    ex_check_nan("6.4 65 adapters in a batch of 64", ex06_step_ratio("llama3-8b", "h100", 1, 16, "q", 64, 4096, 65, 0),
+                 "more distinct adapters than requests");
     /* the 70B at tp 4 holds at most 121 sequences of 4096 tokens (exercise 3's
      * arithmetic): batch 200 is not timed */
-    cr_assert(isnan(ex06_step_ratio("llama3-70b", "h100", 4, 16, "q,k,v,o", 200, 4096, 8, 2.5)));
+    ex_check_nan("6.4 70B at TP 4, batch 200",
+                 ex06_step_ratio("llama3-70b", "h100", 4, 16, "q,k,v,o", 200, 4096, 8, 2.5),
+                 "batch 200 does not fit in memory (at most 121)");
 }
 
-Test(ex06, intensity)
+Test(ex06, e5_intensity)
 {
     /* 2 FLOP per weight per token; D adapters share B tokens: 2 B / (D b) */
-    assert_near(ex06_bgmv_intensity(64, 1, 2), 64.0, 1e-12);
-    assert_near(ex06_bgmv_intensity(64, 8, 2), 8.0, 1e-12);
-    assert_near(ex06_bgmv_intensity(64, 64, 2), 1.0, 1e-12);
-    assert_near(ex06_bgmv_intensity(64, 8, 1), 16.0, 1e-12);
-    cr_assert(isnan(ex06_bgmv_intensity(8, 9, 2)));
+    ex_check_near("6.5(a) intensity, 1 adapter among 64 tokens", ex06_bgmv_intensity(64, 1, 2), 64.0, 1e-12);
+    ex_check_near("6.5(a) intensity, 8 adapters among 64 tokens", ex06_bgmv_intensity(64, 8, 2), 8.0, 1e-12);
+    ex_check_near("6.5(a) intensity, 64 adapters among 64 tokens", ex06_bgmv_intensity(64, 64, 2), 1.0, 1e-12);
+    ex_check_near("6.5 intensity, 8 adapters, 1-byte weights", ex06_bgmv_intensity(64, 8, 1), 16.0, 1e-12);
+    ex_check_nan("6.5 9 adapters among 8 tokens", ex06_bgmv_intensity(8, 9, 2), "more distinct adapters than tokens");
 }
 
-Test(ex06, distinct_adapters)
+Test(ex06, e6_distinct_adapters)
 {
     /* uniform: 300 (1 - (299/300)^64) = 57.7203 */
-    assert_near(ex06_expected_distinct(300, 0.0, 64), 57.7203, 1e-3);
+    ex_check_near("6.6(a) distinct adapters, uniform, batch 64", ex06_expected_distinct(300, 0.0, 64), 57.7203, 1e-3);
     /* Zipf 1 over 2 adapters: p = 2/3, 1/3; B 2: (1 - 1/9) + (1 - 4/9) = 13/9 */
-    assert_near(ex06_expected_distinct(2, 1.0, 2), 13.0 / 9.0, 1e-12);
+    ex_check_near("6.6 distinct adapters, Zipf 1 over 2, batch 2", ex06_expected_distinct(2, 1.0, 2), 13.0 / 9.0,
+                  1e-12);
     /* one request: one adapter, whatever the popularity */
-    assert_near(ex06_expected_distinct(300, 1.2, 1), 1.0, 1e-12);
-    cr_assert(isnan(ex06_expected_distinct(0, 1.0, 4)));
+    ex_check_near("6.6 distinct adapters, batch 1", ex06_expected_distinct(300, 1.2, 1), 1.0, 1e-12);
+    ex_check_nan("6.6 no adapters", ex06_expected_distinct(0, 1.0, 4), "there must be at least one adapter");
 }
 
-Test(ex06, load_time)
+Test(ex06, e7_load_time)
 {
     /* 95,682,560 B per GPU (above) over the H100 row's PCIe bandwidth */
     gpu_spec g = gpu_builtin("h100");
-    assert_near(ex06_load_time("llama3-70b", "h100", 4, 16, "q,k,v,o"), 95682560.0 / g.host_bw, 1e-12);
-    cr_assert(isnan(ex06_load_time("llama3-70b", "h100", 4, 16, "")));
+    ex_check_near("6.7(b) load time of a rank-16 q,k,v,o adapter, TP 4",
+                  ex06_load_time("llama3-70b", "h100", 4, 16, "q,k,v,o"), 95682560.0 / g.host_bw, 1e-12);
+    ex_check_nan("6.7 no modules", ex06_load_time("llama3-70b", "h100", 4, 16, ""),
+                 "an adapter needs at least one module");
 }
