@@ -112,6 +112,7 @@ int main(void)
     nb_value("ch04_ex_4_mean_wait_b4_ms", "%.2f", ex04_mean_wait(2000, 0.002, 4) * 1e3);
 
     /* 5. Fill share: lambda = 8000/s, W = 2 ms (16 per window), B = 16 and 32. */
+    nb_value("ch04_ex_5_lambda_w", "%.0f", 8000 * 0.002);
     nb_value("ch04_ex_5_fill_b16_pct", "%.0f", 100 * ex04_fill_share(8000, 0.002, 16));
     nb_value("ch04_ex_5_fill_b32_pct", "%.2f", 100 * ex04_fill_share(8000, 0.002, 32));
 

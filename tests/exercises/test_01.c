@@ -4,16 +4,9 @@
 #include "01-decode-roofline.h"
 #include "specs.h"
 
-#include <criterion/criterion.h>
 #include <math.h>
 
-/* |got - want| <= rel * |want|; false for NAN, so an untouched kit fails. */
-#define assert_rel(got, want, rel)                                                                 \
-    do {                                                                                           \
-        double g_ = (got), w_ = (want);                                                            \
-        cr_assert(fabs(g_ - w_) <= (rel) * fabs(w_), "got %.6g, want %.6g (rel. tol. %g)", g_, w_, \
-                  (double)(rel));                                                                  \
-    } while (0)
+#include "exercise_check.h"
 
 /* Parameter counts of the models, by hand from config.json:
  *   LLaMA-3-8B: embedding 128256*4096 = 525,336,576 (head the same, untied);
@@ -38,54 +31,64 @@
 #define P_MIXTRAL_ACTIVE 12879925248.0
 #define EMB_MIXTRAL 131072000.0
 
-Test(ex01, ridge_datasheet_ratios)
+/* Tests are named eN_... after exercise N (make exercise N=01 ONLY=N). */
+Test(ex01, e1_ridges_across_vendors)
 {
     /* H100 SXM: 989.4 TFLOP/s dense bf16 / 3.35 TB/s = 295.34 FLOP/B. */
-    assert_rel(ex01_ridge("h100", "bf16"), 989.4 / 3.35, 1e-9);
+    ex_check_rel("1.1 bf16 ridge of the H100", ex01_ridge("h100", "bf16"), 989.4 / 3.35, 1e-9);
     /* H200: same compute, 4.8 TB/s: 989.4 / 4.8 = 206.125. */
-    assert_rel(ex01_ridge("h200", "bf16"), 206.125, 1e-9);
+    ex_check_rel("1.1 bf16 ridge of the H200", ex01_ridge("h200", "bf16"), 206.125, 1e-9);
     /* B200 (HGX): 2250 / 8.0 = 281.25; fp8 4500 / 8.0 = 562.5. */
-    assert_rel(ex01_ridge("b200", "bf16"), 281.25, 1e-9);
-    assert_rel(ex01_ridge("b200", "fp8"), 562.5, 1e-9);
+    ex_check_rel("1.1(a) bf16 ridge of the B200", ex01_ridge("b200", "bf16"), 281.25, 1e-9);
+    ex_check_rel("1.1(a) fp8 ridge of the B200", ex01_ridge("b200", "fp8"), 562.5, 1e-9);
     /* MI300X: 1307.4 / 5.3 = 246.68 (bf16); fp8 2614.9 / 5.3 = 493.38. */
-    assert_rel(ex01_ridge("mi300x", "bf16"), 246.679, 1e-5);
-    assert_rel(ex01_ridge("mi300x", "fp8"), 493.377, 1e-5);
+    ex_check_rel("1.1(a) bf16 ridge of the MI300X", ex01_ridge("mi300x", "bf16"), 246.679, 1e-5);
+    ex_check_rel("1.1(a) fp8 ridge of the MI300X", ex01_ridge("mi300x", "fp8"), 493.377, 1e-5);
 }
 
-Test(ex01, ridge_rejects_bad_input)
+Test(ex01, e1_ridge_rejects_bad_input)
 {
     /* No such GPU; A100 has no fp8 rate (the table's "-"). */
-    cr_assert(isnan(ex01_ridge("h900", "bf16")), "unknown GPU: want NAN");
-    cr_assert(isnan(ex01_ridge("a100", "fp8")), "A100 has no fp8 rate: want NAN");
-    cr_assert(isnan(ex01_ridge("h100", "bf17")), "unknown dtype: want NAN");
+    ex_check_nan("1.1 ridge of GPU \"h900\"", ex01_ridge("h900", "bf16"), "unknown GPU");
+    ex_check_nan("1.1 fp8 ridge of the A100", ex01_ridge("a100", "fp8"), "the A100 has no fp8 rate");
+    ex_check_nan("1.1 ridge in dtype \"bf17\"", ex01_ridge("h100", "bf17"), "unknown dtype");
     /* And a good one must not be NAN, so "always NAN" cannot pass. */
-    cr_assert(!isnan(ex01_ridge("a100", "bf16")), "A100 bf16: 312 / 2.039 = 153.0 FLOP/B, not NAN");
+    cr_expect(!isnan(ex01_ridge("a100", "bf16")),
+              "1.1 bf16 ridge of the A100: your answer nan, expected 312 / 2.039 = 153.0 FLOP/B, not NAN");
 }
 
-Test(ex01, ridge_batch_by_weight_dtype)
+Test(ex01, e5_ridge_batch_by_weight_dtype)
 {
     /* bf16 weights: 2B FLOP per 2 bytes -> intensity B, so B = ridge = 295.34. */
-    assert_rel(ex01_ridge_batch("h100", "bf16", "bf16"), 295.358, 1e-4);
+    ex_check_rel("1.5 ridge batch, bf16 weights, bf16 math", ex01_ridge_batch("h100", "bf16", "bf16"), 295.358, 1e-4);
     /* int8 weights, bf16 math: 2B per 1 byte = 2B, so B = 295.36 / 2 = 147.67. */
-    assert_rel(ex01_ridge_batch("h100", "int8", "bf16"), 147.672, 1e-4);
+    ex_check_rel("1.5(b) ridge batch, int8 weights, bf16 math (W8A16)", ex01_ridge_batch("h100", "int8", "bf16"),
+                 147.672, 1e-4);
     /* int8 weights and int8 math: ridge 1978.9/3.35 = 590.72, /2 = 295.36. */
-    assert_rel(ex01_ridge_batch("h100", "int8", "int8"), 1978.9 / 3.35 / 2.0, 1e-6);
+    ex_check_rel("1.5(c) ridge batch, int8 weights, int8 math (W8A8)", ex01_ridge_batch("h100", "int8", "int8"),
+                 1978.9 / 3.35 / 2.0, 1e-6);
     /* int4 weights, bf16 math: 2B per 0.5 byte = 4B, B = 295.36 / 4 = 73.84. */
-    assert_rel(ex01_ridge_batch("h100", "int4", "bf16"), 73.836, 1e-4);
+    ex_check_rel("1.5 ridge batch, int4 weights, bf16 math", ex01_ridge_batch("h100", "int4", "bf16"), 73.836, 1e-4);
     /* B200, fp8 weights and math: 4500/8 = 562.5 FLOP/B, / 2 = 281.25. */
-    assert_rel(ex01_ridge_batch("b200", "fp8", "fp8"), 281.25, 1e-9);
+    ex_check_rel("1.5 ridge batch on the B200, fp8 weights and math", ex01_ridge_batch("b200", "fp8", "fp8"), 281.25,
+                 1e-9);
 }
 
-Test(ex01, kv_bytes_per_token_gqa_vs_mha)
+Test(ex01, e2_kv_bytes_per_token_gqa_vs_mha)
 {
     /* LLaMA-3-8B: 2 * 32 layers * 8 KV heads * 128 * 2 B = 131,072 B (128 KiB). */
-    assert_rel(ex01_kv_bytes_per_token("llama3-8b", "bf16"), 131072.0, 1e-12);
+    ex_check_rel("1.2(a) KV bytes per token, LLaMA-3-8B", ex01_kv_bytes_per_token("llama3-8b", "bf16"), 131072.0,
+                 1e-12);
     /* LLaMA-2-13B (MHA, 40 KV heads): 2 * 40 * 40 * 128 * 2 = 819,200 B (800 KiB). */
-    assert_rel(ex01_kv_bytes_per_token("llama2-13b", "bf16"), 819200.0, 1e-12);
+    ex_check_rel("1.2(a) KV bytes per token, LLaMA-2-13B", ex01_kv_bytes_per_token("llama2-13b", "bf16"), 819200.0,
+                 1e-12);
     /* LLaMA-3-70B: 2 * 80 * 8 * 128 * 2 = 327,680 B (320 KiB); fp8 halves it. */
-    assert_rel(ex01_kv_bytes_per_token("llama3-70b", "bf16"), 327680.0, 1e-12);
-    assert_rel(ex01_kv_bytes_per_token("llama3-70b", "fp8"), 163840.0, 1e-12);
-    cr_assert(isnan(ex01_kv_bytes_per_token("gpt-5", "bf16")), "unknown model: want NAN");
+    ex_check_rel("1.2 KV bytes per token, LLaMA-3-70B bf16", ex01_kv_bytes_per_token("llama3-70b", "bf16"), 327680.0,
+                 1e-12);
+    ex_check_rel("1.2 KV bytes per token, LLaMA-3-70B fp8", ex01_kv_bytes_per_token("llama3-70b", "fp8"), 163840.0,
+                 1e-12);
+    ex_check_nan("1.2 KV bytes per token of model \"gpt-5\"", ex01_kv_bytes_per_token("gpt-5", "bf16"),
+                 "unknown model");
 }
 
 /* Capacities come from the GPU rows (what the driver reports), read here;
@@ -95,60 +98,75 @@ static double capacity(const char *gpu_key)
     return gpu_builtin(gpu_key).mem_bytes;
 }
 
-Test(ex01, max_batch_llama3_8b_h200_8k)
+Test(ex01, e3_max_batch_llama3_8b_h200_8k)
 {
     /* Usable 0.9 * capacity; weights 2 * 8,030,261,248 = 16.0605e9; reserve
      * 2e9.  One 8k sequence: 8192 * 131,072 = 1,073,741,824 B.  (With the
      * driver's 143,771 MiB = 150.75e9: 135.68e9 - 18.06e9 = 117.6e9 -> 109.) */
     double left = 0.9 * capacity("h200") - 16.0605225e9 - 2e9;
-    cr_assert_eq(ex01_max_batch("llama3-8b", "h200", 1, 8192, "bf16", "bf16", 0.9, 2e9),
+    ex_check_int("1.3(a) largest batch, LLaMA-3-8B on one H200 at 8k",
+                 ex01_max_batch("llama3-8b", "h200", 1, 8192, "bf16", "bf16", 0.9, 2e9),
                  (int)floor(left / 1073741824.0));
-    cr_assert(0.9 * capacity("h200") > 0.9 * 141e9, "the driver reports more than the datasheet's decimal GB");
+    cr_expect(0.9 * capacity("h200") > 0.9 * 141e9, "the driver reports more than the datasheet's decimal GB");
 }
 
-Test(ex01, max_batch_llama3_70b)
+Test(ex01, e4_max_batch_llama3_70b_eight_h200)
 {
     /* 8 x H200, 4k: weights 141.107e9 / 8 = 17.638e9 per GPU; KV per token per
      * GPU 327,680 / 8 = 40,960 B, * 4096 = 167,772,160 B a sequence.
      * (0.9 * 150.75e9 - 17.638e9 - 2e9) / 167.77e6 = 691.9 -> 691 (ridge 206 fits). */
     double w70 = 141.10741299e9; /* 2 B * 70,553,706,496 */
-    cr_assert_eq(ex01_max_batch("llama3-70b", "h200", 8, 4096, "bf16", "bf16", 0.9, 2e9),
+    ex_check_int("1.4(b) largest batch, LLaMA-3-70B on 8 x H200 at 4k",
+                 ex01_max_batch("llama3-70b", "h200", 8, 4096, "bf16", "bf16", 0.9, 2e9),
                  (int)floor((0.9 * capacity("h200") - w70 / 8 - 2e9) / 167772160.0));
+}
+
+Test(ex01, e5_max_batch_llama3_70b_h100)
+{
+    double w70 = 141.10741299e9; /* 2 B * 70,553,706,496 */
     /* 2 x H100: 0.9 * 85.52e9 = 76.97e9, less 70.554e9 of weights per GPU
      * and the 2e9 reserve, leaves 4.42e9; a 4k sequence holds 4096 * 163,840
      * B = 0.671e9 per GPU, so 6 fit (on the datasheet's 80e9, none would). */
-    cr_assert_eq(ex01_max_batch("llama3-70b", "h100", 2, 4096, "bf16", "bf16", 0.9, 2e9),
+    ex_check_int("1.5 largest batch, LLaMA-3-70B on 2 x H100 at 4k",
+                 ex01_max_batch("llama3-70b", "h100", 2, 4096, "bf16", "bf16", 0.9, 2e9),
                  (int)floor((0.9 * capacity("h100") - w70 / 2 - 2e9) / (4096 * 163840.0)));
     /* 4 x H100, bf16: (0.9 * 85.52e9 - 35.277e9 - 2e9) / (4096 * 81,920) = 113.6 -> 113. */
-    cr_assert_eq(ex01_max_batch("llama3-70b", "h100", 4, 4096, "bf16", "bf16", 0.9, 2e9),
+    ex_check_int("1.5(a) largest batch, LLaMA-3-70B on 4 x H100 at 4k, bf16",
+                 ex01_max_batch("llama3-70b", "h100", 4, 4096, "bf16", "bf16", 0.9, 2e9),
                  (int)floor((0.9 * capacity("h100") - w70 / 4 - 2e9) / (4096 * 81920.0)));
     /* 4 x H100, int8 weights and KV: weights 17.638e9, KV 40,960 B a token:
      * (76.97 - 17.638 - 2)e9 / 167.77e6 = 341.7 -> 341. */
-    cr_assert_eq(ex01_max_batch("llama3-70b", "h100", 4, 4096, "int8", "int8", 0.9, 2e9),
+    ex_check_int("1.5(a) largest batch, LLaMA-3-70B on 4 x H100 at 4k, int8 weights and cache",
+                 ex01_max_batch("llama3-70b", "h100", 4, 4096, "int8", "int8", 0.9, 2e9),
                  (int)floor((0.9 * capacity("h100") - w70 / 8 - 2e9) / 167772160.0));
     /* A reserve larger than what is left: nothing fits. */
-    cr_assert_eq(ex01_max_batch("llama3-70b", "h100", 4, 4096, "bf16", "bf16", 0.9, 50e9), 0);
+    ex_check_int("1.5 largest batch with a 50 GB reserve",
+                 ex01_max_batch("llama3-70b", "h100", 4, 4096, "bf16", "bf16", 0.9, 50e9), 0);
     /* 3 does not divide 64 heads: invalid. */
-    cr_assert_eq(ex01_max_batch("llama3-70b", "h100", 3, 4096, "bf16", "bf16", 0.9, 2e9), -1);
+    ex_check_int("1.5 largest batch at TP 3 (does not divide 64 heads)",
+                 ex01_max_batch("llama3-70b", "h100", 3, 4096, "bf16", "bf16", 0.9, 2e9), -1);
 }
 
-Test(ex01, kv_outweighs_weights_at_ridge_batch)
+Test(ex01, e4_kv_outweighs_weights_at_ridge_batch)
 {
     /* 70B on 8 GPUs, batch 206, 4k context: KV read 4096 and written 1 token
      * per sequence, 206 * 4097 * 40,960 B = 34.570e9; weights read (all but
      * the embedding table, of which only 206 rows are gathered)
      * (70,553,706,496 - 1,050,673,152) / 8 * 2 B = 17.376e9.  Ratio 1.990. */
-    assert_rel(ex01_kv_to_weight_ratio("llama3-70b", 8, 206, 4096, "bf16"), 1.9895, 0.01);
+    ex_check_rel("1.4(c) KV bytes over weight bytes at batch 206, 8 GPUs, 4k",
+                 ex01_kv_to_weight_ratio("llama3-70b", 8, 206, 4096, "bf16"), 1.9895, 0.01);
     /* The H100 ridge batch, 295: 295 * 4097 * 40960 / 17.376e9 = 2.849. */
-    assert_rel(ex01_kv_to_weight_ratio("llama3-70b", 8, 295, 4096, "bf16"), 2.849, 0.01);
+    ex_check_rel("1.4 KV bytes over weight bytes at batch 295, 8 GPUs, 4k",
+                 ex01_kv_to_weight_ratio("llama3-70b", 8, 295, 4096, "bf16"), 2.849, 0.01);
 }
 
-Test(ex01, step_time_memory_bound)
+Test(ex01, e6_step_time_memory_bound)
 {
     /* LLaMA-3-8B, one H100, batch 1, 1k context: weights read
      * (8,030,261,248 - 525,336,576) * 2 = 15.0098e9 B, KV 1025 * 131,072 =
      * 0.1343e9 B; 15.144e9 / 3.35e12 = 4.521 ms (activations are a few MB). */
-    assert_rel(ex01_step_time("llama3-8b", "h100", 1, 1, 1024, "bf16"), 4.5207e-3, 0.01);
+    ex_check_rel("1.6 step time, LLaMA-3-8B on one H100, batch 1, 1k (s)",
+                 ex01_step_time("llama3-8b", "h100", 1, 1, 1024, "bf16"), 4.5207e-3, 0.01);
     /* LLaMA-3-70B, 4 x H100, batch 64, 4k: weights (70.5537e9 - 1.0507e9) / 4
      * * 2 = 34.752e9 B; KV 64 * 4097 * 81,920 = 21.480e9 B; 56.232e9 / 3.35e12
      * = 16.79 ms, and activations add about a percent.  The collectives: 161
@@ -157,33 +175,41 @@ Test(ex01, step_time_memory_bound)
      * the logits gather of 64 * 128,256 * 4 = 32.834e6 B, 4.8 us + 3/4 *
      * 32.834e6 / 450e9 = 59.52 us.  16.79 + 1.395 = 18.18 ms. */
     double t = ex01_step_time("llama3-70b", "h100", 4, 64, 4096, "bf16");
-    cr_assert(t >= 18.18e-3 * 0.999 && t <= 18.19e-3 * 1.04, "got %g s, want 18.18 ms + activations", t);
-    cr_assert(isnan(ex01_step_time("llama3-70b", "h100", 4, 0, 4096, "bf16")), "batch 0: want NAN");
+    cr_expect(t >= 18.18e-3 * 0.999 && t <= 18.19e-3 * 1.04,
+              "1.6(a) step time, LLaMA-3-70B on 4 x H100, batch 64, 4k: your answer %.6g s, expected 18.18 ms "
+              "plus activations (from %.6g to %.6g s)%s",
+              t, 18.18e-3 * 0.999, 18.19e-3 * 1.04, isnan(t) ? ": NAN: not computed yet" : "");
+    ex_check_nan("1.6 step time at batch 0", ex01_step_time("llama3-70b", "h100", 4, 0, 4096, "bf16"),
+                 "batch 0 is not a batch");
     /* 200 sequences of 4k hold 200 * 4096 * 81,920 = 67.1e9 B of KV per GPU,
      * more than the 0.9 * 85.5e9 - 35.3e9 = 41.7e9 any policy leaves: NAN. */
-    cr_assert(isnan(ex01_step_time("llama3-70b", "h100", 4, 200, 4096, "bf16")), "batch 200 does not fit");
+    ex_check_nan("1.6 step time at batch 200 on 4 x H100", ex01_step_time("llama3-70b", "h100", 4, 200, 4096, "bf16"),
+                 "batch 200 does not fit");
 }
 
-Test(ex01, params_dense_and_moe)
+Test(ex01, e7_params_dense_and_moe)
 {
-    assert_rel(ex01_total_params("llama3-8b"), P_LLAMA3_8B, 1e-6);
-    assert_rel(ex01_total_params("llama3-70b"), P_LLAMA3_70B, 1e-6);
-    assert_rel(ex01_active_params("llama3-70b"), P_LLAMA3_70B, 1e-6);
-    assert_rel(ex01_total_params("mixtral-8x7b"), P_MIXTRAL, 1e-6);
-    assert_rel(ex01_active_params("mixtral-8x7b"), P_MIXTRAL_ACTIVE, 1e-6);
+    ex_check_rel("1.7 total parameters, LLaMA-3-8B", ex01_total_params("llama3-8b"), P_LLAMA3_8B, 1e-6);
+    ex_check_rel("1.7 total parameters, LLaMA-3-70B", ex01_total_params("llama3-70b"), P_LLAMA3_70B, 1e-6);
+    ex_check_rel("1.7 active parameters, LLaMA-3-70B (dense)", ex01_active_params("llama3-70b"), P_LLAMA3_70B, 1e-6);
+    ex_check_rel("1.7(a) total parameters, Mixtral 8x7B", ex01_total_params("mixtral-8x7b"), P_MIXTRAL, 1e-6);
+    ex_check_rel("1.7(a) active parameters, Mixtral 8x7B", ex01_active_params("mixtral-8x7b"), P_MIXTRAL_ACTIVE, 1e-6);
 }
 
-Test(ex01, moe_decode_bytes_grow_with_batch)
+Test(ex01, e7_moe_decode_bytes_grow_with_batch)
 {
     /* Batch 1: one token reads 2 experts a layer, the active parameters less
      * the embedding table (one row gathered): (12,879,925,248 - 131,072,000)
      * * 2 B = 25.498e9 B. */
-    assert_rel(ex01_decode_weight_bytes("mixtral-8x7b", 1, "bf16"), 25.4977e9, 0.002);
+    ex_check_rel("1.7(b) weight bytes a step reads, Mixtral at batch 1",
+                 ex01_decode_weight_bytes("mixtral-8x7b", 1, "bf16"), 25.4977e9, 0.002);
     /* Batch 64: each expert is missed by all 64 tokens with probability
      * 0.75^64 = 1e-8, so all 8 are read: (46,702,792,704 - 131,072,000) * 2 =
      * 93.143e9 B, 3.65x batch 1. */
-    assert_rel(ex01_decode_weight_bytes("mixtral-8x7b", 64, "bf16"), 93.1434e9, 0.002);
+    ex_check_rel("1.7(b) weight bytes a step reads, Mixtral at batch 64",
+                 ex01_decode_weight_bytes("mixtral-8x7b", 64, "bf16"), 93.1434e9, 0.002);
     /* A dense model reads the same weights at any batch: 70B in bf16,
      * (70,553,706,496 - 1,050,673,152) * 2 = 139.006e9 B. */
-    assert_rel(ex01_decode_weight_bytes("llama3-70b", 1, "bf16"), 139.006e9, 0.002);
+    ex_check_rel("1.7 weight bytes a step reads, LLaMA-3-70B at batch 1",
+                 ex01_decode_weight_bytes("llama3-70b", 1, "bf16"), 139.006e9, 0.002);
 }

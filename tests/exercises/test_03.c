@@ -5,39 +5,38 @@
 #include "03-batching-in-practice.h"
 #include "specs.h"
 
-#include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 
-/* |got - want| <= tol; false for NAN, so an untouched kit fails. */
-#define assert_near(got, want, tol)                                                                \
-    do {                                                                                           \
-        double g_ = (got), w_ = (want);                                                            \
-        cr_assert(fabs(g_ - w_) <= (tol), "got %.9g, want %.9g (tol. %g)", g_, w_, (double)(tol)); \
-    } while (0)
+#include "exercise_check.h"
 
-Test(ex03, offsets_by_hand)
+/* Tests are named eN_... after exercise N (make exercise N=03 ONLY=N). */
+Test(ex03, e1_offsets_by_hand)
 {
     /* 5, 3, 8, 1 -> 0, 5, 8, 16, 17; token 2 of sequence 2 sits at cu[2] + 2 = 10. */
     int len[] = {5, 3, 8, 1};
     long cu[5] = {-7, -7, -7, -7, -7};
-    cr_assert_eq(ex03_pack_offsets(len, 4, cu), 17);
+    ex_check_int("3.1 tokens in the packed batch", ex03_pack_offsets(len, 4, cu), 17);
     long want[] = {0, 5, 8, 16, 17};
-    for (int i = 0; i < 5; i++)
-        cr_expect_eq(cu[i], want[i], "cu[%d]", i);
+    for (int i = 0; i < 5; i++) {
+        char what[32];
+        snprintf(what, sizeof what, "3.1(a) cu[%d]", i);
+        ex_check_int(what, cu[i], want[i]);
+    }
     int bad[] = {2, -1};
-    cr_expect_eq(ex03_pack_offsets(bad, 2, cu), -1);
+    ex_check_int("3.1 offsets of a sequence of -1 tokens", ex03_pack_offsets(bad, 2, cu), -1);
 }
 
-Test(ex03, padding_waste_by_hand)
+Test(ex03, e1_padding_waste_by_hand)
 {
     /* Longest 8, four rows: 32 slots for 17 tokens, waste 15/32 = 0.46875. */
     int len[] = {5, 3, 8, 1};
-    assert_near(ex03_padding_waste(len, 4), 15.0 / 32, 1e-12);
+    ex_check_near("3.1(c) padding share", ex03_padding_waste(len, 4), 15.0 / 32, 1e-12);
     int same[] = {6, 6, 6};
-    assert_near(ex03_padding_waste(same, 3), 0, 1e-12);
+    ex_check_near("3.1 padding share of equal lengths", ex03_padding_waste(same, 3), 0, 1e-12);
 }
 
-Test(ex03, bucketed_waste_by_hand)
+Test(ex03, e2_bucketed_waste_by_hand)
 {
     /* Tokens 40+60+100+250+300+900+1000+4000 = 6650.  Padded: 8*4000 = 32000
      * slots, waste 25350/32000 = 0.7921875.  Buckets <=128 {40,60,100} -> 300;
@@ -45,41 +44,44 @@ Test(ex03, bucketed_waste_by_hand)
      * 6900 slots, waste 250/6900. */
     int len[] = {40, 60, 100, 250, 300, 900, 1000, 4000};
     int edges[] = {128, 512, 2048, 8192};
-    assert_near(ex03_padding_waste(len, 8), 25350.0 / 32000, 1e-12);
-    assert_near(ex03_bucketed_waste(len, 8, edges, 4), 250.0 / 6900, 1e-12);
+    ex_check_near("3.2(a) padding share, padded to the longest", ex03_padding_waste(len, 8), 25350.0 / 32000, 1e-12);
+    ex_check_near("3.2(b) padding share, bucketed", ex03_bucketed_waste(len, 8, edges, 4), 250.0 / 6900, 1e-12);
 }
 
-Test(ex03, window_light_load)
+Test(ex03, e3_window_light_load)
 {
     /* lambda 20/s, W 50 ms: lambda W = 1, and B = 16 never binds (P(X >= 15)
      * ~ 1e-13).  E[N] = 1 + 1 = 2.  The first request waits W, the other
      * (one on average) arrives uniformly and waits W/2: total 0.05 + 0.025 =
      * 0.075 s over 2 requests = 0.0375 s. */
-    assert_near(ex03_expected_batch(20, 0.050, 16), 2.0, 1e-9);
-    assert_near(ex03_mean_wait(20, 0.050, 16), 0.0375, 1e-9);
+    ex_check_near("3.3(a) mean batch at 20/s", ex03_expected_batch(20, 0.050, 16), 2.0, 1e-9);
+    ex_check_near("3.3(b) mean wait at 20/s (s)", ex03_mean_wait(20, 0.050, 16), 0.0375, 1e-9);
 }
 
-Test(ex03, window_heavy_load)
+Test(ex03, e4_window_heavy_load)
 {
     /* lambda 2000/s, W 50 ms: lambda W = 100, so 15 more arrivals come well
      * inside the window (P(X <= 14) ~ 1e-28): every batch is full, E[N] = 16.
      * The k-th (k = 0..15) waits (15-k) gaps of 1/2000 s on average: mean
      * 7.5/2000 = 3.75 ms. */
-    assert_near(ex03_expected_batch(2000, 0.050, 16), 16.0, 1e-9);
-    assert_near(ex03_mean_wait(2000, 0.050, 16), 0.00375, 1e-9);
+    ex_check_near("3.4(a) mean batch at 2,000/s", ex03_expected_batch(2000, 0.050, 16), 16.0, 1e-9);
+    ex_check_near("3.4(b) mean wait at 2,000/s (s)", ex03_mean_wait(2000, 0.050, 16), 0.00375, 1e-9);
 }
 
-Test(ex03, window_for_a_latency_budget)
+Test(ex03, e5_window_for_a_latency_budget)
 {
     /* lambda 100/s, budget 20 ms, B = 32 (it will not bind: lambda W ~ 3.2).
      * Mean wait W(2 + 100W)/(2(1 + 100W)) = 0.02  =>  100 W^2 - 2 W - 0.04 = 0
      * => W = (2 + sqrt(4 + 16))/200 = 0.0323607 s. */
-    assert_near(ex03_window_for_wait(100, 32, 0.020), 0.0323607, 2e-6);
+    ex_check_near("3.5(a) longest window for a 20 ms mean wait (s)", ex03_window_for_wait(100, 32, 0.020), 0.0323607,
+                  2e-6);
     /* A batch of one never waits: any window meets the budget. */
-    cr_expect(isinf(ex03_window_for_wait(100, 1, 0.020)), "B = 1 waits nothing: expect INFINITY");
+    double w1 = ex03_window_for_wait(100, 1, 0.020);
+    cr_expect(isinf(w1), "3.5 window for batches of one: your answer %.10g, expected INFINITY (B = 1 waits nothing)",
+              w1);
 }
 
-Test(ex03, sequential_over_batch_by_hand)
+Test(ex03, e6_sequential_over_batch_by_hand)
 {
     /* LLaMA-3-8B bf16 on an H100 (3.35 TB/s, 989.4 TFLOP/s), 16 requests,
      * prompt 256, output 128.  Weights streamed per step: 8.03e9 params less
@@ -93,11 +95,12 @@ Test(ex03, sequential_over_batch_by_hand)
      * Ratio ~ 9.2/0.656 = 14.0; activations and norms are left out of this
      * estimate, so allow 10%. */
     double r = ex03_seq_over_batch("llama3-8b", "h100", 16, 256, 128);
-    assert_near(r, 14.0, 1.4);
-    cr_expect(isnan(ex03_seq_over_batch("no-such-model", "h100", 16, 256, 128)), "unknown model: NAN");
+    ex_check_near("3.6(a) sequential over one batch", r, 14.0, 1.4);
+    ex_check_nan("3.6 sequential over one batch of model \"no-such-model\"",
+                 ex03_seq_over_batch("no-such-model", "h100", 16, 256, 128), "unknown model");
 }
 
-Test(ex03, kv_cap_by_hand)
+Test(ex03, e7_kv_cap_by_hand)
 {
     /* The capacity is the GPU row's (what the driver reports: 81,559 MiB =
      * 85.52e9 B for an H100), read here; the rest by hand.  0.9 * 85.52e9 =
@@ -106,9 +109,11 @@ Test(ex03, kv_cap_by_hand)
      * 100,663,296 B -> floor(555.4) = 555.  At 8192 tokens: 1,073,741,824 B
      * -> floor(52.07) = 52. */
     double left = 0.9 * gpu_builtin("h100").mem_bytes - 16060522496.0 - 5e9;
-    cr_expect_eq(ex03_kv_cap("llama3-8b", "h100", 768, 0.9, 5e9), (int)floor(left / 100663296.0));
-    cr_expect_eq(ex03_kv_cap("llama3-8b", "h100", 8192, 0.9, 5e9), (int)floor(left / 1073741824.0));
+    ex_check_int("3.7(a) 768-token sequences that fit", ex03_kv_cap("llama3-8b", "h100", 768, 0.9, 5e9),
+                 (int)floor(left / 100663296.0));
+    ex_check_int("3.7(b) 8,192-token sequences that fit", ex03_kv_cap("llama3-8b", "h100", 8192, 0.9, 5e9),
+                 (int)floor(left / 1073741824.0));
     /* a reserve that eats the budget: none fit */
-    cr_expect_eq(ex03_kv_cap("llama3-8b", "h100", 8192, 0.9, 70e9), 0);
-    cr_expect_eq(ex03_kv_cap("llama3-8b", "nope", 8192, 0.9, 5e9), -1);
+    ex_check_int("3.7 sequences that fit beside a 70 GB reserve", ex03_kv_cap("llama3-8b", "h100", 8192, 0.9, 70e9), 0);
+    ex_check_int("3.7 sequences that fit on GPU \"nope\"", ex03_kv_cap("llama3-8b", "nope", 8192, 0.9, 5e9), -1);
 }

@@ -4,54 +4,49 @@
  * output. */
 #include "05-serving-queue.h"
 
-#include <criterion/criterion.h>
 #include <math.h>
 
-/* |got - want| <= tol; false for NAN, so an untouched kit fails. */
-#define assert_near(got, want, tol)                                                                \
-    do {                                                                                           \
-        double g_ = (got), w_ = (want);                                                            \
-        cr_assert(fabs(g_ - w_) <= (tol), "got %.9g, want %.9g (tol. %g)", g_, w_, (double)(tol)); \
-    } while (0)
+#include "exercise_check.h"
 
-Test(ex05, littles_law)
+/* Tests are named eN_... after exercise N (make exercise N=05 ONLY=N). */
+Test(ex05, e1_littles_law)
 {
     /* 40 requests/s for 6 s each: 240 in the system; twice the time, twice the count. */
-    assert_near(ex05_in_system(40, 6), 240, 1e-9);
-    assert_near(ex05_in_system(40, 12), 480, 1e-9);
+    ex_check_near("5.1(a) requests in the system", ex05_in_system(40, 6), 240, 1e-9);
+    ex_check_near("5.1(c) requests in the system at twice the time", ex05_in_system(40, 12), 480, 1e-9);
 }
 
-Test(ex05, mm1_and_md1)
+Test(ex05, e2_mm1_and_md1)
 {
     /* mu = 5/s (S = 0.2 s), lambda = 4/s, rho = 0.8.
      * M/M/1: W = 1/(mu - lambda) = 1 s.
      * M/D/1: Wq = rho/(2 mu (1 - rho)) = 0.8/(2*5*0.2) = 0.4 s; W = 0.6 s. */
-    assert_near(ex05_mm1_time(4, 5), 1.0, 1e-12);
-    assert_near(ex05_md1_time(4, 5), 0.6, 1e-12);
-    cr_expect(isnan(ex05_mm1_time(5, 5)), "rho = 1 is not stable: NAN");
+    ex_check_near("5.2(b) M/M/1 time in system (s)", ex05_mm1_time(4, 5), 1.0, 1e-12);
+    ex_check_near("5.2(b) M/D/1 time in system (s)", ex05_md1_time(4, 5), 0.6, 1e-12);
+    ex_check_nan("5.2 M/M/1 time at rho = 1", ex05_mm1_time(5, 5), "rho = 1 is not stable");
 }
 
-Test(ex05, pollaczek_khinchine)
+Test(ex05, e4_pollaczek_khinchine)
 {
     /* S = 2 s, lambda = 0.4/s: rho = 0.8; Wq = rho (1 + cs2)/(2 (1 - rho)) S
      * = 0.8 (1 + cs2)/0.4 * 2 = 4 (1 + cs2): fixed 4 s, cs2 = 0.5 -> 6 s,
      * exponential 8 s. */
-    assert_near(ex05_mg1_wait(0.4, 2, 0), 4.0, 1e-12);
-    assert_near(ex05_mg1_wait(0.4, 2, 0.5), 6.0, 1e-12);
-    assert_near(ex05_mg1_wait(0.4, 2, 1), 8.0, 1e-12);
+    ex_check_near("5.4(b) wait before service, fixed service (s)", ex05_mg1_wait(0.4, 2, 0), 4.0, 1e-12);
+    ex_check_near("5.4(a) wait before service, cs2 = 0.5 (s)", ex05_mg1_wait(0.4, 2, 0.5), 6.0, 1e-12);
+    ex_check_near("5.4(b) wait before service, exponential service (s)", ex05_mg1_wait(0.4, 2, 1), 8.0, 1e-12);
 }
 
-Test(ex05, the_knee)
+Test(ex05, e3_the_knee)
 {
     /* M/D/1, S = 1: W = 1 + rho/(2(1-rho)); W = 2 at rho = 2/3, W = 5 at 8/9.
      * M/M/1, S = 1: W = 1/(1-rho); W = 2 at 1/2, W = 5 at 4/5. */
-    assert_near(ex05_max_rate(1, 0, 2), 2.0 / 3, 1e-9);
-    assert_near(ex05_max_rate(1, 0, 5), 8.0 / 9, 1e-9);
-    assert_near(ex05_max_rate(1, 1, 2), 0.5, 1e-9);
-    assert_near(ex05_max_rate(1, 1, 5), 0.8, 1e-9);
+    ex_check_near("5.3(a) M/D/1 rate for a mean of 2 s", ex05_max_rate(1, 0, 2), 2.0 / 3, 1e-9);
+    ex_check_near("5.3(a) M/D/1 rate for a mean of 5 s", ex05_max_rate(1, 0, 5), 8.0 / 9, 1e-9);
+    ex_check_near("5.3(b) M/M/1 rate for a mean of 2 s", ex05_max_rate(1, 1, 2), 0.5, 1e-9);
+    ex_check_near("5.3(b) M/M/1 rate for a mean of 5 s", ex05_max_rate(1, 1, 5), 0.8, 1e-9);
 }
 
-Test(ex05, batch_capacity_by_hand)
+Test(ex05, e5_batch_capacity_by_hand)
 {
     /* LLaMA-3-8B bf16 on an H100 (3.35 TB/s, 989.4 TFLOP/s), prompt 512,
      * output 256.  Streamed weights 15.01 GB (8.03e9 params less the 0.525e9
@@ -63,18 +58,19 @@ Test(ex05, batch_capacity_by_hand)
      * 4.88 ms, * 255 = 1.245 s; s(16) ~ 1.37 s: 11.7/s.
      * Attention FLOP, activations and norms are left out: allow 10%. */
     double cap = ex05_batch_capacity("llama3-8b", "h100", 512, 256, 64, 0);
-    assert_near(cap, 31.2, 3.1);
+    ex_check_near("5.5(a) capacity with batches of 64 (requests/s)", cap, 31.2, 3.1);
     double capped = ex05_batch_capacity("llama3-8b", "h100", 512, 256, 64, 16);
-    assert_near(capped, 11.7, 1.2);
-    cr_expect(isnan(ex05_batch_capacity("llama3-8b", "nope", 512, 256, 64, 0)), "unknown GPU: NAN");
+    ex_check_near("5.5(b) capacity with 16 sequences of KV (requests/s)", capped, 11.7, 1.2);
+    ex_check_nan("5.5 capacity on GPU \"nope\"", ex05_batch_capacity("llama3-8b", "nope", 512, 256, 64, 0),
+                 "unknown GPU");
 }
 
-Test(ex05, replicas)
+Test(ex05, e6_replicas)
 {
     /* 100 req/s at most 80% of 25/s = 20 per replica: exactly 5.
      * 80% of 30 = 24: 100/24 = 4.17 -> 5.  80% of 40 = 32: 3.125 -> 4. */
-    cr_expect_eq(ex05_replicas_needed(100, 25, 0.8), 5);
-    cr_expect_eq(ex05_replicas_needed(100, 30, 0.8), 5);
-    cr_expect_eq(ex05_replicas_needed(100, 40, 0.8), 4);
-    cr_expect_eq(ex05_replicas_needed(100, 0, 0.8), -1);
+    ex_check_int("5.6 replicas of 25/s", ex05_replicas_needed(100, 25, 0.8), 5);
+    ex_check_int("5.6 replicas of 30/s", ex05_replicas_needed(100, 30, 0.8), 5);
+    ex_check_int("5.6 replicas of 40/s", ex05_replicas_needed(100, 40, 0.8), 4);
+    ex_check_int("5.6 replicas of 0/s", ex05_replicas_needed(100, 0, 0.8), -1);
 }
