@@ -76,11 +76,12 @@ struct batcher {
     double running_deadline;
     int watchdog_idle, watchdog_stop, has_watchdog;
     pthread_t watchdog;
-    /* The flusher threads alive now (detached): the active one and any
-     * abandoned ones still inside a slow handler.  Each removes itself when
-     * it ends, so the list stays as short as the handlers still running. */
-    pthread_t *threads;
-    size_t nthreads, cap_threads;
+    /* The flusher threads alive now: the active one and any abandoned ones
+     * still inside a slow handler.  Each moves itself to `finished` when it
+     * ends, and finished threads are joined when the next flusher starts and
+     * at close, so the lists stay as short as the handlers still running. */
+    pthread_t *threads, *finished;
+    size_t nthreads, nfinished, cap_threads; /* both lists have cap_threads slots */
     stat_counters st;
 };
 
@@ -191,29 +192,45 @@ static void abandon_batch_locked(batcher *b, batch *bt, int rc)
 
 static void *flusher_main(void *arg);
 
-/* Room for one more thread on the list.  Caller holds b->mu. */
+/* Room for one more thread on both lists (a live thread always has its slot
+ * on the finished list waiting, so ending never allocates).  Caller holds b->mu. */
 static int reserve_thread_slot_locked(batcher *b)
 {
-    if (b->nthreads < b->cap_threads)
+    if (b->nthreads + b->nfinished < b->cap_threads)
         return 0;
     size_t cap = b->cap_threads ? 2 * b->cap_threads : 4;
-    pthread_t *grown = realloc(b->threads, cap * sizeof *grown);
-    if (!grown)
+    pthread_t *live = realloc(b->threads, cap * sizeof *live);
+    if (!live)
         return -1;
-    b->threads = grown;
+    b->threads = live;
+    pthread_t *done = realloc(b->finished, cap * sizeof *done);
+    if (!done)
+        return -1;
+    b->finished = done;
     b->cap_threads = cap;
     return 0;
 }
 
-/* The calling flusher is ending: take it off the list and tell batcher_close,
- * which waits for the list to empty.  Caller holds b->mu; after it unlocks,
- * the thread touches nothing of b. */
+/* Join the flushers that have ended.  They left the lock before this caller
+ * took it, so each join waits at most for a thread's last return.  Caller
+ * holds b->mu and is not one of them. */
+static void reap_finished_locked(batcher *b)
+{
+    for (size_t i = 0; i < b->nfinished; i++)
+        pthread_join(b->finished[i], NULL);
+    b->nfinished = 0;
+}
+
+/* The calling flusher is ending: move it to the finished list and tell
+ * batcher_close, which waits for the live list to empty.  Caller holds
+ * b->mu; after it unlocks, the thread touches nothing of b. */
 static void remove_thread_locked(batcher *b)
 {
     pthread_t me = pthread_self();
     for (size_t i = 0; i < b->nthreads; i++)
         if (pthread_equal(me, b->threads[i])) {
             b->threads[i] = b->threads[--b->nthreads];
+            b->finished[b->nfinished++] = me;
             break;
         }
     pthread_cond_broadcast(&b->closed_cv);
@@ -239,24 +256,15 @@ static int start_flusher_locked(batcher *b)
         return -1;
     fa->b = b;
     fa->gen = ++b->flusher_gen;
-    /* Room on the list first: a flusher that cannot be tracked could not be
-     * waited for by close. */
+    /* Join what has ended first (time-outs must not accumulate threads), and
+     * make room: a flusher that cannot be tracked could not be waited for. */
+    reap_finished_locked(b);
     if (reserve_thread_slot_locked(b) != 0) {
         free(fa);
         return -1;
     }
-    /* Detached: an abandoned flusher frees its own stack when its handler
-     * returns, so time-outs do not accumulate threads (the list is how close
-     * waits for them). */
-    pthread_attr_t attr;
     pthread_t t;
-    if (pthread_attr_init(&attr) != 0) {
-        free(fa);
-        return -1;
-    }
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int rc = pthread_create(&t, &attr, flusher_main, fa);
-    pthread_attr_destroy(&attr);
+    int rc = pthread_create(&t, NULL, flusher_main, fa);
     if (rc != 0) {
         free(fa);
         return -1;
@@ -676,6 +684,7 @@ int batcher_close(batcher *b, batcher_close_mode mode)
     pthread_mutex_lock(&b->mu);
     while (b->nthreads > 0)
         pthread_cond_wait(&b->closed_cv, &b->mu);
+    reap_finished_locked(b); /* when close returns, every flusher thread has exited */
     b->closed = 1;
     pthread_cond_broadcast(&b->closed_cv);
     pthread_mutex_unlock(&b->mu);
@@ -689,6 +698,7 @@ void batcher_destroy(batcher *b)
         return;
     batcher_close(b, BATCHER_CANCEL);
     free(b->threads);
+    free(b->finished);
     pthread_cond_destroy(&b->flush_cv);
     pthread_cond_destroy(&b->watch_cv);
     pthread_cond_destroy(&b->closed_cv);
