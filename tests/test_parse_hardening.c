@@ -64,6 +64,17 @@ Test(hardening, one_number_syntax)
     cr_assert_eq(v, 85.5e9);
     cr_assert_eq(parse_plain_number(".5", &v), 0);
     cr_assert_eq(v, 0.5);
+    /* one suffix letter scales the number: 8k with k = 1024 is 8192; 1.5T with T = 1e12 */
+    static const double kib[] = {1024.0, 1048576.0}, si[] = {1e3, 1e12};
+    cr_assert_eq(parse_suffixed_number("8k", "KM", kib, &v), 0);
+    cr_assert_eq(v, 8192);
+    cr_assert_eq(parse_suffixed_number("1.5T", "KT", si, &v), 0);
+    cr_assert_eq(v, 1.5e12);
+    cr_assert_eq(parse_suffixed_number("4096", "KM", kib, &v), 0);
+    cr_assert_eq(v, 4096);
+    cr_assert_eq(parse_suffixed_number("1TB", "KT", si, &v), -1, "two letters");
+    cr_assert_eq(parse_suffixed_number("k", "KM", kib, &v), -1, "no digits");
+    cr_assert_eq(parse_suffixed_number("+8k", "KM", kib, &v), -1, "a sign");
     long long w;
     cr_assert_eq(parse_whole_number("4096", 1000000, &w), 0);
     cr_assert_eq(w, 4096);

@@ -63,6 +63,18 @@ int device_setup_resolve(const char *cmd, const cli_specs *specs, const device_f
     return 0;
 }
 
+int device_model_resolve(const char *cmd, const cli_specs *specs, const char *model_key, const device_flags *f,
+                         dtype compute, const model_spec **m, device_setup *d)
+{
+    double peak;
+    int rc;
+    if ((rc = cli_find_model(cmd, specs, "--model", model_key, m)) != 0 ||
+        (rc = device_setup_resolve(cmd, specs, f, compute, d)) != 0 ||
+        (rc = cli_gpu_peak(cmd, &d->timed, compute, &peak)) != 0)
+        return rc;
+    return 0;
+}
+
 void device_report(report *r, const device_setup *d)
 {
     report_text(r, "device", "device", d->timed.name);

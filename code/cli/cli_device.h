@@ -30,6 +30,12 @@ typedef struct {
 /* Returns 0, or the exit status after printing the message. */
 int device_setup_resolve(const char *cmd, const cli_specs *specs, const device_flags *f, dtype compute,
                          device_setup *out);
+/* The model (--model) and the device, and a check that the device has a rate
+ * for the compute dtype: what prefill and serve resolve before timing.
+ * Returns 0, or the exit status after the message (specs stay loaded). */
+int device_model_resolve(const char *cmd, const cli_specs *specs, const char *model_key, const device_flags *f,
+                         dtype compute, const model_spec **m, device_setup *d);
+
 /* The device lines of a report. */
 void device_report(report *r, const device_setup *d);
 

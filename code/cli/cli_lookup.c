@@ -169,3 +169,10 @@ memory_policy cli_policy(double usable, int activation_tokens, int sampled_token
         p.capacity = capacity;
     return p;
 }
+
+int cli_hbm_check(const char *cmd, double hbm)
+{
+    if (hbm > 0 && !(hbm >= 1e6 && hbm <= 1e15))
+        return cli_fail(cmd, EXIT_USAGE, "--hbm: %g bytes is not a GPU's memory (give bytes, e.g. 85.5e9)", hbm);
+    return 0;
+}

@@ -45,5 +45,8 @@ int cli_gpu_peak(const char *cmd, const gpu_spec *g, dtype d, double *peak);
  * given), --activation-tokens T and --sampled-tokens S (-1 = not given) and
  * --hbm BYTES (0 = not given). */
 memory_policy cli_policy(double usable, int activation_tokens, int sampled_tokens, double capacity);
+/* --hbm BYTES, when given (> 0), must be a GPU's memory: 1e6 to 1e15 bytes.
+ * Returns 0, or EXIT_USAGE after the message. */
+int cli_hbm_check(const char *cmd, double hbm);
 
 #endif

@@ -55,8 +55,8 @@ int replica_setup_resolve(const char *cmd, const cli_specs *specs, const replica
     out->context = f->context;
     out->pp = f->pp;
     out->full = out->model;
-    if (f->hbm > 0 && !(f->hbm >= 1e6 && f->hbm <= 1e15))
-        return cli_fail(cmd, EXIT_USAGE, "--hbm: %g bytes is not a GPU's memory (give bytes, e.g. 85.5e9)", f->hbm);
+    if ((rc = cli_hbm_check(cmd, f->hbm)) != 0)
+        return rc;
     out->policy = cli_policy(f->usable, f->activation_tokens, f->sampled_tokens, f->hbm);
 
     char err[512];

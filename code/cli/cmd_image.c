@@ -95,8 +95,8 @@ int cmd_image(int argc, char **argv)
     if (width > 100000 || height > 100000)
         return cli_fail("image", EXIT_USAGE, "--%s: %d px is more than 100000", width > 100000 ? "width" : "height",
                         width > 100000 ? width : height);
-    if (hbm > 0 && !(hbm >= 1e6 && hbm <= 1e15))
-        return cli_fail("image", EXIT_USAGE, "--hbm: %g bytes is not a GPU's memory (give bytes, e.g. 85.5e9)", hbm);
+    if (cli_hbm_check("image", hbm) != 0)
+        return EXIT_USAGE;
 
     precision prec;
     if ((rc = cli_precision("image", dtype_s, NULL, NULL, NULL, NULL, &prec)) != 0)

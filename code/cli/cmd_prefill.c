@@ -64,13 +64,7 @@ int cmd_prefill(int argc, char **argv)
         return rc;
     const model_spec *m;
     device_setup d;
-    if ((rc = cli_find_model(DOC.name, &specs, "--model", model_key, &m)) != 0 ||
-        (rc = device_setup_resolve(DOC.name, &specs, &df, prec.compute, &d)) != 0) {
-        cli_specs_free(&specs);
-        return rc;
-    }
-    double peak;
-    if ((rc = cli_gpu_peak(DOC.name, &d.timed, prec.compute, &peak)) != 0) {
+    if ((rc = device_model_resolve(DOC.name, &specs, model_key, &df, prec.compute, &m, &d)) != 0) {
         cli_specs_free(&specs);
         return rc;
     }

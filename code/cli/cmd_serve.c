@@ -168,8 +168,8 @@ int cmd_serve(int argc, char **argv)
         return cli_fail(DOC.name, EXIT_USAGE, "give --concurrency or --rate, not both");
     if (!do_search && (ttft > 0 || tpot > 0))
         return cli_fail(DOC.name, EXIT_USAGE, "--ttft and --tpot are targets for --search");
-    if (hbm > 0 && !(hbm >= 1e6 && hbm <= 1e15))
-        return cli_fail(DOC.name, EXIT_USAGE, "--hbm: %g bytes is not a GPU's memory (give bytes, e.g. 85.5e9)", hbm);
+    if (cli_hbm_check(DOC.name, hbm) != 0)
+        return EXIT_USAGE;
     precision prec;
     if ((rc = cli_precision(DOC.name, dtype_s, NULL, NULL, NULL, NULL, &prec)) != 0)
         return rc;
@@ -178,10 +178,7 @@ int cmd_serve(int argc, char **argv)
         return rc;
     const model_spec *m;
     device_setup d;
-    double peak;
-    if ((rc = cli_find_model(DOC.name, &specs, "--model", model_key, &m)) != 0 ||
-        (rc = device_setup_resolve(DOC.name, &specs, &df, prec.compute, &d)) != 0 ||
-        (rc = cli_gpu_peak(DOC.name, &d.timed, prec.compute, &peak)) != 0) {
+    if ((rc = device_model_resolve(DOC.name, &specs, model_key, &df, prec.compute, &m, &d)) != 0) {
         cli_specs_free(&specs);
         return rc;
     }

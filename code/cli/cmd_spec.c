@@ -91,8 +91,8 @@ int cmd_spec(int argc, char **argv)
             return cli_fail("spec", EXIT_USAGE, "--draft-gpus: '%s' is not a placement (choices: shared, own)",
                             draft_gpus);
     }
-    if (hbm > 0 && !(hbm >= 1e6 && hbm <= 1e15))
-        return cli_fail("spec", EXIT_USAGE, "--hbm: %g bytes is not a GPU's memory (give bytes, e.g. 85.5e9)", hbm);
+    if (cli_hbm_check("spec", hbm) != 0)
+        return EXIT_USAGE;
     double c_given = 0.0;
     if (c_text && (rc = parse_c(c_text, &c_given)) != 0)
         return rc;

@@ -1,6 +1,8 @@
 #include "units.h"
 
 #include <errno.h>
+#include <string.h>
+#include <ctype.h>
 #include <stdlib.h>
 
 #include <math.h>
@@ -149,6 +151,32 @@ int parse_plain_number(const char *s, double *out)
     double v = strtod(s, NULL);
     /* overflow to infinity is an error; underflow to a tiny or zero value is
      * the caller's range check to refuse, with its own reason */
+    if (!isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int parse_suffixed_number(const char *s, const char *letters, const double *scales, double *out)
+{
+    if (!s || !*s)
+        return -1;
+    size_t len = strlen(s);
+    double scale = 1.0;
+    const char *hit = strchr(letters, toupper((unsigned char)s[len - 1]));
+    if (hit && *hit) {
+        scale = scales[hit - letters];
+        len--;
+    }
+    char num[64];
+    if (len == 0 || len >= sizeof num)
+        return -1;
+    memcpy(num, s, len);
+    num[len] = '\0';
+    double v;
+    if (parse_plain_number(num, &v) != 0)
+        return -1;
+    v *= scale;
     if (!isfinite(v))
         return -1;
     *out = v;

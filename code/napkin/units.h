@@ -40,6 +40,11 @@ const char *dtype_choices(void);
  * no spaces, no hex, no "inf" or "nan"; the value must be finite.
  * Returns 0 and sets *out, or -1. */
 int parse_plain_number(const char *s, double *out);
+/* A number in that syntax followed by at most one suffix letter (either
+ * case) from `letters`, which multiplies it by the matching entry of
+ * `scales`: with letters "KM" and scales {1024, 1048576}, "8k" is 8192.
+ * Returns 0 and sets *out (finite), or -1. */
+int parse_suffixed_number(const char *s, const char *letters, const double *scales, double *out);
 /* Digits only ("4096"; not "+8", " 8", "0x10", "1e3"), at most max.
  * Returns 0 and sets *out, or -1. */
 int parse_whole_number(const char *s, long long max, long long *out);
