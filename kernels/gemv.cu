@@ -34,13 +34,6 @@
 
 #define VERSIONS 5
 
-__device__ __forceinline__ float warp_sum(float v)
-{
-    for (int o = 16; o > 0; o >>= 1)
-        v += __shfl_xor_sync(0xffffffffu, v, o);
-    return v;
-}
-
 // v1: lane l reads W[row][l], W[row][l+32], ...
 template <int B> __global__ void gemv_v1(const bf16 *__restrict__ x, const bf16 *__restrict__ w, bf16 *__restrict__ y,
                                          int n, int k)
@@ -61,18 +54,6 @@ template <int B> __global__ void gemv_v1(const bf16 *__restrict__ x, const bf16 
         float s = warp_sum(acc[b]);
         if (lane == 0)
             y[(size_t)b * n + row] = __float2bfloat16_rn(s);
-    }
-}
-
-// 8 bf16 in a 16-byte word, unpacked to floats.
-__device__ __forceinline__ void unpack8(const uint4 &u, float f[8])
-{
-    const __nv_bfloat162 *h = reinterpret_cast<const __nv_bfloat162 *>(&u);
-#pragma unroll
-    for (int i = 0; i < 4; i++) {
-        float2 t = __bfloat1622float2(h[i]);
-        f[2 * i] = t.x;
-        f[2 * i + 1] = t.y;
     }
 }
 
@@ -224,15 +205,6 @@ __global__ void __launch_bounds__(512, 1) gemv_v4(const bf16 *__restrict__ x, co
 // used once.  The accumulator's rows are W's rows, its columns the batch.
 #define V5_U 4
 #define V5_MAX_WARPS 16
-__device__ __forceinline__ void mma_bf16_16816(float c[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3,
-                                               unsigned b0, unsigned b1)
-{
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-                 "{%0, %1, %2, %3};\n"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-}
-
 template <int B>
 __global__ void __launch_bounds__(512, 1) gemv_v5(const bf16 *__restrict__ x, const bf16 *__restrict__ w,
                                                bf16 *__restrict__ y, int n, int k)

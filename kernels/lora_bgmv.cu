@@ -25,24 +25,6 @@ extern "C" {
 #define EXPAND_THREADS 256
 #define MAX_RANK 64
 
-__device__ __forceinline__ float warp_sum(float v)
-{
-    for (int o = 16; o > 0; o >>= 1)
-        v += __shfl_xor_sync(0xffffffffu, v, o);
-    return v;
-}
-
-__device__ __forceinline__ void unpack8(const uint4 &u, float f[8])
-{
-    const __nv_bfloat162 *h = reinterpret_cast<const __nv_bfloat162 *>(&u);
-#pragma unroll
-    for (int i = 0; i < 4; i++) {
-        float2 t = __bfloat1622float2(h[i]);
-        f[2 * i] = t.x;
-        f[2 * i + 1] = t.y;
-    }
-}
-
 //> bgmv_kernels
 // Shrink: one warp per (token, rank row); 16-byte loads along d_in (d_in % 8 == 0).
 __global__ void bgmv_shrink(const bf16 *__restrict__ x, const bf16 *__restrict__ a, const int *__restrict__ idx,
