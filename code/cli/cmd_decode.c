@@ -1,5 +1,6 @@
 /* napkin decode: the whole chain for one decode step of a batch, from the
  * memory that decides the batch to the tokens per second the step allows. */
+#include "cli_rates.h"
 #include "cli_replica.h"
 #include "pipeline.h"
 #include "commands.h"
@@ -13,7 +14,8 @@ static const cli_doc DOC = {
     "--model M --gpu G [--tp N] [--batch B] [--context C]\n"
     "                     [--dtype D | --weights D --kv D --act D --compute D]\n"
     "                     [--usable F] [--activation-tokens T] [--sampled-tokens S] [--hbm BYTES]\n"
-    "                     [--no-comm] [--pp N [--microbatches M]] [--format table|tsv|json]",
+    "                     [--no-comm] [--pp N [--microbatches M]]\n"
+    "                     [--calibrate published:SYSTEM/BACKEND | --roofline] [--format table|tsv|json]",
     "One GPU of a tensor-parallel group runs every op of the step; each op takes\n"
     "its roofline time, max(FLOP / peak, bytes / bandwidth), and the step time is\n"
     "their sum plus the tensor-parallel collectives at tp > 1: two all-reduces of\n"
@@ -22,6 +24,10 @@ static const cli_doc DOC = {
     "all-reduce (--no-comm leaves them out: the pure roofline).  The op table shows one occurrence\n"
     "of each op; x is how many times it occurs per step (once per layer, or once).\n"
     "Aggregate tokens/s = batch / step time; per user = 1 / step time.\n"
+    "Beside the roofline, a calibrated answer prices each op with the achieved\n"
+    "rates fitted to published kernel measurements (napkin calibrate): by default\n"
+    "the GPU's published TensorRT-LLM set (h100, h200), or --calibrate NAME;\n"
+    "--roofline gives the bound alone.\n"
     "A batch whose KV cache does not fit is an error (exit status 1) that names\n"
     "the largest batch that does; so is a model whose weights do not fit (try a\n"
     "larger --tp).  Exit status 2 for a bad flag, value or choice.",
@@ -53,7 +59,8 @@ static int check_batch_fits(const replica_setup *s, int batch)
                     batch, budget, per_token, max_batch, s->context, max_batch);
 }
 
-static void report_ops(report *r, const model_spec *m, const gpu_spec *g, const step_shape *shape, double peak)
+static void report_ops(report *r, const model_spec *m, const gpu_spec *g, const cli_rates *cal,
+                       const step_shape *shape, double peak)
 {
     op_cost ops[DECODER_MAX_OPS];
     int n = decoder_step_ops(m, shape, ops, DECODER_MAX_OPS);
@@ -68,6 +75,8 @@ static void report_ops(report *r, const model_spec *m, const gpu_spec *g, const 
     report_col(t, "intensity", "intensity", U_INTENSITY, 0);
     report_col(t, "time", "time", U_SECONDS, 0);
     report_col(t, "bound", "bound", U_TEXT, 0);
+    if (cal->have)
+        report_col(t, "time_calibrated", "calibrated", U_SECONDS, 0);
     for (int i = 0; i < n; i++) {
         const op_cost *op = &ops[i];
         bound_kind b = BOUND_MEMORY;
@@ -82,6 +91,8 @@ static void report_ops(report *r, const model_spec *m, const gpu_spec *g, const 
         report_cell_num(t, op_is_comm(op) ? NAN : arithmetic_intensity(op->flop, op_bytes(op)));
         report_cell_num(t, time);
         report_cell_text(t, op_is_comm(op) ? "link" : bound_name(b));
+        if (cal->have)
+            report_cell_num(t, op_time(op, &cal->gpu, peak, shape->tp, NULL));
     }
 }
 
@@ -113,8 +124,9 @@ static void report_step(report *r, const gpu_spec *g, const step_shape *shape, c
 int cmd_decode(int argc, char **argv)
 {
     replica_flags f = replica_flags_default();
-    int batch = 1, no_comm = 0, microbatches = 0;
-    cli_opt opts[REPLICA_NOPTS + 3];
+    int batch = 1, no_comm = 0, microbatches = 0, roofline = 0;
+    const char *calibrate = NULL;
+    cli_opt opts[REPLICA_NOPTS + 5];
     replica_flag_opts(&f, opts);
     opts[REPLICA_NOPTS] =
         (cli_opt){"--batch", OPT_POS_INT, &batch, "B", "sequences decoded together (default 1)", 0, 0};
@@ -123,6 +135,10 @@ int cmd_decode(int argc, char **argv)
     opts[REPLICA_NOPTS + 2] = (cli_opt){"--microbatches", OPT_POS_INT, &microbatches, "M",
                                         "with --pp: microbatches the batch is split into (default min(batch, pp))",
                                         0, 0};
+    opts[REPLICA_NOPTS + 3] = (cli_opt){"--calibrate", OPT_STRING, &calibrate, "NAME",
+                                        "the calibrated answer's rates (default: the GPU's published set)", 0, 0};
+    opts[REPLICA_NOPTS + 4] = (cli_opt){"--roofline", OPT_FLAG, &roofline, NULL,
+                                        "the roofline alone, no calibrated answer", 0, 0};
     cli_common common;
     int rc = cli_parse(&DOC, argc, argv, opts, CLI_NOPTS(opts), &common);
     if (rc != CLI_GO)
@@ -138,11 +154,17 @@ int cmd_decode(int argc, char **argv)
         cli_specs_free(&specs);
         return rc;
     }
+    cli_rates cal;
+    if ((rc = cli_rates_resolve(DOC.name, s.gpu, calibrate, roofline, &cal)) != 0) {
+        cli_specs_free(&specs);
+        return rc;
+    }
     step_shape shape = decode_shape(batch, s.context, s.tp, s.prec);
     shape.skip_comm = no_comm;
-    step_cost cost;
+    step_cost cost, cost_cal;
     char err[512];
-    if (decoder_step_cost(s.model, s.gpu, &shape, &cost, err, sizeof err) != 0) {
+    if (decoder_step_cost(s.model, s.gpu, &shape, &cost, err, sizeof err) != 0 ||
+        (cal.have && decoder_step_cost(s.model, &cal.gpu, &shape, &cost_cal, err, sizeof err) != 0)) {
         cli_specs_free(&specs);
         return cli_fail(DOC.name, EXIT_USAGE, "%s (or --no-comm)", err);
     }
@@ -166,6 +188,18 @@ int cmd_decode(int argc, char **argv)
     report_text(r, "compute_dtype", "compute dtype", dtype_name(s.prec.compute));
     replica_report_memory(r, &s);
     report_step(r, s.gpu, &shape, &cost, peak);
+    report_section(r, "The same step at measured kernel rates");
+    cli_rates_report(r, &cal);
+    if (cal.have) {
+        report_num(r, "step_time_calibrated", "step time, calibrated", U_SECONDS, cost_cal.time);
+        report_num(r, "time_comm_calibrated", "communication, calibrated", U_SECONDS, cost_cal.time_comm);
+        report_num(r, "tokens_per_s_calibrated", "aggregate tokens/s, calibrated", U_TOKENS_PER_S,
+                   step_tokens_per_second(&cost_cal));
+        report_num(r, "tokens_per_s_per_user_calibrated", "tokens/s per user, calibrated", U_TOKENS_PER_S,
+                   step_user_tokens_per_second(&cost_cal, &shape));
+        report_num(r, "calibrated_over_roofline", "calibrated / roofline step time", U_REAL,
+                   cost_cal.time / cost.time);
+    }
     if (s.pp > 1) {
         report_section(r, "The pipeline (the step above is one stage's, for the whole batch at once)");
         report_int(r, "microbatches", "microbatches", microbatches);
@@ -178,7 +212,7 @@ int cmd_decode(int argc, char **argv)
         report_num(r, "pipeline_tokens_per_s", "aggregate tokens/s", U_TOKENS_PER_S, batch / pc.cycle_time);
         report_num(r, "pipeline_tokens_per_s_per_user", "tokens/s per user", U_TOKENS_PER_S, 1 / pc.cycle_time);
     }
-    report_ops(r, s.model, s.gpu, &shape, peak);
+    report_ops(r, s.model, s.gpu, &cal, &shape, peak);
     /* The arithmetic holds at any context; the model does not. */
     if (s.model->max_position > 0 && s.context > s.model->max_position)
         report_note(r, "warning: context %d exceeds %s's maximum position, %d tokens (max_position_embeddings): "

@@ -24,6 +24,10 @@ typedef struct {
     double host_bw;         /* host-to-GPU bytes/s per direction (PCIe); 0 = unknown */
     char source[SPEC_SOURCE_MAX];
     char link_source[SPEC_SOURCE_MAX]; /* where the capacity and link figures come from */
+    /* Achieved rates that price each op class (pricing.h), or NULL: the
+     * roofline.  Never set by the table parsers; a command points it at a
+     * calibration for its calibrated answer. */
+    const struct rate_model *rates;
 } gpu_spec;
 
 typedef struct {

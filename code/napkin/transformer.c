@@ -1,6 +1,7 @@
 #include "transformer.h"
 
 #include "comm.h"
+#include "pricing.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -93,7 +94,7 @@ int layer_projection_shapes(const model_spec *m, int tp, projection_shape *out)
 
 static op_cost make_op(const char *name, op_kind kind, int per_layer)
 {
-    op_cost op = {name, kind, per_layer, 0, 0, 0, 0, 0};
+    op_cost op = {name, kind, per_layer, 0, 0, 0, 0, 0, RC_ELEMENTWISE, 1};
     return op;
 }
 
@@ -104,6 +105,7 @@ static op_cost make_op(const char *name, op_kind kind, int per_layer)
 static op_cost projection(const char *name, double T, double in, double out, double wb, double ab)
 {
     op_cost op = make_op(name, OP_PROJECTION, 1);
+    op.rate = RC_GEMM_BF16; /* decoder_step_ops names the class from the precision */
     op.flop = 2 * T * in * out;
     op.weight_bytes = in * out * wb;
     op.act_bytes = T * (in + out) * ab;
@@ -131,29 +133,12 @@ static op_cost residual(const char *name, double T, double width, double ab)
     return op;
 }
 
-int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int max_ops)
+
+//> attention_op
+void attention_op_costs(double B, double ctx, double n, double heads_l, double kvh_l, double hd, dtype kv,
+                        dtype act, op_cost out[2])
 {
-    char err[256];
-    if (step_shape_check(m, s, err, sizeof err) != 0)
-        return -1;
-    const double tp = s->tp, B = s->batch, n = s->new_tokens, ctx = s->context;
-    const double T = B * n; /* tokens in the step */
-    const double h = m->hidden, hd = m->head_dim;
-    const double wb = dtype_bytes(s->prec.weights), kb = dtype_bytes(s->prec.kv), ab = dtype_bytes(s->prec.act);
-    const double heads_l = m->heads / tp, kvh_l = kv_heads_local(m, s->tp);
-    const double vocab_l = m->vocab / tp;
-    projection_shape w[LAYER_PROJECTIONS];
-    layer_projection_shapes(m, s->tp, w);
-    const double ffn_l = w[3].in;
-    const double E = m->experts, k = m->experts_active;
-    const double experts_touched = moe_experts_touched(m, T);
-
-    op_cost all[DECODER_MAX_OPS];
-    int c = 0;
-    all[c++] = norm("attn_norm", 1, T, h, ab);
-    all[c++] = projection(w[0].name, T, w[0].in, w[0].out, wb, ab);
-
-    //> attention_op
+    const double kb = dtype_bytes(kv), ab = dtype_bytes(act), T = B * n;
     /* Each new token attends to the cached context and to the new tokens up
      * to itself.  Every query head reads the K (then V) of its KV group, so
      * the FLOP per KV byte is about the group size heads/kv_heads times the
@@ -170,6 +155,45 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
     value.kv_bytes = kv_read + kv_write;
     value.act_bytes = T * heads_l * hd * ab; /* the attention output */
     //< attention_op
+    /* one fused kernel, counted as two ops: each carries half its fixed cost */
+    score.rate = value.rate = n == 1 ? rate_class_decode_attention(kv) : RC_ATTN_PREFILL;
+    score.fixed_share = value.fixed_share = 0.5;
+    out[0] = score;
+    out[1] = value;
+}
+
+op_cost gemm_op_cost(double T, double in, double out, dtype weights, dtype compute, dtype act)
+{
+    op_cost op = projection("gemm", T, in, out, dtype_bytes(weights), dtype_bytes(act));
+    op.rate = rate_class_gemm(weights, compute);
+    return op;
+}
+
+int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int max_ops)
+{
+    char err[256];
+    if (step_shape_check(m, s, err, sizeof err) != 0)
+        return -1;
+    const double tp = s->tp, B = s->batch, n = s->new_tokens, ctx = s->context;
+    const double T = B * n; /* tokens in the step */
+    const double h = m->hidden, hd = m->head_dim;
+    const double wb = dtype_bytes(s->prec.weights), ab = dtype_bytes(s->prec.act);
+    const double heads_l = m->heads / tp, kvh_l = kv_heads_local(m, s->tp);
+    const double vocab_l = m->vocab / tp;
+    projection_shape w[LAYER_PROJECTIONS];
+    layer_projection_shapes(m, s->tp, w);
+    const double ffn_l = w[3].in;
+    const double E = m->experts, k = m->experts_active;
+    const double experts_touched = moe_experts_touched(m, T);
+
+    op_cost all[DECODER_MAX_OPS];
+    int c = 0;
+    all[c++] = norm("attn_norm", 1, T, h, ab);
+    all[c++] = projection(w[0].name, T, w[0].in, w[0].out, wb, ab);
+
+    op_cost attn[2];
+    attention_op_costs(B, ctx, n, heads_l, kvh_l, hd, s->prec.kv, s->prec.act, attn);
+    op_cost score = attn[0], value = attn[1];
     all[c++] = score;
     all[c++] = value;
 
@@ -229,6 +253,10 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
         all[c++] = gather;
     }
 
+    const rate_class gemm = rate_class_gemm(s->prec.weights, s->prec.compute);
+    for (int i = 0; i < c; i++)
+        if (all[i].kind == OP_PROJECTION || all[i].kind == OP_LOGITS)
+            all[i].rate = gemm;
     int count = c < max_ops ? c : max_ops;
     for (int i = 0; i < count; i++)
         ops[i] = all[i];
@@ -248,10 +276,10 @@ int op_is_comm(const op_cost *op)
 double op_time(const op_cost *op, const gpu_spec *g, double peak, int tp, bound_kind *bound)
 {
     if (op->kind == OP_ALLREDUCE)
-        return allreduce_time(g, tp, op->comm_bytes);
+        return price_allreduce(g, tp, op->comm_bytes);
     if (op->kind == OP_ALLGATHER)
-        return allgather_time(g, tp, op->comm_bytes);
-    return roofline_time(op->flop, op_bytes(op), peak, g->mem_bw, bound);
+        return price_allgather(g, tp, op->comm_bytes);
+    return price_compute(g, op->rate, op->flop, op_bytes(op), peak, op->fixed_share, bound);
 }
 
 int op_repeats(const model_spec *m, const op_cost *op)

@@ -25,6 +25,7 @@
 #ifndef NAPKIN_TRANSFORMER_H
 #define NAPKIN_TRANSFORMER_H
 
+#include "rates.h"
 #include "roofline.h"
 #include "specs.h"
 #include "units.h"
@@ -92,6 +93,8 @@ typedef struct {
     double kv_bytes;     /* KV cache read and written */
     double act_bytes;    /* activations read and written */
     double comm_bytes;   /* collectives: the message (all-reduce) or gathered tensor (all-gather) */
+    rate_class rate;     /* the class a calibration prices it in (pricing.h) */
+    double fixed_share;  /* its share of one kernel's fixed cost: 1, or 0.5 for each half of fused attention */
 } op_cost;
 
 #define DECODER_MAX_OPS 24
@@ -108,6 +111,17 @@ typedef struct {
 #define LAYER_PROJECTIONS 4
 int layer_projection_shapes(const model_spec *m, int tp, projection_shape *out);
 
+/* The cost model's own records of one GEMM and of one attention kernel,
+ * outside a model: what a measured kernel table is fitted against, so that
+ * the fit and the step count FLOPs and bytes the same way.
+ * gemm_op_cost: T tokens through an in x out weight of dtype weights.
+ * attention_op_costs: batch sequences of new_tokens queries each against
+ * context cached tokens, heads query heads sharing kv_heads KV heads of
+ * head_dim; out[0] the scores (QK^T, softmax), out[1] the values (PV). */
+op_cost gemm_op_cost(double T, double in, double out, dtype weights, dtype compute, dtype act);
+void attention_op_costs(double batch, double context, double new_tokens, double heads, double kv_heads,
+                        double head_dim, dtype kv, dtype act, op_cost out[2]);
+
 /* Check a shape against a model: batch, context, new_tokens and tp positive,
  * tp dividing the attention heads (and the KV heads, or they dividing tp).
  * Returns 0, or -1 with a message. */
@@ -121,9 +135,10 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
 double op_bytes(const op_cost *op);
 /* 1 for a collective (OP_ALLREDUCE, OP_ALLGATHER). */
 int op_is_comm(const op_cost *op);
-/* Time of one occurrence on one GPU: the roofline time of a compute op, the
- * collective time (comm.h) of a communication op over tp GPUs.  *bound (may
- * be NULL) is set for compute ops only. */
+/* Time of one occurrence on one GPU, priced by pricing.h: the roofline time
+ * of a compute op and the ring time (comm.h) of a collective over tp GPUs, or
+ * their calibrated times where g carries achieved rates.  *bound (may be
+ * NULL) is the roofline's verdict, set for compute ops only. */
 double op_time(const op_cost *op, const gpu_spec *g, double peak, int tp, bound_kind *bound);
 /* How many times the op occurs in a step: layers, or 1. */
 int op_repeats(const model_spec *m, const op_cost *op);

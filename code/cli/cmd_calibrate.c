@@ -1,0 +1,116 @@
+/* napkin calibrate: fit the achieved rates of each op class to a set of
+ * published kernel measurements and show them with their residuals. */
+#include "cli_lookup.h"
+#include "commands.h"
+#include "published.h"
+#include "rate_table.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const cli_doc DOC = {
+    "calibrate",
+    "achieved rates of each op class fitted to published kernel measurements, with residuals",
+    "--set DIR --backend B --gpu G [--name NAME] [--rows] [--format table|tsv|json]",
+    "DIR holds a published set (code/specs/measured/<system>/<backend>/: gemm.tsv,\n"
+    "attention_decode.tsv, attention_prefill.tsv, allreduce.tsv), measured on the\n"
+    "GPU row G.  Each compute class gets t0 + (tc^q + tm^q)^(1/q) with tc = FLOP /\n"
+    "(flop_frac x peak) and tm = bytes / (byte_frac x bandwidth), fitted by robust\n"
+    "least squares on log time; each TP degree's all-reduce gets the faster of\n"
+    "two lines, latency + bytes / bandwidth.  The residuals are |predicted /\n"
+    "measured - 1| over the points fitted.  --rows prints the rows of\n"
+    "code/specs/calibrations.tsv instead (make calibrations writes that file).",
+};
+
+int cmd_calibrate(int argc, char **argv)
+{
+    const char *set = NULL, *backend = NULL, *gpu = NULL, *name = NULL;
+    int rows = 0, header = 0;
+    cli_opt opts[] = {
+        {"--set", OPT_STRING, &set, "DIR", "a published measured set", 1, 0},
+        {"--backend", OPT_STRING, &backend, "B", "the engine it was measured with: trtllm, vllm or sglang", 1, 0},
+        {"--gpu", OPT_STRING, &gpu, "G", "the GPU row it was measured on (napkin specs --gpus)", 1, 0},
+        {"--name", OPT_STRING, &name, "NAME", "what to call the calibration (default: DIR)", 0, 0},
+        {"--rows", OPT_FLAG, &rows, NULL, "print calibrations.tsv rows", 0, 0},
+        {"--header", OPT_FLAG, &header, NULL, "with --rows: the header row first", 0, 0},
+    };
+    cli_common common;
+    int rc = cli_parse(&DOC, argc, argv, opts, CLI_NOPTS(opts), &common);
+    if (rc != CLI_GO)
+        return rc == CLI_HELP_SHOWN ? 0 : rc;
+    if (strcmp(backend, "trtllm") && strcmp(backend, "vllm") && strcmp(backend, "sglang"))
+        return cli_fail(DOC.name, EXIT_USAGE, "--backend '%s': choose trtllm, vllm or sglang", backend);
+    cli_specs specs;
+    if ((rc = cli_specs_load(DOC.name, &common, &specs)) != 0)
+        return rc;
+    const gpu_spec *g;
+    if ((rc = cli_find_gpu(DOC.name, &specs, "--gpu", gpu, &g)) != 0) {
+        cli_specs_free(&specs);
+        return rc;
+    }
+    rate_model m;
+    fit_summary sums[RC_COUNT], links[RATE_TP_SLOTS];
+    char err[512];
+    if (published_fit(set, backend, g, 0, &m, sums, links, err, sizeof err) != 0) {
+        cli_specs_free(&specs);
+        return cli_fail(DOC.name, EXIT_USAGE, "--set: %s", err);
+    }
+    snprintf(m.name, sizeof m.name, "%s", name ? name : set);
+    if (rows) {
+        rate_model_write(stdout, &m, sums, links, header);
+        cli_specs_free(&specs);
+        return fflush(stdout) == 0 ? 0 : cli_fail(DOC.name, 3, "writing the rows failed");
+    }
+    report *r = report_new(DOC.name);
+    report_text(r, "calibration", "calibration", m.name);
+    report_text(r, "gpu", "measured on (GPU row)", g->key);
+    report_text(r, "backend", "engine", backend);
+    report_table *t = report_table_add(r, "classes", "Op classes: achieved rates and residuals over the points fitted");
+    report_col(t, "class", "class", U_TEXT, 0);
+    report_col(t, "t0", "fixed cost", U_SECONDS, 0);
+    report_col(t, "flop_frac", "share of peak", U_REAL, 0);
+    report_col(t, "byte_frac", "share of bandwidth", U_REAL, 0);
+    report_col(t, "blend", "blend q", U_REAL, 0);
+    report_col(t, "points", "points", U_INT, 0);
+    report_col(t, "median_abs_err", "median |error|", U_REAL, 0);
+    report_col(t, "worst_abs_err", "worst |error|", U_REAL, 0);
+    for (int c = 0; c < RC_COUNT; c++) {
+        if (!m.has_op[c])
+            continue;
+        report_cell_text(t, rate_class_name(c));
+        report_cell_num(t, m.op[c].t0);
+        report_cell_num(t, m.op[c].flop_frac);
+        report_cell_num(t, m.op[c].byte_frac);
+        report_cell_num(t, m.op[c].blend);
+        report_cell_int(t, sums[c].points);
+        report_cell_num(t, sums[c].points ? sums[c].median_abs_err : NAN);
+        report_cell_num(t, sums[c].points ? sums[c].worst_abs_err : NAN);
+    }
+    report_table *l = report_table_add(r, "allreduce", "All-reduce per TP degree: the faster of two lines");
+    report_col(l, "tp", "tp", U_INT, 0);
+    report_col(l, "latency1", "latency (starts fast)", U_SECONDS, 0);
+    report_col(l, "bandwidth1", "bandwidth", U_BANDWIDTH, 0);
+    report_col(l, "latency2", "latency (moves bytes fast)", U_SECONDS, 0);
+    report_col(l, "bandwidth2", "bandwidth", U_BANDWIDTH, 0);
+    report_col(l, "points", "points", U_INT, 0);
+    report_col(l, "median_abs_err", "median |error|", U_REAL, 0);
+    report_col(l, "worst_abs_err", "worst |error|", U_REAL, 0);
+    for (int s = 0; s < RATE_TP_SLOTS; s++) {
+        if (!m.has_allreduce[s])
+            continue;
+        report_cell_int(l, rate_slot_tp(s));
+        report_cell_num(l, m.allreduce[s].latency1);
+        report_cell_num(l, m.allreduce[s].bandwidth1);
+        report_cell_num(l, m.allreduce[s].latency2);
+        report_cell_num(l, m.allreduce[s].bandwidth2);
+        report_cell_int(l, links[s].points);
+        report_cell_num(l, links[s].median_abs_err);
+        report_cell_num(l, links[s].worst_abs_err);
+    }
+    report_note(r, "elementwise takes the bf16 GEMMs' fixed cost and byte share: the tables measure no norm or add");
+    rc = report_print(r, common.format, stdout);
+    report_free(r);
+    cli_specs_free(&specs);
+    return rc;
+}

@@ -1,0 +1,37 @@
+#include "pricing.h"
+
+#include "comm.h"
+
+int gpu_has_rates(const gpu_spec *g, rate_class c)
+{
+    return g->rates && c >= 0 && c < RC_COUNT && g->rates->has_op[c];
+}
+
+//> price_compute
+double price_compute(const gpu_spec *g, rate_class c, double flop, double bytes, double peak, double fixed_share,
+                     bound_kind *bound)
+{
+    double roofline = roofline_time(flop, bytes, peak, g->mem_bw, bound);
+    if (!gpu_has_rates(g, c))
+        return roofline;
+    op_rate r = g->rates->op[c];
+    r.t0 *= fixed_share;
+    return op_rate_time(&r, flop, bytes, peak, g->mem_bw);
+}
+//< price_compute
+
+double price_allreduce(const gpu_spec *g, int tp, double bytes)
+{
+    int slot = rate_tp_slot(tp);
+    if (tp > 1 && g->rates && slot >= 0 && g->rates->has_allreduce[slot])
+        return link_rate_time(&g->rates->allreduce[slot], bytes);
+    return allreduce_time(g, tp, bytes);
+}
+
+double price_allgather(const gpu_spec *g, int tp, double bytes)
+{
+    int slot = rate_tp_slot(tp);
+    if (tp > 1 && g->rates && slot >= 0 && g->rates->has_allreduce[slot])
+        return link_rate_time(&g->rates->allreduce[slot], bytes / 2);
+    return allgather_time(g, tp, bytes);
+}

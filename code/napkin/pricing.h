@@ -1,0 +1,35 @@
+/* The one place that turns FLOPs and bytes into time.
+ *
+ * Every module prices its work here, naming the op's class (rates.h): a GPU
+ * row without achieved rates (gpu_spec.rates NULL) gives the roofline,
+ * max(flop / peak, bytes / bandwidth); a row that carries them (a published
+ * calibration, or one fitted to the reader's own measured set) gives the
+ * calibrated time of that class.  So the roofline and the calibrated answer
+ * of every command come from the same call, differing only in the row. */
+#ifndef NAPKIN_PRICING_H
+#define NAPKIN_PRICING_H
+
+#include "rates.h"
+#include "roofline.h"
+#include "specs.h"
+
+/* Seconds for a compute op of class c on g at the given peak (the compute
+ * dtype's).  fixed_share is the part of one kernel's fixed cost the op
+ * carries (1 for a kernel of its own; 0.5 for each half of a fused kernel
+ * the cost model counts as two ops).  *bound (may be NULL) is the roofline's
+ * verdict either way. */
+double price_compute(const gpu_spec *g, rate_class c, double flop, double bytes, double peak, double fixed_share,
+                     bound_kind *bound);
+
+/* Seconds for one all-reduce of `bytes` over tp GPUs: the calibrated curve
+ * of that TP degree where g carries one, else comm.h's ring. */
+double price_allreduce(const gpu_spec *g, int tp, double bytes);
+/* One all-gather leaving `bytes` on every GPU.  Calibrated: priced as an
+ * all-reduce of half the bytes (a ring all-gather moves half the traffic of
+ * a ring all-reduce of the same tensor); the tables measure no all-gather. */
+double price_allgather(const gpu_spec *g, int tp, double bytes);
+
+/* 1 when g carries achieved rates for class c. */
+int gpu_has_rates(const gpu_spec *g, rate_class c);
+
+#endif

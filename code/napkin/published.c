@@ -1,0 +1,270 @@
+#include "published.h"
+
+#include "measured.h"
+#include "transformer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int load(const char *dir, const char *file, measured_table *t, char *err, size_t errlen)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    return measured_table_load(path, t, err, errlen);
+}
+
+static int cols(const measured_table *t, const char *file, const char *const *names, int n, int *out, char *err,
+                size_t errlen)
+{
+    for (int i = 0; i < n; i++)
+        if ((out[i] = measured_col(t, names[i])) < 0) {
+            snprintf(err, errlen, "%s: no column '%s'", file, names[i]);
+            return -1;
+        }
+    return 0;
+}
+
+static int dtype_of(const char *s, dtype *d)
+{
+    if (strcmp(s, "bf16") == 0)
+        *d = DT_BF16;
+    else if (strcmp(s, "fp8") == 0)
+        *d = DT_FP8;
+    else
+        return -1;
+    return 0;
+}
+
+/* Which table and which rows a class comes from. */
+static const char *class_file(rate_class c)
+{
+    switch (c) {
+    case RC_GEMM_BF16:
+    case RC_GEMM_FP8:
+        return "gemm.tsv";
+    case RC_ATTN_DECODE_BF16:
+    case RC_ATTN_DECODE_FP8:
+        return "attention_decode.tsv";
+    case RC_ATTN_PREFILL:
+        return "attention_prefill.tsv";
+    default:
+        return NULL;
+    }
+}
+
+static int point_of_row(const measured_table *t, const int *c, int row, rate_class rc, const gpu_spec *g,
+                        rate_point *p, int *keep)
+{
+    *keep = 0;
+    const double bf16_peak = gpu_peak_flops(g, DT_BF16);
+    if (rc == RC_GEMM_BF16 || rc == RC_GEMM_FP8) {
+        dtype d;
+        if (dtype_of(measured_cell(t, row, c[0]), &d) != 0)
+            return 0; /* fp8_block and others: not a class of their own here */
+        if ((d == DT_FP8) != (rc == RC_GEMM_FP8))
+            return 0;
+        double m = measured_num(t, row, c[1]), n = measured_num(t, row, c[2]), k = measured_num(t, row, c[3]);
+        double time = measured_num(t, row, c[4]);
+        if (!(m > 0 && n > 0 && k > 0 && time > 0))
+            return -1;
+        op_cost op = gemm_op_cost(m, k, n, d, d, DT_BF16);
+        *p = (rate_point){op.flop, op_bytes(&op), gpu_peak_flops(g, d), g->mem_bw, time};
+    } else {
+        dtype kv;
+        if (dtype_of(measured_cell(t, row, c[5]), &kv) != 0)
+            return 0;
+        if (rc == RC_ATTN_DECODE_BF16 && kv != DT_BF16)
+            return 0;
+        if (rc == RC_ATTN_DECODE_FP8 && kv != DT_FP8)
+            return 0;
+        double b = measured_num(t, row, c[0]), len = measured_num(t, row, c[1]);
+        double heads = measured_num(t, row, c[2]), kvh = measured_num(t, row, c[3]);
+        double hd = measured_num(t, row, c[4]), time = measured_num(t, row, c[6]);
+        if (!(b > 0 && len > 0 && heads > 0 && kvh > 0 && hd > 0 && time > 0))
+            return -1;
+        op_cost a[2];
+        if (rc == RC_ATTN_PREFILL)
+            attention_op_costs(b, 0, len, heads, kvh, hd, kv, DT_BF16, a);
+        else /* the new token is one of the `len` attended: len - 1 were cached */
+            attention_op_costs(b, len - 1, 1, heads, kvh, hd, kv, DT_BF16, a);
+        *p = (rate_point){a[0].flop + a[1].flop, op_bytes(&a[0]) + op_bytes(&a[1]), bf16_peak, g->mem_bw, time};
+    }
+    *keep = 1;
+    return 0;
+}
+
+int published_rate_points(const char *dir, rate_class c, const gpu_spec *g, rate_point **pts, int *n, char *err,
+                          size_t errlen)
+{
+    *pts = NULL;
+    *n = 0;
+    const char *file = class_file(c);
+    if (!file) {
+        snprintf(err, errlen, "no measured table holds class %s", rate_class_name(c));
+        return -1;
+    }
+    static const char *const gemm_cols[] = {"dtype", "m", "n", "k", "time_s"};
+    static const char *const dec_cols[] = {"batch", "context", "heads", "kv_heads", "head_dim", "kv_dtype", "time_s"};
+    static const char *const pre_cols[] = {"batch", "prompt", "heads", "kv_heads", "head_dim", "kv_dtype", "time_s"};
+    const char *const *names = c == RC_ATTN_PREFILL ? pre_cols : (c == RC_GEMM_BF16 || c == RC_GEMM_FP8) ? gemm_cols
+                                                                                                         : dec_cols;
+    int ncol = names == gemm_cols ? 5 : 7;
+    measured_table t;
+    if (load(dir, file, &t, err, errlen) != 0)
+        return -1;
+    int ci[7];
+    if (cols(&t, file, names, ncol, ci, err, errlen) != 0) {
+        measured_table_free(&t);
+        return -1;
+    }
+    rate_point *p = malloc((size_t)(t.nrows > 0 ? t.nrows : 1) * sizeof *p);
+    if (!p) {
+        measured_table_free(&t);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int k = 0;
+    for (int r = 0; r < t.nrows; r++) {
+        int keep;
+        if (point_of_row(&t, ci, r, c, g, &p[k], &keep) != 0) {
+            snprintf(err, errlen, "%s/%s: data row %d: a size or time that is not a positive number", dir, file,
+                     r + 1);
+            free(p);
+            measured_table_free(&t);
+            return -1;
+        }
+        k += keep;
+    }
+    measured_table_free(&t);
+    *pts = p;
+    *n = k;
+    return 0;
+}
+
+int published_link_points(const char *dir, const char *implementation, int tp, link_point **pts, int *n, char *err,
+                          size_t errlen)
+{
+    *pts = NULL;
+    *n = 0;
+    measured_table t;
+    if (load(dir, "allreduce.tsv", &t, err, errlen) != 0)
+        return -1;
+    static const char *const names[] = {"implementation", "tp", "bytes", "time_s"};
+    int ci[4];
+    if (cols(&t, "allreduce.tsv", names, 4, ci, err, errlen) != 0) {
+        measured_table_free(&t);
+        return -1;
+    }
+    link_point *p = malloc((size_t)(t.nrows > 0 ? t.nrows : 1) * sizeof *p);
+    if (!p) {
+        measured_table_free(&t);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int k = 0;
+    for (int r = 0; r < t.nrows; r++) {
+        if (strcmp(measured_cell(&t, r, ci[0]), implementation) != 0 || measured_num(&t, r, ci[1]) != tp)
+            continue;
+        double bytes = measured_num(&t, r, ci[2]), time = measured_num(&t, r, ci[3]);
+        if (!(bytes > 0 && time > 0)) {
+            snprintf(err, errlen, "%s/allreduce.tsv: data row %d: bytes and time must be positive numbers", dir,
+                     r + 1);
+            free(p);
+            measured_table_free(&t);
+            return -1;
+        }
+        p[k++] = (link_point){bytes, time};
+    }
+    measured_table_free(&t);
+    *pts = p;
+    *n = k;
+    return 0;
+}
+
+const char *published_allreduce_implementation(const char *backend)
+{
+    if (strcmp(backend, "trtllm") == 0)
+        return "trtllm";
+    if (strcmp(backend, "vllm") == 0)
+        return "vllm_graph";
+    if (strcmp(backend, "sglang") == 0)
+        return "sglang_graph";
+    return "nccl";
+}
+
+int published_half(rate_point *pts, int n, int half)
+{
+    if (half == 0)
+        return n;
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (i % 2 == half - 1)
+            pts[k++] = pts[i];
+    return k;
+}
+
+int published_fit(const char *dir, const char *backend, const gpu_spec *g, int every_other, rate_model *out,
+                  fit_summary sums[RC_COUNT], fit_summary link_sums[RATE_TP_SLOTS], char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->gpu, sizeof out->gpu, "%s", g->key);
+    gpu_spec bare = *g;
+    bare.rates = NULL;
+    for (int c = 0; c < RC_COUNT; c++) {
+        if (sums)
+            memset(&sums[c], 0, sizeof sums[c]);
+        if (c == RC_ELEMENTWISE)
+            continue;
+        rate_point *p;
+        int n;
+        if (published_rate_points(dir, (rate_class)c, &bare, &p, &n, err, errlen) != 0)
+            return -1;
+        n = published_half(p, n, every_other);
+        if (n == 0) {
+            free(p);
+            continue;
+        }
+        op_rate r = {3e-6, 0.8, 0.8, 2};
+        fit_summary s;
+        if (fit_op_rate(p, n, &r, &s, err, errlen) != 0) {
+            free(p);
+            return -1;
+        }
+        free(p);
+        out->op[c] = r;
+        out->has_op[c] = 1;
+        if (sums)
+            sums[c] = s;
+    }
+    if (out->has_op[RC_GEMM_BF16]) {
+        /* a streaming kernel of its own: the GEMMs' fixed cost and byte share */
+        const op_rate *gm = &out->op[RC_GEMM_BF16];
+        out->op[RC_ELEMENTWISE] = (op_rate){gm->t0, 1.0, gm->byte_frac, gm->blend};
+        out->has_op[RC_ELEMENTWISE] = 1;
+    }
+    const char *impl = published_allreduce_implementation(backend);
+    for (int s = 0; s < RATE_TP_SLOTS; s++) {
+        if (link_sums)
+            memset(&link_sums[s], 0, sizeof link_sums[s]);
+        link_point *p;
+        int n;
+        if (published_link_points(dir, impl, rate_slot_tp(s), &p, &n, err, errlen) != 0)
+            return -1;
+        if (n < 4) {
+            free(p);
+            continue;
+        }
+        fit_summary fs;
+        if (fit_link_rate(p, n, &out->allreduce[s], &fs, err, errlen) != 0) {
+            free(p);
+            return -1;
+        }
+        free(p);
+        out->has_allreduce[s] = 1;
+        if (link_sums)
+            link_sums[s] = fs;
+    }
+    return 0;
+}

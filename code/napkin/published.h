@@ -1,0 +1,49 @@
+/* Published kernel measurements (code/specs/measured/<system>/<backend>/,
+ * imported by tools/import_measured.py) turned into the points a rate fit
+ * takes: each measured kernel's FLOPs and bytes counted by the cost model's
+ * own op records (transformer.h: gemm_op_cost, attention_op_costs), with the
+ * ceilings of the GPU row it ran on.
+ *
+ * Tables, each a measured TSV (measured.h) whose provenance says
+ * "kind: published":
+ *   gemm.tsv              dtype m n k time_s           (bf16, fp8, fp8_block)
+ *   attention_decode.tsv  batch context heads kv_heads head_dim kv_dtype time_s
+ *   attention_prefill.tsv batch prompt heads kv_heads head_dim kv_dtype time_s
+ *   allreduce.tsv         implementation tp bytes time_s
+ * (context: the KV length a decode step attends, the new token included.) */
+#ifndef NAPKIN_PUBLISHED_H
+#define NAPKIN_PUBLISHED_H
+
+#include "fit.h"
+#include "specs.h"
+
+#include <stddef.h>
+
+/* The points of class c in the set at dir, on GPU row g (the rates of g
+ * must be NULL: the points carry its ceilings).  *pts is malloc'd (free it);
+ * *n may be 0 when the set has none of that class.  Returns 0, or -1 with
+ * "file: reason" (a missing table, column or bad number). */
+int published_rate_points(const char *dir, rate_class c, const gpu_spec *g, rate_point **pts, int *n, char *err,
+                          size_t errlen);
+
+/* The all-reduce points of one implementation at one TP degree. */
+int published_link_points(const char *dir, const char *implementation, int tp, link_point **pts, int *n, char *err,
+                          size_t errlen);
+
+/* The all-reduce a serving engine of that backend uses inside a CUDA graph:
+ * trtllm -> trtllm, vllm -> vllm_graph, sglang -> sglang_graph; else nccl. */
+const char *published_allreduce_implementation(const char *backend);
+
+/* Fit every class the set has (elementwise takes the fixed cost and byte
+ * share of the bf16 GEMMs, the tables measuring no norm or add), and each
+ * TP degree's all-reduce of the backend's implementation.  sums (may be
+ * NULL) get each class's residuals, link_sums each TP degree's.
+ * `every_other` 0 fits on every point; 1 or 2 fits on the odd or the even
+ * points only (a held-out half).  Returns 0, or -1 with a message. */
+int published_fit(const char *dir, const char *backend, const gpu_spec *g, int every_other, rate_model *out,
+                  fit_summary sums[RC_COUNT], fit_summary link_sums[RATE_TP_SLOTS], char *err, size_t errlen);
+
+/* Keep points i with i % 2 == half - 1 (half 1 or 2); half 0 keeps all. */
+int published_half(rate_point *pts, int n, int half);
+
+#endif

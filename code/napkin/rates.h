@@ -1,0 +1,84 @@
+/* Achieved rates: how far measured kernels sit from the roofline, op class
+ * by op class, in a few parameters with physical names.
+ *
+ * A compute op (a GEMM, an attention kernel, an elementwise pass) of `flop`
+ * FLOPs moving `bytes` bytes takes
+ *
+ *     t = t0 + (tc^q + tm^q)^(1/q),   tc = flop / (flop_frac * peak),
+ *                                     tm = bytes / (byte_frac * bandwidth)
+ *
+ *  - t0, the fixed cost of one kernel (launch tail, prologue, the last wave);
+ *  - flop_frac and byte_frac, the shares of the FLOP and byte ceilings that
+ *    the kernel reaches when one of them is all that limits it;
+ *  - q, the blend: how sharply the kernel turns from memory- to compute-bound
+ *    (q -> infinity is the roofline's max; q = 1 is no overlap at all).
+ * With t0 = 0, both fractions 1 and q -> infinity it is the roofline.
+ *
+ * A collective (all-reduce) of `bytes` over tp GPUs takes the faster of two
+ * algorithms, each a latency plus bytes over a bandwidth:
+ *
+ *     t = min(latency1 + bytes / bandwidth1, latency2 + bytes / bandwidth2)
+ *
+ * (one-shot: every GPU reads every peer's message, fast to start; two-shot:
+ * reduce-scatter then all-gather, slower to start, more bandwidth).  One
+ * pair of lines per TP degree: the measured curve, not one constant. */
+#ifndef NAPKIN_RATES_H
+#define NAPKIN_RATES_H
+
+#include "units.h"
+
+#include <stddef.h>
+
+typedef enum {
+    RC_GEMM_BF16,        /* projections with 16-bit weights (bf16, fp16; int4/int8 weight-only dequantize to them) */
+    RC_GEMM_FP8,         /* projections with fp8 weights and activations (per-tensor scales) */
+    RC_ATTN_DECODE_BF16, /* one new token per sequence against a 16-bit KV cache */
+    RC_ATTN_DECODE_FP8,  /* the same against an fp8 KV cache */
+    RC_ATTN_PREFILL,     /* many new tokens per sequence (prefill, verification) */
+    RC_ELEMENTWISE,      /* norms, residual adds, activation products, embedding rows */
+    RC_COUNT
+} rate_class;
+
+typedef struct {
+    double t0;        /* seconds, fixed cost of one kernel */
+    double flop_frac; /* share of the dense peak reached when compute-bound */
+    double byte_frac; /* share of the HBM bandwidth reached when memory-bound */
+    double blend;     /* q >= 1 */
+} op_rate;
+
+typedef struct {
+    double latency1, bandwidth1; /* the algorithm that starts fast (s, B/s) */
+    double latency2, bandwidth2; /* the one that moves bytes fast */
+} link_rate;
+
+/* TP degrees with their own all-reduce curve: 2, 4, 8. */
+#define RATE_TP_SLOTS 3
+int rate_tp_slot(int tp); /* 0, 1, 2 for tp 2, 4, 8; -1 otherwise */
+int rate_slot_tp(int slot);
+
+#define RATE_NAME_MAX 80
+
+typedef struct rate_model {
+    char name[RATE_NAME_MAX]; /* "published:h100_sxm/trtllm", or a measured set's directory */
+    char gpu[32];             /* the GPU table key the rates belong to ("h100"), or "" */
+    op_rate op[RC_COUNT];
+    int has_op[RC_COUNT];
+    link_rate allreduce[RATE_TP_SLOTS];
+    int has_allreduce[RATE_TP_SLOTS];
+} rate_model;
+
+const char *rate_class_name(rate_class c);
+/* "gemm_bf16" -> RC_GEMM_BF16; -1 when unknown. */
+int rate_class_parse(const char *s);
+
+/* The time of a compute op under r (see above). */
+double op_rate_time(const op_rate *r, double flop, double bytes, double peak, double bandwidth);
+/* The time of one collective of `bytes` under l. */
+double link_rate_time(const link_rate *l, double bytes);
+
+/* The class a GEMM with weights (and compute) of dtype d is priced in. */
+rate_class rate_class_gemm(dtype weights, dtype compute);
+/* The class of decode attention over a KV cache of dtype kv. */
+rate_class rate_class_decode_attention(dtype kv);
+
+#endif
