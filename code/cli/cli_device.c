@@ -8,7 +8,7 @@
 
 device_flags device_flags_default(void)
 {
-    device_flags f = {NULL, NULL, NAN, NAN, NAN};
+    device_flags f = {NULL, NULL, 0, NAN, NAN, NAN};
     return f;
 }
 
@@ -20,8 +20,10 @@ void device_flag_opts(device_flags *f, cli_opt *o)
          "share of the datasheet's bandwidth and FLOP rate reached (default 1)", 0, 0},
         {"--bw-efficiency", OPT_FRACTION, &f->bw_efficiency, "F", "share of the bandwidth alone", 0, 0},
         {"--flops-efficiency", OPT_FRACTION, &f->flops_efficiency, "F", "share of the FLOP rate alone", 0, 0},
-        {"--calibrate", OPT_STRING, &f->calibrate, "DIR",
-         "a measured set (make measure): its ceilings instead of the datasheet's", 0, 0},
+        {"--calibrate", OPT_STRING, &f->calibrate, "DIR|NAME",
+         "a measured set (make measure): its ceilings instead of the datasheet's; or published:SYSTEM/BACKEND, "
+         "the calibrated answer's rates (default: the GPU's published set)", 0, 0},
+        {"--roofline", OPT_FLAG, &f->roofline, NULL, "the roofline alone, no calibrated answer", 0, 0},
     };
     memcpy(o, opts, sizeof opts);
 }
@@ -39,6 +41,15 @@ int device_setup_resolve(const char *cmd, const cli_specs *specs, const device_f
         return cli_fail(cmd, EXIT_USAGE, "give --calibrate or an efficiency, not both: the measured set already "
                                          "says what the device reaches");
     char err[512];
+    if (cli_is_published(f->calibrate)) {
+        if (!row)
+            return cli_fail(cmd, EXIT_USAGE, "--gpu is required with --calibrate %s", f->calibrate);
+        device_flags plain = *f;
+        plain.calibrate = NULL;
+        if ((rc = device_setup_resolve(cmd, specs, &plain, compute, out)) != 0)
+            return rc;
+        return cli_rates_resolve(cmd, &out->sheet, f->calibrate, f->roofline, &out->rates);
+    }
     if (f->calibrate) {
         if (calibration_load(f->calibrate, &out->cal, err, sizeof err) != 0)
             return cli_fail(cmd, EXIT_USAGE, "--calibrate: %s", err);
@@ -50,7 +61,7 @@ int device_setup_resolve(const char *cmd, const cli_specs *specs, const device_f
         out->calibrated = 1;
         out->has_sheet = !cpu;
         out->sheet = cpu ? out->timed : *row;
-        return 0;
+        return cli_rates_resolve(cmd, &out->timed, NULL, 1, &out->rates);
     }
     if (!row)
         return cli_fail(cmd, EXIT_USAGE, "--gpu is required (or --calibrate DIR with a CPU set)");
@@ -60,7 +71,7 @@ int device_setup_resolve(const char *cmd, const cli_specs *specs, const device_f
     out->flops_fraction =
         !isnan(f->flops_efficiency) ? f->flops_efficiency : !isnan(f->efficiency) ? f->efficiency : 1;
     out->timed = gpu_derated(row, out->bw_fraction, out->flops_fraction);
-    return 0;
+    return cli_rates_resolve(cmd, row, NULL, f->roofline, &out->rates);
 }
 
 int device_model_resolve(const char *cmd, const cli_specs *specs, const char *model_key, const device_flags *f,
@@ -87,4 +98,5 @@ void device_report(report *r, const device_setup *d)
         report_num(r, "flops_efficiency", "share of the datasheet FLOP rate", U_REAL, d->flops_fraction);
     }
     report_num(r, "timed_bandwidth", "bandwidth timed with", U_BANDWIDTH, d->timed.mem_bw);
+    cli_rates_report(r, &d->rates);
 }

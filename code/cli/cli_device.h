@@ -7,14 +7,16 @@
 
 #include "calibrate.h"
 #include "cli_lookup.h"
+#include "cli_rates.h"
 
 typedef struct {
     const char *gpu;       /* --gpu key (NULL: only with a CPU --calibrate set) */
-    const char *calibrate; /* --calibrate DIR */
+    const char *calibrate; /* --calibrate DIR (a measured set) or published:SYSTEM/BACKEND */
+    int roofline;          /* --roofline: no calibrated answer */
     double efficiency, bw_efficiency, flops_efficiency; /* NAN = not given */
 } device_flags;
 
-#define DEVICE_NOPTS 5
+#define DEVICE_NOPTS 6
 device_flags device_flags_default(void);
 void device_flag_opts(device_flags *f, cli_opt *opts);
 
@@ -25,6 +27,7 @@ typedef struct {
     int has_sheet;      /* 0 for a CPU set: there is no datasheet to compare */
     calibration cal;
     double bw_fraction, flops_fraction; /* the derating applied (1, 1 when none) */
+    cli_rates rates;    /* the calibrated answer's GPU row (rates.gpu), where rates.have */
 } device_setup;
 
 /* Returns 0, or the exit status after printing the message. */

@@ -94,6 +94,11 @@ int cmd_prefill(int argc, char **argv)
         cli_specs_free(&specs);
         return cli_fail(DOC.name, EXIT_USAGE, "%s%s", err, no_comm ? "" : " (or --no-comm)");
     }
+    step_cost cc;
+    if (d.rates.have && decoder_step_cost(m, &d.rates.gpu, &sh, &cc, err, sizeof err) != 0) {
+        cli_specs_free(&specs);
+        return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
+    }
     report *r = report_new(DOC.name);
     report_section(r, "Prefill");
     report_text(r, "model", "model", m->key);
@@ -115,6 +120,14 @@ int cmd_prefill(int argc, char **argv)
     report_num(r, "tokens_per_s", "prompt tokens per second", U_TOKENS_PER_S, (double)batch * prompt / c.time);
     if (d.calibrated && d.has_sheet)
         add_step(r, "datasheet_", " (datasheet)", &sheet_cost);
+    if (d.rates.have) {
+        report_section(r, "The same step at measured kernel rates (calibrated)");
+        report_num(r, "time_calibrated", "prefill time, calibrated", U_SECONDS, cc.time);
+        report_num(r, "time_comm_calibrated", "communication, calibrated", U_SECONDS, cc.time_comm);
+        report_num(r, "tokens_per_s_calibrated", "prompt tokens per second, calibrated", U_TOKENS_PER_S,
+                   (double)batch * prompt / cc.time);
+        report_num(r, "calibrated_over_roofline", "calibrated / roofline time", U_REAL, cc.time / c.time);
+    }
     rc = report_print(r, common.format, stdout);
     report_free(r);
     cli_specs_free(&specs);

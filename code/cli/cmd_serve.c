@@ -49,7 +49,8 @@ static void report_estimate(report *r, const request_estimate *e, double price)
     if (e->mixed_step > 0)
         report_num(r, "mixed_step", "mixed step (decodes + a prompt chunk)", U_SECONDS, e->mixed_step);
     report_section(r, "One request");
-    report_num(r, "ttft", "time to first token", U_SECONDS, e->ttft);
+    report_num(r, "ttft", "time to first token (the prefill alone)", U_SECONDS, e->ttft);
+    report_num(r, "ttft_closed", "time to first token in the busy closed loop", U_SECONDS, e->ttft_closed);
     report_num(r, "tpot", "time per output token", U_SECONDS, e->tpot);
     report_num(r, "e2e", "end-to-end latency", U_SECONDS, e->e2e);
     report_num(r, "user_tokens_per_s", "tokens/s per user", U_TOKENS_PER_S, e->user_tokens_per_s);
@@ -272,6 +273,26 @@ int cmd_serve(int argc, char **argv)
     }
     report_int(r, "concurrency", "requests in flight", s.concurrency);
     report_estimate(r, &e, price);
+    if (d.rates.have) {
+        request_setup t = s;
+        t.gpu = &d.rates.gpu;
+        request_estimate ec;
+        if (request_estimate_compute(&t, &ec, err, sizeof err) == 0) {
+            report_section(r, "The same at measured kernel rates (calibrated)");
+            report_num(r, "prefill_time_calibrated", "prefill of one prompt", U_SECONDS, ec.prefill_time);
+            report_num(r, "decode_step_calibrated", "mean decode step", U_SECONDS, ec.decode_step);
+            report_num(r, "ttft_calibrated", "time to first token (the prefill alone)", U_SECONDS, ec.ttft);
+            report_num(r, "ttft_closed_calibrated", "time to first token in the busy closed loop", U_SECONDS,
+                       ec.ttft_closed);
+            report_num(r, "tpot_calibrated", "time per output token", U_SECONDS, ec.tpot);
+            report_num(r, "e2e_calibrated", "end-to-end latency", U_SECONDS, ec.e2e);
+            report_num(r, "tokens_per_s_calibrated", "output tokens/s", U_TOKENS_PER_S, ec.tokens_per_s);
+            report_num(r, "requests_per_s_calibrated", "requests/s", U_REAL, ec.requests_per_s);
+            if (price > 0)
+                report_num(r, "cost_per_m_output_calibrated", "cost per million output tokens", U_REAL,
+                           ec.cost_per_m_output);
+        }
+    }
     if (d.calibrated && d.has_sheet) {
         request_setup t = s;
         t.gpu = &d.sheet;

@@ -72,6 +72,19 @@ static int mean_decode_step(const request_setup *s, int batch, double *t, char *
 }
 
 //> request_estimate
+//> closed_loop_ttft
+/* A request that arrives in a busy closed loop waits, on average, for half
+ * of the decode step in flight, then for the prefills queued ahead of its
+ * own: the prefills form a queue served at p each, busy rho = C p / e2e of
+ * the time, and with arrivals spread like a Poisson stream its mean wait is
+ * the M/D/1 one, rho p / (2 (1 - rho)) (Pollaczek-Khinchine). */
+double closed_loop_ttft(double p, double d, double rho)
+{
+    double queue = rho < 1 ? rho * p / (2 * (1 - rho)) : INFINITY;
+    return d / 2 + queue + p;
+}
+//< closed_loop_ttft
+
 int request_estimate_compute(const request_setup *s, request_estimate *out, char *err, size_t errlen)
 {
     if (check_setup(s, err, errlen))
@@ -108,6 +121,7 @@ int request_estimate_compute(const request_setup *s, request_estimate *out, char
         r.ttft = p;
         r.e2e = C * p + (o - 1) * r.decode_step;
         r.tpot = o > 1 ? (r.e2e - p) / (o - 1) : 0;
+        r.ttft_closed = closed_loop_ttft(p, r.decode_step, C * p / r.e2e);
         r.gpu_seconds_per_request = gpus * r.e2e / C;
         if (s->price_per_gpu_hour > 0) {
             double per_s = s->price_per_gpu_hour / 3600 * gpus;
@@ -138,6 +152,7 @@ int request_estimate_compute(const request_setup *s, request_estimate *out, char
         prefill_share_of_step = extra;
         r.prefill_steps = n;
         r.ttft = n * r.mixed_step;
+        r.ttft_closed = r.mixed_step / 2 + r.ttft; /* it joins at the next step: half a step's wait */
         r.tpot = r.mixed_step;
         r.e2e = steps_per_request * r.mixed_step;
         r.gpu_seconds_per_request = gpus * r.e2e / C;

@@ -22,8 +22,9 @@
  * With pipeline parallelism (pp stages of tp GPUs, pipeline.h) p is one
  * prompt's trip through the stages and d the steady-state cycle of min(C, pp)
  * microbatches; chunked prefill is not modelled with pp > 1.
- * Queueing before admission, and the half step a new request waits for the
- * step in flight, are left out.  Everything is checked against memory with
+ * TTFT above is the prefill alone (a request that finds the GPU idle);
+ * ttft_closed is what a closed-loop benchmark measures: the wait for the step
+ * in flight and for the prefills queued ahead (closed_loop_ttft).  Everything is checked against memory with
  * memory_fit: C sequences of prompt + output tokens on one stage's GPUs. */
 #ifndef NAPKIN_REQUEST_H
 #define NAPKIN_REQUEST_H
@@ -56,7 +57,8 @@ typedef struct {
     double decode_step;       /* d: mean decode step of the decoding slots */
     double mixed_step;        /* t_mix with chunked prefill (0 without) */
     int prefill_steps;        /* n: steps a prompt takes (1 without chunking) */
-    double ttft, tpot, e2e;   /* seconds */
+    double ttft, tpot, e2e;   /* seconds; ttft: the prefill alone */
+    double ttft_closed;       /* seconds: TTFT in the busy closed loop, waits included */
     double user_tokens_per_s; /* 1 / TPOT */
     double tokens_per_s;      /* output tokens per second, the replica */
     double requests_per_s;
@@ -65,6 +67,11 @@ typedef struct {
     double cost_per_m_input, cost_per_m_output; /* price units per million tokens; NAN without a price */
     fit_check fit;            /* C sequences of prompt + output tokens */
 } request_estimate;
+
+/* Mean TTFT of a request arriving in a busy closed loop: half the decode
+ * step d in flight, the M/D/1 wait behind queued prefills of p each (the
+ * prefill queue busy a share rho of the time), then its own prefill. */
+double closed_loop_ttft(double p, double d, double rho);
 
 /* Fill *out.  Returns 0 (also when the setup does not fit: out->fit.fits is
  * 0 and the times are those it would have), or -1 with a message for a bad
