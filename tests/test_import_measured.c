@@ -154,13 +154,14 @@ Test(import_measured, serving_runs_keep_aggregated_dense_runs_in_seconds)
 {
     import_fixture(tmpdir);
     /* Dropped: a disagg run, a b200 run, a MoE model.  120.5 ms = 0.1205 s,
-     * 6.25 ms, 2500 ms, 30.125 ms; empty precision and version become "-". */
+     * 6.25 ms, 2500 ms, 30.125 ms; empty precision, version and
+     * gemm_quant_mode become "-". */
     expect_rows("serving_runs.tsv",
-                "id\tmodel\tsystem\tbackend\tbackend_version\tprecision\tisl\tosl\tconcurrency\ttp\tpp\tttft_s\ttpot_s\n"
+                "id\tmodel\tsystem\tbackend\tbackend_version\tprecision\tisl\tosl\tconcurrency\ttp\tpp\tttft_s\ttpot_s\tgemm_quant\n"
                 "llama70b_h100_c64\tmeta-llama/Llama-3.1-70B\th100_sxm\tvllm\t-\tfp8\t2048\t512\t64\t4\t1\t"
-                "2.500000e+00\t3.012500e-02\n"
+                "2.500000e+00\t3.012500e-02\tfp8\n"
                 "llama8b_h100_c16\tmeta-llama/Llama-3.1-8B-Instruct\th100_sxm\ttrtllm\t1.0.0rc3\t-\t1024\t128\t16\t2\t1\t"
-                "1.205000e-01\t6.250000e-03\n");
+                "1.205000e-01\t6.250000e-03\t-\n");
 }
 
 /* sha256 of a file, by the system's sha256sum (independent of the script). */

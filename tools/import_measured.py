@@ -405,7 +405,7 @@ def import_allreduce(ctx, system, backend, version, out):
                      [(*key, fmt_time(s)) for key, s in rows])
 
 
-SERVING_COLS = ("id", "model_path", "system", "backend", "backend_version", "precision", "mode",
+SERVING_COLS = ("id", "model_path", "system", "backend", "backend_version", "precision", "gemm_quant_mode", "mode",
                 "isl", "osl", "batch_size", "tp_size", "pp_size", "silicon_ttft_ms", "silicon_tpot_ms")
 
 
@@ -416,16 +416,18 @@ def import_serving(ctx, out, devices, systems):
     for r in t.rows:
         if r["mode"] != "agg" or r["system"] not in systems or r["model_path"] not in SERVING_MODELS:
             continue
-        for c in ("id", "backend_version", "precision"):
+        for c in ("id", "backend_version", "precision", "gemm_quant_mode"):
             if "\t" in r[c] or "\n" in r[c]:
                 fail(f"{rel}: row {r['id']!r}: column {c} holds a tab or newline")
         rows.append((r["model_path"], r["system"], r["backend"], r["backend_version"] or "-",
                      r["precision"] or "-", num(r, "isl", t), num(r, "osl", t), num(r, "batch_size", t),
                      num(r, "tp_size", t), num(r, "pp_size", t), r["id"],
-                     num(r, "silicon_ttft_ms", t, float) * MS, num(r, "silicon_tpot_ms", t, float) * MS))
+                     num(r, "silicon_ttft_ms", t, float) * MS, num(r, "silicon_tpot_ms", t, float) * MS,
+                     r["gemm_quant_mode"] or "-"))
     rows.sort()
     sel = ("mode agg rows of the dense models " + ", ".join(SERVING_MODELS) + " (those present) on "
-           + " and ".join(systems) + f"; concurrency = batch_size; empty precision or backend_version written -; "
+           + " and ".join(systems) + f"; concurrency = batch_size; gemm_quant = gemm_quant_mode (fp8 per-tensor or fp8_block, which GEMM curve applies); "
+           f"empty precision, backend_version or gemm_quant written -; "
            f"{len(rows)} of {len(t.rows)} rows")
     systems = ", ".join(sorted({r[1] for r in rows}))
     meta = common_meta("serving_runs", ctx, systems,
@@ -435,9 +437,9 @@ def import_serving(ctx, out, devices, systems):
     meta.append(("note", "ttft_s is the benchmark's closed-loop TTFT: concurrency requests kept in flight, "
                          "so it includes queueing behind other requests' prefills and decode steps"))
     header = ("id", "model", "system", "backend", "backend_version", "precision", "isl", "osl",
-              "concurrency", "tp", "pp", "ttft_s", "tpot_s")
+              "concurrency", "tp", "pp", "ttft_s", "tpot_s", "gemm_quant")
     return write_tsv(os.path.join(out, "serving_runs.tsv"), meta, header,
-                     [(r[10], *r[:10], fmt_time(r[11]), fmt_time(r[12])) for r in rows])
+                     [(r[10], *r[:10], fmt_time(r[11]), fmt_time(r[12]), r[13]) for r in rows])
 
 
 # ---------------------------------------------------------------- texts
@@ -477,7 +479,7 @@ About LICENSE: {ctx['licence_source']}.
 - `<system>/<backend>/attention_decode.tsv`: batch context heads kv_heads head_dim kv_dtype time_s
 - `<system>/<backend>/attention_prefill.tsv`: batch prompt heads kv_heads head_dim kv_dtype time_s
 - `<system>/<backend>/allreduce.tsv`: implementation tp bytes time_s
-- `serving_runs.tsv`: id model system backend backend_version precision isl osl concurrency tp pp ttft_s tpot_s
+- `serving_runs.tsv`: id model system backend backend_version precision isl osl concurrency tp pp ttft_s tpot_s gemm_quant
 
 Systems: {', '.join(systems)}. Backends: {backend_list}. Each file starts with
 `# key: value` provenance lines (the package, the file inside it and its
@@ -504,6 +506,8 @@ licence and copyright, the rows kept), then a header row, then rows.
   ({', '.join(SERVING_MODELS)}; those present) on H100 and H200 SXM;
   `concurrency` is the benchmark's batch_size, and `ttft_s` is its
   closed-loop TTFT, which includes queueing behind other requests.
+  `gemm_quant` is the package's gemm_quant_mode (fp8 per tensor or
+  fp8_block), which says which GEMM curve a run used; `-` where empty.
 - A shape measured more than once keeps its median (each file says how many).
 
 Times are in seconds (the package's milliseconds / 1000), sizes in bytes.
