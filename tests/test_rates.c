@@ -19,17 +19,17 @@ Test(rates, achieved_rate_by_hand)
 {
     /* t0 2 us, half the peak, half the bandwidth, q = 1 (no overlap):
      * 1e12 FLOP at 0.5 x 1e15 = 2 ms; 1e9 B at 0.5 x 1e12 = 2 ms; sum 4 ms + 2 us */
-    op_rate r = {2e-6, 0.5, 0.5, 1};
-    cr_assert_float_eq(op_rate_time(&r, 1e12, 1e9, 1e15, 1e12), 4.002e-3, 1e-12);
+    op_rate r = {.t0 = 2e-6, .flop_frac = 0.5, .byte_frac = 0.5, .blend = 1};
+    cr_assert_float_eq(op_rate_time(&r, 1e12, 1e9, 0, 1e15, 1e12), 4.002e-3, 1e-12);
     /* q = 2: sqrt(2) x 2 ms = 2.828427 ms */
     r.blend = 2;
-    cr_assert_float_eq(op_rate_time(&r, 1e12, 1e9, 1e15, 1e12), 2e-6 + 2e-3 * sqrt(2.0), 1e-12);
+    cr_assert_float_eq(op_rate_time(&r, 1e12, 1e9, 0, 1e15, 1e12), 2e-6 + 2e-3 * sqrt(2.0), 1e-12);
     /* a large q is the max: 64th root of 2 is 1.0109, so within 1.1 % of 2 ms */
     r.blend = 64;
-    double t = op_rate_time(&r, 1e12, 1e9, 1e15, 1e12) - 2e-6;
+    double t = op_rate_time(&r, 1e12, 1e9, 0, 1e15, 1e12) - 2e-6;
     cr_assert(t > 2e-3 && t < 2e-3 * 1.011, "t %g", t);
     /* the fixed cost alone for no work */
-    cr_assert_float_eq(op_rate_time(&r, 0, 0, 1e15, 1e12), 2e-6, 1e-18);
+    cr_assert_float_eq(op_rate_time(&r, 0, 0, 0, 1e15, 1e12), 2e-6, 1e-18);
 }
 
 Test(rates, link_rate_picks_the_faster_line)
@@ -54,7 +54,7 @@ static int synthetic_gemms(const op_rate *truth, rate_point *p)
         for (int m = 1; m <= 8192; m *= 2) {
             op_cost op = gemm_op_cost(m, shapes[s][0], shapes[s][1], DT_BF16, DT_BF16, DT_BF16);
             double bytes = op_bytes(&op);
-            p[n] = (rate_point){op.flop, bytes, peak, bw, op_rate_time(truth, op.flop, bytes, peak, bw)};
+            p[n] = (rate_point){op.flop, bytes, peak, bw, op_rate_time(truth, op.flop, bytes, 0, peak, bw), 0};
             n++;
         }
     return n;
@@ -62,10 +62,10 @@ static int synthetic_gemms(const op_rate *truth, rate_point *p)
 
 Test(rates, gemm_fit_recovers_known_parameters)
 {
-    const op_rate truth = {3.6e-6, 0.78, 0.83, 3.9};
+    const op_rate truth = {.t0 = 3.6e-6, .flop_frac = 0.78, .byte_frac = 0.83, .blend = 3.9};
     rate_point p[64];
     int n = synthetic_gemms(&truth, p);
-    op_rate r = {1e-6, 0.5, 0.5, 2}; /* a start far from the truth */
+    op_rate r = {.t0 = 1e-6, .flop_frac = 0.5, .byte_frac = 0.5, .blend = 2}; /* a start far from the truth */
     fit_summary s;
     char err[256];
     cr_assert_eq(fit_op_rate(p, n, &r, &s, err, sizeof err), 0, "%s", err);
@@ -81,12 +81,12 @@ Test(rates, gemm_fit_shrugs_off_outliers)
 {
     /* a tenth of the kernels run 3x slow (a bad kernel choice): the soft-L1 loss
      * keeps the fit near the truth for the rest */
-    const op_rate truth = {3.0e-6, 0.75, 0.85, 3};
+    const op_rate truth = {.t0 = 3.0e-6, .flop_frac = 0.75, .byte_frac = 0.85, .blend = 3};
     rate_point p[64];
     int n = synthetic_gemms(&truth, p);
     for (int i = 0; i < n; i += 10)
         p[i].time *= 3;
-    op_rate r = {1e-6, 0.5, 0.5, 2};
+    op_rate r = {.t0 = 1e-6, .flop_frac = 0.5, .byte_frac = 0.5, .blend = 2};
     fit_summary s;
     char err[256];
     cr_assert_eq(fit_op_rate(p, n, &r, &s, err, sizeof err), 0, "%s", err);
@@ -104,7 +104,7 @@ Test(rates, fit_refuses_bad_points)
     cr_assert_eq(fit_op_rate(p, 3, &r, &s, err, sizeof err), -1);
     cr_assert(strstr(err, "cannot fit"), "%s", err);
     for (int i = 0; i < 8; i++)
-        p[i] = (rate_point){1e9, 1e6, 1e15, 1e12, i == 5 ? 0 : 1e-5};
+        p[i] = (rate_point){1e9, 1e6, 1e15, 1e12, i == 5 ? 0 : 1e-5, 0};
     cr_assert_eq(fit_op_rate(p, 8, &r, &s, err, sizeof err), -1);
     cr_assert(strstr(err, "point 6"), "%s", err);
 }
@@ -153,7 +153,7 @@ Test(pricing, a_decode_step_with_rates_by_hand)
      * step of LLaMA-3-8B at batch 1 takes about twice its roofline */
     rate_model m = {0};
     for (int c = 0; c < RC_COUNT; c++) {
-        m.op[c] = (op_rate){1e-15, 1.0, 0.5, 64};
+        m.op[c] = (op_rate){.t0 = 1e-15, .flop_frac = 1.0, .byte_frac = 0.5, .blend = 64};
         m.has_op[c] = 1;
     }
     gpu_spec g = gpu_builtin("h100");
@@ -175,7 +175,7 @@ Test(pricing, fused_attention_halves_share_one_fixed_cost)
     /* decode attention for one short sequence is all fixed cost: 10 us in the rate,
      * 5 us on each of the two ops the cost model counts */
     rate_model m = {0};
-    m.op[RC_ATTN_DECODE_BF16] = (op_rate){10e-6, 1, 1, 64};
+    m.op[RC_ATTN_DECODE_BF16] = (op_rate){.t0 = 10e-6, .flop_frac = 1, .byte_frac = 1, .blend = 64};
     m.has_op[RC_ATTN_DECODE_BF16] = 1;
     op_cost a[2];
     attention_op_costs(1, 1, 1, 32, 8, 128, DT_BF16, DT_BF16, a);
@@ -218,7 +218,7 @@ Test(rate_table, rows_round_trip)
     rate_model m = {0};
     snprintf(m.name, sizeof m.name, "test:one");
     snprintf(m.gpu, sizeof m.gpu, "h100");
-    m.op[RC_GEMM_BF16] = (op_rate){3.5e-6, 0.78, 0.83, 3.9};
+    m.op[RC_GEMM_BF16] = (op_rate){.t0 = 3.5e-6, .flop_frac = 0.78, .byte_frac = 0.83, .blend = 3.9};
     m.has_op[RC_GEMM_BF16] = 1;
     m.allreduce[2] = (link_rate){3.2e-6, 4.2e10, 3.3e-5, 2.4e11};
     m.has_allreduce[2] = 1;

@@ -21,7 +21,8 @@
     X(video, "a video diffusion request: latent, FLOPs, memory, time, cost, and its queue at a rate")      \
     X(graphs, "CUDA graphs: kernels per step, launch time against GPU time, share saved, padding")         \
     X(lora, "many fine-tunes on one base: adapter bytes, slots against the KV cache, D distinct adapters")  \
-    X(calibrate, "achieved rates of each op class fitted to published kernel measurements, with residuals")
+    X(calibrate, "achieved rates of each op class fitted to published kernel measurements, with residuals") \
+    X(validate, "the calibrated model against published measurements it was not fitted to")
 
 #define NAPKIN_DECLARE_COMMAND(name, summary) int cmd_##name(int argc, char **argv);
 NAPKIN_COMMANDS(NAPKIN_DECLARE_COMMAND)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NP 4                /* t0, flop_frac, byte_frac, blend */
+#define NP 5                /* t0, flop_frac, byte_frac, blend, t_item */
 #define SOFT_L1_SCALE 0.10  /* residuals (in log time) beyond ~10 % count linearly, not squared */
 #define MAX_ITER 300
 
@@ -36,35 +36,36 @@ void summarize_errors(double *e, int n, fit_summary *s)
 }
 
 /* The parameters as the fit sees them: logs, so each moves on its own scale. */
-static void to_rate(const double *u, op_rate *r)
+static void to_rate(const double *u, int np, op_rate *r)
 {
     r->t0 = exp(u[0]);
     r->flop_frac = exp(u[1]);
     r->byte_frac = exp(u[2]);
     r->blend = exp(u[3]);
+    r->t_item = np > 4 ? exp(u[4]) : 0;
 }
 
 static void clamp_u(double *u)
 {
-    const double lo[NP] = {log(1e-9), log(1e-3), log(1e-3), 0};
-    const double hi[NP] = {0, log(1.5), log(1.5), log(64.0)};
+    const double lo[NP] = {log(1e-9), log(1e-3), log(1e-3), 0, log(1e-15)};
+    const double hi[NP] = {0, log(1.5), log(1.5), log(64.0), log(1e-3)};
     for (int i = 0; i < NP; i++)
         u[i] = u[i] < lo[i] ? lo[i] : u[i] > hi[i] ? hi[i] : u[i];
 }
 
-static double residual(const double *u, const rate_point *p)
+static double residual(const double *u, int np, const rate_point *p)
 {
     op_rate r;
-    to_rate(u, &r);
-    return log(op_rate_time(&r, p->flop, p->bytes, p->peak, p->bandwidth) / p->time);
+    to_rate(u, np, &r);
+    return log(op_rate_time(&r, p->flop, p->bytes, p->items, p->peak, p->bandwidth) / p->time);
 }
 
-static double robust_cost(const double *u, const rate_point *pts, int n)
+static double robust_cost(const double *u, int np, const rate_point *pts, int n)
 {
     const double s = SOFT_L1_SCALE;
     double c = 0;
     for (int i = 0; i < n; i++) {
-        double r = residual(u, &pts[i]) / s;
+        double r = residual(u, np, &pts[i]) / s;
         c += 2 * s * s * (sqrt(1 + r * r) - 1);
     }
     return c;
@@ -109,19 +110,25 @@ static int solve(int m, double a[NP][NP], double *b, double *x)
 
 int fit_op_rate(const rate_point *pts, int n, op_rate *r, fit_summary *s, char *err, size_t errlen)
 {
-    if (n < NP + 1) {
-        snprintf(err, errlen, "%d points cannot fit %d parameters", n, NP);
+    /* t_item is a parameter only where some point has work items */
+    int np = NP - 1;
+    for (int i = 0; i < n; i++)
+        if (pts[i].items > 0)
+            np = NP;
+    if (n < np + 1) {
+        snprintf(err, errlen, "%d points cannot fit %d parameters", n, np);
         return -1;
     }
     for (int i = 0; i < n; i++)
         if (!(pts[i].time > 0) || !(pts[i].peak > 0) || !(pts[i].bandwidth > 0) || pts[i].flop < 0 ||
-            pts[i].bytes < 0 || !(pts[i].flop + pts[i].bytes > 0)) {
+            pts[i].bytes < 0 || pts[i].items < 0 || !(pts[i].flop + pts[i].bytes > 0)) {
             snprintf(err, errlen, "point %d: time, peak and bandwidth must be positive, flop and bytes not negative",
                      i + 1);
             return -1;
         }
     double u[NP] = {log(r->t0 > 0 ? r->t0 : 1e-6), log(r->flop_frac > 0 ? r->flop_frac : 0.8),
-                    log(r->byte_frac > 0 ? r->byte_frac : 0.8), log(r->blend >= 1 ? r->blend : 2)};
+                    log(r->byte_frac > 0 ? r->byte_frac : 0.8), log(r->blend >= 1 ? r->blend : 2),
+                    log(r->t_item > 0 ? r->t_item : 1e-9)};
     clamp_u(u);
     double *res = malloc((size_t)n * sizeof *res);
     double *jac = malloc((size_t)n * NP * sizeof *jac);
@@ -131,45 +138,46 @@ int fit_op_rate(const rate_point *pts, int n, op_rate *r, fit_summary *s, char *
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    double cost = robust_cost(u, pts, n), lambda = 1e-3;
+    double cost = robust_cost(u, np, pts, n), lambda = 1e-3;
     int it = 0;
     for (; it < MAX_ITER; it++) {
         /* Jacobian by forward differences; robust weights at the current point */
         double a[NP][NP] = {{0}}, g[NP] = {0};
         for (int i = 0; i < n; i++) {
-            res[i] = residual(u, &pts[i]);
-            for (int k = 0; k < NP; k++) {
+            res[i] = residual(u, np, &pts[i]);
+            for (int k = 0; k < np; k++) {
                 double v[NP];
                 memcpy(v, u, sizeof v);
                 const double h = 1e-6;
                 v[k] += h;
-                jac[i * NP + k] = (residual(v, &pts[i]) - res[i]) / h;
+                jac[i * NP + k] = (residual(v, np, &pts[i]) - res[i]) / h;
             }
             double z = res[i] / SOFT_L1_SCALE, w = 1 / sqrt(1 + z * z);
-            for (int k = 0; k < NP; k++) {
+            for (int k = 0; k < np; k++) {
                 g[k] += w * jac[i * NP + k] * res[i];
-                for (int l = 0; l < NP; l++)
+                for (int l = 0; l < np; l++)
                     a[k][l] += w * jac[i * NP + k] * jac[i * NP + l];
             }
         }
         int accepted = 0;
         while (lambda < 1e12) {
             double m[NP][NP], b[NP], d[NP];
-            for (int k = 0; k < NP; k++) {
-                for (int l = 0; l < NP; l++)
+            for (int k = 0; k < np; k++) {
+                for (int l = 0; l < np; l++)
                     m[k][l] = a[k][l];
                 m[k][k] += lambda * (a[k][k] > 0 ? a[k][k] : 1e-12);
                 b[k] = -g[k];
             }
-            if (solve(NP, m, b, d) != 0) {
+            if (solve(np, m, b, d) != 0) {
                 lambda *= 4;
                 continue;
             }
             double v[NP];
-            for (int k = 0; k < NP; k++)
+            memcpy(v, u, sizeof v);
+            for (int k = 0; k < np; k++)
                 v[k] = u[k] + d[k];
             clamp_u(v);
-            double c = robust_cost(v, pts, n);
+            double c = robust_cost(v, np, pts, n);
             if (c < cost) {
                 double drop = cost - c;
                 memcpy(u, v, sizeof u);
@@ -185,7 +193,7 @@ int fit_op_rate(const rate_point *pts, int n, op_rate *r, fit_summary *s, char *
     }
     free(res);
     free(jac);
-    to_rate(u, r);
+    to_rate(u, np, r);
     op_rate_errors(r, pts, n, s);
     s->iterations = it;
     return 0;
@@ -199,7 +207,8 @@ void op_rate_errors(const op_rate *r, const rate_point *pts, int n, fit_summary 
         return;
     }
     for (int i = 0; i < n; i++)
-        e[i] = op_rate_time(r, pts[i].flop, pts[i].bytes, pts[i].peak, pts[i].bandwidth) / pts[i].time - 1;
+        e[i] = op_rate_time(r, pts[i].flop, pts[i].bytes, pts[i].items, pts[i].peak, pts[i].bandwidth) / pts[i].time -
+               1;
     summarize_errors(e, n, s);
     free(e);
 }

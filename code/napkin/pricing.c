@@ -8,17 +8,23 @@ int gpu_has_rates(const gpu_spec *g, rate_class c)
 }
 
 //> price_compute
-double price_compute(const gpu_spec *g, rate_class c, double flop, double bytes, double peak, double fixed_share,
-                     bound_kind *bound)
+double price_compute_items(const gpu_spec *g, rate_class c, double flop, double bytes, double items, double peak,
+                           double fixed_share, bound_kind *bound)
 {
     double roofline = roofline_time(flop, bytes, peak, g->mem_bw, bound);
     if (!gpu_has_rates(g, c))
         return roofline;
     op_rate r = g->rates->op[c];
     r.t0 *= fixed_share;
-    return op_rate_time(&r, flop, bytes, peak, g->mem_bw);
+    return op_rate_time(&r, flop, bytes, items, peak, g->mem_bw);
 }
 //< price_compute
+
+double price_compute(const gpu_spec *g, rate_class c, double flop, double bytes, double peak, double fixed_share,
+                     bound_kind *bound)
+{
+    return price_compute_items(g, c, flop, bytes, 0, peak, fixed_share, bound);
+}
 
 double price_allreduce(const gpu_spec *g, int tp, double bytes)
 {

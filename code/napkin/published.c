@@ -70,7 +70,7 @@ static int point_of_row(const measured_table *t, const int *c, int row, rate_cla
         if (!(m > 0 && n > 0 && k > 0 && time > 0))
             return -1;
         op_cost op = gemm_op_cost(m, k, n, d, d, DT_BF16);
-        *p = (rate_point){op.flop, op_bytes(&op), gpu_peak_flops(g, d), g->mem_bw, time};
+        *p = (rate_point){op.flop, op_bytes(&op), gpu_peak_flops(g, d), g->mem_bw, time, 0};
     } else {
         dtype kv;
         if (dtype_of(measured_cell(t, row, c[5]), &kv) != 0)
@@ -89,7 +89,8 @@ static int point_of_row(const measured_table *t, const int *c, int row, rate_cla
             attention_op_costs(b, 0, len, heads, kvh, hd, kv, DT_BF16, a);
         else /* the new token is one of the `len` attended: len - 1 were cached */
             attention_op_costs(b, len - 1, 1, heads, kvh, hd, kv, DT_BF16, a);
-        *p = (rate_point){a[0].flop + a[1].flop, op_bytes(&a[0]) + op_bytes(&a[1]), bf16_peak, g->mem_bw, time};
+        *p = (rate_point){a[0].flop + a[1].flop, op_bytes(&a[0]) + op_bytes(&a[1]), bf16_peak, g->mem_bw, time,
+                          a[0].items + a[1].items};
     }
     *keep = 1;
     return 0;
@@ -226,7 +227,7 @@ int published_fit(const char *dir, const char *backend, const gpu_spec *g, int e
             free(p);
             continue;
         }
-        op_rate r = {3e-6, 0.8, 0.8, 2};
+        op_rate r = {3e-6, 1e-9, 0.8, 0.8, 2};
         fit_summary s;
         if (fit_op_rate(p, n, &r, &s, err, errlen) != 0) {
             free(p);
@@ -241,7 +242,7 @@ int published_fit(const char *dir, const char *backend, const gpu_spec *g, int e
     if (out->has_op[RC_GEMM_BF16]) {
         /* a streaming kernel of its own: the GEMMs' fixed cost and byte share */
         const op_rate *gm = &out->op[RC_GEMM_BF16];
-        out->op[RC_ELEMENTWISE] = (op_rate){gm->t0, 1.0, gm->byte_frac, gm->blend};
+        out->op[RC_ELEMENTWISE] = (op_rate){gm->t0, 0, 1.0, gm->byte_frac, gm->blend};
         out->has_op[RC_ELEMENTWISE] = 1;
     }
     const char *impl = published_allreduce_implementation(backend);

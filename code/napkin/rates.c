@@ -31,17 +31,18 @@ int rate_slot_tp(int slot)
 }
 
 //> achieved_rate
-double op_rate_time(const op_rate *r, double flop, double bytes, double peak, double bandwidth)
+double op_rate_time(const op_rate *r, double flop, double bytes, double items, double peak, double bandwidth)
 {
     double tc = flop / (r->flop_frac * peak);
     double tm = bytes / (r->byte_frac * bandwidth);
     double hi = tc > tm ? tc : tm;
+    double fixed = r->t0 + r->t_item * items;
     if (hi <= 0)
-        return r->t0;
+        return fixed;
     /* (tc^q + tm^q)^(1/q), scaled by the larger term so a large q cannot overflow */
     double q = r->blend;
     double blended = hi * pow(pow(tc / hi, q) + pow(tm / hi, q), 1 / q);
-    return r->t0 + blended;
+    return fixed + blended;
 }
 
 double link_rate_time(const link_rate *l, double bytes)

@@ -4,10 +4,13 @@
  * A compute op (a GEMM, an attention kernel, an elementwise pass) of `flop`
  * FLOPs moving `bytes` bytes takes
  *
- *     t = t0 + (tc^q + tm^q)^(1/q),   tc = flop / (flop_frac * peak),
- *                                     tm = bytes / (byte_frac * bandwidth)
+ *     t = t0 + t_item * items + (tc^q + tm^q)^(1/q),
+ *         tc = flop / (flop_frac * peak),  tm = bytes / (byte_frac * bandwidth)
  *
  *  - t0, the fixed cost of one kernel (launch tail, prologue, the last wave);
+ *  - t_item, the cost of one work item the kernel splits into (attention:
+ *    one sequence's KV head in decode, one 128-row query tile of one head
+ *    in prefill), its setup and its output write: items = 0 for GEMMs;
  *  - flop_frac and byte_frac, the shares of the FLOP and byte ceilings that
  *    the kernel reaches when one of them is all that limits it;
  *  - q, the blend: how sharply the kernel turns from memory- to compute-bound
@@ -41,6 +44,7 @@ typedef enum {
 
 typedef struct {
     double t0;        /* seconds, fixed cost of one kernel */
+    double t_item;    /* seconds per work item (0 for classes without items) */
     double flop_frac; /* share of the dense peak reached when compute-bound */
     double byte_frac; /* share of the HBM bandwidth reached when memory-bound */
     double blend;     /* q >= 1 */
@@ -71,8 +75,8 @@ const char *rate_class_name(rate_class c);
 /* "gemm_bf16" -> RC_GEMM_BF16; -1 when unknown. */
 int rate_class_parse(const char *s);
 
-/* The time of a compute op under r (see above). */
-double op_rate_time(const op_rate *r, double flop, double bytes, double peak, double bandwidth);
+/* The time of a compute op of `items` work items under r (see above). */
+double op_rate_time(const op_rate *r, double flop, double bytes, double items, double peak, double bandwidth);
 /* The time of one collective of `bytes` under l. */
 double link_rate_time(const link_rate *l, double bytes);
 

@@ -94,7 +94,7 @@ int layer_projection_shapes(const model_spec *m, int tp, projection_shape *out)
 
 static op_cost make_op(const char *name, op_kind kind, int per_layer)
 {
-    op_cost op = {name, kind, per_layer, 0, 0, 0, 0, 0, RC_ELEMENTWISE, 1};
+    op_cost op = {name, kind, per_layer, 0, 0, 0, 0, 0, RC_ELEMENTWISE, 1, 0};
     return op;
 }
 
@@ -158,6 +158,10 @@ void attention_op_costs(double B, double ctx, double n, double heads_l, double k
     /* one fused kernel, counted as two ops: each carries half its fixed cost */
     score.rate = value.rate = n == 1 ? rate_class_decode_attention(kv) : RC_ATTN_PREFILL;
     score.fixed_share = value.fixed_share = 0.5;
+    /* work items: one per sequence and KV head in decode; in prefill, one per
+     * head and 128-row tile of the new tokens (the halves carry half each) */
+    double items = n == 1 ? B * kvh_l : B * heads_l * ceil(n / 128);
+    score.items = value.items = items / 2;
     out[0] = score;
     out[1] = value;
 }
@@ -279,7 +283,7 @@ double op_time(const op_cost *op, const gpu_spec *g, double peak, int tp, bound_
         return price_allreduce(g, tp, op->comm_bytes);
     if (op->kind == OP_ALLGATHER)
         return price_allgather(g, tp, op->comm_bytes);
-    return price_compute(g, op->rate, op->flop, op_bytes(op), peak, op->fixed_share, bound);
+    return price_compute_items(g, op->rate, op->flop, op_bytes(op), op->items, peak, op->fixed_share, bound);
 }
 
 int op_repeats(const model_spec *m, const op_cost *op)

@@ -95,6 +95,7 @@ typedef struct {
     double comm_bytes;   /* collectives: the message (all-reduce) or gathered tensor (all-gather) */
     rate_class rate;     /* the class a calibration prices it in (pricing.h) */
     double fixed_share;  /* its share of one kernel's fixed cost: 1, or 0.5 for each half of fused attention */
+    double items;        /* work items a calibration charges t_item for (rates.h); 0 for all but attention */
 } op_cost;
 
 #define DECODER_MAX_OPS 24

@@ -1,0 +1,142 @@
+/* napkin validate: the calibrated model against published measurements it
+ * was not fitted to, op class by op class and serving run by serving run. */
+#include "cli_lookup.h"
+#include "commands.h"
+#include "validate.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const cli_doc DOC = {
+    "validate",
+    "the calibrated model against published measurements it was not fitted to",
+    "[--measured DIR] [--format table|tsv|json]",
+    "DIR (default code/specs/measured) holds the published sets.  Op level: the\n"
+    "rates fitted to one system's TensorRT-LLM tables predict its vLLM and SGLang\n"
+    "tables and the other system's TensorRT-LLM tables; and rates fitted to the\n"
+    "odd rows of a set predict its even rows.  Errors are predicted / measured - 1.\n"
+    "End to end: napkin serve's model at the system's default calibration (never\n"
+    "fitted to a serving run) against the measured TPOT and closed-loop TTFT of\n"
+    "DIR/serving_runs.tsv, grouped by model, system, engine, precision and TP.\n"
+    "The targets: op level median |error| <= 10 % and worst <= 35 %; TPOT median\n"
+    "|error| <= 10 % at every TP.  Each line says whether it meets them.",
+};
+
+int cmd_validate(int argc, char **argv)
+{
+    const char *dir = "code/specs/measured";
+    cli_opt opts[] = {
+        {"--measured", OPT_STRING, &dir, "DIR", "the published sets (default code/specs/measured)", 0, 0},
+    };
+    cli_common common;
+    int rc = cli_parse(&DOC, argc, argv, opts, CLI_NOPTS(opts), &common);
+    if (rc != CLI_GO)
+        return rc == CLI_HELP_SHOWN ? 0 : rc;
+    cli_specs specs;
+    if ((rc = cli_specs_load(DOC.name, &common, &specs)) != 0)
+        return rc;
+    static op_validation ops[256];
+    static serving_validation runs[128];
+    char err[512], path[1100];
+    int n = validate_ops(dir, &specs.gpus, ops, 256, err, sizeof err);
+    if (n < 0) {
+        cli_specs_free(&specs);
+        return cli_fail(DOC.name, EXIT_USAGE, "--measured: %s", err);
+    }
+    snprintf(path, sizeof path, "%s/serving_runs.tsv", dir);
+    int ns = validate_serving(path, &specs.gpus, &specs.models, runs, 128, err, sizeof err);
+    if (ns < 0) {
+        cli_specs_free(&specs);
+        return cli_fail(DOC.name, EXIT_USAGE, "--measured: %s", err);
+    }
+    report *r = report_new(DOC.name);
+    report_text(r, "measured", "published sets", dir);
+    report_table *t = report_table_add(r, "ops", "Op level: rates fitted on one set, errors on another");
+    report_col(t, "fitted_on", "fitted on", U_TEXT, 0);
+    report_col(t, "evaluated_on", "evaluated on", U_TEXT, 0);
+    report_col(t, "class", "class", U_TEXT, 0);
+    report_col(t, "points", "points", U_INT, 0);
+    report_col(t, "median_abs_err", "median |err|", U_REAL, 0);
+    report_col(t, "p90_abs_err", "p90 |err|", U_REAL, 0);
+    report_col(t, "worst_abs_err", "worst |err|", U_REAL, 0);
+    report_col(t, "median_err", "median err", U_REAL, 0);
+    report_col(t, "meets", "meets 10 % / 35 %", U_TEXT, 0);
+    int ops_met = 0;
+    for (int i = 0; i < n; i++) {
+        const fit_summary *s = &ops[i].s;
+        int met = s->median_abs_err <= 0.10 && s->worst_abs_err <= 0.35;
+        ops_met += met;
+        report_cell_text(t, ops[i].fitted_on);
+        report_cell_text(t, ops[i].evaluated_on);
+        report_cell_text(t, ops[i].op_class);
+        report_cell_int(t, s->points);
+        report_cell_num(t, s->median_abs_err);
+        report_cell_num(t, s->p90_abs_err);
+        report_cell_num(t, s->worst_abs_err);
+        report_cell_num(t, s->median_err);
+        report_cell_text(t, met ? "yes" : s->median_abs_err <= 0.10 ? "median only" : "no");
+    }
+    static op_validation agree[64];
+    int na = validate_engine_agreement(dir, &specs.gpus, agree, 64, err, sizeof err);
+    if (na < 0) {
+        report_free(r);
+        cli_specs_free(&specs);
+        return cli_fail(DOC.name, EXIT_USAGE, "--measured: %s", err);
+    }
+    report_table *ag = report_table_add(r, "engines",
+                                        "The engines against each other: the same kernels, measured by two engines");
+    report_col(ag, "engine_a", "engine A", U_TEXT, 0);
+    report_col(ag, "engine_b", "engine B", U_TEXT, 0);
+    report_col(ag, "class", "class", U_TEXT, 0);
+    report_col(ag, "points", "shapes in both", U_INT, 0);
+    report_col(ag, "median_abs_diff", "median |B/A - 1|", U_REAL, 0);
+    report_col(ag, "p90_abs_diff", "p90", U_REAL, 0);
+    report_col(ag, "worst_abs_diff", "worst", U_REAL, 0);
+    report_col(ag, "median_diff", "median B/A - 1", U_REAL, 0);
+    for (int i = 0; i < na; i++) {
+        report_cell_text(ag, agree[i].fitted_on);
+        report_cell_text(ag, agree[i].evaluated_on);
+        report_cell_text(ag, agree[i].op_class);
+        report_cell_int(ag, agree[i].s.points);
+        report_cell_num(ag, agree[i].s.median_abs_err);
+        report_cell_num(ag, agree[i].s.p90_abs_err);
+        report_cell_num(ag, agree[i].s.worst_abs_err);
+        report_cell_num(ag, agree[i].s.median_err);
+    }
+    report_table *sv = report_table_add(r, "serving", "End to end: measured serving runs against napkin serve");
+    report_col(sv, "model", "model", U_TEXT, 0);
+    report_col(sv, "system", "system", U_TEXT, 0);
+    report_col(sv, "backend", "engine", U_TEXT, 0);
+    report_col(sv, "precision", "precision", U_TEXT, 0);
+    report_col(sv, "tp", "tp", U_INT, 0);
+    report_col(sv, "runs", "runs", U_INT, 0);
+    report_col(sv, "priced", "priced", U_INT, 0);
+    report_col(sv, "tpot_err_roofline", "TPOT err, roofline", U_REAL, 0);
+    report_col(sv, "tpot_err_calibrated", "TPOT err, calibrated", U_REAL, 0);
+    report_col(sv, "tpot_abs_err_calibrated", "|TPOT err|, calibrated", U_REAL, 0);
+    report_col(sv, "ttft_err_calibrated", "closed-loop TTFT err", U_REAL, 0);
+    report_col(sv, "meets", "TPOT within 10 %", U_TEXT, 0);
+    for (int i = 0; i < ns; i++) {
+        const serving_validation *v = &runs[i];
+        report_cell_text(sv, v->model);
+        report_cell_text(sv, v->system);
+        report_cell_text(sv, v->backend);
+        report_cell_text(sv, v->precision);
+        report_cell_int(sv, v->tp);
+        report_cell_int(sv, v->runs);
+        report_cell_int(sv, v->priced);
+        report_cell_num(sv, v->tpot_err_roofline);
+        report_cell_num(sv, v->tpot_err_calibrated);
+        report_cell_num(sv, v->tpot_abs_err_calibrated);
+        report_cell_num(sv, v->ttft_err_calibrated);
+        report_cell_text(sv, v->priced == 0 ? "-" : v->tpot_abs_err_calibrated <= 0.10 ? "yes" : "no");
+    }
+    report_int(r, "op_rows_meeting", "op comparisons meeting both bounds", ops_met);
+    report_int(r, "op_rows", "op comparisons", n);
+    report_note(r, "errors are predicted / measured - 1: below 0 the model is fast");
+    rc = report_print(r, common.format, stdout);
+    report_free(r);
+    cli_specs_free(&specs);
+    return rc;
+}

@@ -1,0 +1,321 @@
+#include "validate.h"
+
+#include "measured.h"
+#include "published.h"
+#include "rate_table.h"
+#include "request.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const SYSTEMS[] = {"h100_sxm", "h200_sxm"};
+static const char *const GPUS[] = {"h100", "h200"};
+static const char *const BACKENDS[] = {"trtllm", "vllm", "sglang"};
+
+static int add(op_validation *rows, int *n, int max, const char *fit, const char *eval, const char *cls,
+               const fit_summary *s)
+{
+    if (*n >= max || s->points == 0)
+        return 0;
+    op_validation *v = &rows[(*n)++];
+    snprintf(v->fitted_on, sizeof v->fitted_on, "%s", fit);
+    snprintf(v->evaluated_on, sizeof v->evaluated_on, "%s", eval);
+    snprintf(v->op_class, sizeof v->op_class, "%s", cls);
+    v->s = *s;
+    return 0;
+}
+
+/* The rates r (fitted elsewhere) on every class and TP degree of the set at dir. */
+static int compare(const rate_model *r, const char *dir, const char *backend, const gpu_spec *g, int half,
+                   const char *fit, const char *eval, op_validation *rows, int *n, int max, char *err, size_t errlen)
+{
+    for (int c = 0; c < RC_COUNT; c++) {
+        if (c == RC_ELEMENTWISE || !r->has_op[c])
+            continue;
+        rate_point *p;
+        int np;
+        if (published_rate_points(dir, (rate_class)c, g, &p, &np, err, errlen) != 0)
+            return -1;
+        np = published_half(p, np, half);
+        fit_summary s;
+        op_rate_errors(&r->op[c], p, np, &s);
+        free(p);
+        add(rows, n, max, fit, eval, rate_class_name(c), &s);
+    }
+    const char *impl = published_allreduce_implementation(backend);
+    for (int k = 0; k < RATE_TP_SLOTS; k++) {
+        if (!r->has_allreduce[k] || half)
+            continue;
+        link_point *p;
+        int np;
+        if (published_link_points(dir, impl, rate_slot_tp(k), &p, &np, err, errlen) != 0)
+            return -1;
+        fit_summary s;
+        link_rate_errors(&r->allreduce[k], p, np, &s);
+        free(p);
+        char cls[24];
+        snprintf(cls, sizeof cls, "allreduce_tp%d", rate_slot_tp(k));
+        add(rows, n, max, fit, eval, cls, &s);
+    }
+    return 0;
+}
+
+int validate_ops(const char *root, const gpu_table *gpus, op_validation *rows, int max, char *err, size_t errlen)
+{
+    int n = 0;
+    for (int si = 0; si < 2; si++) {
+        const gpu_spec *g = gpu_find(gpus, GPUS[si]);
+        const gpu_spec *other = gpu_find(gpus, GPUS[1 - si]);
+        if (!g || !other) {
+            snprintf(err, errlen, "the GPU table has no %s row", g ? GPUS[1 - si] : GPUS[si]);
+            return -1;
+        }
+        char dir[1024], fit[VALIDATE_NAME_MAX], eval[VALIDATE_NAME_MAX];
+        snprintf(dir, sizeof dir, "%s/%s/trtllm", root, SYSTEMS[si]);
+        snprintf(fit, sizeof fit, "%s/trtllm", SYSTEMS[si]);
+        rate_model r;
+        if (published_fit(dir, "trtllm", g, 0, &r, NULL, NULL, err, errlen) != 0)
+            return -1;
+        /* the other engines on the same system */
+        for (int b = 1; b < 3; b++) {
+            char edir[1024];
+            snprintf(edir, sizeof edir, "%s/%s/%s", root, SYSTEMS[si], BACKENDS[b]);
+            snprintf(eval, sizeof eval, "%s/%s", SYSTEMS[si], BACKENDS[b]);
+            if (compare(&r, edir, BACKENDS[b], g, 0, fit, eval, rows, &n, max, err, errlen) != 0)
+                return -1;
+        }
+        /* the same engine on the other system */
+        char odir[1024];
+        snprintf(odir, sizeof odir, "%s/%s/trtllm", root, SYSTEMS[1 - si]);
+        snprintf(eval, sizeof eval, "%s/trtllm", SYSTEMS[1 - si]);
+        if (compare(&r, odir, "trtllm", other, 0, fit, eval, rows, &n, max, err, errlen) != 0)
+            return -1;
+        /* half the shapes of the same set */
+        rate_model odd;
+        if (published_fit(dir, "trtllm", g, 1, &odd, NULL, NULL, err, errlen) != 0)
+            return -1;
+        char fit_odd[VALIDATE_NAME_MAX], eval_even[VALIDATE_NAME_MAX];
+        snprintf(fit_odd, sizeof fit_odd, "%s/trtllm odd rows", SYSTEMS[si]);
+        snprintf(eval_even, sizeof eval_even, "%s/trtllm even rows", SYSTEMS[si]);
+        if (compare(&odd, dir, "trtllm", g, 2, fit_odd, eval_even, rows, &n, max, err, errlen) != 0)
+            return -1;
+    }
+    return n;
+}
+
+static int cmp_point(const void *x, const void *y)
+{
+    const rate_point *a = x, *b = y;
+    if (a->flop != b->flop)
+        return (a->flop > b->flop) - (a->flop < b->flop);
+    if (a->bytes != b->bytes)
+        return (a->bytes > b->bytes) - (a->bytes < b->bytes);
+    return (a->items > b->items) - (a->items < b->items);
+}
+
+/* The shapes of a and b that count the same FLOPs, bytes and items are the
+ * same kernel (the features are a function of the shape): merge the sorted
+ * lists and compare their times. */
+static void agreement(rate_point *a, int na, rate_point *b, int nb, fit_summary *s)
+{
+    qsort(a, (size_t)na, sizeof *a, cmp_point);
+    qsort(b, (size_t)nb, sizeof *b, cmp_point);
+    double *e = malloc((size_t)(na < nb ? (na > 0 ? na : 1) : (nb > 0 ? nb : 1)) * sizeof *e);
+    int n = 0;
+    for (int i = 0, j = 0; e && i < na && j < nb;) {
+        int c = cmp_point(&a[i], &b[j]);
+        if (c < 0)
+            i++;
+        else if (c > 0)
+            j++;
+        else
+            e[n++] = b[j++].time / a[i++].time - 1;
+    }
+    if (e)
+        summarize_errors(e, n, s);
+    else
+        memset(s, 0, sizeof *s);
+    free(e);
+}
+
+int validate_engine_agreement(const char *root, const gpu_table *gpus, op_validation *rows, int max, char *err,
+                              size_t errlen)
+{
+    int n = 0;
+    for (int si = 0; si < 2; si++) {
+        const gpu_spec *g = gpu_find(gpus, GPUS[si]);
+        if (!g) {
+            snprintf(err, errlen, "the GPU table has no %s row", GPUS[si]);
+            return -1;
+        }
+        for (int b = 1; b < 3; b++)
+            for (int c = 0; c < RC_COUNT; c++) {
+                if (c == RC_ELEMENTWISE)
+                    continue;
+                char da[1024], db[1024], na[VALIDATE_NAME_MAX], nb[VALIDATE_NAME_MAX];
+                snprintf(da, sizeof da, "%s/%s/trtllm", root, SYSTEMS[si]);
+                snprintf(db, sizeof db, "%s/%s/%s", root, SYSTEMS[si], BACKENDS[b]);
+                snprintf(na, sizeof na, "%s/trtllm", SYSTEMS[si]);
+                snprintf(nb, sizeof nb, "%s/%s", SYSTEMS[si], BACKENDS[b]);
+                rate_point *pa, *pb;
+                int ka, kb;
+                if (published_rate_points(da, (rate_class)c, g, &pa, &ka, err, errlen) != 0)
+                    return -1;
+                if (published_rate_points(db, (rate_class)c, g, &pb, &kb, err, errlen) != 0) {
+                    free(pa);
+                    return -1;
+                }
+                fit_summary s;
+                agreement(pa, ka, pb, kb, &s);
+                free(pa);
+                free(pb);
+                add(rows, &n, max, na, nb, rate_class_name(c), &s);
+            }
+    }
+    return n;
+}
+
+/* ---------------------------------------------------------------- serving */
+
+/* The model table row a measured model name stands for (Llama 3.1 has the
+ * shapes of Llama 3), or NULL. */
+static const char *model_key_of(const char *name)
+{
+    static const struct {
+        const char *suffix, *key;
+    } MAP[] = {
+        {"Llama-3.1-8B-Instruct-FP8", "llama3-8b"}, {"Llama-3.1-8B-Instruct", "llama3-8b"},
+        {"Llama-3.1-8B", "llama3-8b"},               {"Llama-3.1-70B", "llama3-70b"},
+        {"Qwen3-32B", "qwen3-32b"},
+    };
+    const char *slash = strrchr(name, '/');
+    const char *base = slash ? slash + 1 : name;
+    for (size_t i = 0; i < sizeof MAP / sizeof MAP[0]; i++)
+        if (strcasecmp(base, MAP[i].suffix) == 0)
+            return MAP[i].key;
+    return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    if (n == 0)
+        return NAN;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+typedef struct {
+    int col[13];
+} run_cols;
+
+int validate_serving(const char *runs_path, const gpu_table *gpus, const model_table *models,
+                     serving_validation *rows, int max, char *err, size_t errlen)
+{
+    measured_table t;
+    if (measured_table_load(runs_path, &t, err, errlen) != 0)
+        return -1;
+    static const char *const names[] = {"model", "system", "backend", "precision", "isl", "osl",
+                                        "concurrency", "tp", "pp", "ttft_s", "tpot_s"};
+    int c[11];
+    for (int i = 0; i < 11; i++)
+        if ((c[i] = measured_col(&t, names[i])) < 0) {
+            snprintf(err, errlen, "%s: no column '%s'", runs_path, names[i]);
+            measured_table_free(&t);
+            return -1;
+        }
+    int ng = 0;
+    int *group = malloc((size_t)(t.nrows > 0 ? t.nrows : 1) * sizeof *group);
+    double *e1 = malloc((size_t)(t.nrows > 0 ? t.nrows : 1) * 5 * sizeof *e1);
+    if (!group || !e1) {
+        free(group);
+        free(e1);
+        measured_table_free(&t);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    /* assign each run to its group */
+    for (int r = 0; r < t.nrows; r++) {
+        group[r] = -1;
+        const char *key = model_key_of(measured_cell(&t, r, c[0]));
+        if (!key || !model_find(models, key) || measured_num(&t, r, c[8]) != 1)
+            continue;
+        int tp = (int)measured_num(&t, r, c[7]);
+        const char *sys = measured_cell(&t, r, c[1]), *be = measured_cell(&t, r, c[2]);
+        const char *prec = measured_cell(&t, r, c[3]);
+        int g = -1;
+        for (int k = 0; k < ng; k++)
+            if (strcmp(rows[k].model, measured_cell(&t, r, c[0])) == 0 && strcmp(rows[k].system, sys) == 0 &&
+                strcmp(rows[k].backend, be) == 0 && strcmp(rows[k].precision, prec) == 0 && rows[k].tp == tp)
+                g = k;
+        if (g < 0) {
+            if (ng >= max)
+                continue;
+            g = ng++;
+            memset(&rows[g], 0, sizeof rows[g]);
+            snprintf(rows[g].model, sizeof rows[g].model, "%s", measured_cell(&t, r, c[0]));
+            snprintf(rows[g].model_key, sizeof rows[g].model_key, "%s", key);
+            snprintf(rows[g].system, sizeof rows[g].system, "%s", sys);
+            snprintf(rows[g].backend, sizeof rows[g].backend, "%s", be);
+            snprintf(rows[g].precision, sizeof rows[g].precision, "%s", prec);
+            rows[g].tp = tp;
+        }
+        group[r] = g;
+        rows[g].runs++;
+    }
+    double *tr = e1, *tc = e1 + t.nrows, *ta = e1 + 2 * t.nrows, *fc = e1 + 3 * t.nrows, *fa = e1 + 4 * t.nrows;
+    for (int g = 0; g < ng; g++) {
+        serving_validation *v = &rows[g];
+        const char *gpu_key = strcmp(v->system, "h200_sxm") == 0 ? "h200" : "h100";
+        const gpu_spec *row = gpu_find(gpus, gpu_key);
+        const model_spec *m = model_find(models, v->model_key);
+        rate_model rates;
+        if (!row || rate_model_default(gpu_key, &rates) != 0)
+            continue;
+        gpu_spec roof = *row, cal = *row;
+        roof.rates = NULL;
+        cal.rates = &rates;
+        /* "fp8": fp8 weights, activations into the GEMMs and KV cache (the engines' fp8 recipes) */
+        precision prec = precision_uniform(strcmp(v->precision, "fp8") == 0 ? DT_FP8 : DT_BF16);
+        int k = 0;
+        for (int r = 0; r < t.nrows; r++) {
+            if (group[r] != g)
+                continue;
+            request_setup s = {m, &roof, prec, v->tp, (int)measured_num(&t, r, c[4]),
+                               (int)measured_num(&t, r, c[5]), (int)measured_num(&t, r, c[6]), 0, 0,
+                               memory_policy_default(), 0, 1};
+            request_estimate er, ec;
+            if (request_estimate_compute(&s, &er, err, errlen) != 0 || !er.fit.fits)
+                continue;
+            s.gpu = &cal;
+            if (request_estimate_compute(&s, &ec, err, errlen) != 0)
+                continue;
+            double tpot = measured_num(&t, r, c[10]), ttft = measured_num(&t, r, c[9]);
+            tr[k] = er.tpot / tpot - 1;
+            tc[k] = ec.tpot / tpot - 1;
+            ta[k] = fabs(tc[k]);
+            fc[k] = ec.ttft_closed / ttft - 1;
+            fa[k] = fabs(fc[k]);
+            k++;
+        }
+        v->priced = k;
+        v->tpot_err_roofline = median(tr, k);
+        v->tpot_err_calibrated = median(tc, k);
+        v->tpot_abs_err_calibrated = median(ta, k);
+        v->ttft_err_calibrated = median(fc, k);
+        v->ttft_abs_err_calibrated = median(fa, k);
+    }
+    err[0] = 0;
+    free(group);
+    free(e1);
+    measured_table_free(&t);
+    return ng;
+}

@@ -1,0 +1,65 @@
+/* How well the calibrated model predicts measurements it was not fitted to.
+ *
+ * Op level: the rates fitted to one published set (a system and a backend)
+ * predict the kernels of another, class by class; and, within one set, the
+ * rates fitted to the odd rows predict the even ones.
+ * End to end: request.h's serving model, at a system's default calibration
+ * (its TensorRT-LLM kernel tables: never the serving runs), predicts the
+ * TPOT and closed-loop TTFT of the measured serving runs in
+ * code/specs/measured/serving_runs.tsv. */
+#ifndef NAPKIN_VALIDATE_H
+#define NAPKIN_VALIDATE_H
+
+#include "fit.h"
+#include "specs.h"
+
+#include <stddef.h>
+
+#define VALIDATE_NAME_MAX 48
+
+/* One held-out comparison of one op class. */
+typedef struct {
+    char fitted_on[VALIDATE_NAME_MAX];    /* "h100_sxm/trtllm" (odd rows: "h100_sxm/trtllm odd") */
+    char evaluated_on[VALIDATE_NAME_MAX]; /* "h100_sxm/vllm" */
+    char op_class[24];                    /* rate_class_name, or "allreduce_tp8" */
+    fit_summary s;
+} op_validation;
+
+/* Every comparison over the sets under root (code/specs/measured): for each
+ * system, its TensorRT-LLM rates against its vLLM and SGLang tables and
+ * the other system's TensorRT-LLM tables, and odd rows against even rows.
+ * gpus names the GPU rows (h100, h200).  Returns how many rows it wrote (at
+ * most max), or -1 with a message. */
+int validate_ops(const char *root, const gpu_table *gpus, op_validation *rows, int max, char *err, size_t errlen);
+
+/* How far two engines' own measurements of the same kernels disagree, class
+ * by class and system by system: |measured by B / measured by A - 1| over
+ * the shapes both tables hold.  No model fitted to A can predict B closer
+ * than this, whatever its form.  Rows as validate_ops's (fitted_on names
+ * engine A).  Returns the number of rows, or -1 with a message. */
+int validate_engine_agreement(const char *root, const gpu_table *gpus, op_validation *rows, int max, char *err,
+                              size_t errlen);
+
+/* One group of measured serving runs (same model, system, backend,
+ * precision and TP degree) against the model. */
+typedef struct {
+    char model[64];          /* as measured ("meta-llama/Llama-3.1-8B-Instruct") */
+    char model_key[32];      /* the model table row used */
+    char system[16], backend[16], precision[16];
+    int tp;
+    int runs;                /* measured runs in the group */
+    int priced;              /* of those, the ones the model could price (fits memory) */
+    double tpot_err_roofline;   /* median of predicted / measured - 1 */
+    double tpot_err_calibrated; /* the same, calibrated */
+    double tpot_abs_err_calibrated; /* median |error| */
+    double ttft_err_calibrated;     /* closed-loop TTFT, median signed */
+    double ttft_abs_err_calibrated;
+} serving_validation;
+
+/* Group and compare the serving runs of runs_path.  Runs of a model the
+ * table has no row for are skipped (not counted).  Returns the number of
+ * groups (at most max), or -1 with a message. */
+int validate_serving(const char *runs_path, const gpu_table *gpus, const model_table *models,
+                     serving_validation *rows, int max, char *err, size_t errlen);
+
+#endif
