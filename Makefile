@@ -29,7 +29,7 @@ SAN_ASAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 .DELETE_ON_ERROR:
 .PHONY: all deps lib cli programs figures book pdf instructor instructor-pdf chapter chapters timed test unit-tests \
         sanitize-tests exercise-tests book-tests kernels kernels-check measure bench \
-        exercise clean help fuzz fuzz-smoke wasm panel-tests
+        exercise clean help fuzz fuzz-smoke wasm panel-tests validate calibrations
 
 # ---------------------------------------------------------------- sources
 LIB_SRC     := $(sort $(wildcard code/napkin/*.c))
@@ -417,6 +417,20 @@ measure:
 bench: $(NAPKIN) $(BENCH_BIN)
 	@tools/bench.sh $(B) $(BENCH_BIN)
 
+# The calibrated model against the published measurements it was not fitted
+# to (code/specs/measured/): held-out op errors, the engines' own
+# disagreement, and the measured serving runs.  tests/test_validate.c checks
+# the bounds it meets in make test.
+validate: $(NAPKIN)
+	@$(NAPKIN) validate --measured code/specs/measured
+
+# Refit code/specs/calibrations.tsv from the published sets (after
+# tools/import_measured.py has refreshed them); tests/test_validate.c checks
+# that the committed file is this fit.
+calibrations: $(NAPKIN)
+	tools/make_calibrations.sh $(NAPKIN) code/specs/measured > code/specs/calibrations.tsv.tmp
+	mv code/specs/calibrations.tsv.tmp code/specs/calibrations.tsv
+
 # ---------------------------------------------------------------- fuzzing
 # tests/fuzz/fuzz_*.c are libFuzzer targets, built with clang over the
 # library's sources under address and undefined-behaviour sanitizers.
@@ -460,6 +474,8 @@ help:
 	@echo "make figures      every figure as SVG"
 	@echo "make kernels      compile the CUDA kernels (needs nvcc)"
 	@echo "make bench        performance figures of the tools and library"
+	@echo "make validate     the calibrated model against published measurements it was not fitted to"
+	@echo "make calibrations refit code/specs/calibrations.tsv from code/specs/measured/"
 	@echo "make fuzz         run the libFuzzer targets in tests/fuzz/ (FUZZ_S=120 seconds each)"
 	@echo "make clean        remove $(B)/, except $(B)/measured/ (your make measure results)"
 	@echo "variables: B=<build dir> (default build), CC, NVCC, N"

@@ -95,6 +95,34 @@ Test(rates, gemm_fit_shrugs_off_outliers)
     cr_assert(s.median_abs_err < 0.02, "median %g", s.median_abs_err);
 }
 
+Test(rates, attention_fit_recovers_the_work_item_cost)
+{
+    /* decode attention of 32 query / 8 KV heads over batches 1..1024 and contexts
+     * 64..32k, timed exactly by a rate whose work items (a sequence's KV head) cost
+     * 25 ns each: the fit must find all five parameters */
+    const op_rate truth = {.t0 = 9e-6, .t_item = 25e-9, .flop_frac = 0.3, .byte_frac = 0.8, .blend = 8};
+    rate_point p[128];
+    int n = 0;
+    for (int b = 1; b <= 1024; b *= 4)
+        for (int ctx = 64; ctx <= 32768; ctx *= 2) {
+            op_cost a[2];
+            attention_op_costs(b, ctx - 1, 1, 32, 8, 128, DT_BF16, DT_BF16, a);
+            double flop = a[0].flop + a[1].flop, bytes = op_bytes(&a[0]) + op_bytes(&a[1]);
+            double items = a[0].items + a[1].items; /* b x 8 */
+            p[n++] = (rate_point){flop, bytes, 989.4e12, 3.35e12,
+                                  op_rate_time(&truth, flop, bytes, items, 989.4e12, 3.35e12), items};
+        }
+    cr_assert_float_eq(p[0].items, 8, 1e-12);
+    op_rate r = {.t0 = 3e-6, .t_item = 1e-9, .flop_frac = 0.8, .byte_frac = 0.5, .blend = 2};
+    fit_summary s;
+    char err[256];
+    cr_assert_eq(fit_op_rate(p, n, &r, &s, err, sizeof err), 0, "%s", err);
+    cr_assert(s.worst_abs_err < 1e-3, "worst %g", s.worst_abs_err);
+    cr_assert_float_eq(r.t_item / truth.t_item, 1, 0.01, "t_item %g", r.t_item);
+    cr_assert_float_eq(r.byte_frac / truth.byte_frac, 1, 0.01, "byte_frac %g", r.byte_frac);
+    cr_assert_float_eq(r.t0 / truth.t0, 1, 0.01, "t0 %g", r.t0);
+}
+
 Test(rates, fit_refuses_bad_points)
 {
     rate_point p[8] = {{0}};

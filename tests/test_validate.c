@@ -1,0 +1,149 @@
+/* napkin: no-asan (fits every published set: seconds of arithmetic)
+ *
+ * The calibrated model against the published measurements it was not
+ * fitted to (validate.h), on the committed sets under code/specs/measured:
+ * the bounds the model meets are asserted; the held-out table and the
+ * engines' own disagreement exist for every class and system.  And the
+ * shipped calibrations.tsv is what the fit gives on the committed data. */
+#include "published.h"
+#include "rate_table.h"
+#include "validate.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *root(char *buf, size_t n)
+{
+    const char *src = getenv("NB_SRC");
+    snprintf(buf, n, "%s/code/specs/measured", src ? src : ".");
+    return buf;
+}
+
+static void tables(gpu_table *g, model_table *m)
+{
+    char err[256];
+    cr_assert_eq(gpu_table_builtin(g, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(model_table_builtin(m, err, sizeof err), 0, "%s", err);
+}
+
+Test(validate, shipped_calibrations_are_the_fit_of_the_committed_sets)
+{
+    /* the default calibrations: refit from the data, compare with the embedded rows */
+    const char *sets[][3] = {{"h100_sxm", "trtllm", "h100"}, {"h200_sxm", "trtllm", "h200"}};
+    char dir[1200], base[1024], err[512], name[64];
+    for (int i = 0; i < 2; i++) {
+        snprintf(dir, sizeof dir, "%s/%s/%s", root(base, sizeof base), sets[i][0], sets[i][1]);
+        gpu_spec g = gpu_builtin(sets[i][2]);
+        rate_model fit, shipped;
+        cr_assert_eq(published_fit(dir, sets[i][1], &g, 0, &fit, NULL, NULL, err, sizeof err), 0, "%s", err);
+        snprintf(name, sizeof name, "published:%s/%s", sets[i][0], sets[i][1]);
+        cr_assert_eq(rate_model_builtin(name, &shipped, err, sizeof err), 0, "%s", err);
+        for (int c = 0; c < RC_COUNT; c++) {
+            cr_assert_eq(fit.has_op[c], shipped.has_op[c], "%s %s", name, rate_class_name(c));
+            if (!fit.has_op[c])
+                continue;
+            /* the file keeps 7 significant figures of t0 and 6 decimals of the shares */
+            cr_assert_float_eq(shipped.op[c].t0 / fit.op[c].t0, 1, 1e-5, "%s %s t0", name, rate_class_name(c));
+            cr_assert_float_eq(shipped.op[c].byte_frac, fit.op[c].byte_frac, 2e-6, "%s %s", name, rate_class_name(c));
+            cr_assert_float_eq(shipped.op[c].flop_frac, fit.op[c].flop_frac, 2e-6, "%s %s", name, rate_class_name(c));
+        }
+        for (int s = 0; s < RATE_TP_SLOTS; s++) {
+            cr_assert_eq(fit.has_allreduce[s], shipped.has_allreduce[s]);
+            if (fit.has_allreduce[s])
+                cr_assert_float_eq(shipped.allreduce[s].latency1 / fit.allreduce[s].latency1, 1, 1e-5);
+        }
+    }
+}
+
+Test(validate, llama3_8b_h100_trtllm_tpot_within_ten_percent_at_every_tp)
+{
+    /* The 177 TensorRT-LLM runs of Llama-3.1-8B-Instruct on H100 SXM (prompts 1k-4k,
+     * outputs 128-512, concurrency 8-128), never fitted to: napkin serve at the
+     * published:h100_sxm/trtllm kernel rates must predict each TP's median TPOT within
+     * 10 %, where the roofline is 23-55 % fast. */
+    gpu_table g;
+    model_table m;
+    tables(&g, &m);
+    char path[1200], base[1024], err[512];
+    snprintf(path, sizeof path, "%s/serving_runs.tsv", root(base, sizeof base));
+    static serving_validation v[128];
+    int n = validate_serving(path, &g, &m, v, 128, err, sizeof err);
+    cr_assert(n > 0, "%s", err);
+    int runs = 0, tps = 0;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(v[i].model, "meta-llama/Llama-3.1-8B-Instruct") || strcmp(v[i].system, "h100_sxm") ||
+            strcmp(v[i].backend, "trtllm"))
+            continue;
+        tps++;
+        runs += v[i].runs;
+        cr_assert_eq(v[i].priced, v[i].runs, "tp %d: every run fits memory", v[i].tp);
+        cr_assert(v[i].tpot_abs_err_calibrated <= 0.10, "tp %d: median |TPOT error| %.3f", v[i].tp,
+                  v[i].tpot_abs_err_calibrated);
+        cr_assert(v[i].tpot_err_roofline < -0.20, "tp %d: the roofline is fast (%.3f)", v[i].tp,
+                  v[i].tpot_err_roofline);
+    }
+    cr_assert_eq(tps, 4, "TP 1, 2, 4 and 8");
+    cr_assert_eq(runs, 177);
+    gpu_table_free(&g);
+    model_table_free(&m);
+}
+
+Test(validate, held_out_op_table_covers_every_class_and_system)
+{
+    gpu_table g;
+    model_table m;
+    tables(&g, &m);
+    char base[1024], err[512];
+    static op_validation v[256];
+    int n = validate_ops(root(base, sizeof base), &g, v, 256, err, sizeof err);
+    cr_assert(n > 0, "%s", err);
+    int gemm = 0, ar = 0, dec = 0, pre = 0;
+    for (int i = 0; i < n; i++) {
+        cr_assert(v[i].s.points > 0);
+        cr_assert(isfinite(v[i].s.median_abs_err) && isfinite(v[i].s.worst_abs_err));
+        if (strcmp(v[i].op_class, "gemm_bf16") == 0) {
+            gemm++;
+            /* bf16 GEMMs: within 10 % median on every held-out set, engines and systems alike */
+            cr_assert(v[i].s.median_abs_err <= 0.10, "%s -> %s: %.3f", v[i].fitted_on, v[i].evaluated_on,
+                      v[i].s.median_abs_err);
+        }
+        if (strncmp(v[i].op_class, "allreduce", 9) == 0) {
+            ar++;
+            /* the same engine's all-reduce on the other system: within 10 % median */
+            if (strstr(v[i].fitted_on, "trtllm") && strstr(v[i].evaluated_on, "trtllm"))
+                cr_assert(v[i].s.median_abs_err <= 0.10, "%s -> %s %s: %.3f", v[i].fitted_on, v[i].evaluated_on,
+                          v[i].op_class, v[i].s.median_abs_err);
+        }
+        dec += strncmp(v[i].op_class, "attn_decode", 11) == 0;
+        pre += strcmp(v[i].op_class, "attn_prefill") == 0;
+    }
+    /* two systems x (2 engines + the other system + the held-out half) = 8 for each compute class;
+     * all-reduce: 2 systems x 3 comparisons x 3 TP degrees */
+    cr_assert_eq(gemm, 8);
+    cr_assert_eq(pre, 8);
+    cr_assert_eq(dec, 16);
+    cr_assert_eq(ar, 18);
+    gpu_table_free(&g);
+    model_table_free(&m);
+}
+
+Test(validate, engines_disagree_with_each_other)
+{
+    /* the floor under any cross-engine prediction: vLLM's and SGLang's measurements of
+     * the same kernels against TensorRT-LLM's, for every compute class on both systems */
+    gpu_table g;
+    model_table m;
+    tables(&g, &m);
+    char base[1024], err[512];
+    static op_validation v[64];
+    int n = validate_engine_agreement(root(base, sizeof base), &g, v, 64, err, sizeof err);
+    cr_assert_eq(n, 2 * 2 * 5, "%s", err);
+    for (int i = 0; i < n; i++)
+        cr_assert(v[i].s.points > 1000, "%s %s: %d shapes in both", v[i].evaluated_on, v[i].op_class,
+                  v[i].s.points);
+    gpu_table_free(&g);
+    model_table_free(&m);
+}
