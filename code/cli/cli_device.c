@@ -1,5 +1,6 @@
 #include "cli_device.h"
 
+#include "published.h"
 #include "serve.h"
 
 #include <math.h>
@@ -61,7 +62,14 @@ int device_setup_resolve(const char *cmd, const cli_specs *specs, const device_f
         out->calibrated = 1;
         out->has_sheet = !cpu;
         out->sheet = cpu ? out->timed : *row;
-        return cli_rates_resolve(cmd, &out->timed, NULL, 1, &out->rates);
+        if ((rc = cli_rates_resolve(cmd, &out->timed, NULL, 1, &out->rates)) != 0 || f->roofline)
+            return rc;
+        /* the set's own GEMM sweep, fitted: the calibrated answer beside its ceilings' roofline */
+        if (measured_set_fit(f->calibrate, &out->timed, 0, &out->rates.model, NULL, NULL, err, sizeof err) == 0) {
+            out->rates.have = out->rates.asked = 1;
+            out->rates.gpu.rates = &out->rates.model;
+        }
+        return 0;
     }
     if (!row)
         return cli_fail(cmd, EXIT_USAGE, "--gpu is required (or --calibrate DIR with a CPU set)");

@@ -1,5 +1,6 @@
 #include "validate.h"
 
+#include "calibrate.h"
 #include "measured.h"
 #include "published.h"
 #include "rate_table.h"
@@ -176,6 +177,21 @@ int validate_engine_agreement(const char *root, const gpu_table *gpus, op_valida
             }
     }
     return n;
+}
+
+int validate_measured_set(const char *dir, const gpu_spec *base, fit_summary *a, fit_summary *b, char *err,
+                          size_t errlen)
+{
+    calibration c;
+    gpu_spec d;
+    if (calibration_load(dir, &c, err, errlen) != 0 ||
+        calibrated_gpu(&c, strcmp(c.kind, "cpu") == 0 ? NULL : base, DT_FP32, &d, err, errlen) != 0)
+        return -1;
+    rate_model m;
+    if (measured_set_fit(dir, &d, 1, &m, NULL, a, err, errlen) != 0 ||
+        measured_set_fit(dir, &d, 2, &m, NULL, b, err, errlen) != 0)
+        return -1;
+    return 0;
 }
 
 /* ---------------------------------------------------------------- serving */

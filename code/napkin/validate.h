@@ -40,6 +40,14 @@ int validate_ops(const char *root, const gpu_table *gpus, op_validation *rows, i
 int validate_engine_agreement(const char *root, const gpu_table *gpus, op_validation *rows, int max, char *err,
                               size_t errlen);
 
+/* A reader's own measured set (make measure) fitted on half its GEMM shapes
+ * and judged on the other half, both ways round: *a (fit the odd rows,
+ * predict the even) and *b (the reverse).  Returns 0, or -1 with a message
+ * (no sweep, or a set whose device cannot be made: a GPU set needs its GPU
+ * row, given as base; a CPU set takes base NULL). */
+int validate_measured_set(const char *dir, const gpu_spec *base, fit_summary *a, fit_summary *b, char *err,
+                          size_t errlen);
+
 /* One group of measured serving runs (same model, system, backend,
  * precision and TP degree) against the model. */
 typedef struct {
