@@ -66,20 +66,23 @@ int cmd_calibrate(int argc, char **argv)
     report_text(r, "calibration", "calibration", m.name);
     report_text(r, "gpu", "measured on (GPU row)", g->key);
     report_text(r, "backend", "engine", backend);
-    report_table *t = report_table_add(r, "classes", "Op classes: achieved rates and residuals over the points fitted");
+    report_table *t =
+        report_table_add(r, "classes", "Op classes (f_c, f_b: shares of peak and bandwidth; q: blend; |error| as fitted)");
     report_col(t, "class", "class", U_TEXT, 0);
-    report_col(t, "t0", "fixed cost", U_SECONDS, 0);
-    report_col(t, "flop_frac", "share of peak", U_REAL, 0);
-    report_col(t, "byte_frac", "share of bandwidth", U_REAL, 0);
-    report_col(t, "blend", "blend q", U_REAL, 0);
+    report_col(t, "t0", "t0", U_SECONDS, 0);
+    report_col(t, "t_item", "t_item", U_SECONDS, 0);
+    report_col(t, "flop_frac", "f_c", U_REAL, 0);
+    report_col(t, "byte_frac", "f_b", U_REAL, 0);
+    report_col(t, "blend", "q", U_REAL, 0);
     report_col(t, "points", "points", U_INT, 0);
-    report_col(t, "median_abs_err", "median |error|", U_REAL, 0);
-    report_col(t, "worst_abs_err", "worst |error|", U_REAL, 0);
+    report_col(t, "median_abs_err", "median", U_REAL, 0);
+    report_col(t, "worst_abs_err", "worst", U_REAL, 0);
     for (int c = 0; c < RC_COUNT; c++) {
         if (!m.has_op[c])
             continue;
         report_cell_text(t, rate_class_name(c));
         report_cell_num(t, m.op[c].t0);
+        report_cell_num(t, m.op[c].t_item > 0 ? m.op[c].t_item : NAN); /* "-": no work items */
         report_cell_num(t, m.op[c].flop_frac);
         report_cell_num(t, m.op[c].byte_frac);
         report_cell_num(t, m.op[c].blend);
@@ -87,15 +90,15 @@ int cmd_calibrate(int argc, char **argv)
         report_cell_num(t, sums[c].points ? sums[c].median_abs_err : NAN);
         report_cell_num(t, sums[c].points ? sums[c].worst_abs_err : NAN);
     }
-    report_table *l = report_table_add(r, "allreduce", "All-reduce per TP degree: the faster of two lines");
+    report_table *l = report_table_add(r, "allreduce", "All-reduce: the faster of latency + bytes / bandwidth, 1 or 2");
     report_col(l, "tp", "tp", U_INT, 0);
-    report_col(l, "latency1", "latency (starts fast)", U_SECONDS, 0);
-    report_col(l, "bandwidth1", "bandwidth", U_BANDWIDTH, 0);
-    report_col(l, "latency2", "latency (moves bytes fast)", U_SECONDS, 0);
-    report_col(l, "bandwidth2", "bandwidth", U_BANDWIDTH, 0);
+    report_col(l, "latency1", "latency 1", U_SECONDS, 0);
+    report_col(l, "bandwidth1", "bandwidth 1", U_BANDWIDTH, 0);
+    report_col(l, "latency2", "latency 2", U_SECONDS, 0);
+    report_col(l, "bandwidth2", "bandwidth 2", U_BANDWIDTH, 0);
     report_col(l, "points", "points", U_INT, 0);
-    report_col(l, "median_abs_err", "median |error|", U_REAL, 0);
-    report_col(l, "worst_abs_err", "worst |error|", U_REAL, 0);
+    report_col(l, "median_abs_err", "median", U_REAL, 0);
+    report_col(l, "worst_abs_err", "worst", U_REAL, 0);
     for (int s = 0; s < RATE_TP_SLOTS; s++) {
         if (!m.has_allreduce[s])
             continue;
@@ -108,7 +111,7 @@ int cmd_calibrate(int argc, char **argv)
         report_cell_num(l, links[s].median_abs_err);
         report_cell_num(l, links[s].worst_abs_err);
     }
-    report_note(r, "elementwise takes the bf16 GEMMs' fixed cost and byte share: the tables measure no norm or add");
+    report_note(r, "elementwise: the bf16 GEMMs' fixed cost and byte share (no table measures a norm or an add)");
     rc = report_print(r, common.format, stdout);
     report_free(r);
     cli_specs_free(&specs);

@@ -1,0 +1,21 @@
+# Time per output token of LLaMA-3.1-8B-Instruct on H100 SXM under
+# TensorRT-LLM: each of NVIDIA's published serving runs (silicon_sample.csv,
+# aiconfigurator-core 0.12.0) against napkin serve's prediction, on the
+# roofline and calibrated.  On the diagonal the prediction is exact.
+# Data: 02-pub-serving.tsv (code/ch02/published.c).
+d = datadir.'/02-pub-serving.tsv'
+set datafile separator tab
+set grid xtics ytics mxtics mytics lc rgb '#e4e4e4' lw 1
+set border 3 lc rgb '#555555'
+set tics nomirror
+set logscale xy
+set format x '%g'
+set format y '%g'
+set xrange [0.8:40]
+set yrange [0.8:40]
+set xlabel 'Measured TPOT (ms)'
+set ylabel 'Predicted TPOT (ms)'
+set key top left Left reverse samplen 2 box lc rgb '#bbbbbb' opaque
+plot x with lines lw 1 lc rgb '#999999' title 'prediction = measurement', \
+     d using 2:3 with points pt 6 ps 0.8 lc rgb '#777777' title 'roofline', \
+     d using 2:4 with points pt 7 ps 0.8 lc rgb '#1f5fa8' title 'calibrated'
