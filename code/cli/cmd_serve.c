@@ -68,10 +68,10 @@ static void report_estimate(report *r, const request_estimate *e, double price)
 }
 
 /* Every tp that divides the heads (and suits the KV heads), up to gpus. */
-static int search(report *r, const request_setup *base, int gpus, double ttft, double tpot, char *err,
-                  size_t errlen)
+static int search(report *r, const char *key, const char *title, const request_setup *base, int gpus, double ttft,
+                  double tpot, char *err, size_t errlen)
 {
-    report_table *t = report_table_add(r, "search", "Layouts (tp x pp) that fit and meet the targets, cheapest first");
+    report_table *t = report_table_add(r, key, title);
     report_col(t, "tp", "tp", U_INT, 0);
     report_col(t, "pp", "pp", U_INT, 0);
     report_col(t, "replicas", "replicas", U_INT, 0);
@@ -214,7 +214,19 @@ int cmd_serve(int argc, char **argv)
     device_report(r, &d);
 
     if (do_search) {
-        int n = search(r, &s, gpus, ttft, tpot, err, sizeof err);
+        int n = search(r, "search", "Layouts (tp x pp) that fit and meet the targets, cheapest first", &s, gpus, ttft,
+                       tpot, err, sizeof err);
+        if (n >= 0 && d.rates.have) { /* the same search at measured kernel rates */
+            request_setup c = s;
+            c.gpu = &d.rates.gpu;
+            int nc = search(r, "search_calibrated", "The same search, calibrated: layouts that meet the targets at "
+                                                   "measured kernel rates, cheapest first",
+                            &c, gpus, ttft, tpot, err, sizeof err);
+            if (nc < 0)
+                n = nc;
+            else if (nc == 0)
+                report_note(r, "calibrated, no layout up to %d GPUs meets the targets", gpus);
+        }
         if (n < 0) {
             report_free(r);
             cli_specs_free(&specs);
