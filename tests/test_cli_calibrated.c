@@ -165,6 +165,21 @@ Test(cli_calibrated, headline_values_follow_from_the_calibrated_step)
     cr_assert(strstr(out, "eager_bound_calibrated\thost\t") != NULL, "%s", out);
 }
 
+Test(cli_calibrated, measured_rates_stand_in_for_the_efficiencies)
+{
+    static char a[OUT_MAX], b[OUT_MAX];
+    /* the efficiencies derate the first answer only: the calibrated one is the same at any */
+    cr_assert_eq(run("video --gpu h100 --efficiency 0.3 --format tsv", a, sizeof a), 0, "%s", a);
+    cr_assert_eq(run("video --gpu h100 --efficiency 0.9 --format tsv", b, sizeof b), 0, "%s", b);
+    cr_assert(tsv_value(a, "t_request") > tsv_value(b, "t_request"));
+    cr_assert_eq(tsv_value(a, "t_request_calibrated"), tsv_value(b, "t_request_calibrated"));
+    cr_assert_eq(run("image --gpu h100 --encoder-efficiency 0.2 --lm-efficiency 0.5 --format tsv", a, sizeof a), 0,
+                 "%s", a);
+    cr_assert_eq(run("image --gpu h100 --format tsv", b, sizeof b), 0, "%s", b);
+    cr_assert(tsv_value(a, "ttft") > tsv_value(b, "ttft"));
+    cr_assert_eq(tsv_value(a, "ttft_calibrated"), tsv_value(b, "ttft_calibrated"));
+}
+
 Test(cli_calibrated, train_says_it_prices_no_steps)
 {
     static char out[OUT_MAX];

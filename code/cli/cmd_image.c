@@ -30,10 +30,10 @@ static const cli_doc image_doc = {
                "of --budget tokens admits whose TTFT meets --ttft-target, over their encoder and prefill\n"
                "time (a replica doing nothing but prefill).  A request that does not fit exits 1 and names\n"
                "the most images per request that do.\n"
-               "Beside the roofline, the encoder, prefill and decode are priced again at the achieved rates\n"
-               "fitted to published kernel measurements (napkin calibrate), the efficiencies still applied:\n"
-               "by default the GPU's published set (h100, h200), or --calibrate NAME; --roofline gives the\n"
-               "bound alone.",
+               "Beside it, the encoder, prefill and decode are priced again at the achieved rates fitted to\n"
+               "published kernel measurements (napkin calibrate) in place of the two efficiencies: by default\n"
+               "the GPU's published set (h100, h200), or --calibrate NAME; --roofline gives the first answer\n"
+               "alone.",
 };
 
 static void report_image(report *r, const vision_spec *v, const vision_estimate *e)
@@ -62,7 +62,7 @@ static void report_image(report *r, const vision_spec *v, const vision_estimate 
 static void report_calibrated(report *r, const cli_rates *cal, const vision_estimate *e, const vision_estimate *t,
                               int images)
 {
-    report_section(r, "The same request at measured kernel rates (calibrated)");
+    report_section(r, "The same request at measured kernel rates (calibrated, in place of the efficiencies)");
     cli_rates_report(r, cal);
     if (!cal->have)
         return;
@@ -224,8 +224,10 @@ int cmd_image(int argc, char **argv)
     if ((rc = cli_rates_resolve("image", gpu, calibrate, roofline, &cal)) != 0)
         goto done;
     if (cal.have) {
+        /* the fitted achieved shares stand in for the efficiencies: applying both would count the distance twice */
         vision_request qc = q, tqc = tq;
         qc.gpu = tqc.gpu = &cal.gpu;
+        qc.encoder_efficiency = tqc.encoder_efficiency = qc.lm_efficiency = tqc.lm_efficiency = 1.0;
         if (vision_estimate_compute(&qc, &e_cal, err, sizeof err) != 0 ||
             vision_estimate_compute(&tqc, &t_cal, err, sizeof err) != 0) {
             rc = cli_fail("image", EXIT_USAGE, "%s", err);
