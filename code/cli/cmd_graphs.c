@@ -3,6 +3,7 @@
  * graph replay, the step's wall time both ways, the padding a capture list
  * costs, the memory the graphs take from the KV budget, and the batch where
  * the saving falls below a threshold. */
+#include "cli_rates.h"
 #include "cli_replica.h"
 #include "commands.h"
 #include "graphs.h"
@@ -17,7 +18,7 @@ static const cli_doc DOC = {
     "                     [--launch-us U] [--graph-launch-us U] [--node-us U] [--fusion F]\n"
     "                     [--capture-sizes vllm|1,2,4,8,...] [--capture-max N] [--graph-mib MIB]\n"
     "                     [--threshold F] [--dtype D ...] [--usable F] [--hbm BYTES] [--no-comm]\n"
-    "                     [--format table|tsv|json]",
+    "                     [--calibrate published:SYSTEM/BACKEND | --roofline] [--format table|tsv|json]",
     "Kernels per step: one per op of the step's op list (napkin decode), per-layer ops\n"
     "once per layer, the tensor-parallel collectives one each; flash attention is one\n"
     "kernel; --fusion folds residual adds into norms (norm-residual), SiLU(gate)*up into\n"
@@ -33,7 +34,11 @@ static const cli_doc DOC = {
     "budget.  The threshold batch is the first batch whose saving (a graph at exactly\n"
     "that batch) falls below --threshold, searched up to the largest batch that fits.\n"
     "Exit status 1 when the batch does not fit (naming the largest that does), 2 for a\n"
-    "bad flag, value or choice.",
+    "bad flag, value or choice.\n"
+    "Beside the roofline, the GPU time is priced again at the achieved rates fitted to\n"
+    "published kernel measurements (napkin calibrate), each kernel's fixed cost on the\n"
+    "GPU included, and the host's launches set against it: by default the GPU's\n"
+    "published set (h100, h200), or --calibrate NAME; --roofline gives the bound alone.",
 };
 
 typedef struct {
@@ -136,13 +141,31 @@ static void report_result(report *r, const graph_step *g, const capture_list *c,
                    "needs this one's tokens): step = max(GPU, host)");
 }
 
+/* The same step with the GPU time at measured kernel rates: the host's cost is unchanged. */
+static void report_calibrated(report *r, const cli_rates *cal, const graph_step *g, int threshold_batch)
+{
+    report_section(r, "The same step at measured kernel rates (calibrated)");
+    cli_rates_report(r, cal);
+    if (!cal->have)
+        return;
+    report_num(r, "gpu_time_calibrated", "GPU time, calibrated", U_SECONDS, g->gpu);
+    report_num(r, "step_eager_calibrated", "step, eager, calibrated", U_SECONDS, g->step_eager);
+    report_text(r, "eager_bound_calibrated", "eager step set by, calibrated", g->host_eager > g->gpu ? "host" : "GPU");
+    report_num(r, "step_graph_calibrated", "step, graph (padded), calibrated", U_SECONDS, g->step_graph);
+    report_num(r, "saved_calibrated", "share saved, calibrated", U_REAL, g->saved);
+    report_num(r, "threshold_batch_calibrated", "first batch saving less, calibrated", U_INT,
+               threshold_batch > 0 ? threshold_batch : NAN);
+}
+
 int cmd_graphs(int argc, char **argv)
 {
     replica_flags rf = replica_flags_default();
     graph_flags f = {1, 1, 512, 0, 4, 4, 1, GRAPH_BYTES_DEFAULT / (1024.0 * 1024.0), 0.05, NULL, NULL};
-    cli_opt opts[REPLICA_NOPTS + 11];
+    int roofline = 0;
+    const char *calibrate = NULL;
+    cli_opt opts[REPLICA_NOPTS + 13];
     replica_flag_opts(&rf, opts);
-    const cli_opt mine[11] = {
+    const cli_opt mine[13] = {
         {"--batch", OPT_POS_INT, &f.batch, "B", "sequences decoded together (default 1)", 0, 0},
         {"--new-tokens", OPT_POS_INT, &f.new_tokens, "N",
          "tokens per sequence per step: 1 to decode, 1 + k to verify k drafts (default 1)", 0, 0},
@@ -159,6 +182,9 @@ int cmd_graphs(int argc, char **argv)
         {"--threshold", OPT_FRACTION, &f.threshold, "F", "saving below which graphs stop paying (default 0.05)", 0, 0},
         {"--no-comm", OPT_FLAG, &f.no_comm, NULL, "leave the tensor-parallel collectives out (time and kernels)", 0,
          0},
+        {"--calibrate", OPT_STRING, &calibrate, "NAME",
+         "the calibrated answer's rates (default: the GPU's published set)", 0, 0},
+        {"--roofline", OPT_FLAG, &roofline, NULL, "the roofline alone, no calibrated answer", 0, 0},
     };
     memcpy(opts + REPLICA_NOPTS, mine, sizeof mine);
     cli_common common;
@@ -193,14 +219,23 @@ int cmd_graphs(int argc, char **argv)
         cli_specs_free(&specs);
         return rc;
     }
+    cli_rates cal;
+    if ((rc = cli_rates_resolve(DOC.name, s.gpu, calibrate, roofline, &cal)) != 0) {
+        cli_specs_free(&specs);
+        return rc;
+    }
     step_shape shape = decode_shape(f.batch, s.context, s.tp, s.prec);
     shape.new_tokens = f.new_tokens;
     shape.skip_comm = f.no_comm;
-    graph_step g;
-    int threshold_batch = 0;
+    graph_step g, g_cal;
+    memset(&g_cal, 0, sizeof g_cal);
+    int threshold_batch = 0, threshold_batch_cal = 0;
     if (graph_step_cost(s.model, s.gpu, &shape, fusion, &lc, &capture, &g, err, sizeof err) != 0 ||
         graph_threshold_batch(s.model, s.gpu, &shape, fusion, &lc, f.threshold, fit.max_batch, &threshold_batch, err,
-                              sizeof err) != 0) {
+                              sizeof err) != 0 ||
+        (cal.have && (graph_step_cost(s.model, &cal.gpu, &shape, fusion, &lc, &capture, &g_cal, err, sizeof err) != 0 ||
+                      graph_threshold_batch(s.model, &cal.gpu, &shape, fusion, &lc, f.threshold, fit.max_batch,
+                                            &threshold_batch_cal, err, sizeof err) != 0))) {
         cli_specs_free(&specs);
         return cli_fail(DOC.name, EXIT_USAGE, "%s%s", err, f.no_comm ? "" : " (or --no-comm)");
     }
@@ -210,6 +245,7 @@ int cmd_graphs(int argc, char **argv)
     report_int(r, "batch", "batch (sequences)", f.batch);
     report_int(r, "new_tokens", "tokens per sequence per step", f.new_tokens);
     report_result(r, &g, &capture, &f, graph_bytes, &fit, threshold_batch, fit.max_batch);
+    report_calibrated(r, &cal, &g_cal, threshold_batch_cal);
     if ((rc = report_sweep(r, &s, &shape, fusion, &lc, &capture, fit.max_batch)) == 0)
         rc = report_print(r, common.format, stdout);
     report_free(r);

@@ -5,6 +5,7 @@
  * prefill budget at a TTFT target), beside a text-only request of the same text. */
 #include "cli_args.h"
 #include "cli_lookup.h"
+#include "cli_rates.h"
 #include "commands.h"
 #include "vision.h"
 
@@ -18,7 +19,8 @@ static const cli_doc image_doc = {
     .usage = "[--model M] [--width W] [--height H] [--images N] [--text-tokens T] [--output-tokens T]\n"
              "                      [--gpu G] [--tp N] [--dtype D] [--budget T] [--ttft-target S]\n"
              "                      [--preprocess S] [--encoder-efficiency F] [--lm-efficiency F]\n"
-             "                      [--usable F] [--hbm BYTES] [--vision-table FILE]",
+             "                      [--usable F] [--hbm BYTES] [--vision-table FILE]\n"
+             "                      [--calibrate published:SYSTEM/BACKEND | --roofline]",
     .details = "Tokens follow each model's released preprocessor (code/specs/vision_models.tsv names it).\n"
                "The encoder is replicated on every GPU of the tensor-parallel group and the request's\n"
                "images are spread over them; 'sharded' shows what splitting the encoder would cost.\n"
@@ -27,7 +29,11 @@ static const cli_doc image_doc = {
                "position yields the first token).  Requests per second: the most requests one prefill step\n"
                "of --budget tokens admits whose TTFT meets --ttft-target, over their encoder and prefill\n"
                "time (a replica doing nothing but prefill).  A request that does not fit exits 1 and names\n"
-               "the most images per request that do.",
+               "the most images per request that do.\n"
+               "Beside it, the encoder, prefill and decode are priced again at the achieved rates fitted to\n"
+               "published kernel measurements (napkin calibrate) in place of the two efficiencies: by default\n"
+               "the GPU's published set (h100, h200), or --calibrate NAME; --roofline gives the first answer\n"
+               "alone.",
 };
 
 static void report_image(report *r, const vision_spec *v, const vision_estimate *e)
@@ -53,12 +59,36 @@ static void report_image(report *r, const vision_spec *v, const vision_estimate 
     report_num(r, "encoder_tokens_per_image", "tokens through the encoder", U_TOKENS, im->encoder_tokens);
 }
 
+static void report_calibrated(report *r, const cli_rates *cal, const vision_estimate *e, const vision_estimate *t,
+                              int images)
+{
+    report_section(r, "The same request at measured kernel rates (calibrated, in place of the efficiencies)");
+    cli_rates_report(r, cal);
+    if (!cal->have)
+        return;
+    if (images > 0) {
+        report_num(r, "encoder_time_image_calibrated", "time per image on one GPU, calibrated", U_SECONDS,
+                   e->encoder.time);
+        report_num(r, "encoder_time_calibrated", "encoder time per request, calibrated", U_SECONDS, e->encoder_time);
+    }
+    report_num(r, "prefill_time_calibrated", "prefill time, calibrated", U_SECONDS, e->prefill_time);
+    report_num(r, "ttft_calibrated", "time to first token, calibrated", U_SECONDS, e->ttft);
+    report_num(r, "decode_time_calibrated", "next decode step (batch 1), calibrated", U_SECONDS, e->decode_time);
+    report_num(r, "requests_per_s_calibrated", "requests per second within the prefill budget, calibrated", U_REAL,
+               e->requests_per_s);
+    report_num(r, "text_ttft_calibrated", "text only: time to first token, calibrated", U_SECONDS, t->ttft);
+    report_num(r, "text_requests_per_s_calibrated", "text only: requests per second, calibrated", U_REAL,
+               t->requests_per_s);
+}
+
 int cmd_image(int argc, char **argv)
 {
     const char *model_key = "qwen2-vl-7b", *gpu_key = "h100", *dtype_s = "bf16", *table = NULL;
     const char *pre_s = "0", *ttft_s = "1";
     int width = 1920, height = 1080, images = 1, text = 200, output = 256, tp = 1, budget = 8192;
     double enc_eff = 1.0, lm_eff = 1.0, usable = NAN, hbm = 0;
+    int roofline = 0;
+    const char *calibrate = NULL;
     cli_opt opts[] = {
         {"--model", OPT_STRING, &model_key, "M", "vision-language model (default qwen2-vl-7b)", 0, 0},
         {"--width", OPT_POS_INT, &width, "W", "image width in px (default 1920)", 0, 0},
@@ -77,6 +107,9 @@ int cmd_image(int argc, char **argv)
         {"--usable", OPT_FRACTION, &usable, "F", "share of GPU memory the server may use (default 0.9)", 0, 0},
         {"--hbm", OPT_POS_REAL, &hbm, "BYTES", "memory of one GPU in bytes (default: what the driver reports)", 0, 0},
         {"--vision-table", OPT_STRING, &table, "FILE", "your own vision_models.tsv", 0, 0},
+        {"--calibrate", OPT_STRING, &calibrate, "NAME",
+         "the calibrated answer's rates (default: the GPU's published set)", 0, 0},
+        {"--roofline", OPT_FLAG, &roofline, NULL, "the roofline alone, no calibrated answer", 0, 0},
     };
     cli_common common;
     int rc = cli_parse(&image_doc, argc, argv, opts, CLI_NOPTS(opts), &common);
@@ -184,6 +217,23 @@ int cmd_image(int argc, char **argv)
         rc = cli_fail("image", EXIT_USAGE, "%s", err);
         goto done;
     }
+    cli_rates cal;
+    vision_estimate e_cal, t_cal;
+    memset(&e_cal, 0, sizeof e_cal);
+    memset(&t_cal, 0, sizeof t_cal);
+    if ((rc = cli_rates_resolve("image", gpu, calibrate, roofline, &cal)) != 0)
+        goto done;
+    if (cal.have) {
+        /* the fitted achieved shares stand in for the efficiencies: applying both would count the distance twice */
+        vision_request qc = q, tqc = tq;
+        qc.gpu = tqc.gpu = &cal.gpu;
+        qc.encoder_efficiency = tqc.encoder_efficiency = qc.lm_efficiency = tqc.lm_efficiency = 1.0;
+        if (vision_estimate_compute(&qc, &e_cal, err, sizeof err) != 0 ||
+            vision_estimate_compute(&tqc, &t_cal, err, sizeof err) != 0) {
+            rc = cli_fail("image", EXIT_USAGE, "%s", err);
+            goto done;
+        }
+    }
 
     report *r = report_new("image");
     report_section(r, "setup");
@@ -253,6 +303,7 @@ int cmd_image(int argc, char **argv)
         report_cell_int(tb, rows[i]->max_batch);
         report_cell_num(tb, rows[i]->requests_per_s);
     }
+    report_calibrated(r, &cal, &e_cal, &t_cal, images);
     if (images > 0 && e.image.clamped > 0)
         report_note(r, "the image exceeds max_pixels %.0f: the preprocessor shrinks it to %d x %d", v->max_pixels,
                     e.image.resized_w, e.image.resized_h);

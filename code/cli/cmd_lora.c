@@ -2,6 +2,7 @@
  * and per GPU), tenants as full copies against one base, the KV capacity the
  * adapter slots take and the largest batch left, the host cache and the cost
  * of a miss, and the decode step with D distinct adapters against the base. */
+#include "cli_rates.h"
 #include "cli_replica.h"
 #include "commands.h"
 #include "lora.h"
@@ -18,7 +19,7 @@ static const cli_doc DOC = {
     "                     [--context C] [--adapter-dtype D] [--launch-us U] [--no-comm]\n"
     "                     [--dtype D | --weights D --kv D --act D --compute D]\n"
     "                     [--usable F] [--activation-tokens T] [--sampled-tokens S] [--hbm BYTES]\n"
-    "                     [--format table|tsv|json]",
+    "                     [--calibrate published:SYSTEM/BACKEND | --roofline] [--format table|tsv|json]",
     "An adapter on a module (in -> out) at rank r is r (in + out) parameters, with the\n"
     "model's own shapes (k and v are hidden -> kv_heads x head_dim).  Under tensor\n"
     "parallelism B is split for column-parallel modules (q, k, v, gate, up) and A for\n"
@@ -28,8 +29,26 @@ static const cli_doc DOC = {
     "--batch B sequences adds, per targeted module and layer, a gathered shrink and\n"
     "expand that read each distinct adapter once (roofline time each) plus --launch-us\n"
     "per kernel.  Exit 1 when the batch does not fit beside the slots, or D exceeds\n"
-    "the slots (the message names the largest that fits); exit 2 for a bad flag.",
+    "the slots (the message names the largest that fits); exit 2 for a bad flag.\n"
+    "Beside the roofline, the step is priced again at the achieved rates fitted to\n"
+    "published kernel measurements (napkin calibrate): by default the GPU's published\n"
+    "set (h100, h200), or --calibrate NAME; --roofline gives the bound alone.  The\n"
+    "adapter kernels' fixed cost stays --launch-us in both answers.",
 };
+
+static void report_calibrated(report *r, const cli_rates *cal, const lora_step_cost *c)
+{
+    report_section(r, "The same step at measured kernel rates (calibrated)");
+    cli_rates_report(r, cal);
+    if (!cal->have)
+        return;
+    report_num(r, "base_step_time_calibrated", "base step, calibrated", U_SECONDS, c->base.time);
+    report_num(r, "adapter_time_ops_calibrated", "adapter ops, calibrated", U_SECONDS, c->time_ops);
+    report_num(r, "step_time_calibrated", "step with adapters, calibrated", U_SECONDS, c->time);
+    report_num(r, "step_ratio_calibrated", "step with adapters / base step, calibrated", U_REAL, c->ratio);
+    report_num(r, "adapter_share_calibrated", "adapters' share of the step, calibrated", U_REAL, c->adapter_share);
+    report_num(r, "tokens_per_s_calibrated", "aggregate tokens/s, calibrated", U_TOKENS_PER_S, c->tokens_per_s);
+}
 
 static void report_adapter(report *r, const lora_config *c, const lora_size *s, const lora_tenancy *t)
 {
@@ -60,9 +79,10 @@ int cmd_lora(int argc, char **argv)
 {
     replica_flags f = replica_flags_default();
     int rank = 16, max_rank = 0, adapters = 300, slots = 8, host_cache = -1, distinct = 0, batch = 64;
-    int no_comm = 0;
+    int no_comm = 0, roofline = 0;
+    const char *calibrate = NULL;
     const char *targets_s = "q,k,v,o", *adapter_dtype_s = "bf16", *launch_s_text = NULL;
-    cli_opt opts[REPLICA_NOPTS + 12];
+    cli_opt opts[REPLICA_NOPTS + 14];
     replica_flag_opts(&f, opts);
     const cli_opt mine[] = {
         {"--rank", OPT_POS_INT, &rank, "R", "adapter rank (default 16)", 0, 0},
@@ -80,6 +100,9 @@ int cmd_lora(int argc, char **argv)
         {"--launch-us", OPT_STRING, &launch_s_text, "U",
          "fixed cost of one adapter kernel in microseconds (default 2.5; 0 for a fused step)", 0, 0},
         {"--no-comm", OPT_FLAG, &no_comm, NULL, "leave the tensor-parallel collectives out of the base step", 0, 0},
+        {"--calibrate", OPT_STRING, &calibrate, "NAME",
+         "the calibrated answer's rates (default: the GPU's published set)", 0, 0},
+        {"--roofline", OPT_FLAG, &roofline, NULL, "the roofline alone, no calibrated answer", 0, 0},
     };
     memcpy(opts + REPLICA_NOPTS, mine, sizeof mine);
     cli_common common;
@@ -169,10 +192,17 @@ int cmd_lora(int argc, char **argv)
                         "(the rest wait); the largest --distinct that fits is %d",
                         distinct, slots, slots, slots);
     }
+    cli_rates cal;
+    if ((rc = cli_rates_resolve(DOC.name, s.gpu, calibrate, roofline, &cal)) != 0) {
+        cli_specs_free(&specs);
+        return rc;
+    }
     lora_step_shape shape = {batch, s.context, distinct, launch_us * 1e-6, no_comm};
-    lora_step_cost step, padded;
+    lora_step_cost step, padded, step_cal;
+    memset(&step_cal, 0, sizeof step_cal);
     if (lora_step_cost_compute(s.gpu, s.prec, &c, &shape, &step, err, sizeof err) != 0 ||
-        lora_step_cost_compute(s.gpu, s.prec, &slot_cfg, &shape, &padded, err, sizeof err) != 0) {
+        lora_step_cost_compute(s.gpu, s.prec, &slot_cfg, &shape, &padded, err, sizeof err) != 0 ||
+        (cal.have && lora_step_cost_compute(&cal.gpu, s.prec, &c, &shape, &step_cal, err, sizeof err) != 0)) {
         cli_specs_free(&specs);
         return cli_fail(DOC.name, EXIT_USAGE, "%s%s", err, no_comm ? "" : " (or --no-comm)");
     }
@@ -244,6 +274,7 @@ int cmd_lora(int argc, char **argv)
         if (d == top)
             break;
     }
+    report_calibrated(r, &cal, &step_cal);
     if (!launch_s_text)
         report_note(r, "adapter kernels are charged %g us each (an assumption: --launch-us; kernels/launch.cu "
                     "measures your card)", launch_us);

@@ -4,6 +4,7 @@
  * the best draft length, and the batch at which speculation starts to lose. */
 #include "cli_args.h"
 #include "cli_lookup.h"
+#include "cli_rates.h"
 #include "commands.h"
 #include "specdec.h"
 
@@ -19,7 +20,8 @@ static const cli_doc spec_doc = {
     .summary = "speculative decoding: tokens per round, speedup in both cost regimes, break-even batch",
     .usage = "--alpha A [--gamma G] [--draft MODEL | --c C] [--draft-tp N] [--draft-gpus shared|own]\n"
              "                     [--model M] [--gpu G] [--tp N] [--batch B] [--context T] [--no-comm]\n"
-             "                     [--usable F] [--hbm BYTES] [--batch-max B]",
+             "                     [--usable F] [--hbm BYTES] [--batch-max B]\n"
+             "                     [--calibrate published:SYSTEM/BACKEND | --roofline]",
     .details = "Regime (i): verifying gamma+1 tokens costs one target step; speedup = E[N] / (gamma c + 1).\n"
                "Regime (ii): the target step with gamma+1 new tokens per sequence and the draft steps cost\n"
                "what the roofline step model says at the batch.  With --c instead of --draft, a draft step\n"
@@ -28,7 +30,10 @@ static const cli_doc spec_doc = {
                "--batch-max); \"none\" (null in JSON) when speculation does not lose within memory.\n"
                "Memory: the target's GPUs hold the target and, with --draft-gpus shared (the default when\n"
                "--draft-tp equals --tp), the draft; each sequence holds context + gamma + 1 tokens of KV for\n"
-               "both.  A batch that does not fit exits 1 and names the largest that does.",
+               "both.  A batch that does not fit exits 1 and names the largest that does.\n"
+               "Beside the roofline, the step times, regime (ii) and break-even are priced again at the\n"
+               "achieved rates fitted to published kernel measurements (napkin calibrate): by default the\n"
+               "GPU's published set (h100, h200), or --calibrate NAME; --roofline gives the bound alone.",
 };
 
 /* c as a string: 0 is a valid draft cost (draft heads), OPT_POS_REAL is not. */
@@ -43,13 +48,50 @@ static int parse_c(const char *s, double *out)
     return 0;
 }
 
+/* The timed answers again, at measured kernel rates. */
+typedef struct {
+    spec_estimate e;
+    int best_gamma, break_even_batch;
+    double best_speedup;
+} spec_calibrated;
+
+static int spec_calibrated_compute(const spec_setup *roof, const gpu_spec *cal_gpu, double alpha, int gamma,
+                                   int search_max, spec_calibrated *out, char *err, size_t errlen)
+{
+    spec_setup s = *roof;
+    s.gpu = cal_gpu;
+    if (spec_estimate_compute(&s, alpha, gamma, &out->e, err, errlen) != 0)
+        return -1;
+    out->best_gamma = spec_best_gamma_roofline(&s, alpha, SPEC_GAMMA_MAX, &out->best_speedup, err, errlen);
+    out->break_even_batch = spec_break_even_batch(&s, alpha, gamma, search_max, err, errlen);
+    return out->best_gamma < 0 || out->break_even_batch < 0 ? -1 : 0;
+}
+
+static void report_calibrated(report *r, const cli_rates *cal, const spec_calibrated *c)
+{
+    report_section(r, "The same rounds at measured kernel rates (calibrated)");
+    cli_rates_report(r, cal);
+    if (!cal->have)
+        return;
+    report_num(r, "t_target_calibrated", "target decode step, calibrated", U_SECONDS, c->e.t_target);
+    report_num(r, "t_verify_calibrated", "verification step, calibrated", U_SECONDS, c->e.t_verify);
+    report_num(r, "t_draft_calibrated", "draft step, calibrated", U_SECONDS, c->e.t_draft);
+    report_num(r, "c_calibrated", "draft cost c, calibrated", U_REAL, c->e.c);
+    report_num(r, "speedup_roofline_calibrated", "regime (ii) speedup, calibrated", U_REAL, c->e.speedup_roofline);
+    report_int(r, "best_gamma_roofline_calibrated", "best gamma, regime (ii), calibrated", c->best_gamma);
+    report_num(r, "best_speedup_roofline_calibrated", "its speedup", U_REAL, c->best_speedup);
+    report_num(r, "break_even_batch_calibrated", "batch where regime (ii) falls below 1, calibrated", U_INT,
+               c->break_even_batch > 0 ? c->break_even_batch : NAN);
+}
+
 int cmd_spec(int argc, char **argv)
 {
     double alpha = 0.8;
     int gamma = 4, tp = 4, draft_tp = 0, batch = 1, context = 4096, batch_max = 4096;
     const char *c_text = NULL, *draft_key = NULL, *model_key = "llama3-70b", *gpu_key = "h100";
     const char *dtype_name_s = "bf16", *draft_gpus = NULL;
-    int no_comm = 0;
+    int no_comm = 0, roofline = 0;
+    const char *calibrate = NULL;
     double usable = NAN, hbm = 0;
     cli_opt opts[] = {
         {"--alpha", OPT_FRACTION, &alpha, "A", "acceptance rate per draft token (default 0.8)", 0, 0},
@@ -72,6 +114,9 @@ int cmd_spec(int argc, char **argv)
         {"--usable", OPT_FRACTION, &usable, "F", "share of GPU memory the server may use (default 0.9)", 0, 0},
         {"--hbm", OPT_POS_REAL, &hbm, "BYTES", "memory of one GPU in bytes (default: what the driver reports)",
          0, 0},
+        {"--calibrate", OPT_STRING, &calibrate, "NAME",
+         "the calibrated answer's rates (default: the GPU's published set)", 0, 0},
+        {"--roofline", OPT_FLAG, &roofline, NULL, "the roofline alone, no calibrated answer", 0, 0},
     };
     cli_common common;
     int rc = cli_parse(&spec_doc, argc, argv, opts, CLI_NOPTS(opts), &common);
@@ -154,6 +199,11 @@ int cmd_spec(int argc, char **argv)
                         "--batch %d does not fit %s (context %d + gamma %d + 1 tokens of KV per sequence): %s",
                         batch, where, context, gamma, why);
     }
+    cli_rates cal;
+    if ((rc = cli_rates_resolve("spec", gpu, calibrate, roofline, &cal)) != 0) {
+        cli_specs_free(&specs);
+        return rc;
+    }
     spec_estimate e;
     s.skip_comm = no_comm;
     if (spec_estimate_compute(&s, alpha, gamma, &e, err, sizeof err) != 0) {
@@ -167,6 +217,12 @@ int cmd_spec(int argc, char **argv)
     int even_batch = spec_break_even_batch(&s, alpha, gamma, search_max, err, sizeof err);
     double even_alpha = spec_break_even_alpha(&s, gamma, err, sizeof err);
     if (best_roof < 0 || even_batch < 0 || even_alpha < 0) {
+        cli_specs_free(&specs);
+        return cli_fail("spec", EXIT_USAGE, "%s", err);
+    }
+    spec_calibrated sc;
+    memset(&sc, 0, sizeof sc);
+    if (cal.have && spec_calibrated_compute(&s, &cal.gpu, alpha, gamma, search_max, &sc, err, sizeof err) != 0) {
         cli_specs_free(&specs);
         return cli_fail("spec", EXIT_USAGE, "%s", err);
     }
@@ -219,6 +275,7 @@ int cmd_spec(int argc, char **argv)
         report_cell_num(t, spec_tokens_pmf(alpha, gamma, k));
         report_cell_num(t, spec_tokens_cdf(alpha, gamma, k));
     }
+    report_calibrated(r, &cal, &sc);
     if (even_batch == 0)
         report_note(r, "no loss within %s: regime (ii) stays above 1 up to batch %d",
                     search_max < batch_max ? "memory" : "--batch-max", search_max);

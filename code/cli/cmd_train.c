@@ -40,7 +40,9 @@ static const cli_doc DOC = {
     "Exit status 1 when the layout does not fit (the message names the largest microbatch that\n"
     "does, or a layout of the same GPU count), no cluster meets --days, or no layout of the\n"
     "cluster holds the --model; 2 for a bad flag, a --tp that does not divide the heads or a\n"
-    "--pp that does not divide the layers.",
+    "--pp that does not divide the layers.\n"
+    "Time here comes from the --mfu given, not from pricing each op, so train gives no\n"
+    "calibrated answer (napkin decode, prefill and serve price steps at measured rates).",
 };
 
 static int seen(const cli_opt *opts, int n, const char *name)

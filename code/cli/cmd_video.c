@@ -6,6 +6,7 @@
  * independent jobs. */
 #include "cli_args.h"
 #include "cli_lookup.h"
+#include "cli_rates.h"
 #include "commands.h"
 #include "video.h"
 
@@ -17,14 +18,33 @@ static const cli_doc video_doc = {
     .name = "video",
     .summary = "one video diffusion request: latent, FLOPs, memory, time, cost, and the queue at a rate",
     .usage = "[--model M] [--frames F] [--width W] [--height H] [--steps S] [--gpu G] [--gpus N] "
-             "[--efficiency E] [--price P] [--rate R]",
+             "[--efficiency E] [--price P] [--rate R]\n"
+             "                     [--calibrate published:SYSTEM/BACKEND | --roofline]",
     .details = "FLOPs per forward: linear 2 S P_tok plus attention 4 L S^2 d over the latent's tokens S;\n"
                "two forwards per step with classifier-free guidance, one when it is distilled.  Time is FLOPs\n"
                "at --efficiency of the GPU's dense bf16 peak, over --gpus sequence-parallel GPUs at the\n"
                "efficiency of HunyuanVideo's published xDiT scaling (or --sp-efficiency).  With --rate (jobs\n"
                "per hour), the queue is simulated for one G-way job at a time and for G independent jobs.\n"
-               "Frames must be 1 + a multiple of the VAE's temporal stride (81 = 1 + 4 x 20).",
+               "Frames must be 1 + a multiple of the VAE's temporal stride (81 = 1 + 4 x 20).\n"
+               "Beside it, the calibrated answer prices the same work at the achieved bf16 GEMM rates fitted\n"
+               "to published kernel measurements (napkin calibrate) in place of --efficiency: by default the\n"
+               "GPU's published set (h100, h200), or --calibrate NAME; --roofline gives the first answer alone.",
 };
+
+static void report_calibrated(report *rep, const cli_rates *cal, const video_estimate *e, double price)
+{
+    report_section(rep, "The same request at measured kernel rates (calibrated, in place of --efficiency)");
+    cli_rates_report(rep, cal);
+    if (!cal->have)
+        return;
+    report_num(rep, "t_step_calibrated", "one step, calibrated", U_SECONDS, e->t_step);
+    report_num(rep, "t_denoise_calibrated", "all steps, calibrated", U_SECONDS, e->t_denoise);
+    report_num(rep, "t_vae_calibrated", "VAE decode, calibrated", U_SECONDS, e->t_vae);
+    report_num(rep, "t_request_calibrated", "one request, calibrated", U_SECONDS, e->t_request);
+    report_num(rep, "gpu_seconds_calibrated", "GPU-seconds per video, calibrated", U_SECONDS, e->gpu_seconds);
+    if (price > 0)
+        report_num(rep, "cost_calibrated", "cost per video, calibrated", U_REAL, e->cost);
+}
 
 int cmd_video(int argc, char **argv)
 {
@@ -32,6 +52,8 @@ int cmd_video(int argc, char **argv)
     int frames = 0, width = 0, height = 0, steps = 0, forwards = 0, gpus = 1, offload = 0, tiles = 8;
     int sim_jobs = 20000;
     double efficiency = 0.45, sp_eff = 0, price = 0, rate = 0;
+    int roofline = 0;
+    const char *calibrate = NULL;
     cli_opt opts[] = {
         {"--model", OPT_STRING, &model_key, "M", "video model (default wan2.1-14b)", 0, 0},
         {"--frames", OPT_POS_INT, &frames, "F", "frames (default: the model's, 81 for Wan2.1)", 0, 0},
@@ -52,6 +74,9 @@ int cmd_video(int argc, char **argv)
         {"--jobs", OPT_POS_INT, &sim_jobs, "J", "jobs simulated for the queue (default 20000)", 0, 0},
         {"--video-table", OPT_STRING, &video_table, "FILE",
          "video models from FILE (default: DIR/video_models.tsv with --specs DIR, else built in)", 0, 0},
+        {"--calibrate", OPT_STRING, &calibrate, "NAME",
+         "the calibrated answer's rates (default: the GPU's published set)", 0, 0},
+        {"--roofline", OPT_FLAG, &roofline, NULL, "the answer at --efficiency alone, no calibrated answer", 0, 0},
     };
     cli_common common;
     int rc = cli_parse(&video_doc, argc, argv, opts, CLI_NOPTS(opts), &common);
@@ -132,6 +157,22 @@ int cmd_video(int argc, char **argv)
             rc = cli_fail("video", EXIT_NO_FIT, "does not fit: %s per GPU, the %s has %s; not even one frame fits%s",
                           need, gpu->key, have, offload ? "" : " (try --offload)");
         goto out;
+    }
+
+    /* the fitted achieved shares stand in for --efficiency: applying both would count the distance twice */
+    cli_rates cal;
+    video_estimate e_cal;
+    memset(&e_cal, 0, sizeof e_cal);
+    if ((rc = cli_rates_resolve("video", gpu, calibrate, roofline, &cal)) != 0)
+        goto out;
+    if (cal.have) {
+        video_request rc_req = r;
+        rc_req.gpu = &cal.gpu;
+        rc_req.efficiency = 1.0;
+        if (video_estimate_compute(&rc_req, &e_cal, err, sizeof err) != 0) {
+            rc = cli_fail("video", EXIT_USAGE, "%s", err);
+            goto out;
+        }
     }
 
     report *rep = report_new("video");
@@ -219,6 +260,7 @@ int cmd_video(int argc, char **argv)
                         p.rho_independent);
         report_note(rep, "queue simulated over %d Poisson arrivals with fixed service (M/D/c)", sim_jobs);
     }
+    report_calibrated(rep, &cal, &e_cal, price);
     report_note(rep, "time is FLOPs at %.0f%% of the dense bf16 peak; the VAE runs on one GPU", 100 * efficiency);
     rc = report_print(rep, common.format, stdout);
     report_free(rep);

@@ -19,10 +19,19 @@ gemm_work gemm_work_of(double m, double n, double k, double in_elem, double out_
 double gemm_predicted_time(double m, double n, double k, double in_elem, double out_elem, double peak_flops,
                            double bandwidth, bound_kind *bound)
 {
-    gemm_work w = gemm_work_of(m, n, k, in_elem, out_elem);
-    return roofline_time(w.flop, w.bytes, peak_flops, bandwidth, bound);
+    /* a row with the given ceilings and no achieved rates: the roofline */
+    gpu_spec ceilings = {0};
+    ceilings.mem_bw = bandwidth;
+    return gemm_priced_time(&ceilings, RC_GEMM_BF16, m, n, k, in_elem, out_elem, peak_flops, bound);
 }
 //< gemm_work
+
+double gemm_priced_time(const gpu_spec *g, rate_class c, double m, double n, double k, double in_elem,
+                        double out_elem, double peak_flops, bound_kind *bound)
+{
+    gemm_work w = gemm_work_of(m, n, k, in_elem, out_elem);
+    return price_compute(g, c, w.flop, w.bytes, peak_flops, 1, bound);
+}
 
 double gemm_predicted_time_lat(double m, double n, double k, double in_elem, double out_elem, double peak_flops,
                                double bandwidth, double latency, bound_kind *bound)

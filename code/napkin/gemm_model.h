@@ -5,6 +5,7 @@
 #ifndef NAPKIN_GEMM_MODEL_H
 #define NAPKIN_GEMM_MODEL_H
 
+#include "pricing.h"
 #include "roofline.h"
 
 #ifdef __cplusplus
@@ -24,6 +25,12 @@ gemm_work gemm_work_of(double m, double n, double k, double in_elem, double out_
 /* Roofline time max(flop/peak, bytes/bw); *bound (may be NULL) says which. */
 double gemm_predicted_time(double m, double n, double k, double in_elem, double out_elem, double peak_flops,
                            double bandwidth, bound_kind *bound);
+
+/* The same GEMM priced on GPU row g as one kernel of class c (pricing.h):
+ * the roofline above at g's bandwidth when g carries no achieved rates, the
+ * calibrated time (its fixed cost included) when it does. */
+double gemm_priced_time(const gpu_spec *g, rate_class c, double m, double n, double k, double in_elem,
+                        double out_elem, double peak_flops, bound_kind *bound);
 
 /* The same roofline plus a fixed per-kernel term: t = latency +
  * max(flop/peak, bytes/bw).  A kernel timed alone pays a start-up cost its

@@ -1,6 +1,7 @@
 #include "lora.h"
 
 #include "rng.h"
+#include "pricing.h"
 #include "roofline.h"
 
 #include <math.h>
@@ -271,7 +272,8 @@ int lora_step_cost_compute(const gpu_spec *g, precision prec, const lora_config 
     shape.skip_comm = s->skip_comm;
     if (decoder_step_cost(m, g, &shape, &r.base, err, errlen) != 0)
         return -1;
-    const double peak = gpu_peak_flops(g, prec.compute), bw = g->mem_bw;
+    const double peak = gpu_peak_flops(g, prec.compute);
+    const rate_class gemm_class = rate_class_gemm(c->adapter_dtype, prec.compute);
     const double B = s->batch, D = s->distinct, rk = c->rank;
     const double wb = dtype_bytes(c->adapter_dtype), ab = dtype_bytes(prec.act);
     for (int mod = 0; mod < LORA_MODULE_COUNT; mod++) {
@@ -288,8 +290,11 @@ int lora_step_cost_compute(const gpu_spec *g, precision prec, const lora_config 
         lora_op sh, ex;
         lora_bgmv_ops(tokens, in_g, out_g, rk, sets, wb, ab, &sh, &ex);
         bound_kind b1, b2;
-        double t = roofline_time(sh.flop, sh.weight_bytes + sh.act_bytes, peak, bw, &b1) +
-                   roofline_time(ex.flop, ex.weight_bytes + ex.act_bytes, peak, bw, &b2);
+        /* shrink and expand are one kernel each, but their fixed cost is the
+         * launch cost charged below (s->launch_s): fixed share 0, so it is
+         * not counted twice at measured rates */
+        double t = price_compute(g, gemm_class, sh.flop, sh.weight_bytes + sh.act_bytes, peak, 0, &b1) +
+                   price_compute(g, gemm_class, ex.flop, ex.weight_bytes + ex.act_bytes, peak, 0, &b2);
         double f1 = sh.flop, f2 = ex.flop, w1 = sh.weight_bytes, w2 = ex.weight_bytes, a1 = sh.act_bytes,
                a2 = ex.act_bytes;
         r.compute_bound_ops += (b1 == BOUND_COMPUTE) + (b2 == BOUND_COMPUTE);

@@ -2,6 +2,7 @@
  * closed forms, and round costs from the roofline step model. */
 #include "specdec.h"
 
+#include "pricing.h"
 #include "roofline.h"
 
 #include <math.h>
@@ -311,6 +312,8 @@ double spec_heads_time(const model_spec *m, const gpu_spec *g, int heads, int ow
         return NAN;
     /* split over the tp GPUs like the target's own projections */
     double params = spec_heads_params(m, heads, own_vocab) / tp;
-    return roofline_time(2.0 * tokens * params, params * dtype_bytes(prec.weights), peak, g->mem_bw, NULL);
+    /* the heads' GEMMs as one lump: their kernels' fixed costs are not counted */
+    return price_compute(g, rate_class_gemm(prec.weights, prec.compute), 2.0 * tokens * params,
+                         params * dtype_bytes(prec.weights), peak, 0, NULL);
 }
 //< heads

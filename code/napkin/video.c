@@ -3,6 +3,7 @@
 #include "video.h"
 
 #include "memory.h"
+#include "pricing.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -228,11 +229,15 @@ int video_estimate_compute(const video_request *r, video_estimate *e, char *err,
     double attained = peak * r->efficiency;
     e->sp_eff = r->sp_efficiency > 0 ? r->sp_efficiency : video_sp_efficiency(G);
     double bytes_per_gpu = e->mem_dit_weights + (e->bytes_forward - e->mem_dit_weights) / G;
-    e->t_forward = roofline_time(e->forward.total / G, bytes_per_gpu, attained, bw, NULL) / e->sp_eff;
+    /* a forward and the text encoder as lumps of bf16 GEMM work: their
+     * kernels' fixed costs are not counted */
+    e->t_forward = price_compute(r->gpu, RC_GEMM_BF16, e->forward.total / G, bytes_per_gpu, attained, 0, NULL) /
+                   e->sp_eff;
     e->t_step = e->forwards * e->t_forward;
     e->t_denoise = e->steps * e->t_step;
-    e->t_text = roofline_time(e->flop_text, e->mem_text_weights, attained, bw, NULL);
-    e->t_vae = e->flop_vae / attained; /* on one GPU */
+    e->t_text = price_compute(r->gpu, RC_GEMM_BF16, e->flop_text, e->mem_text_weights, attained, 0, NULL);
+    /* on one GPU, FLOPs alone (its bytes are not counted): a lump of bf16 GEMM work */
+    e->t_vae = price_compute(r->gpu, RC_GEMM_BF16, e->flop_vae, 0, attained, 0, NULL);
     e->t_request = e->t_text + e->t_denoise + e->t_vae;
     e->gpu_seconds = G * e->t_request; /* every GPU is held for the whole request */
     e->cost = e->gpu_seconds / 3600.0 * r->price;
@@ -260,8 +265,9 @@ double video_batch_step_time(const video_request *r, int batch)
     double weights = r->model->params * r->bytes_per_elem;
     double act = video_forward_bytes(r->model, &l, r->bytes_per_elem) - weights;
     /* the weights are read once for the whole batch; FLOPs and activations grow with it */
-    return roofline_time(batch * f.total, weights + batch * act, gpu_peak_flops(r->gpu, DT_BF16) * r->efficiency,
-                         r->gpu->mem_bw, NULL);
+    /* the forward as one lump of bf16 GEMM work (fixed costs not counted) */
+    return price_compute(r->gpu, RC_GEMM_BF16, batch * f.total, weights + batch * act,
+                         gpu_peak_flops(r->gpu, DT_BF16) * r->efficiency, 0, NULL);
 }
 //< batch_step
 

@@ -1,6 +1,7 @@
 #include "vision.h"
 
 #include "comm.h"
+#include "pricing.h"
 #include "roofline.h"
 #include "serve.h"
 #include "specs_tsv.h"
@@ -517,12 +518,14 @@ int vision_encoder_time(const vision_spec *v, const vision_image *im, const gpu_
         snprintf(err, errlen, "%s has no link figures for a tensor-parallel group", g->key);
         return -1;
     }
-    out->time = roofline_time(out->flop, out->bytes, peak, g->mem_bw, NULL);
+    /* the whole encoder as one lump of GEMM work: its kernels' fixed costs are not counted */
+    rate_class c = rate_class_gemm(prec.weights, prec.compute);
+    out->time = price_compute(g, c, out->flop, out->bytes, peak, 0, NULL);
     /* Megatron split of every layer: two all-reduces of the residual stream per layer */
-    out->time_comm = tp > 1 ? 2.0 * v->layers * allreduce_time(g, tp, im->encoder_tokens * v->hidden *
-                                                                           dtype_bytes(prec.act))
+    out->time_comm = tp > 1 ? 2.0 * v->layers * price_allreduce(g, tp, im->encoder_tokens * v->hidden *
+                                                                            dtype_bytes(prec.act))
                             : 0;
-    out->time_sharded = roofline_time(out->flop / tp, out->bytes / tp, peak, g->mem_bw, NULL) + out->time_comm;
+    out->time_sharded = price_compute(g, c, out->flop / tp, out->bytes / tp, peak, 0, NULL) + out->time_comm;
     return 0;
 }
 
@@ -569,8 +572,10 @@ static void cross_layers_cost(const vision_request *q, const gpu_spec *g, int ba
         f += batch * 2 * cross * 2 * d * kvd / tp;
     double act = batch * tokens * d * ab * 8;
     *flop = L * f;
-    *time = L * roofline_time(f, weights + kv + act, gpu_peak_flops(g, q->prec.compute), g->mem_bw, NULL) +
-            (q->tp > 1 ? 2 * L * allreduce_time(g, q->tp, batch * tokens * d * ab) : 0);
+    /* each cross layer as one lump of GEMM work: its kernels' fixed costs are not counted */
+    *time = L * price_compute(g, rate_class_gemm(q->prec.weights, q->prec.compute), f, weights + kv + act,
+                              gpu_peak_flops(g, q->prec.compute), 0, NULL) +
+            (q->tp > 1 ? 2 * L * price_allreduce(g, q->tp, batch * tokens * d * ab) : 0);
 }
 
 //> prefill_time
@@ -627,7 +632,7 @@ static double encoder_span(const vision_request *q, const vision_estimate *e, in
     long images = (long)requests * q->images;
     long per_gpu = (images + q->tp - 1) / q->tp;
     double embed_bytes = (double)images * e->image.projector_tokens * q->lm->hidden * dtype_bytes(q->prec.act);
-    return per_gpu * e->encoder.time + (q->tp > 1 ? allgather_time(q->gpu, q->tp, embed_bytes) : 0);
+    return per_gpu * e->encoder.time + (q->tp > 1 ? price_allgather(q->gpu, q->tp, embed_bytes) : 0);
 }
 
 static int decode_first(const vision_request *q, const vision_estimate *e, int batch, double *t, char *err,

@@ -1,0 +1,189 @@
+/* The calibrated answer beside the roofline in spec, lora, graphs, image and
+ * video, as a reader runs them, in all three formats.  The published
+ * calibration is refitted as the data grows, so no calibrated number is
+ * written here; what must hold for any sane calibration is: achieved shares
+ * of the ceilings below 1 make the same work slower than its roofline; the
+ * calibrated keys are there by default on a GPU with a published set (h100,
+ * h200) and absent with --roofline or on one without (a100); a bad
+ * --calibrate is exit 2 naming the known sets. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_run.h"
+
+#define H100_SET "published:h100_sxm/trtllm"
+
+/* One command: its arguments before --gpu, and the pairs (roofline key,
+ * calibrated key) whose calibrated time must exceed the roofline's. */
+typedef struct {
+    const char *args;
+    const char *slower[4][2];
+} calibrated_case;
+
+static const calibrated_case CASES[] = {
+    {"spec --alpha 0.8 --gamma 4",
+     {{"t_target", "t_target_calibrated"}, {"t_verify", "t_verify_calibrated"}, {"t_draft", "t_draft_calibrated"}}},
+    {"lora --model llama3-8b --batch 32",
+     {{"base_step_time", "base_step_time_calibrated"},
+      {"adapter_time_ops", "adapter_time_ops_calibrated"},
+      {"step_time", "step_time_calibrated"}}},
+    {"graphs --model llama3-8b --batch 8", {{"gpu_time", "gpu_time_calibrated"}}},
+    {"image --model qwen2-vl-7b",
+     {{"encoder_time_image", "encoder_time_image_calibrated"},
+      {"prefill_time", "prefill_time_calibrated"},
+      {"ttft", "ttft_calibrated"},
+      {"text_ttft", "text_ttft_calibrated"}}},
+    /* --efficiency 1: the calibrated answer stands in for it, so the two answers price the same work */
+    {"video --efficiency 1", {{"t_step", "t_step_calibrated"}, {"t_request", "t_request_calibrated"}}},
+};
+#define NCASES (sizeof CASES / sizeof CASES[0])
+
+static int run_fmt(const calibrated_case *c, const char *extra, char *out, size_t n)
+{
+    char args[1024];
+    snprintf(args, sizeof args, "%s %s", c->args, extra);
+    return run(args, out, n);
+}
+
+Test(cli_calibrated, both_answers_by_default_on_h100_and_calibrated_is_slower)
+{
+    static char out[OUT_MAX];
+    for (size_t i = 0; i < NCASES; i++) {
+        const calibrated_case *c = &CASES[i];
+        cr_assert_eq(run_fmt(c, "--gpu h100 --format tsv", out, sizeof out), 0, "%s: %s", c->args, out);
+        cr_assert(strstr(out, "calibration\t" H100_SET "\t") != NULL, "%s names no calibration:\n%s", c->args, out);
+        for (int k = 0; k < 4 && c->slower[k][0]; k++) {
+            double roof = tsv_value(out, c->slower[k][0]), cal = tsv_value(out, c->slower[k][1]);
+            cr_assert(roof > 0 && isfinite(cal), "%s: %s %g, %s %g", c->args, c->slower[k][0], roof,
+                      c->slower[k][1], cal);
+            cr_assert(cal > roof, "%s: %s %g is not above the roofline's %g", c->args, c->slower[k][1], cal, roof);
+        }
+    }
+}
+
+Test(cli_calibrated, h200_has_its_own_set)
+{
+    static char out[OUT_MAX];
+    for (size_t i = 0; i < NCASES; i++) {
+        cr_assert_eq(run_fmt(&CASES[i], "--gpu h200 --format tsv", out, sizeof out), 0, "%s: %s", CASES[i].args, out);
+        cr_assert(strstr(out, "calibration\tpublished:h200_sxm/trtllm\t") != NULL, "%s:\n%s", CASES[i].args, out);
+        tsv_value(out, CASES[i].slower[0][1]);
+    }
+}
+
+Test(cli_calibrated, roofline_alone_and_a_gpu_without_a_set)
+{
+    static char out[OUT_MAX];
+    for (size_t i = 0; i < NCASES; i++) {
+        const calibrated_case *c = &CASES[i];
+        cr_assert_eq(run_fmt(c, "--gpu h100 --roofline --format tsv", out, sizeof out), 0, "%s: %s", c->args, out);
+        cr_assert(strstr(out, "_calibrated\t") == NULL, "%s --roofline still gives calibrated values:\n%s", c->args,
+                  out);
+        cr_assert(strstr(out, "calibration\tnone") != NULL, "%s:\n%s", c->args, out);
+        tsv_value(out, c->slower[0][0]); /* the roofline's answer is still there */
+        /* no published set for the A100: the roofline alone, unasked */
+        cr_assert_eq(run_fmt(c, "--gpu a100 --format tsv", out, sizeof out), 0, "%s: %s", c->args, out);
+        cr_assert(strstr(out, "_calibrated\t") == NULL, "%s on a100:\n%s", c->args, out);
+        cr_assert(strstr(out, "calibration\tnone") != NULL, "%s on a100:\n%s", c->args, out);
+    }
+}
+
+Test(cli_calibrated, bad_calibrate_is_exit_2)
+{
+    static char out[OUT_MAX];
+    for (size_t i = 0; i < NCASES; i++) {
+        const calibrated_case *c = &CASES[i];
+        cr_assert_eq(run_fmt(c, "--gpu h100 --calibrate published:nowhere/none", out, sizeof out), 2, "%s: %s",
+                     c->args, out);
+        cr_assert(strstr(out, "--calibrate") != NULL && strstr(out, H100_SET) != NULL,
+                  "%s: the message names neither the flag nor the known sets:\n%s", c->args, out);
+        cr_assert_eq(run_fmt(c, "--gpu h100 --calibrate " H100_SET " --roofline", out, sizeof out), 2, "%s: %s",
+                     c->args, out);
+        cr_assert(strstr(out, "--roofline") != NULL, "%s:\n%s", c->args, out);
+    }
+}
+
+Test(cli_calibrated, a_named_set_from_another_gpu_says_so)
+{
+    static char out[OUT_MAX];
+    for (size_t i = 0; i < NCASES; i++) {
+        const calibrated_case *c = &CASES[i];
+        cr_assert_eq(run_fmt(c, "--gpu h100 --calibrate published:h200_sxm/trtllm --format tsv", out, sizeof out), 0,
+                     "%s: %s", c->args, out);
+        cr_assert(strstr(out, "calibration\tpublished:h200_sxm/trtllm\t") != NULL, "%s:\n%s", c->args, out);
+        cr_assert(strstr(out, "fitted on h200, not h100") != NULL, "%s:\n%s", c->args, out);
+    }
+}
+
+Test(cli_calibrated, table_and_json_carry_both)
+{
+    static char out[OUT_MAX];
+    for (size_t i = 0; i < NCASES; i++) {
+        const calibrated_case *c = &CASES[i];
+        cr_assert_eq(run_fmt(c, "--gpu h100", out, sizeof out), 0, "%s: %s", c->args, out);
+        cr_assert(strstr(out, "at measured kernel rates (calibrated") != NULL, "%s:\n%s", c->args, out);
+        cr_assert(strstr(out, "calibrated answers use") != NULL && strstr(out, H100_SET) != NULL, "%s:\n%s", c->args,
+                  out);
+        cr_assert_eq(run_fmt(c, "--gpu h100 --format json", out, sizeof out), 0, "%s: %s", c->args, out);
+        cr_assert(strstr(out, "\"calibration\": \"" H100_SET "\"") != NULL, "%s:\n%s", c->args, out);
+        for (int k = 0; k < 4 && c->slower[k][0]; k++) {
+            char key[96];
+            for (int j = 0; j < 2; j++) {
+                snprintf(key, sizeof key, "\"%s\": ", c->slower[k][j]);
+                const char *at = strstr(out, key);
+                cr_assert(at != NULL, "%s: no %s in the JSON:\n%s", c->args, key, out);
+                double v = strtod(at + strlen(key), NULL);
+                cr_assert(v > 0, "%s: %s is %g", c->args, key, v);
+            }
+        }
+    }
+}
+
+Test(cli_calibrated, headline_values_follow_from_the_calibrated_step)
+{
+    static char out[OUT_MAX];
+    /* lora: tokens/s = batch / step time, ratio = step / base step */
+    cr_assert_eq(run("lora --model llama3-8b --gpu h100 --batch 32 --format tsv", out, sizeof out), 0, "%s", out);
+    double step = tsv_value(out, "step_time_calibrated"), base = tsv_value(out, "base_step_time_calibrated");
+    cr_assert_float_eq(tsv_value(out, "tokens_per_s_calibrated"), 32 / step, 1e-9 * 32 / step);
+    cr_assert_float_eq(tsv_value(out, "step_ratio_calibrated"), step / base, 1e-12);
+    /* spec: c = draft step / target step */
+    cr_assert_eq(run("spec --gpu h100 --format tsv", out, sizeof out), 0, "%s", out);
+    cr_assert_float_eq(tsv_value(out, "c_calibrated"),
+                       tsv_value(out, "t_draft_calibrated") / tsv_value(out, "t_target_calibrated"), 1e-12);
+    /* video: 2 GPUs held for the whole request; money at 3.6 per GPU-hour is 1e-3 per GPU-second */
+    cr_assert_eq(run("video --gpu h100 --gpus 2 --price 3.6 --format tsv", out, sizeof out), 0, "%s", out);
+    double req = tsv_value(out, "t_request_calibrated"), gs = tsv_value(out, "gpu_seconds_calibrated");
+    cr_assert_float_eq(gs, 2 * req, 1e-9 * gs);
+    cr_assert_float_eq(tsv_value(out, "cost_calibrated"), gs * 1e-3, 1e-9 * gs);
+    /* graphs: the eager step is max(GPU, host); with 1 ms per launch the host sets it both ways */
+    cr_assert_eq(run("graphs --model llama3-8b --gpu h100 --launch-us 1000 --format tsv", out, sizeof out), 0, "%s",
+                 out);
+    cr_assert_float_eq(tsv_value(out, "step_eager_calibrated"), tsv_value(out, "host_eager"), 1e-15);
+    cr_assert(strstr(out, "eager_bound_calibrated\thost\t") != NULL, "%s", out);
+}
+
+Test(cli_calibrated, measured_rates_stand_in_for_the_efficiencies)
+{
+    static char a[OUT_MAX], b[OUT_MAX];
+    /* the efficiencies derate the first answer only: the calibrated one is the same at any */
+    cr_assert_eq(run("video --gpu h100 --efficiency 0.3 --format tsv", a, sizeof a), 0, "%s", a);
+    cr_assert_eq(run("video --gpu h100 --efficiency 0.9 --format tsv", b, sizeof b), 0, "%s", b);
+    cr_assert(tsv_value(a, "t_request") > tsv_value(b, "t_request"));
+    cr_assert_eq(tsv_value(a, "t_request_calibrated"), tsv_value(b, "t_request_calibrated"));
+    cr_assert_eq(run("image --gpu h100 --encoder-efficiency 0.2 --lm-efficiency 0.5 --format tsv", a, sizeof a), 0,
+                 "%s", a);
+    cr_assert_eq(run("image --gpu h100 --format tsv", b, sizeof b), 0, "%s", b);
+    cr_assert(tsv_value(a, "ttft") > tsv_value(b, "ttft"));
+    cr_assert_eq(tsv_value(a, "ttft_calibrated"), tsv_value(b, "ttft_calibrated"));
+}
+
+Test(cli_calibrated, train_says_it_prices_no_steps)
+{
+    static char out[OUT_MAX];
+    cr_assert_eq(run("train --help", out, sizeof out), 0, "%s", out);
+    cr_assert(strstr(out, "no\ncalibrated answer") != NULL || strstr(out, "no calibrated answer") != NULL, "%s", out);
+    cr_assert_eq(run("train --model llama3-8b --calibrate " H100_SET, out, sizeof out), 2, "%s", out);
+}
