@@ -26,7 +26,7 @@ static rate_model known_rates(void)
     memset(&r, 0, sizeof r);
     strcpy(r.name, "test:known");
     for (int c = 0; c < RC_COUNT; c++) {
-        r.op[c] = (op_rate){2e-6, 0.5, 0.5, 64};
+        r.op[c] = (op_rate){.t0 = 2e-6, .flop_frac = 0.5, .byte_frac = 0.5, .blend = 64};
         r.has_op[c] = 1;
     }
     r.allreduce[rate_tp_slot(2)] = (link_rate){3e-6, 100e9, 20e-6, 200e9};
