@@ -102,7 +102,7 @@ local FIELDS = {
   dtype = { select = "dtypes" }, weights = { select = "dtypes" }, kv = { select = "dtypes" },
   act = { select = "dtypes" }, compute = { select = "dtypes" },
   ["draft-gpus"] = { select = { "shared", "own" } },
-  ["no-comm"] = { flag = true },
+  ["no-comm"] = { flag = true }, roofline = { flag = true },
   tp = { num = { 1, 16, 1 } }, ["draft-tp"] = { num = { 1, 16, 1 } },
   batch = { num = { 1, 4096, 1 } }, ["batch-max"] = { num = { 1, 4096, 1 } },
   context = { num = { 1, 131072, 1 } },
