@@ -1,5 +1,6 @@
-/* The calibrated answer beside the roofline in spec, lora, graphs, image and
- * video, as a reader runs them, in all three formats.  The published
+/* The calibrated answer beside the roofline in decode, prefill, serve, spec,
+ * lora, graphs, image and video, as a reader runs them, in all three
+ * formats.  The published
  * calibration is refitted as the data grows, so no calibrated number is
  * written here; what must hold for any sane calibration is: achieved shares
  * of the ceilings below 1 make the same work slower than its roofline; the
@@ -23,6 +24,12 @@ typedef struct {
 } calibrated_case;
 
 static const calibrated_case CASES[] = {
+    {"decode --model llama3-8b --batch 8 --context 1024", {{"step_time", "step_time_calibrated"}}},
+    {"decode --model llama3-70b --tp 4 --batch 16", {{"step_time", "step_time_calibrated"}, {"time_comm", "time_comm_calibrated"}}},
+    {"prefill --model llama3-8b --prompt 2048", {{"time", "time_calibrated"}}},
+    {"serve --model llama3-8b --prompt 1024 --output 128 --concurrency 8",
+     {{"tpot", "tpot_calibrated"}, {"ttft", "ttft_calibrated"}, {"ttft_closed", "ttft_closed_calibrated"},
+      {"e2e", "e2e_calibrated"}}},
     {"spec --alpha 0.8 --gamma 4",
      {{"t_target", "t_target_calibrated"}, {"t_verify", "t_verify_calibrated"}, {"t_draft", "t_draft_calibrated"}}},
     {"lora --model llama3-8b --batch 32",
@@ -178,6 +185,61 @@ Test(cli_calibrated, measured_rates_stand_in_for_the_efficiencies)
     cr_assert_eq(run("image --gpu h100 --format tsv", b, sizeof b), 0, "%s", b);
     cr_assert(tsv_value(a, "ttft") > tsv_value(b, "ttft"));
     cr_assert_eq(tsv_value(a, "ttft_calibrated"), tsv_value(b, "ttft_calibrated"));
+}
+
+Test(cli_calibrated, serve_search_ranks_both_ways)
+{
+    static char out[OUT_MAX];
+    cr_assert_eq(run("serve --model llama3-70b --gpu h100 --search --ttft 0.5 --tpot 0.05 --gpus 8 --format json", out,
+                     sizeof out),
+                 0, "%s", out);
+    cr_assert(strstr(out, "\"search\": [") != NULL && strstr(out, "\"search_calibrated\": [") != NULL, "%s", out);
+    cr_assert_eq(run("serve --model llama3-70b --gpu h100 --search --ttft 0.5 --tpot 0.05 --gpus 8 --roofline "
+                     "--format json",
+                     out, sizeof out),
+                 0, "%s", out);
+    cr_assert(strstr(out, "search_calibrated") == NULL, "%s", out);
+}
+
+Test(cli_calibrated, decode_ops_carry_their_calibrated_time)
+{
+    /* the ops block of --format tsv: each op's calibrated time times its count, summed,
+     * is the calibrated step (nothing is priced outside the ops) */
+    static char out[OUT_MAX];
+    cr_assert_eq(run("decode --model llama3-70b --gpu h100 --tp 4 --batch 16 --format tsv", out, sizeof out), 0, "%s",
+                 out);
+    const char *h = strstr(out, "\nop\tcount\t");
+    cr_assert_not_null(h, "%s", out);
+    h++;
+    int col_count = -1, col_cal = -1, col = 0;
+    for (const char *p = h; *p && *p != '\n'; col++) {
+        const char *e = p + strcspn(p, "\t\n");
+        if ((size_t)(e - p) == 5 && strncmp(p, "count", 5) == 0)
+            col_count = col;
+        if ((size_t)(e - p) == 15 && strncmp(p, "time_calibrated", 15) == 0)
+            col_cal = col;
+        p = *e == '\t' ? e + 1 : e;
+    }
+    cr_assert(col_count >= 0 && col_cal >= 0, "%s", h);
+    double sum = 0;
+    int rows = 0;
+    for (const char *line = strchr(h, '\n') + 1; *line && *line != '\n'; line = strchr(line, '\n') + 1, rows++) {
+        double count = 0, t = 0;
+        const char *p = line;
+        for (int c = 0; c <= col_cal; c++) {
+            if (c == col_count)
+                count = strtod(p, NULL);
+            if (c == col_cal)
+                t = strtod(p, NULL);
+            p += strcspn(p, "\t\n");
+            if (*p == '\t')
+                p++;
+        }
+        sum += count * t;
+    }
+    cr_assert(rows > 10, "%d ops", rows);
+    double step = tsv_value(out, "step_time_calibrated");
+    cr_assert_float_eq(sum, step, 1e-6 * step, "ops sum %g, step %g", sum, step);
 }
 
 Test(cli_calibrated, train_says_it_prices_no_steps)

@@ -188,7 +188,7 @@ int cmd_decode(int argc, char **argv)
     report_text(r, "compute_dtype", "compute dtype", dtype_name(s.prec.compute));
     replica_report_memory(r, &s);
     report_step(r, s.gpu, &shape, &cost, peak);
-    report_section(r, "The same step at measured kernel rates");
+    report_section(r, "The same step at measured kernel rates (calibrated)");
     cli_rates_report(r, &cal);
     if (cal.have) {
         report_num(r, "step_time_calibrated", "step time, calibrated", U_SECONDS, cost_cal.time);
