@@ -11,14 +11,9 @@
 int main(void)
 {
     model_spec m = model_builtin("llama3-70b");
-    gpu_spec roof = gpu_builtin("h100"), cal = roof;
     rate_model r;
+    gpu_spec roof = gpu_builtin("h100"), cal = gpu_builtin_calibrated("h100", "published:h100_sxm/trtllm", &r);
     char err[512];
-    if (rate_model_builtin("published:h100_sxm/trtllm", &r, err, sizeof err) != 0) {
-        fprintf(stderr, "calibrated: %s\n", err);
-        return 1;
-    }
-    cal.rates = &r;
     step_shape s = decode_shape(64, 4096, 4, precision_uniform(DT_BF16));
     step_cost a, b;
     if (decoder_step_cost(&m, &roof, &s, &a, err, sizeof err) || decoder_step_cost(&m, &cal, &s, &b, err, sizeof err)) {

@@ -11,14 +11,9 @@
 int main(void)
 {
     model_spec m = model_builtin("llama3-8b");
-    gpu_spec g = gpu_builtin("h100");
     rate_model r;
+    gpu_spec g = gpu_builtin_calibrated("h100", "published:h100_sxm/trtllm", &r);
     char err[512];
-    if (rate_model_builtin("published:h100_sxm/trtllm", &r, err, sizeof err) != 0) {
-        fprintf(stderr, "calibrated: %s\n", err);
-        return 1;
-    }
-    g.rates = &r;
     serve_workload w = {32, 512, 256, 1, precision_uniform(DT_BF16)};
     serve_result seq, one;
     if (serve_sequential(&m, &g, &w, &seq, err, sizeof err) || serve_one_batch(&m, &g, &w, &one, err, sizeof err)) {

@@ -10,14 +10,9 @@
 int main(void)
 {
     model_spec m = model_builtin("llama3-70b");
-    gpu_spec roof = gpu_builtin("h100"), cal = roof;
     rate_model r;
+    gpu_spec roof = gpu_builtin("h100"), cal = gpu_builtin_calibrated("h100", "published:h100_sxm/trtllm", &r);
     char err[512];
-    if (rate_model_builtin("published:h100_sxm/trtllm", &r, err, sizeof err) != 0) {
-        fprintf(stderr, "calibrated: %s\n", err);
-        return 1;
-    }
-    cal.rates = &r;
     request_setup s = {&m, &roof, precision_uniform(DT_BF16), 4, 2048, 256, 64, 0, 0, memory_policy_default(), 2.5, 1};
     request_estimate a, b;
     if (request_estimate_compute(&s, &a, err, sizeof err) != 0)

@@ -156,3 +156,15 @@ int rate_model_default(const char *gpu_key, rate_model *out)
             return rate_model_builtin(DEFAULTS[i].name, out, err, sizeof err) == 0 ? 0 : -1;
     return -1;
 }
+
+gpu_spec gpu_builtin_calibrated(const char *key, const char *name, rate_model *storage)
+{
+    gpu_spec g = gpu_builtin(key);
+    char err[1200];
+    if (rate_model_builtin(name, storage, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        exit(1);
+    }
+    g.rates = storage;
+    return g;
+}

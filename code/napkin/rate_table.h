@@ -12,6 +12,7 @@
 #define NAPKIN_RATE_TABLE_H
 
 #include "fit.h"
+#include "specs.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -22,6 +23,11 @@ int rate_model_builtin(const char *name, rate_model *out, char *err, size_t errl
 /* The default calibration of a GPU key: its published TensorRT-LLM set.
  * Returns 0, or -1 (nothing written to err) when the GPU has none. */
 int rate_model_default(const char *gpu_key, rate_model *out);
+/* For programs: the built-in GPU row `key` with the calibration `name`
+ * attached (its rates kept in *storage, which must outlive the row), or
+ * exit(1) with a message. */
+gpu_spec gpu_builtin_calibrated(const char *key, const char *name, rate_model *storage);
+
 /* "published:h100_sxm/trtllm, ..." */
 char *rate_model_names(char *buf, size_t n);
 
