@@ -49,10 +49,11 @@ SPECS       := $(sort $(wildcard code/specs/*.tsv))
 
 # Tests whose subject is concurrent: also built and run under ThreadSanitizer.
 # A test file opts in with a first line containing "napkin: tsan".
-TSAN_TEST_SRC := $(foreach t,$(TEST_SRC),$(if $(shell head -n1 $(t) | grep -l 'napkin: tsan' 2>/dev/null),$(t)))
+# (One awk over every test's first line per tag, not a shell per file.)
+TSAN_TEST_SRC := $(shell awk 'FNR == 1 && /napkin: tsan/ { print FILENAME }' $(TEST_SRC))
 # Tests that are slow or spawn tools are left out of the address/undefined run
 # with a first line containing "napkin: no-asan".
-ASAN_TEST_SRC := $(foreach t,$(TEST_SRC),$(if $(shell head -n1 $(t) | grep -l 'napkin: no-asan' 2>/dev/null),,$(t)))
+ASAN_TEST_SRC := $(filter-out $(shell awk 'FNR == 1 && /napkin: no-asan/ { print FILENAME }' $(TEST_SRC)),$(TEST_SRC))
 
 # ---------------------------------------------------------------- products
 LIB        := $(B)/lib/libnapkin.a
@@ -427,11 +428,24 @@ FUZZ_CC    ?= clang
 FUZZ_FLAGS := -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1
 FUZZ_S       ?= 120
 FUZZ_SMOKE_S ?= 10
-HAVE_FUZZ := $(shell command -v $(FUZZ_CC) >/dev/null 2>&1 && echo 'int LLVMFuzzerTestOneInput(const char *d, long n){(void)d;(void)n;return 0;}' | $(FUZZ_CC) -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null && echo yes)
+# Probed only by the recipe that needs it (a recursive variable), not at every parse.
+HAVE_FUZZ = $(shell command -v $(FUZZ_CC) >/dev/null 2>&1 && echo 'int LLVMFuzzerTestOneInput(const char *d, long n){(void)d;(void)n;return 0;}' | $(FUZZ_CC) -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null && echo yes)
 
-$(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard code/napkin/*.h) $(B)/gen/specs_data.c
+# The library is compiled once for all targets (instrumented, not linked
+# with the fuzzer's main), then each target links it.
+FUZZ_LIB := $(B)/fuzzlib/libnapkin.a
+$(B)/fuzzlib/obj/%.o: code/%.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $< $(LIB_SRC) $(B)/gen/specs_data.c -lm -lpthread -ljansson -o $@
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS:-fsanitize=fuzzer,%=-fsanitize=fuzzer-no-link,%) $(DEPFLAGS) -c $< -o $@
+$(B)/fuzzlib/obj/gen/specs_data.o: $(B)/gen/specs_data.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS) -std=c11 -O1 -c $< -o $@
+$(FUZZ_LIB): $(LIB_SRC:code/%.c=$(B)/fuzzlib/obj/%.o) $(B)/fuzzlib/obj/gen/specs_data.o
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+$(B)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(DEPFLAGS) $< $(FUZZ_LIB) -lm -lpthread -ljansson -o $@
 
 fuzz: $(FUZZ_BIN)
 	@tools/fuzz.sh $(B) $(FUZZ_S) $(FUZZ_BIN)

@@ -87,8 +87,9 @@ static int search(report *r, const request_setup *base, int gpus, double ttft, d
     } row;
     row rows[64];
     int n = 0;
-    for (int tp = 1; tp <= gpus; tp *= 2)
-        for (int pp = 1; tp * pp <= gpus && n < 64; pp *= 2) {
+    /* 64-bit counters: doubling past any int gpus cannot wrap */
+    for (long long tp = 1; tp <= gpus; tp *= 2)
+        for (long long pp = 1; tp * pp <= gpus && n < 64; pp *= 2) {
             request_setup s = *base;
             s.tp = tp;
             s.pp = pp;
