@@ -447,8 +447,11 @@ $(B)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(DEPFLAGS) $< $(FUZZ_LIB) -lm -lpthread -ljansson -o $@
 
-fuzz: $(FUZZ_BIN)
+# The CLI property test (tests/test_cli_props.c) runs briefly in every test
+# run; here it tries every value on every flag of the sanitized CLI.
+fuzz: $(FUZZ_BIN) $(B)/asan/tests/test_cli_props
 	@tools/fuzz.sh $(B) $(FUZZ_S) $(FUZZ_BIN)
+	@$(TEST_ENV) NAPKIN_BIN=$(abspath $(ASAN_NAPKIN)) NAPKIN_CLI_FUZZ=full $(B)/asan/tests/test_cli_props --jobs=1
 
 fuzz-smoke:
 	@if [ -n "$(HAVE_FUZZ)" ]; then \
