@@ -29,7 +29,7 @@ SAN_ASAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 .DELETE_ON_ERROR:
 .PHONY: all deps lib cli programs figures book pdf instructor instructor-pdf chapter chapters timed test unit-tests \
         sanitize-tests exercise-tests book-tests kernels kernels-check measure bench \
-        exercise clean help fuzz fuzz-smoke wasm panel-tests
+        exercise clean help fuzz fuzz-smoke wasm panel-tests soak
 
 # ---------------------------------------------------------------- sources
 LIB_SRC     := $(sort $(wildcard code/napkin/*.c))
@@ -118,6 +118,13 @@ $(B)/asan/lib/libnapkin.a: $(LIB_SRC:code/%.c=$(B)/asan/obj/%.o) $(B)/asan/obj/g
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
+# tools/run_bounded.sh contains every program and cell with it (see tools/nb_contain.c).
+NB_CONTAIN_BIN := $(B)/tools/nb_contain
+export NB_CONTAIN := $(abspath $(NB_CONTAIN_BIN))
+$(NB_CONTAIN_BIN): tools/nb_contain.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) $< -o $@
+
 # ---------------------------------------------------------------- programs
 cli: $(NAPKIN)
 
@@ -142,7 +149,7 @@ $(B)/bin/solutions/%: solutions/%.c $(LIB)
 programs: $(NAPKIN) $(CH_BIN) $(SOL_BIN) $(MEASURE_BIN) $(BENCH_BIN)
 
 # Running a program records its values ($(B)/values/...tsv) and data ($(B)/data).
-$(B)/values/%.tsv: $(B)/bin/%
+$(B)/values/%.tsv: $(B)/bin/% | $(NB_CONTAIN_BIN)
 	@mkdir -p $(@D) $(B)/data
 	@rm -f $@.tmp
 	NB_VALUES=$(abspath $@.tmp) NB_DATA=$(abspath $(B)/data) tools/run_bounded.sh 120 $< > $(@:.tsv=.out)
@@ -201,13 +208,13 @@ CALC_PAGE := $(B)/web/calc.html
 NB_DEPS = $(NB_FILTER) $(CALC_FILTER) $(BIB) $(LIB) $(NAPKIN) $(call chapter_values,$(1)) $(filter $(B)/figures/$(1)-%,$(FIG_SVG))
 md_num = $(firstword $(subst -, ,$(notdir $(1))))
 
-$(B)/md/chapters/%.md: chapters/%.md $$(call NB_DEPS,$$(call md_num,$$*))
+$(B)/md/chapters/%.md: chapters/%.md $$(call NB_DEPS,$$(call md_num,$$*)) | $(NB_CONTAIN_BIN)
 	@mkdir -p $(@D)
 	NB_VALUE_FILES="$(call chapter_values,$(call md_num,$*))" $(PANDOC) -f markdown -t markdown --lua-filter $(NB_FILTER) --lua-filter $(CALC_FILTER) $< -o $@
-$(B)/md/exercises/%.md: exercises/%.md $$(call NB_DEPS,$$(call md_num,$$*))
+$(B)/md/exercises/%.md: exercises/%.md $$(call NB_DEPS,$$(call md_num,$$*)) | $(NB_CONTAIN_BIN)
 	@mkdir -p $(@D)
 	NB_VALUE_FILES="$(call chapter_values,$(call md_num,$*))" $(PANDOC) -f markdown -t markdown --lua-filter $(NB_FILTER) --lua-filter $(CALC_FILTER) $< -o $@
-$(B)/md/solutions/%.md: solutions/%.md $$(call NB_DEPS,$$(call md_num,$$*))
+$(B)/md/solutions/%.md: solutions/%.md $$(call NB_DEPS,$$(call md_num,$$*)) | $(NB_CONTAIN_BIN)
 	@mkdir -p $(@D)
 	NB_VALUE_FILES="$(call chapter_values,$(call md_num,$*))" $(PANDOC) -f markdown -t markdown --lua-filter $(NB_FILTER) --lua-filter $(CALC_FILTER) $< -o $@
 
@@ -320,10 +327,10 @@ RUN_SUITE = tools/run_suite.sh
 # The CPU twins, and the kernels where nvcc exists, are built first:
 # tests/test_measure_twins.c and tests/test_kernels_skip.c run them.
 HAVE_NVCC := $(shell command -v $(NVCC) 2>/dev/null)
-unit-tests: $(TEST_BIN) $(MEASURE_BIN) $(if $(HAVE_NVCC),$(KERNEL_BIN))
+unit-tests: $(TEST_BIN) $(MEASURE_BIN) $(if $(HAVE_NVCC),$(KERNEL_BIN)) $(NB_CONTAIN_BIN)
 	@$(TEST_ENV) $(RUN_SUITE) $(TEST_BIN)
 
-sanitize-tests: $(TSAN_BIN) $(ASAN_BIN)
+sanitize-tests: $(TSAN_BIN) $(ASAN_BIN) $(NB_CONTAIN_BIN)
 	@$(TEST_ENV) TSAN_OPTIONS=halt_on_error=1 $(RUN_SUITE) $(TSAN_BIN)
 	@$(TEST_ENV) NAPKIN_BIN=$(abspath $(ASAN_NAPKIN)) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(RUN_SUITE) $(ASAN_BIN)
 
@@ -415,6 +422,10 @@ kernels-check:
 measure:
 	@tools/measure.sh $(B)
 
+# The long runs make test shortens: 100,000 batcher time-outs (40,000 in make test).
+soak: $(B)/tests/test_batcher_reap
+	@REAP_TIMEOUTS=100000 $(B)/tests/test_batcher_reap --jobs=1
+
 bench: $(NAPKIN) $(BENCH_BIN)
 	@tools/bench.sh $(B) $(BENCH_BIN)
 
@@ -477,7 +488,8 @@ help:
 	@echo "make figures      every figure as SVG"
 	@echo "make kernels      compile the CUDA kernels (needs nvcc)"
 	@echo "make bench        performance figures of the tools and library"
-	@echo "make fuzz         run the libFuzzer targets in tests/fuzz/ (FUZZ_S=120 seconds each)"
+	@echo "make fuzz         the libFuzzer targets in tests/fuzz/ (FUZZ_S=120 s each), then the CLI property test on every value"
+	@echo "make soak         the long runs make test shortens (100,000 batcher time-outs)"
 	@echo "make clean        remove $(B)/, except $(B)/measured/ (your make measure results)"
 	@echo "variables: B=<build dir> (default build), CC, NVCC, N"
 
