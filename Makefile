@@ -226,7 +226,11 @@ instructor_parts = $(foreach c,$(CH_MD),$(c) $(filter $(B)/md/exercises/$(call m
 HTML_FLAGS := --standalone --self-contained --mathml --toc --toc-depth=2 --number-sections \
               --metadata-file=tools/book-meta.yaml --css=tools/book.css --resource-path=.:$(B) \
               --default-image-extension=svg --citeproc --bibliography=$(BIB) --metadata=link-citations:true \
-              --include-in-header=tools/nav/nav.html --include-after-body=$(CALC_PAGE)
+              --include-in-header=tools/nav/nav.html
+# The calculator (wasm, inline: most of a page's bytes) goes into the book and
+# into the chapter pages that have a panel (a {.calc} cell), not the others.
+WITH_CALC = --include-after-body=$(CALC_PAGE)
+has_panel = $(shell grep -l '{\.calc' $(wildcard chapters/$(1)-*.md exercises/$(1)-*.md) /dev/null 2>/dev/null)
 NAV_DEPS := tools/nav/nav.html tools/nav/book-bar.html tools/nav/chapter-bar.sh $(BIB)
 
 # ---------------------------------------------------------------- the panels
@@ -254,13 +258,13 @@ book:
 CHECK_BOOK_MD = NB_VALUE_FILES= $(PANDOC) -f markdown -t markdown --lua-filter $(NB_FILTER) book.md -o /dev/null
 $(B)/book.html: book.md $$(book_parts) tools/book.css tools/book-meta.yaml $(NAV_DEPS)
 	@$(CHECK_BOOK_MD)
-	$(PANDOC) $(HTML_FLAGS) --include-before-body=tools/nav/book-bar.html book.md $(book_parts) -o $@
+	$(PANDOC) $(HTML_FLAGS) $(WITH_CALC) --include-before-body=tools/nav/book-bar.html book.md $(book_parts) -o $@
 	@echo "wrote $@"
 
 instructor: $(B)/book-instructor.html
 $(B)/book-instructor.html: book.md $$(instructor_parts) tools/book.css tools/book-meta.yaml $(NAV_DEPS)
 	@$(CHECK_BOOK_MD)
-	$(PANDOC) $(HTML_FLAGS) --include-before-body=tools/nav/book-bar.html book.md $(instructor_parts) -o $@
+	$(PANDOC) $(HTML_FLAGS) $(WITH_CALC) --include-before-body=tools/nav/book-bar.html book.md $(instructor_parts) -o $@
 	@echo "wrote $@"
 
 # Each chapter (with its exercises) as its own page, $(B)/chapter-NN.html,
@@ -274,7 +278,8 @@ $(B)/chapter-%.html: $$(call chapter_md,$$*) tools/references.md tools/book.css 
 	@set -- $(CH_NUMS); p=-; n=-; while [ $$# -gt 0 ]; do \
 	  if [ "$$1" = "$*" ]; then n=$${2:--}; break; fi; p=$$1; shift; done; \
 	  tools/nav/chapter-bar.sh $$p $$n > $(B)/nav/chapter-$*.html
-	$(PANDOC) $(HTML_FLAGS) --include-before-body=$(B)/nav/chapter-$*.html $(call chapter_md,$*) tools/references.md -o $@
+	$(PANDOC) $(HTML_FLAGS) $(if $(call has_panel,$*),$(WITH_CALC)) --include-before-body=$(B)/nav/chapter-$*.html \
+	  $(call chapter_md,$*) tools/references.md -o $@
 	@echo "wrote $@"
 
 chapters:

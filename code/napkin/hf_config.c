@@ -104,10 +104,12 @@ int model_from_hf_config(const char *json_text, const char *path, const char *ke
     escape_text(path, origin, sizeof origin);
     char source[SPEC_SOURCE_MAX];
     size_t olen = strlen(origin);
-    if (olen < sizeof source)
-        snprintf(source, sizeof source, "%s", origin);
-    else
-        snprintf(source, sizeof source, "...%s", origin + olen - (sizeof source - 4));
+    if (olen < sizeof source) {
+        memcpy(source, origin, olen + 1);
+    } else { /* "..." and the last sizeof source - 4 bytes, with the NUL */
+        memcpy(source, "...", 3);
+        memcpy(source + 3, origin + olen - (sizeof source - 4), sizeof source - 3);
+    }
     json_error_t jerr;
     json_t *root = json_loads(json_text, JSON_REJECT_DUPLICATES, &jerr);
     if (!root)
