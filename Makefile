@@ -442,6 +442,8 @@ FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN   := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
 FUZZ_CC    ?= clang
 FUZZ_FLAGS := -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1
+FUZZ_COMMA := ,
+FUZZ_LIB_FLAGS := $(subst -fsanitize=fuzzer$(FUZZ_COMMA),-fsanitize=fuzzer-no-link$(FUZZ_COMMA),$(FUZZ_FLAGS))
 FUZZ_S       ?= 120
 FUZZ_SMOKE_S ?= 10
 # Probed only by the recipe that needs it (a recursive variable), not at every parse.
@@ -452,7 +454,7 @@ HAVE_FUZZ = $(shell command -v $(FUZZ_CC) >/dev/null 2>&1 && echo 'int LLVMFuzze
 FUZZ_LIB := $(B)/fuzzlib/libnapkin.a
 $(B)/fuzzlib/obj/%.o: code/%.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS:-fsanitize=fuzzer,%=-fsanitize=fuzzer-no-link,%) $(DEPFLAGS) -c $< -o $@
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_LIB_FLAGS) $(DEPFLAGS) -c $< -o $@
 $(B)/fuzzlib/obj/gen/specs_data.o: $(B)/gen/specs_data.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(CPPFLAGS) -std=c11 -O1 -c $< -o $@
@@ -498,4 +500,8 @@ help:
 	@echo "make clean        remove $(B)/, except $(B)/measured/ (your make measure results)"
 	@echo "variables: B=<build dir> (default build), CC, NVCC, N"
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+# The compilers' dependency files; an empty rule for each spares make the
+# implicit-rule search it would do to try to remake every included file.
+DEP_FILES := $(shell find $(B) -name '*.d' 2>/dev/null)
+$(DEP_FILES): ;
+-include $(DEP_FILES)
