@@ -29,7 +29,7 @@ SAN_ASAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 .DELETE_ON_ERROR:
 .PHONY: all deps lib cli programs figures book pdf instructor instructor-pdf chapter chapters timed test unit-tests \
         sanitize-tests exercise-tests book-tests kernels kernels-check measure bench \
-        exercise clean help fuzz fuzz-smoke wasm panel-tests validate calibrations
+        exercise clean help fuzz fuzz-smoke wasm panel-tests soak validate calibrations
 
 # ---------------------------------------------------------------- sources
 LIB_SRC     := $(sort $(wildcard code/napkin/*.c))
@@ -49,10 +49,11 @@ SPECS       := $(sort $(wildcard code/specs/*.tsv))
 
 # Tests whose subject is concurrent: also built and run under ThreadSanitizer.
 # A test file opts in with a first line containing "napkin: tsan".
-TSAN_TEST_SRC := $(foreach t,$(TEST_SRC),$(if $(shell head -n1 $(t) | grep -l 'napkin: tsan' 2>/dev/null),$(t)))
+# (One awk over every test's first line per tag, not a shell per file.)
+TSAN_TEST_SRC := $(shell awk 'FNR == 1 && /napkin: tsan/ { print FILENAME }' $(TEST_SRC))
 # Tests that are slow or spawn tools are left out of the address/undefined run
 # with a first line containing "napkin: no-asan".
-ASAN_TEST_SRC := $(foreach t,$(TEST_SRC),$(if $(shell head -n1 $(t) | grep -l 'napkin: no-asan' 2>/dev/null),,$(t)))
+ASAN_TEST_SRC := $(filter-out $(shell awk 'FNR == 1 && /napkin: no-asan/ { print FILENAME }' $(TEST_SRC)),$(TEST_SRC))
 
 # ---------------------------------------------------------------- products
 LIB        := $(B)/lib/libnapkin.a
@@ -117,6 +118,13 @@ $(B)/asan/lib/libnapkin.a: $(LIB_SRC:code/%.c=$(B)/asan/obj/%.o) $(B)/asan/obj/g
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
+# tools/run_bounded.sh contains every program and cell with it (see tools/nb_contain.c).
+NB_CONTAIN_BIN := $(B)/tools/nb_contain
+export NB_CONTAIN := $(abspath $(NB_CONTAIN_BIN))
+$(NB_CONTAIN_BIN): tools/nb_contain.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) $< -o $@
+
 # ---------------------------------------------------------------- programs
 cli: $(NAPKIN)
 
@@ -141,11 +149,16 @@ $(B)/bin/solutions/%: solutions/%.c $(LIB)
 programs: $(NAPKIN) $(CH_BIN) $(SOL_BIN) $(MEASURE_BIN) $(BENCH_BIN)
 
 # Running a program records its values ($(B)/values/...tsv) and data ($(B)/data).
-$(B)/values/%.tsv: $(B)/bin/%
-	@mkdir -p $(@D) $(B)/data
-	@rm -f $@.tmp
-	NB_VALUES=$(abspath $@.tmp) NB_DATA=$(abspath $(B)/data) tools/run_bounded.sh 120 $< > $(@:.tsv=.out)
-	@touch $@.tmp && mv $@.tmp $@
+# A program relinked to the same bytes (a library change it does not use) is
+# not run again: the values keep their time stamp, so no chapter is rebuilt
+# (make looks at the time stamp again after the recipe).  The check is a
+# checksum of the binary against the one that wrote the values.
+$(B)/values/%.tsv: $(B)/bin/% | $(NB_CONTAIN_BIN)
+	@if [ -f $@ ] && [ -f $@.sum ] && cksum < $< | cmp -s - $@.sum; then exit 0; fi; \
+	  mkdir -p $(@D) $(B)/data && rm -f $@.tmp && \
+	  echo "NB_VALUES=$(abspath $@.tmp) NB_DATA=$(abspath $(B)/data) tools/run_bounded.sh 120 $< > $(@:.tsv=.out)" && \
+	  NB_VALUES=$(abspath $@.tmp) NB_DATA=$(abspath $(B)/data) tools/run_bounded.sh 120 $< > $(@:.tsv=.out) && \
+	  touch $@.tmp && mv $@.tmp $@ && cksum < $< > $@.sum
 
 # Programs that time things (they read CLOCK_MONOTONIC) run alone: the
 # `timed` phase builds them in parallel, then runs them one at a time before
@@ -200,13 +213,13 @@ CALC_PAGE := $(B)/web/calc.html
 NB_DEPS = $(NB_FILTER) $(CALC_FILTER) $(BIB) $(LIB) $(NAPKIN) $(call chapter_values,$(1)) $(filter $(B)/figures/$(1)-%,$(FIG_SVG))
 md_num = $(firstword $(subst -, ,$(notdir $(1))))
 
-$(B)/md/chapters/%.md: chapters/%.md $$(call NB_DEPS,$$(call md_num,$$*))
+$(B)/md/chapters/%.md: chapters/%.md $$(call NB_DEPS,$$(call md_num,$$*)) | $(NB_CONTAIN_BIN)
 	@mkdir -p $(@D)
 	NB_VALUE_FILES="$(call chapter_values,$(call md_num,$*))" $(PANDOC) -f markdown -t markdown --lua-filter $(NB_FILTER) --lua-filter $(CALC_FILTER) $< -o $@
-$(B)/md/exercises/%.md: exercises/%.md $$(call NB_DEPS,$$(call md_num,$$*))
+$(B)/md/exercises/%.md: exercises/%.md $$(call NB_DEPS,$$(call md_num,$$*)) | $(NB_CONTAIN_BIN)
 	@mkdir -p $(@D)
 	NB_VALUE_FILES="$(call chapter_values,$(call md_num,$*))" $(PANDOC) -f markdown -t markdown --lua-filter $(NB_FILTER) --lua-filter $(CALC_FILTER) $< -o $@
-$(B)/md/solutions/%.md: solutions/%.md $$(call NB_DEPS,$$(call md_num,$$*))
+$(B)/md/solutions/%.md: solutions/%.md $$(call NB_DEPS,$$(call md_num,$$*)) | $(NB_CONTAIN_BIN)
 	@mkdir -p $(@D)
 	NB_VALUE_FILES="$(call chapter_values,$(call md_num,$*))" $(PANDOC) -f markdown -t markdown --lua-filter $(NB_FILTER) --lua-filter $(CALC_FILTER) $< -o $@
 
@@ -218,7 +231,11 @@ instructor_parts = $(foreach c,$(CH_MD),$(c) $(filter $(B)/md/exercises/$(call m
 HTML_FLAGS := --standalone --self-contained --mathml --toc --toc-depth=2 --number-sections \
               --metadata-file=tools/book-meta.yaml --css=tools/book.css --resource-path=.:$(B) \
               --default-image-extension=svg --citeproc --bibliography=$(BIB) --metadata=link-citations:true \
-              --include-in-header=tools/nav/nav.html --include-after-body=$(CALC_PAGE)
+              --include-in-header=tools/nav/nav.html
+# The calculator (wasm, inline: most of a page's bytes) goes into the book and
+# into the chapter pages that have a panel (a {.calc} cell), not the others.
+WITH_CALC = --include-after-body=$(CALC_PAGE)
+has_panel = $(shell grep -l '{\.calc' $(wildcard chapters/$(1)-*.md exercises/$(1)-*.md) /dev/null 2>/dev/null)
 NAV_DEPS := tools/nav/nav.html tools/nav/book-bar.html tools/nav/chapter-bar.sh $(BIB)
 
 # ---------------------------------------------------------------- the panels
@@ -246,13 +263,13 @@ book:
 CHECK_BOOK_MD = NB_VALUE_FILES= $(PANDOC) -f markdown -t markdown --lua-filter $(NB_FILTER) book.md -o /dev/null
 $(B)/book.html: book.md $$(book_parts) tools/book.css tools/book-meta.yaml $(NAV_DEPS)
 	@$(CHECK_BOOK_MD)
-	$(PANDOC) $(HTML_FLAGS) --include-before-body=tools/nav/book-bar.html book.md $(book_parts) -o $@
+	$(PANDOC) $(HTML_FLAGS) $(WITH_CALC) --include-before-body=tools/nav/book-bar.html book.md $(book_parts) -o $@
 	@echo "wrote $@"
 
 instructor: $(B)/book-instructor.html
 $(B)/book-instructor.html: book.md $$(instructor_parts) tools/book.css tools/book-meta.yaml $(NAV_DEPS)
 	@$(CHECK_BOOK_MD)
-	$(PANDOC) $(HTML_FLAGS) --include-before-body=tools/nav/book-bar.html book.md $(instructor_parts) -o $@
+	$(PANDOC) $(HTML_FLAGS) $(WITH_CALC) --include-before-body=tools/nav/book-bar.html book.md $(instructor_parts) -o $@
 	@echo "wrote $@"
 
 # Each chapter (with its exercises) as its own page, $(B)/chapter-NN.html,
@@ -266,7 +283,8 @@ $(B)/chapter-%.html: $$(call chapter_md,$$*) tools/references.md tools/book.css 
 	@set -- $(CH_NUMS); p=-; n=-; while [ $$# -gt 0 ]; do \
 	  if [ "$$1" = "$*" ]; then n=$${2:--}; break; fi; p=$$1; shift; done; \
 	  tools/nav/chapter-bar.sh $$p $$n > $(B)/nav/chapter-$*.html
-	$(PANDOC) $(HTML_FLAGS) --include-before-body=$(B)/nav/chapter-$*.html $(call chapter_md,$*) tools/references.md -o $@
+	$(PANDOC) $(HTML_FLAGS) $(if $(call has_panel,$*),$(WITH_CALC)) --include-before-body=$(B)/nav/chapter-$*.html \
+	  $(call chapter_md,$*) tools/references.md -o $@
 	@echo "wrote $@"
 
 chapters:
@@ -319,10 +337,10 @@ RUN_SUITE = tools/run_suite.sh
 # The CPU twins, and the kernels where nvcc exists, are built first:
 # tests/test_measure_twins.c and tests/test_kernels_skip.c run them.
 HAVE_NVCC := $(shell command -v $(NVCC) 2>/dev/null)
-unit-tests: $(TEST_BIN) $(MEASURE_BIN) $(if $(HAVE_NVCC),$(KERNEL_BIN))
+unit-tests: $(TEST_BIN) $(MEASURE_BIN) $(if $(HAVE_NVCC),$(KERNEL_BIN)) $(NB_CONTAIN_BIN)
 	@$(TEST_ENV) $(RUN_SUITE) $(TEST_BIN)
 
-sanitize-tests: $(TSAN_BIN) $(ASAN_BIN)
+sanitize-tests: $(TSAN_BIN) $(ASAN_BIN) $(NB_CONTAIN_BIN)
 	@$(TEST_ENV) TSAN_OPTIONS=halt_on_error=1 $(RUN_SUITE) $(TSAN_BIN)
 	@$(TEST_ENV) NAPKIN_BIN=$(abspath $(ASAN_NAPKIN)) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(RUN_SUITE) $(ASAN_BIN)
 
@@ -414,6 +432,10 @@ kernels-check:
 measure:
 	@tools/measure.sh $(B)
 
+# The long runs make test shortens: 100,000 batcher time-outs (40,000 in make test).
+soak: $(B)/tests/test_batcher_reap
+	@REAP_TIMEOUTS=100000 $(B)/tests/test_batcher_reap --jobs=1
+
 bench: $(NAPKIN) $(BENCH_BIN)
 	@tools/bench.sh $(B) $(BENCH_BIN)
 
@@ -439,16 +461,34 @@ FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN   := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
 FUZZ_CC    ?= clang
 FUZZ_FLAGS := -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1
+FUZZ_COMMA := ,
+FUZZ_LIB_FLAGS := $(subst -fsanitize=fuzzer$(FUZZ_COMMA),-fsanitize=fuzzer-no-link$(FUZZ_COMMA),$(FUZZ_FLAGS))
 FUZZ_S       ?= 120
 FUZZ_SMOKE_S ?= 10
-HAVE_FUZZ := $(shell command -v $(FUZZ_CC) >/dev/null 2>&1 && echo 'int LLVMFuzzerTestOneInput(const char *d, long n){(void)d;(void)n;return 0;}' | $(FUZZ_CC) -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null && echo yes)
+# Probed only by the recipe that needs it (a recursive variable), not at every parse.
+HAVE_FUZZ = $(shell command -v $(FUZZ_CC) >/dev/null 2>&1 && echo 'int LLVMFuzzerTestOneInput(const char *d, long n){(void)d;(void)n;return 0;}' | $(FUZZ_CC) -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null && echo yes)
 
-$(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard code/napkin/*.h) $(B)/gen/specs_data.c
+# The library is compiled once for all targets (instrumented, not linked
+# with the fuzzer's main), then each target links it.
+FUZZ_LIB := $(B)/fuzzlib/libnapkin.a
+$(B)/fuzzlib/obj/%.o: code/%.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $< $(LIB_SRC) $(B)/gen/specs_data.c -lm -lpthread -ljansson -o $@
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_LIB_FLAGS) $(DEPFLAGS) -c $< -o $@
+$(B)/fuzzlib/obj/gen/specs_data.o: $(B)/gen/specs_data.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS) -std=c11 -O1 -c $< -o $@
+$(FUZZ_LIB): $(LIB_SRC:code/%.c=$(B)/fuzzlib/obj/%.o) $(B)/fuzzlib/obj/gen/specs_data.o
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+$(B)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(DEPFLAGS) $< $(FUZZ_LIB) -lm -lpthread -ljansson -o $@
 
-fuzz: $(FUZZ_BIN)
+# The CLI property test (tests/test_cli_props.c) runs briefly in every test
+# run; here it tries every value on every flag of the sanitized CLI.
+fuzz: $(FUZZ_BIN) $(B)/asan/tests/test_cli_props
 	@tools/fuzz.sh $(B) $(FUZZ_S) $(FUZZ_BIN)
+	@$(TEST_ENV) NAPKIN_BIN=$(abspath $(ASAN_NAPKIN)) NAPKIN_CLI_FUZZ=full $(B)/asan/tests/test_cli_props --jobs=1
 
 fuzz-smoke:
 	@if [ -n "$(HAVE_FUZZ)" ]; then \
@@ -476,8 +516,13 @@ help:
 	@echo "make bench        performance figures of the tools and library"
 	@echo "make validate     the calibrated model against published measurements it was not fitted to"
 	@echo "make calibrations refit code/specs/calibrations.tsv from code/specs/measured/"
-	@echo "make fuzz         run the libFuzzer targets in tests/fuzz/ (FUZZ_S=120 seconds each)"
+	@echo "make fuzz         the libFuzzer targets in tests/fuzz/ (FUZZ_S=120 s each), then the CLI property test on every value"
+	@echo "make soak         the long runs make test shortens (100,000 batcher time-outs)"
 	@echo "make clean        remove $(B)/, except $(B)/measured/ (your make measure results)"
 	@echo "variables: B=<build dir> (default build), CC, NVCC, N"
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+# The compilers' dependency files; an empty rule for each spares make the
+# implicit-rule search it would do to try to remake every included file.
+DEP_FILES := $(shell find $(B) -name '*.d' 2>/dev/null)
+$(DEP_FILES): ;
+-include $(DEP_FILES)

@@ -137,8 +137,8 @@ Test(cli_reader, json_errors)
     static char out[OUT_MAX], err[OUT_MAX];
     cr_expect_eq(run2("decode --model llama3-8b --gpu h100 --batch 0 --format json", out, err), 2);
     cr_expect(strstr(out, "{\"error\": {\"command\": \"decode\", \"status\": 2, \"message\": \"napkin decode: --batch: "
-                          "'0' is not a whole number") == out, "stdout:\n%s", out);
-    cr_expect(strstr(err, "napkin decode: --batch: '0'") != NULL, "stderr:\n%s", err);
+                          "0 is out of range: from 1 to") == out, "stdout:\n%s", out);
+    cr_expect(strstr(err, "napkin decode: --batch: 0 is out of range") != NULL, "stderr:\n%s", err);
     /* does not fit: exit 1, the same shape */
     cr_expect_eq(run2("decode --model llama3-70b --gpu h100 --format=json", out, err), 1);
     cr_expect(strstr(out, "\"status\": 1") != NULL && strstr(out, "does not fit") != NULL, "stdout:\n%s", out);

@@ -2,7 +2,8 @@
 # fuzz.sh BUILD_DIR SECONDS FUZZER...
 #
 # Run each libFuzzer target for SECONDS over a corpus seeded from the
-# project's own tables (code/specs, tests/specs) and every regression input
+# project's own tables (code/specs, tests/specs), the target's own seeds
+# (tests/fuzz/seeds/TARGET/), and every regression input
 # under tests/fuzz/regressions/ (inputs that once crashed; they are replayed
 # first, so a regression fails at once).  New crashing inputs land in
 # BUILD_DIR/fuzz/artifacts/.  Prints each target's executions and time.
@@ -17,6 +18,8 @@ for bin in "$@"; do
     artifacts="$build/fuzz/artifacts"
     mkdir -p "$corpus" "$artifacts"
     cp code/specs/*.tsv tests/specs/*.tsv "$corpus"/ 2>/dev/null
+    # a target's own seeds (a valid journal for fuzz_journal), where it has some
+    if [ -d "tests/fuzz/seeds/$name" ]; then cp "tests/fuzz/seeds/$name"/* "$corpus"/; fi
     if ls tests/fuzz/regressions/* >/dev/null 2>&1; then
         if ! "$bin" tests/fuzz/regressions/* > "$build/fuzz/$name.regressions.log" 2>&1; then
             echo "fuzz: $name: a regression input fails again (see $build/fuzz/$name.regressions.log)"

@@ -327,6 +327,17 @@ local function store(key, tmp_out, tmp_values)
   write_file(p.ok, "")
 end
 
+-- A failed cell leaves nothing behind: its output so far (however large),
+-- its values, its binary and its source go before the build stops.
+local function discard(...)
+  for _, path in ipairs({ ... }) do os.remove(path) end
+end
+
+local function cap_message()
+  return "wrote more than " .. (os.getenv("NB_OUTPUT_MAX") or tostring(16 * 1024 * 1024))
+    .. " bytes of output (NB_OUTPUT_MAX): stopped"
+end
+
 local function run_cell(block)
   local line = fence_line(block)
   local key = pandoc.utils.sha1(table.concat({ "run", CC, CFLAGS, LDLIBS, file_hash(LIB),
@@ -350,6 +361,7 @@ local function run_cell(block)
         return INPUT .. ":" .. (type(line) == "number" and (line + tonumber(k)) or ("cell line " .. k))
       end)
       err = err:gsub(escape_pattern(src), INPUT .. " (run cell)")
+      discard(src, exe)
       fail(line, "run cell does not compile:\n" .. last_lines(err, 30))
     end
     os.remove(tmp .. ".err")
@@ -360,7 +372,10 @@ local function run_cell(block)
     local err = read_file(tmp .. ".err") or ""
     os.remove(tmp .. ".err")
     os.remove(exe)
-    if rc == 124 or rc == 137 then
+    if rc ~= 0 then discard(tmp .. ".out", tmp .. ".values", src) end
+    if rc == 123 then
+      fail(line, "run cell " .. cap_message())
+    elseif rc == 124 or rc == 137 then
       fail(line, "run cell timed out after " .. TIMEOUT .. " s" .. (rc == 137 and " (and ignored TERM: killed)" or ""))
     elseif rc > 128 then
       fail(line, "run cell was killed by signal " .. (rc - 128) .. (err ~= "" and (":\n" .. last_lines(err, 20)) or ""))
@@ -420,7 +435,10 @@ local function console_cell(block)
         .. " > " .. shell_quote(tmp .. ".one") .. " 2>&1 < /dev/null")
       local text = (read_file(tmp .. ".one") or ""):gsub("\n+$", "")
       os.remove(tmp .. ".one")
-      if rc == 124 or rc == 137 then
+      if rc ~= c.expect then discard(tmp .. ".values") end
+      if rc == 123 then
+        fail(c.line, "console command " .. cap_message() .. ": " .. c.cmd)
+      elseif rc == 124 or rc == 137 then
         fail(c.line, "console command timed out after " .. TIMEOUT .. " s: " .. c.cmd)
       elseif rc ~= c.expect then
         fail(c.line, "console command exited with status " .. rc .. " (expected " .. c.expect .. "): "

@@ -44,6 +44,23 @@ typedef struct {
     int seen;            /* set by cli_parse */
 } cli_opt;
 
+/* Every number flag has a range its arithmetic can carry, checked here once:
+ * counts stay far below INT_MAX so that sums and products of two counts
+ * cannot overflow, a real is at most CLI_REAL_MAX (no product of a few of
+ * them reaches inf) and at least CLI_REAL_MIN, a fraction at least
+ * CLI_FRACTION_MIN (a division by one stays finite).  A flag whose
+ * arithmetic carries less has a narrower bound in cli_args.c's table of
+ * them, by command and flag. */
+#define CLI_COUNT_MAX 16777216.0  /* 2^24 */
+#define CLI_TOKENS_MAX 1073741824.0 /* 2^30 tokens = 1024M */
+#define CLI_REAL_MAX 1e15
+#define CLI_REAL_MIN 1e-12
+#define CLI_FRACTION_MIN 1e-6
+
+/* The range cli_parse enforces for a number flag of a command: [*lo, *hi]
+ * (0, 0 for a string or a switch). */
+void cli_opt_range(const char *cmd, const cli_opt *o, double *lo, double *hi);
+
 #define CLI_NOPTS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 typedef struct {

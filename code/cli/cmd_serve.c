@@ -88,8 +88,9 @@ static int search(report *r, const char *key, const char *title, const request_s
     } row;
     row rows[64];
     int n = 0;
-    for (int tp = 1; tp <= gpus; tp *= 2)
-        for (int pp = 1; tp * pp <= gpus && n < 64; pp *= 2) {
+    /* 64-bit counters: doubling past any int gpus cannot wrap */
+    for (long long tp = 1; tp <= gpus; tp *= 2)
+        for (long long pp = 1; tp * pp <= gpus && n < 64; pp *= 2) {
             request_setup s = *base;
             s.tp = tp;
             s.pp = pp;

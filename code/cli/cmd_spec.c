@@ -37,15 +37,10 @@ static const cli_doc spec_doc = {
 };
 
 /* c as a string: 0 is a valid draft cost (draft heads), OPT_POS_REAL is not. */
+/* The one number syntax of every flag (no sign: "-0" is refused), from 0 */
 static int parse_c(const char *s, double *out)
 {
-    char *end;
-    errno = 0;
-    double x = strtod(s, &end);
-    if (end == s || *end || errno || !isfinite(x) || x < 0)
-        return cli_fail("spec", EXIT_USAGE, "--c: '%s' is not a number >= 0", s);
-    *out = x;
-    return 0;
+    return cli_real_in("spec", "--c", s, 0, CLI_REAL_MAX, out);
 }
 
 /* The timed answers again, at measured kernel rates. */

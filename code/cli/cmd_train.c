@@ -177,10 +177,15 @@ static int run_compute(const train_flags *f, const cli_opt *opts, int nopts, con
             report_num(r, "cost", "cost at --price (per GPU-hour)", U_REAL, c.gpu_hours * f->price);
         if (m && report_cluster_layout(r, "layout", m, g, &base, c.gpus, f->node_size) != 0)
             rc = EXIT_NO_FIT;
-        if (!ok) {
+        if (!ok && !isfinite(c.seconds))
+            report_note(r, "no cluster meets %g days: failures grow with the cluster, and at %d GPUs they leave "
+                           "no time to train",
+                        f->days, c.gpus);
+        else if (!ok)
             report_note(r, "no cluster meets %g days: failures grow with the cluster; the best is %d GPUs in %.1f "
                            "days",
                         f->days, c.gpus, c.seconds / 86400.0);
+        if (!ok) {
             rc = EXIT_NO_FIT;
         }
     }

@@ -84,8 +84,8 @@ int cmd_video(int argc, char **argv)
         return rc == CLI_HELP_SHOWN ? 0 : rc;
     if (forwards > 2)
         return cli_fail("video", EXIT_USAGE, "--forwards: %d is not 1 (distilled) or 2 (guidance)", forwards);
-    if (sim_jobs < 100 || sim_jobs > 10000000)
-        return cli_fail("video", EXIT_USAGE, "--jobs: %d is not between 100 and 10,000,000", sim_jobs);
+    if (sim_jobs < 100) /* the upper bound is in cli_args.c's table */
+        return cli_fail("video", EXIT_USAGE, "--jobs: %d is out of range: from 100 to 50000", sim_jobs);
 
     char err[512];
     /* --video-table FILE, else DIR/video_models.tsv under --specs DIR when it is there, else built in */
@@ -258,7 +258,15 @@ int cmd_video(int argc, char **argv)
         else if (!p.stable_independent)
             report_note(rep, "independent jobs: utilisation %.2f >= 1, the queue grows without bound",
                         p.rho_independent);
-        report_note(rep, "queue simulated over %d Poisson arrivals with fixed service (M/D/c)", sim_jobs);
+        if (p.jobs_sp > 0 || p.jobs_independent > 0)
+            report_note(rep, "queue simulated over %ld Poisson arrivals with fixed service (M/D/c)",
+                        p.jobs_sp > p.jobs_independent ? p.jobs_sp : p.jobs_independent);
+        else
+            report_note(rep, "neither queue is stable: nothing was simulated");
+        if (p.jobs_independent > 0 && p.jobs_independent < sim_jobs)
+            report_note(rep, "the independent queue measured %ld arrivals, not --jobs %d: %d servers x arrivals is "
+                             "held to the simulation's work limit of %.0f",
+                        p.jobs_independent, sim_jobs, gpus, MDC_WORK_LIMIT);
     }
     report_calibrated(rep, &cal, &e_cal, price);
     report_note(rep, "time is FLOPs at %.0f%% of the dense bf16 peak; the VAE runs on one GPU", 100 * efficiency);

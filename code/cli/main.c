@@ -88,54 +88,40 @@ static int wants_json(int argc, char **argv)
     return 0;
 }
 
-/* The whole of a temporary file, from its start. */
-static char *slurp_tmp(FILE *f)
-{
-    fflush(f);
-    long n = ftell(f);
-    if (n < 0 || fseek(f, 0, SEEK_SET) != 0)
-        return NULL;
-    char *s = malloc((size_t)n + 1);
-    if (!s)
-        return NULL;
-    size_t got = fread(s, 1, (size_t)n, f);
-    s[got] = 0;
-    return s;
-}
-
-/* Run a command whose answer is JSON.  Its stdout and stderr are held back;
- * on failure with nothing on stdout, the error becomes a JSON object there
- * ({"error": {"command", "status", "message"}}) as well as a message on
- * stderr, so a program reading the JSON sees why there is no answer. */
+/* Run a command whose answer is JSON.  Its stdout and stderr are held back,
+ * in memory (a full or read-only /tmp changes nothing); on failure with
+ * nothing on stdout, the error becomes a JSON object there ({"error":
+ * {"command", "status", "message"}}) as well as a message on stderr, so a
+ * program reading the JSON sees why there is no answer.  (The GNU C
+ * library lets stdout and stderr be assigned, as its manual says.) */
 static int run_json(const command *c, int argc, char **argv)
 {
-    FILE *out_tmp = tmpfile(), *err_tmp = tmpfile();
-    int saved_out = dup(STDOUT_FILENO), saved_err = dup(STDERR_FILENO);
-    if (!out_tmp || !err_tmp || saved_out < 0 || saved_err < 0) { /* run it plainly */
-        if (out_tmp)
-            fclose(out_tmp);
-        if (err_tmp)
-            fclose(err_tmp);
-        if (saved_out >= 0)
-            close(saved_out);
-        if (saved_err >= 0)
-            close(saved_err);
+    char *out = NULL, *err = NULL;
+    size_t out_len = 0, err_len = 0;
+    FILE *out_mem = open_memstream(&out, &out_len), *err_mem = open_memstream(&err, &err_len);
+    if (!out_mem || !err_mem) { /* out of memory: run it plainly */
+        if (out_mem)
+            fclose(out_mem);
+        if (err_mem)
+            fclose(err_mem);
+        free(out);
+        free(err);
         return c->run(argc, argv);
     }
     fflush(stdout);
     fflush(stderr);
-    dup2(fileno(out_tmp), STDOUT_FILENO);
-    dup2(fileno(err_tmp), STDERR_FILENO);
+    FILE *real_out = stdout, *real_err = stderr;
+    stdout = out_mem;
+    stderr = err_mem;
     int rc = c->run(argc, argv);
-    fflush(stdout);
-    fflush(stderr);
-    dup2(saved_out, STDOUT_FILENO);
-    dup2(saved_err, STDERR_FILENO);
-    close(saved_out);
-    close(saved_err);
-    char *out = slurp_tmp(out_tmp), *err = slurp_tmp(err_tmp);
-    fclose(out_tmp);
-    fclose(err_tmp);
+    stdout = real_out;
+    stderr = real_err;
+    int lost = fclose(out_mem) != 0;
+    lost |= fclose(err_mem) != 0;
+    if (lost && rc == 0) {
+        fprintf(stderr, "napkin %s: out of memory holding the output\n", c->name);
+        rc = EXIT_IO;
+    }
     if (err)
         fputs(err, stderr);
     if (out)

@@ -208,7 +208,8 @@ int capture_list_vllm(int max_size, capture_list *out)
         capture_push(&c, head[i], max_size);
     for (int s = 8; s < 256; s += 8) /* range(8, 256, 8) */
         capture_push(&c, s, max_size);
-    for (int s = 256; s <= max_size; s += 16) /* range(256, max_size + 1, 16) */
+    /* range(256, max_size + 1, 16), up to the list's room (s never nears INT_MAX) */
+    for (int s = 256; s <= max_size && c.n < CAPTURE_MAX_SIZES; s += 16)
         capture_push(&c, s, max_size);
     *out = c;
     return c.n;

@@ -35,17 +35,43 @@ static int architecture(json_t *root, const char **type, const char **arch)
     return -1;
 }
 
-/* A whole number >= 1 under `name`: 0 and *out set, 1 when absent (or
- * null), -1 when present but not such a number. */
-static int get_count(json_t *root, const char *name, long long *out)
+/* Text from a file, fit to print: every control byte (a tab, a newline,
+ * a terminal's escape) becomes \xHH, so a name can neither break a table
+ * row nor drive the reader's terminal. */
+static void escape_text(const char *in, char *out, size_t n)
+{
+    size_t k = 0;
+    for (const unsigned char *p = (const unsigned char *)in; *p && k + 5 < n; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            k += (size_t)snprintf(out + k, n - k, "\\x%02x", *p);
+        else
+            out[k++] = (char)*p;
+    }
+    if (n)
+        out[k < n ? k : n - 1] = '\0';
+}
+
+/* The largest count a config may give: the table's own bounds are far
+ * below it, and the products of two stay exact. */
+#define COUNT_MAX 1000000000LL
+
+/* A whole number from 1 to COUNT_MAX under `name`: 0 and *out set, 1 when
+ * absent (or null), -1 with why in `why` when present but not such a number. */
+static int get_count(json_t *root, const char *name, long long *out, char *why, size_t whylen)
 {
     json_t *v = json_object_get(root, name);
     if (!v || json_is_null(v))
         return 1;
-    if (json_is_integer(v) && json_integer_value(v) >= 1) {
+    if (json_is_integer(v) && json_integer_value(v) >= 1 && json_integer_value(v) <= COUNT_MAX) {
         *out = json_integer_value(v);
         return 0;
     }
+    if (json_is_integer(v))
+        snprintf(why, whylen, "%lld, out of range: from 1 to %lld", (long long)json_integer_value(v), COUNT_MAX);
+    else if (json_is_real(v))
+        snprintf(why, whylen, "%g, not a whole number", json_real_value(v));
+    else
+        snprintf(why, whylen, "not a number");
     return -1;
 }
 
@@ -69,9 +95,21 @@ static void file_name(const char *origin, char *out, size_t n)
     snprintf(out, n, "%.*s", (int)(end - start), start);
 }
 
-int model_from_hf_config(const char *json_text, const char *origin, const char *key, model_spec *out, char *err,
+int model_from_hf_config(const char *json_text, const char *path, const char *key, model_spec *out, char *err,
                          size_t errlen)
 {
+    /* the file's name as messages print it, and as the row's source column
+     * holds it: escaped, and its tail when too long for the column */
+    char origin[4096 * 4 + 1];
+    escape_text(path, origin, sizeof origin);
+    char source[SPEC_SOURCE_MAX];
+    size_t olen = strlen(origin);
+    if (olen < sizeof source) {
+        memcpy(source, origin, olen + 1);
+    } else { /* "..." and the last sizeof source - 4 bytes, with the NUL */
+        memcpy(source, "...", 3);
+        memcpy(source + 3, origin + olen - (sizeof source - 4), sizeof source - 3);
+    }
     json_error_t jerr;
     json_t *root = json_loads(json_text, JSON_REJECT_DUPLICATES, &jerr);
     if (!root)
@@ -88,20 +126,22 @@ int model_from_hf_config(const char *json_text, const char *origin, const char *
     if (known < 0 && cfg != root)
         known = architecture(root, &type, &arch);
 
-    char unknown_note[256] = "";
+    char unknown_note[384] = "", arch_shown[96], type_shown[96];
+    escape_text(arch, arch_shown, sizeof arch_shown);
+    escape_text(type, type_shown, sizeof type_shown);
     if (known < 0)
         snprintf(unknown_note, sizeof unknown_note,
-                 " (architecture %s, model_type %s, is not one napkin reads: llama, mistral, mixtral, qwen2)", arch,
-                 type);
+                 " (architecture %s, model_type %s, is not one napkin reads: llama, mistral, mixtral, qwen2)",
+                 arch_shown, type_shown);
 
     static const char *const required[] = {"num_hidden_layers", "hidden_size", "num_attention_heads",
                                            "intermediate_size", "vocab_size"};
     long long v[5];
+    char why[128];
     for (int i = 0; i < 5; i++) {
-        int rc = get_count(cfg, required[i], &v[i]);
+        int rc = get_count(cfg, required[i], &v[i], why, sizeof why);
         if (rc != 0) {
-            failf(err, errlen, "%s: key '%s' is %s%s", origin, required[i],
-                  rc > 0 ? "missing" : "not a whole number >= 1", unknown_note);
+            failf(err, errlen, "%s: key '%s' is %s%s", origin, required[i], rc > 0 ? "missing" : why, unknown_note);
             json_decref(root);
             return -1;
         }
@@ -116,12 +156,23 @@ int model_from_hf_config(const char *json_text, const char *origin, const char *
     static const char *const optional[] = {"num_key_value_heads", "head_dim", "num_local_experts",
                                            "num_experts_per_tok", "max_position_embeddings"};
     long long *dests[] = {&kv_heads, &head_dim, &experts, &active, &max_pos};
-    for (int i = 0; i < 5; i++)
-        if (get_count(cfg, optional[i], dests[i]) < 0) {
-            failf(err, errlen, "%s: key '%s' is not a whole number >= 1", origin, optional[i]);
+    int head_dim_given = 0;
+    for (int i = 0; i < 5; i++) {
+        int rc = get_count(cfg, optional[i], dests[i], why, sizeof why);
+        if (rc < 0) {
+            failf(err, errlen, "%s: key '%s' is %s", origin, optional[i], why);
             json_decref(root);
             return -1;
         }
+        head_dim_given |= i == 1 && rc == 0;
+    }
+    if (!head_dim_given && hidden % heads != 0) {
+        /* transformers would fail too: hidden_size / heads must be whole */
+        failf(err, errlen, "%s: hidden_size %lld is not a multiple of num_attention_heads %lld, and no head_dim is given",
+              origin, hidden, heads);
+        json_decref(root);
+        return -1;
+    }
     if (experts == 1)
         active = 1; /* a dense model's num_experts_per_tok, if any, means nothing */
     json_t *tied = json_object_get(cfg, "tie_word_embeddings");
@@ -133,15 +184,13 @@ int model_from_hf_config(const char *json_text, const char *origin, const char *
     }
     int tie = tied && json_is_true(tied);
 
-    json_t *path = json_object_get(root, "_name_or_path");
-    char name[SPEC_NAME_MAX];
-    if (json_is_string(path) && json_string_length(path))
-        snprintf(name, sizeof name, "%s", json_string_value(path));
+    json_t *named = json_object_get(root, "_name_or_path");
+    char raw[SPEC_NAME_MAX * 4], name[SPEC_NAME_MAX];
+    if (json_is_string(named) && json_string_length(named))
+        snprintf(raw, sizeof raw, "%s", json_string_value(named));
     else
-        file_name(origin, name, sizeof name);
-    for (char *p = name; *p; p++) /* a table cell: no tabs or newlines */
-        if (*p == '\t' || *p == '\n' || *p == '\r')
-            *p = ' ';
+        file_name(origin, raw, sizeof raw);
+    escape_text(raw, name, sizeof name); /* a table cell, and printed: no control bytes */
 
     /* One validation path: the row goes through the table's own parser. */
     char row[2048];
@@ -153,7 +202,7 @@ int model_from_hf_config(const char *json_text, const char *origin, const char *
     snprintf(row, sizeof row,
              "key\tname\tlayers\thidden\theads\tkv_heads\thead_dim\tffn\tvocab\texperts\texperts_active\ttied\tsource\t"
              "max_position\n%s\t%s\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%d\t%s\t%s\n",
-             key, name, layers, hidden, heads, kv_heads, head_dim, ffn, vocab, experts, active, tie, origin, pos);
+             key, name, layers, hidden, heads, kv_heads, head_dim, ffn, vocab, experts, active, tie, source, pos);
     json_decref(root);
     model_table t;
     char terr[512];

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #define JQ_MAGIC 0x3152514aU /* "JQR1" */
+#define JQ_MAX_ID (UINT64_C(1) << 53) /* ids stay exact in a double and far from wrapping */
 
 /* ------------------------------------------------------------ CRC-32 */
 
@@ -93,6 +95,7 @@ struct jobqueue {
     double step_time_sum;
     long step_time_n;
     pthread_mutex_t journal_mu;
+    uint64_t last_id;       /* the highest id issued or possibly issued; under journal_mu */
     int fd;
     off_t journal_size;
     pthread_t *threads;
@@ -134,13 +137,20 @@ static double step_time_locked(const jobqueue *q)
     return q->step_time_n ? q->step_time_sum / q->step_time_n : q->cfg.prior_step_time;
 }
 
+/* Room for need elements, doubling; -1 (nothing changed) when the size
+ * would not fit in a size_t. */
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return 0;
-    size_t c = *cap ? *cap * 2 : 64;
-    while (c < need)
+    size_t c = *cap ? *cap : 64;
+    while (c < need) {
+        if (c > SIZE_MAX / 2)
+            return -1;
         c *= 2;
+    }
+    if (c > SIZE_MAX / elem)
+        return -1;
     void *n = realloc(*p, c * elem);
     if (!n)
         return -1;
@@ -188,20 +198,30 @@ static int fifo_has_queued(jobqueue *q)
 //> append
 /* Append one record and make it durable.  One write() per record, then
  * fsync; on a short or failed write the file is cut back to where it was,
- * so a later record never lands behind a torn one. */
-static int journal_append(jobqueue *q, jrec_type type, uint64_t id, int value, const void *payload, size_t len)
+ * so a later record never lands behind a torn one.  A SUBMIT (*id == 0)
+ * takes the next id here, under the journal lock, so ids appear in the
+ * journal in order and a failed append uses up none. */
+static int journal_append(jobqueue *q, jrec_type type, uint64_t *id, int value, const void *payload, size_t len)
 {
-    jq_header h = {JQ_MAGIC, 0, (uint32_t)type, (uint32_t)len, id, value, 0};
-    h.crc = record_crc(&h, payload);
+    jq_header h = {JQ_MAGIC, 0, (uint32_t)type, (uint32_t)len, *id, value, 0};
     size_t total = sizeof h + len;
     char stackbuf[512];
     char *buf = total <= sizeof stackbuf ? stackbuf : malloc(total);
     if (!buf)
         return -1;
-    memcpy(buf, &h, sizeof h);
     if (len)
         memcpy(buf + sizeof h, payload, len);
     pthread_mutex_lock(&q->journal_mu);
+    if (type == JREC_SUBMIT && q->last_id >= JQ_MAX_ID) {
+        pthread_mutex_unlock(&q->journal_mu);
+        if (buf != stackbuf)
+            free(buf);
+        return -1;
+    }
+    if (type == JREC_SUBMIT)
+        h.id = q->last_id + 1;
+    h.crc = record_crc(&h, payload);
+    memcpy(buf, &h, sizeof h);
     size_t off = 0;
     int rc = 0;
     while (off < total) {
@@ -216,8 +236,11 @@ static int journal_append(jobqueue *q, jrec_type type, uint64_t id, int value, c
     }
     if (rc == 0 && fsync(q->fd) != 0)
         rc = -1;
-    if (rc == 0)
+    if (rc == 0) {
         q->journal_size += (off_t)total;
+        if (type == JREC_SUBMIT)
+            *id = q->last_id = h.id;
+    }
     else if (ftruncate(q->fd, q->journal_size) != 0) {
         /* nothing more to do: the next open cuts the torn tail */
     }
@@ -268,50 +291,189 @@ static char *read_all(const char *path, long *len, int *missing, char *err, size
 }
 
 //> replay_walk
-int jobqueue_journal_read(const char *path, jrec_fn fn, void *ctx, long *good_bytes, long *torn_bytes, char *err,
-                          size_t errlen)
+/* A record at off that parses and whose CRC holds, in *h; 0 otherwise. */
+static int record_at(const char *buf, long len, long off, jq_header *h)
+{
+    if (off < 0 || len - off < (long)sizeof *h)
+        return 0;
+    memcpy(h, buf + off, sizeof *h);
+    if (h->magic != JQ_MAGIC || h->type < JREC_SUBMIT || h->type > JREC_CANCELLED ||
+        (long)h->len > len - off - (long)sizeof *h)
+        return 0;
+    return record_crc(h, buf + off + sizeof *h) == h->crc;
+}
+
+/* The next offset after off where a record's magic appears (len if none):
+ * where a walk that lost its footing tries again. */
+static long next_magic(const char *buf, long len, long off)
+{
+    const uint32_t m = JQ_MAGIC;
+    for (long p = off + 1; p + 4 <= len; p++)
+        if (memcmp(buf + p, &m, 4) == 0)
+            return p;
+    return len;
+}
+
+/* Walk every good record; resynchronise after damage at the next record
+ * that checks.  Ids are handed out in journal order (submit takes the next
+ * id under the journal lock), so a good SUBMIT's id is at most one past the
+ * highest id seen so far, plus one per 32 damaged bytes before it (a lost
+ * record is at least a header long).  A record claiming more is refused as
+ * damage: no crafted id can make replay allocate or loop beyond the file's
+ * own size.  on_damage (may be NULL) sees each damaged run of bytes. */
+typedef void (*damage_fn)(void *ctx, long off, long len);
+static void journal_walk(const char *buf, long len, jrec_fn fn, void *ctx, damage_fn on_damage, void *dctx,
+                         jq_scan *s)
+{
+    memset(s, 0, sizeof *s);
+    s->first_damage = -1;
+    long off = 0, dmg = -1; /* dmg: where the current damaged run began */
+    int stopped = 0;
+    while (off < len && !stopped) {
+        jq_header h;
+        if (!record_at(buf, len, off, &h)) {
+            if (dmg < 0)
+                dmg = off;
+            off = next_magic(buf, len, off);
+            continue;
+        }
+        long lost = s->damaged_bytes + (dmg >= 0 ? off - dmg : 0);
+        uint64_t bound = s->hwm + 1 + (uint64_t)lost / sizeof h;
+        if (h.id == 0 || h.id > bound) {
+            if (s->refused++ == 0)
+                s->first_refused = off;
+            if (dmg < 0)
+                dmg = off;
+            off += (long)sizeof h + h.len;
+            continue;
+        }
+        if (dmg >= 0) {
+            if (on_damage)
+                on_damage(dctx, dmg, off - dmg);
+            if (s->first_damage < 0)
+                s->first_damage = dmg;
+            s->damaged_bytes += off - dmg;
+            s->regions++;
+            dmg = -1;
+        }
+        if (h.id > s->hwm)
+            s->hwm = h.id;
+        s->records++;
+        jrec r = {(jrec_type)h.type, h.id, h.value, buf + off + sizeof h, h.len};
+        off += (long)sizeof h + h.len;
+        s->good_end = off;
+        if (fn && fn(ctx, &r) != 0)
+            stopped = 1;
+    }
+    s->tail_bytes = len - s->good_end;
+    if (dmg >= 0 && s->first_damage < 0)
+        s->first_damage = dmg;
+}
+
+int jobqueue_journal_scan(const char *path, jrec_fn fn, void *ctx, jq_scan *s, char *err, size_t errlen)
 {
     long len;
     int missing;
+    memset(s, 0, sizeof *s);
+    s->first_damage = -1;
     char *buf = read_all(path, &len, &missing, err, errlen);
-    if (good_bytes)
-        *good_bytes = 0;
-    if (torn_bytes)
-        *torn_bytes = 0;
     if (!buf)
         return missing ? 0 : -1;
-    long off = 0;
-    while (off + (long)sizeof(jq_header) <= len) {
-        jq_header h;
-        memcpy(&h, buf + off, sizeof h);
-        if (h.magic != JQ_MAGIC || h.type < JREC_SUBMIT || h.type > JREC_CANCELLED ||
-            (long)h.len > len - off - (long)sizeof h)
-            break; /* torn or foreign: stop at the last good record */
-        const char *payload = buf + off + sizeof h;
-        if (record_crc(&h, payload) != h.crc)
-            break;
-        jrec r = {(jrec_type)h.type, h.id, h.value, payload, h.len};
-        off += (long)sizeof h + h.len;
-        if (fn && fn(ctx, &r) != 0)
-            break;
-    }
-    if (good_bytes)
-        *good_bytes = off;
-    if (torn_bytes)
-        *torn_bytes = len - off;
+    journal_walk(buf, len, fn, ctx, NULL, NULL, s);
     free(buf);
     return 0;
 }
 //< replay_walk
 
-static int starts_with_magic(const char *path)
+int jobqueue_journal_read(const char *path, jrec_fn fn, void *ctx, long *good_bytes, long *torn_bytes, char *err,
+                          size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    uint32_t m = 0;
-    int ok = f && fread(&m, sizeof m, 1, f) == 1 && m == JQ_MAGIC;
-    if (f)
-        fclose(f);
-    return ok;
+    jq_scan s;
+    int rc = jobqueue_journal_scan(path, fn, ctx, &s, err, errlen);
+    if (good_bytes)
+        *good_bytes = s.good_end;
+    if (torn_bytes)
+        *torn_bytes = s.tail_bytes;
+    return rc;
+}
+
+/* ------------------------------------------------------------ quarantine */
+
+/* "<journal>.quarantine" keeps a copy of every damaged run of a journal:
+ * per run, this header, then the bytes.  A run already copied (same offset
+ * and length) is not copied again at the next open. */
+#define JQ_QMAGIC 0x3151514aU /* "JQQ1" */
+typedef struct {
+    uint32_t magic, reserved;
+    uint64_t offset, length;
+} jq_qheader;
+
+typedef struct {
+    long *runs; /* offset, length pairs */
+    size_t n, cap;
+    int failed;
+} run_list;
+
+static void collect_run(void *ctx, long off, long len)
+{
+    run_list *l = ctx;
+    if (grow((void **)&l->runs, &l->cap, 2 * (l->n + 1), sizeof *l->runs) != 0) {
+        l->failed = 1;
+        return;
+    }
+    l->runs[2 * l->n] = off;
+    l->runs[2 * l->n + 1] = len;
+    l->n++;
+}
+
+static int write_full(int fd, const void *p, size_t n)
+{
+    const char *c = p;
+    while (n > 0) {
+        ssize_t w = write(fd, c, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        c += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Copy the runs not yet in the quarantine file; 0, or -1 if it cannot be written. */
+static int quarantine(const char *journal, const char *buf, const run_list *l)
+{
+    size_t plen = strlen(journal) + sizeof ".quarantine";
+    char *path = malloc(plen);
+    if (!path)
+        return -1;
+    snprintf(path, plen, "%s.quarantine", journal);
+    int fd = open(path, O_RDWR | O_CREAT | O_APPEND, 0644);
+    free(path);
+    if (fd < 0)
+        return -1;
+    run_list have = {0};
+    jq_qheader h;
+    while (read(fd, &h, sizeof h) == (ssize_t)sizeof h && h.magic == JQ_QMAGIC && h.length < (uint64_t)LONG_MAX &&
+           lseek(fd, (off_t)h.length, SEEK_CUR) >= 0)
+        collect_run(&have, (long)h.offset, (long)h.length);
+    int rc = 0;
+    for (size_t i = 0; i < l->n && rc == 0; i++) {
+        long off = l->runs[2 * i], len = l->runs[2 * i + 1];
+        int dup = 0;
+        for (size_t k = 0; k < have.n && !dup; k++)
+            dup = have.runs[2 * k] == off && have.runs[2 * k + 1] == len;
+        if (dup)
+            continue;
+        jq_qheader q = {JQ_QMAGIC, 0, (uint64_t)off, (uint64_t)len};
+        rc = write_full(fd, &q, sizeof q) == 0 && write_full(fd, buf + off, (size_t)len) == 0 ? 0 : -1;
+    }
+    if (rc == 0 && fsync(fd) != 0)
+        rc = -1;
+    free(have.runs);
+    close(fd);
+    return rc;
 }
 
 /* Rebuild the jobs from the journal's records. */
@@ -329,6 +491,8 @@ static int replay_record(void *arg, const jrec *r)
     if (r->type == JREC_SUBMIT) {
         if (r->id == 0 || find_job(q, r->id) || r->value < 1)
             return 0; /* a duplicate or nonsense: the first record of an id wins */
+        /* the walk bounds r->id by the journal's size, so this is at most a
+         * pointer per 32 journal bytes */
         if (r->id > q->njobs) {
             if (grow((void **)&q->jobs, &q->cap, (size_t)r->id, sizeof *q->jobs) != 0) {
                 c->failed = 1;
@@ -378,7 +542,8 @@ static void finish_locked(jobqueue *q, job *j, job_state state, int error)
     jrec_type t = state == JOB_DONE ? JREC_DONE : state == JOB_FAILED ? JREC_FAILED : JREC_CANCELLED;
     pthread_mutex_unlock(&q->mu);
     /* A failed append still ends the job here; the next open runs it again. */
-    (void)journal_append(q, t, j->id, error, NULL, 0);
+    uint64_t id = j->id;
+    (void)journal_append(q, t, &id, error, NULL, 0);
     pthread_mutex_lock(&q->mu);
     j->state = state;
     j->error = error;
@@ -412,8 +577,9 @@ static void *worker_main(void *arg)
             double t0 = mono_now();
             rc = q->cfg.step(q->cfg.step_ctx, &info, step);
             double dt = mono_now() - t0;
+            uint64_t id = j->id;
             if (rc == 0)
-                (void)journal_append(q, JREC_STEP, j->id, step + 1, NULL, 0);
+                (void)journal_append(q, JREC_STEP, &id, step + 1, NULL, 0);
             pthread_mutex_lock(&q->mu);
             if (rc != 0)
                 break;
@@ -463,29 +629,68 @@ jobqueue *jobqueue_open(const jobqueue_config *cfg, jobqueue_replay *replay, cha
         q->cfg.max_payload = 64 * 1024;
     q->fd = -1;
 
-    /* replay, then cut off a torn tail before appending anything */
+    /* replay; copy damaged runs aside; cut a torn tail before appending anything */
     replay_ctx rc = {q, 0, 0};
-    long good = 0, torn = 0;
-    if (jobqueue_journal_read(cfg->journal_path, replay_record, &rc, &good, &torn, err, errlen) != 0 || rc.failed) {
-        if (rc.failed)
-            snprintf(err, errlen, "jobqueue: out of memory replaying %s", cfg->journal_path);
+    long len = 0;
+    int missing = 0;
+    char *buf = read_all(cfg->journal_path, &len, &missing, err, errlen);
+    if (!buf && !missing)
+        goto fail;
+    jq_scan sc;
+    run_list runs = {0};
+    journal_walk(buf ? buf : "", len, replay_record, &rc, collect_run, &runs, &sc);
+    const uint32_t magic = JQ_MAGIC;
+    if (rc.failed || runs.failed) {
+        snprintf(err, errlen, "jobqueue: out of memory replaying %s", cfg->journal_path);
+        free(buf);
+        free(runs.runs);
         goto fail;
     }
-    if (good == 0 && torn >= 4 && !starts_with_magic(cfg->journal_path)) {
+    if (sc.records == 0 && len >= 4 && memcmp(buf, &magic, 4) != 0) {
         /* not a torn first record but some other file: never cut it */
         snprintf(err, errlen, "%s: not a job journal (refusing to truncate it)", cfg->journal_path);
+        free(buf);
+        free(runs.runs);
         goto fail;
     }
+    /* a tail shorter than a header cannot hold an acknowledged record: a torn append */
+    int cut = sc.tail_bytes > 0 && sc.tail_bytes < (long)sizeof(jq_header);
+    if (sc.tail_bytes > 0)
+        collect_run(&runs, sc.good_end, sc.tail_bytes);
+    int quarantined = runs.n == 0 || (!runs.failed && quarantine(cfg->journal_path, buf, &runs) == 0);
+    free(buf);
+    free(runs.runs);
     q->fd = open(cfg->journal_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (q->fd < 0) {
         snprintf(err, errlen, "%s: %s", cfg->journal_path, strerror(errno));
         goto fail;
     }
-    if (torn > 0 && (ftruncate(q->fd, good) != 0 || fsync(q->fd) != 0)) {
+    if (cut && (ftruncate(q->fd, sc.good_end) != 0 || fsync(q->fd) != 0)) {
         snprintf(err, errlen, "%s: cannot cut the torn tail: %s", cfg->journal_path, strerror(errno));
         goto fail;
     }
-    q->journal_size = good;
+    q->journal_size = cut ? sc.good_end : len;
+    /* past every id a kept damaged run may hold: the walk's bound for the next record */
+    long kept_lost = sc.damaged_bytes + (cut ? 0 : sc.tail_bytes);
+    q->last_id = sc.hwm + (uint64_t)kept_lost / sizeof(jq_header);
+    if (replay) {
+        replay->damaged_bytes = sc.damaged_bytes;
+        replay->regions = sc.regions + (sc.tail_bytes > 0);
+        replay->refused = sc.refused;
+        replay->first_damage = sc.first_damage;
+        replay->next_id = q->last_id + 1;
+        if (replay->regions) {
+            char refused[96] = "";
+            if (sc.refused)
+                snprintf(refused, sizeof refused, "; %ld records refused for an impossible id, the first at offset %ld",
+                         sc.refused, sc.first_refused);
+            snprintf(replay->note, sizeof replay->note,
+                     "%s: skipped %ld damaged bytes in %ld runs, the first at offset %ld%s; %s%s", cfg->journal_path,
+                     sc.damaged_bytes + sc.tail_bytes, replay->regions, sc.first_damage, refused,
+                     quarantined ? "copied to its .quarantine file" : "its .quarantine file could not be written",
+                     cut ? "; the torn tail was cut off" : "");
+        }
+    }
 
     long requeued = 0, resumed = 0;
     for (size_t i = 0; i < q->njobs; i++) {
@@ -506,7 +711,7 @@ jobqueue *jobqueue_open(const jobqueue_config *cfg, jobqueue_replay *replay, cha
         replay->records = rc.records;
         replay->requeued = requeued;
         replay->resumed_steps = resumed;
-        replay->torn_bytes = torn;
+        replay->torn_bytes = sc.tail_bytes;
     }
 
     pthread_condattr_t ca;
@@ -579,13 +784,8 @@ int jobqueue_submit(jobqueue *q, const void *payload, size_t len, int steps, uin
         pthread_mutex_unlock(&q->mu);
         return JQ_EREJECTED;
     }
-    /* reserve the id; the job becomes visible only once it is durable */
-    if (grow((void **)&q->jobs, &q->cap, q->njobs + 1, sizeof *q->jobs) != 0) {
-        pthread_mutex_unlock(&q->mu);
-        return JQ_EIO;
-    }
-    uint64_t my = ++q->njobs;
-    q->jobs[my - 1] = NULL;
+    /* reserve the work; the id comes with the journal record, and the job
+     * becomes visible only once it is durable */
     q->unfinished_steps += steps;
     q->pending_submits++;
     pthread_mutex_unlock(&q->mu);
@@ -595,20 +795,26 @@ int jobqueue_submit(jobqueue *q, const void *payload, size_t len, int steps, uin
     int ok = j && (!len || copy);
     if (ok && len)
         memcpy(copy, payload, len);
+    uint64_t my = 0;
     if (ok)
-        ok = journal_append(q, JREC_SUBMIT, my, steps, payload, len) == 0;
+        ok = journal_append(q, JREC_SUBMIT, &my, steps, payload, len) == 0;
 
     pthread_mutex_lock(&q->mu);
     q->pending_submits--;
     int queued = 0;
-    if (ok) {
+    if (ok && my > q->njobs && grow((void **)&q->jobs, &q->cap, (size_t)my, sizeof *q->jobs) == 0) {
+        for (size_t i = q->njobs; i < my; i++) /* ids skipped, or still on their way */
+            q->jobs[i] = NULL;
+        q->njobs = (size_t)my;
+    }
+    if (ok && my <= q->njobs) {
         *j = (job){my, JOB_QUEUED, steps, 0, 0, 0, 0, copy, len};
         if (fifo_push(q, my) == 0) {
             q->jobs[my - 1] = j;
             queued = 1;
         }
-        /* (durable but out of memory to queue: the next open runs it) */
     }
+    /* (durable but out of memory to queue: the next open runs it) */
     if (!queued)
         q->unfinished_steps -= steps;
     if (q->closing) /* draining workers wait for the last pending submit */

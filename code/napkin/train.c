@@ -2,6 +2,7 @@
 
 #include "transformer.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -357,8 +358,9 @@ int train_layout_search(const model_spec *m, const gpu_spec *g, int gpus, int no
     if (gpus < 1 || node_size < 1 || base->micro_batch < 1 || max < 0)
         return -1;
     int found = 0;
-    for (int tp = 1; tp <= node_size && tp <= gpus; tp *= 2) {
-        for (int pp = 1; pp <= m->layers && tp * pp <= gpus; pp++) {
+    /* 64-bit counters: doubling past any int node_size cannot wrap */
+    for (long long tp = 1; tp <= node_size && tp <= gpus; tp *= 2) {
+        for (long long pp = 1; pp <= m->layers && tp * pp <= gpus; pp++) {
             if (m->layers % pp != 0 || gpus % (tp * pp) != 0)
                 continue;
             train_layout l = *base;

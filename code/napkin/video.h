@@ -215,7 +215,13 @@ typedef struct {
     int stable_sp, stable_independent;
     int fits_sp, fits_independent; /* the request fits one GPU's memory at G, at 1 */
     mdc_stats sp, independent; /* valid when stable */
+    long jobs_sp, jobs_independent; /* arrivals each simulation measured (0: not simulated) */
 } video_placement;
+
+/* The simulation's work limit: arrivals (warm-up included) times servers,
+ * each arrival scanning every server for the one that frees first.  A
+ * simulation that would exceed it measures fewer arrivals instead. */
+#define MDC_WORK_LIMIT 5000000.0
 
 int video_placements(const video_request *r, double jobs_per_hour, long jobs, uint64_t seed,
                      video_placement *out, char *err, size_t errlen);

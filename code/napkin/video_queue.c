@@ -142,10 +142,19 @@ int video_placements(const video_request *r, double jobs_per_hour, long jobs, ui
     rng_state rs = rng_make(seed);
     if (out->stable_sp && mdc_simulate(&c, &rs, &out->sp, err, errlen) != 0)
         return -1;
+    out->jobs_sp = out->stable_sp ? jobs : 0;
+    /* G servers: as many arrivals as the work limit allows, at most jobs */
+    long within = (long)(MDC_WORK_LIMIT / (1.1 * (G > 0 ? G : 1)));
+    c.jobs = jobs < within ? jobs : within;
+    c.warmup = c.jobs / 10;
     c.service = one.t_request;
     c.servers = G;
     rs = rng_make(seed);
-    if (out->stable_independent && mdc_simulate(&c, &rs, &out->independent, err, errlen) != 0)
+    if (out->stable_independent && (c.jobs < 2 || mdc_simulate(&c, &rs, &out->independent, err, errlen) != 0)) {
+        if (c.jobs < 2)
+            snprintf(err, errlen, "%d servers exceed the simulation's work limit", G);
         return -1;
+    }
+    out->jobs_independent = out->stable_independent ? c.jobs : 0;
     return 0;
 }

@@ -1,0 +1,147 @@
+/* Notebook cells cannot escape the build (tools/notebook.lua through
+ * tools/run_bounded.sh and tools/nb_contain.c): a cell that floods its
+ * output is stopped at NB_OUTPUT_MAX with a message and leaves no file; a
+ * timed-out cell leaves no file; a cell whose child calls setsid() and
+ * forks again leaves no process running.  Fixtures are in
+ * tests/filter/chapters/; the line numbers in messages are the fences'. */
+#include <criterion/criterion.h>
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "test_text.h"
+
+static char *scratch, *out_path, *err_path;
+
+/* A scratch build directory, the environment the Makefile would give. */
+static void setup(const char *name)
+{
+    static char *build;
+    if (!build)
+        build = fmt("%s", need_env("NB_BUILD"));
+    const char *src = need_env("NB_SRC");
+    const char *contain = getenv("NB_CONTAIN");
+    cr_assert(contain && access(contain, X_OK) == 0, "NB_CONTAIN (the built tools/nb_contain.c) is not set");
+    scratch = fmt("%s/test-notebook-containment/%s", build, name);
+    cr_assert_eq(system(fmt("rm -rf '%s' && mkdir -p '%s'", scratch, scratch)), 0);
+    setenv("NB_BUILD", scratch, 1);
+    const char *cc = getenv("NB_CC");
+    setenv("NB_CC", cc && *cc ? cc : "cc", 1);
+    setenv("NB_CFLAGS", fmt("-I%s/code -I%s/code/napkin -D_POSIX_C_SOURCE=200809L -std=c11 -O1", src, src), 1);
+    setenv("NB_LIB", fmt("%s/lib/libnapkin.a", build), 1);
+    setenv("NB_LDLIBS", "-lm -lpthread", 1);
+    setenv("NB_BIN", fmt("%s/tests/filter/bin", src), 1);
+    setenv("NB_VALUE_FILES", "", 1);
+    setenv("NB_TIMEOUT", "30", 1);
+    out_path = fmt("%s/out.md", scratch);
+    err_path = fmt("%s/err.txt", scratch);
+}
+
+static int filter(const char *fixture, char **out, char **err)
+{
+    const char *src = need_env("NB_SRC");
+    int rc = system(fmt("cd '%s/tests/filter' && pandoc -f markdown -t markdown --wrap=none "
+                        "--lua-filter '%s/tools/notebook.lua' '%s' > '%s' 2> '%s'",
+                        src, src, fixture, out_path, err_path));
+    *out = slurp(out_path);
+    *err = slurp(err_path);
+    cr_assert(*out && *err);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+/* Files under the scratch build's cells/ directory, and their bytes. */
+static int cell_files(long *bytes)
+{
+    *bytes = 0;
+    DIR *d = opendir(fmt("%s/cells", scratch));
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        struct stat st;
+        if (stat(fmt("%s/cells/%s", scratch, e->d_name), &st) == 0)
+            *bytes += (long)st.st_size;
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* Gone, or at most a zombie waiting for its reaper, within a second. */
+static int alive(int pid)
+{
+    for (int i = 0; i < 50; i++) {
+        char stat[256] = "";
+        FILE *f = fopen(fmt("/proc/%d/stat", pid), "r");
+        if (!f)
+            return 0;
+        size_t got = fread(stat, 1, sizeof stat - 1, f);
+        stat[got] = '\0';
+        fclose(f);
+        const char *rp = strrchr(stat, ')');
+        if (rp && rp[1] == ' ' && rp[2] == 'Z')
+            return 0;
+        nanosleep(&(struct timespec){0, 20000000}, NULL);
+    }
+    return 1;
+}
+
+Test(notebook_containment, a_flooding_cell_is_capped_and_leaves_no_file, .timeout = 60)
+{
+    setup("flood");
+    setenv("NB_OUTPUT_MAX", "1000000", 1);
+    char *out, *err;
+    int rc = filter("chapters/90-flood.md", &out, &err);
+    unsetenv("NB_OUTPUT_MAX");
+    cr_expect_neq(rc, 0);
+    cr_expect(strstr(err, "chapters/90-flood.md:5: run cell wrote more than 1000000 bytes of output (NB_OUTPUT_MAX)") !=
+                  NULL,
+              "%s", err);
+    long bytes;
+    int n = cell_files(&bytes);
+    cr_expect_eq(n, 0, "%d files (%ld bytes) left in %s/cells", n, bytes, scratch);
+}
+
+Test(notebook_containment, a_timed_out_cell_leaves_no_file, .timeout = 60)
+{
+    setup("timeout");
+    setenv("NB_TIMEOUT", "1", 1);
+    char *out, *err;
+    int rc = filter("chapters/90-timeout.md", &out, &err);
+    cr_expect_neq(rc, 0);
+    cr_expect(strstr(err, "chapters/90-timeout.md:5: run cell timed out after 1 s") != NULL, "%s", err);
+    long bytes;
+    int n = cell_files(&bytes);
+    cr_expect_eq(n, 0, "%d files (%ld bytes) left in %s/cells", n, bytes, scratch);
+}
+
+Test(notebook_containment, a_child_that_calls_setsid_does_not_outlive_the_cell, .timeout = 60)
+{
+    setup("setsid");
+    char *out, *err;
+    int rc = filter("chapters/90-setsid.md", &out, &err);
+    cr_assert_eq(rc, 0, "filter failed: %s", err);
+    const char *at = strstr(out, "\nchild "); /* the output line, not the printf in the source */
+    cr_assert_not_null(at, "%s", out);
+    int child = 0, grandchild = 0;
+    cr_assert_eq(sscanf(at, "\nchild %d grandchild %d", &child, &grandchild), 2, "%s", at);
+    cr_assert_gt(child, 1);
+    cr_assert_gt(grandchild, 1);
+    int c_alive = alive(child), g_alive = alive(grandchild);
+    if (c_alive)
+        kill(child, 9); /* do not leave them behind for the rest of the run either */
+    if (g_alive)
+        kill(grandchild, 9);
+    cr_expect(!c_alive, "the cell's setsid child %d outlived it", child);
+    cr_expect(!g_alive, "the cell's grandchild %d outlived it", grandchild);
+}
