@@ -42,6 +42,9 @@ static const char *const base[][12] = {
     {"video", "--model", "wan2.1-14b", "--gpu", "h100", "--rate", "2", NULL},
     {"graphs", "--model", "llama3-8b", "--gpu", "h100", NULL},
     {"lora", "--model", "llama3-8b", "--gpu", "h100", NULL},
+    /* the published sets in miniature (tests/published_fixture): a fit in milliseconds */
+    {"calibrate", "--set", "tests/published_fixture/h100_sxm/trtllm", "--backend", "trtllm", "--gpu", "h100", NULL},
+    {"validate", "--measured", "tests/published_fixture", "--sets", "tests/published_fixture/none", NULL},
 };
 #define NBASE (sizeof base / sizeof base[0])
 
