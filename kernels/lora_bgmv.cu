@@ -122,8 +122,8 @@ static int validate(const bf16 *y, const int *idx_host, int check, int d_in, int
     // bf16 output: relative rounding <= 2^-8; atol for results near zero.
     size_t bad = validate_close(got.data(), ref.data(), got.size(), 3e-2, 1e-2, &first, NULL);
     if (bad)
-        fprintf(stderr, "lora_bgmv: batch %d D %d %dx%d rank %d: %zu of %zu outputs differ (first: got %g, want %g)\n",
-                batch, distinct, d_in, d_out, rank, bad, got.size(), got[first], ref[first]);
+        printf("lora_bgmv: batch %d D %d %dx%d rank %d: INVALID: %zu of %zu outputs differ (first: got %g, want %g)\n",
+               batch, distinct, d_in, d_out, rank, bad, got.size(), got[first], ref[first]);
     return bad ? -1 : 0;
 }
 
@@ -174,9 +174,11 @@ int main(int argc, char **argv)
     provenance_line(out, "bandwidth_measured", buf);
     provenance_line(out, "bandwidth_source", bw_source);
     provenance_line(out, "assignment", "token t uses adapter t mod D; shrink + expand timed together (2 launches)");
+    provenance_line(out, "floor_ratio", "time_s over bytes / bandwidth_measured (1 = at the byte floor)");
     fprintf(out, "shape\td_in\td_out\trank\tbatch\tdistinct\ttime_s\tadapter_bytes\tbytes\tgb_s\tpct_of_read\t"
-                 "roofline_s\n");
-    double punica_b1 = 0, punica_b64_distinct = 0, punica_b64_shared = 0, pct_b64 = 0;
+                 "roofline_s\tfloor_ratio\tvalid\n");
+    double punica_b1 = 0, punica_b64_distinct = 0, punica_b64_shared = 0, floor_b64 = NAN;
+    int invalid = 0;
     for (int s = 0; s < nshapes; s++) {
         int d_in = shapes[s].d_in, d_out = shapes[s].d_out;
         fill_uniform_bf16(x, max_batch * (size_t)d_in, SEED_X, -1, 1);
@@ -195,10 +197,11 @@ int main(int argc, char **argv)
                     fill_uniform_bf16(y, (size_t)batch * d_out, SEED_Y, -1, 1);
                     bgmv(x, a, b, idx, v, y, batch, d_in, d_out, rank, scale);
                     CUDA_CHECK(cudaDeviceSynchronize());
+                    // A failure is reported and the sweep goes on (valid = no).
                     int check = std::min(batch, 8);
-                    if (validate(y, ih.data(), check, d_in, d_out, rank, std::min(distinct, check), scale, batch,
-                                 distinct))
-                        return 1;
+                    int ok = validate(y, ih.data(), check, d_in, d_out, rank, std::min(distinct, check), scale, batch,
+                                      distinct) == 0;
+                    invalid += !ok;
                     auto run = [&]() { bgmv(x, a, b, idx, v, y, batch, d_in, d_out, rank, scale); };
                     double t = median_time_s(run, warmup, reps, &fl);
                     lora_op sh, ex;
@@ -209,13 +212,17 @@ int main(int argc, char **argv)
                     double roof = peak > 0 ? roofline_time(sh.flop, sh.weight_bytes + sh.act_bytes, peak, bw, NULL) +
                                                  roofline_time(ex.flop, ex.weight_bytes + ex.act_bytes, peak, bw, NULL)
                                            : bytes / bw;
-                    fprintf(out, "%s\t%d\t%d\t%d\t%d\t%d\t%.6e\t%.0f\t%.0f\t%.1f\t%.1f\t%.6e\n", shapes[s].name, d_in,
-                            d_out, rank, batch, distinct, t, wbytes, bytes, bytes / t / GB, 100 * bytes / t / bw, roof);
+                    double floor_ratio = t / (bytes / bw);
+                    fprintf(out, "%s\t%d\t%d\t%d\t%d\t%d\t%.6e\t%.0f\t%.0f\t%.1f\t%.1f\t%.6e\t%.3f\t%s\n",
+                            shapes[s].name, d_in, d_out, rank, batch, distinct, t, wbytes, bytes, bytes / t / GB,
+                            100 * bytes / t / bw, roof, floor_ratio, ok ? "yes" : "no");
                     if (s == 0 && rank == 16) {
                         if (batch == 1)
                             punica_b1 = t;
-                        if (batch == 64 && distinct == 64)
-                            punica_b64_distinct = t, pct_b64 = 100 * bytes / t / bw;
+                        if (batch == 64 && distinct == 64) {
+                            punica_b64_distinct = t;
+                            floor_b64 = ok ? floor_ratio : NAN;
+                        }
                         if (batch == 64 && distinct == 1)
                             punica_b64_shared = t;
                     }
@@ -229,7 +236,8 @@ int main(int argc, char **argv)
     printf("  8B q, rank 16: batch 1 %.1f us; batch 64 all distinct %.1f us, one shared %.1f us "
            "(Punica, A100, rank 16: about 37, 116 and 40 us)\n",
            punica_b1 * 1e6, punica_b64_distinct * 1e6, punica_b64_shared * 1e6);
-    report_target("BGMV batch 64, 64 adapters, % of read ceiling", pct_b64, "%", 50, 1, "H200");
+    // The book's target: within 10 % of the byte floor (time <= 1.1 x bytes / read).
+    report_target("BGMV batch 64, 64 adapters, time / byte floor", floor_b64, "x", 1.1, 0, "H200");
     fl.release();
     CUDA_CHECK(cudaFree(x));
     CUDA_CHECK(cudaFree(a));
@@ -237,5 +245,5 @@ int main(int argc, char **argv)
     CUDA_CHECK(cudaFree(y));
     CUDA_CHECK(cudaFree(v));
     CUDA_CHECK(cudaFree(idx));
-    return 0;
+    return finish("lora_bgmv", invalid);
 }

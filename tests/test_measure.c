@@ -128,6 +128,24 @@ Test(decode_attention, paged_equals_contiguous)
         cr_assert_float_eq(op[i], oc[i], 1e-6);
 }
 
+Test(decode_attention, a_span_of_heads_is_the_hand_worked_answer_and_touches_no_other_row)
+{
+    /* The two-head case above (out = (2, 4) and (3, 2) by hand), head 1
+     * alone: row 1 is (3, 2) and row 0 keeps its sentinel. */
+    float k[4] = {1, 0, 0, 1}, v[4] = {4, 0, 0, 8};
+    float q[4] = {0, 0, (float)(sqrt(2.0) * log(3.0)), 0}, out[4] = {-7, -7, -7, -7};
+    kv_layout l = {1, 2, 2, 0, 0, NULL};
+    cr_assert_eq(decode_attention_ref_heads(&l, 0, 2, 1, 2, q, k, v, out), 0);
+    cr_assert_float_eq(out[2], 3, 1e-5);
+    cr_assert_float_eq(out[3], 2, 1e-5);
+    cr_assert_eq(out[0], -7);
+    cr_assert_eq(out[1], -7);
+    /* an empty or out-of-range span is refused */
+    cr_assert_eq(decode_attention_ref_heads(&l, 0, 2, 1, 1, q, k, v, out), -1);
+    cr_assert_eq(decode_attention_ref_heads(&l, 0, 2, 0, 3, q, k, v, out), -1);
+    cr_assert_eq(decode_attention_ref_heads(&l, 0, 2, -1, 1, q, k, v, out), -1);
+}
+
 Test(decode_attention, rejects_bad_shapes)
 {
     float x[8] = {0};

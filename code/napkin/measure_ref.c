@@ -61,23 +61,37 @@ void gemm_ref_f32(int m, int n, int k, const float *x, const float *w, float *y,
 int decode_attention_ref(const kv_layout *l, int seq, int heads, const float *q, const float *k_cache,
                          const float *v_cache, float *out)
 {
+    return decode_attention_ref_heads(l, seq, heads, 0, heads, q, k_cache, v_cache, out);
+}
+
+int decode_attention_ref_heads(const kv_layout *l, int seq, int heads, int h0, int h1, const float *q,
+                               const float *k_cache, const float *v_cache, float *out)
+{
     if (!l || l->kv_heads <= 0 || l->head_dim <= 0 || l->context <= 0 || heads <= 0 || heads % l->kv_heads)
+        return -1;
+    if (h0 < 0 || h1 > heads || h0 >= h1)
         return -1;
     if (l->block < 0 || (l->block > 0 && (!l->block_table || l->blocks_per_seq * l->block < l->context)))
         return -1;
     int group = heads / l->kv_heads, d = l->head_dim, ctx = l->context;
     double scale = 1.0 / sqrt((double)d);
-    double *score = malloc((size_t)ctx * sizeof *score);
-    if (!score)
+    double *score = malloc((size_t)ctx * sizeof *score), *acc = malloc((size_t)d * sizeof *acc);
+    if (!score || !acc) {
+        free(score);
+        free(acc);
         return -1;
-    for (int h = 0; h < heads; h++) {
+    }
+    for (int h = h0; h < h1; h++) {
         int kvh = h / group;
         const float *qh = q + (size_t)h * d;
         double mx = -INFINITY;
+        // A position's head_dim values are adjacent in both layouts: one
+        // index per position, then a unit-stride walk (the cache's order).
         for (int t = 0; t < ctx; t++) {
+            const float *kt = k_cache + kv_index(l, seq, kvh, t, 0);
             double s = 0.0;
             for (int i = 0; i < d; i++)
-                s += (double)qh[i] * (double)k_cache[kv_index(l, seq, kvh, t, i)];
+                s += (double)qh[i] * (double)kt[i];
             score[t] = s * scale;
             if (score[t] > mx)
                 mx = score[t];
@@ -87,14 +101,20 @@ int decode_attention_ref(const kv_layout *l, int seq, int heads, const float *q,
             score[t] = exp(score[t] - mx);
             sum += score[t];
         }
-        for (int i = 0; i < d; i++) {
-            double acc = 0.0;
-            for (int t = 0; t < ctx; t++)
-                acc += score[t] * (double)v_cache[kv_index(l, seq, kvh, t, i)];
-            out[(size_t)h * d + i] = (float)(acc / sum);
+        // Each acc[i] still adds its terms in position order: the same sums
+        // as a loop over positions inside a loop over dims.
+        for (int i = 0; i < d; i++)
+            acc[i] = 0.0;
+        for (int t = 0; t < ctx; t++) {
+            const float *vt = v_cache + kv_index(l, seq, kvh, t, 0);
+            for (int i = 0; i < d; i++)
+                acc[i] += score[t] * (double)vt[i];
         }
+        for (int i = 0; i < d; i++)
+            out[(size_t)h * d + i] = (float)(acc[i] / sum);
     }
     free(score);
+    free(acc);
     return 0;
 }
 

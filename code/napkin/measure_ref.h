@@ -42,6 +42,12 @@ void gemm_ref_f32(int m, int n, int k, const float *x, const float *w, float *y,
 int decode_attention_ref(const kv_layout *layout, int seq, int heads, const float *q, const float *k_cache,
                          const float *v_cache, float *out);
 
+/* The same for query heads [h0, h1) only (out rows h0..h1-1 written, the
+ * others untouched): a measured run checks a few heads of one sequence
+ * instead of all of them.  Returns -1 for an empty or out-of-range span. */
+int decode_attention_ref_heads(const kv_layout *layout, int seq, int heads, int h0, int h1, const float *q,
+                               const float *k_cache, const float *v_cache, float *out);
+
 /* Compare got against ref: element i passes when |got-ref| <= atol + rtol*|ref|.
  * Returns the number of failures; *first_bad (may be NULL) gets the first
  * failing index or -1, *max_excess (may be NULL) the largest
