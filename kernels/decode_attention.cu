@@ -79,6 +79,7 @@ __global__ void __launch_bounds__(WARPS * 32)
 #pragma unroll
         for (int u = 0; u < UNROLL; u++) {
             int t = t0 + u * WARPS;
+            kr[u] = vr[u] = make_uint2(0, 0);
             if (t < end) {
                 kr[u] = __ldg(reinterpret_cast<const uint2 *>(kc + kv_index(&L, seq, kvh, t, lane * 4)));
                 vr[u] = __ldg(reinterpret_cast<const uint2 *>(vc + kv_index(&L, seq, kvh, t, lane * 4)));
@@ -87,7 +88,7 @@ __global__ void __launch_bounds__(WARPS * 32)
 #pragma unroll
         for (int u = 0; u < UNROLL; u++) {
             if (t0 + u * WARPS >= end)
-                break;
+                continue; // the positions past the end, all in the last step
             float kf[4], vf[4];
             unpack4(kr[u], kf);
             unpack4(vr[u], vf);

@@ -33,6 +33,9 @@ cuda_home=${NB_CUDA_HOME:-/usr/local/cuda}
 if [ -z "${NVCC:-}" ] && ! command -v nvcc >/dev/null 2>&1 && [ -x "$cuda_home/bin/nvcc" ]; then
     PATH=$cuda_home/bin:$PATH
 fi
+if [ -z "${CUOBJDUMP:-}" ] && ! command -v cuobjdump >/dev/null 2>&1 && [ -x "$cuda_home/bin/cuobjdump" ]; then
+    PATH=$PATH:$cuda_home/bin # cuobjdump, and the nvdisasm it calls
+fi
 export PATH
 missing=
 command -v make >/dev/null 2>&1 || missing="$missing make"

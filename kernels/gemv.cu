@@ -19,6 +19,10 @@
 //   v5  tensor cores (mma.sync m16n8k16 bf16, the batch padded to 8): a
 //       block per 16 rows, its warps splitting K; two 16-byte weight loads
 //       per lane per step, four steps in flight.  Needs K % 32 == 0.
+//   v6  v4 with each warp's first 8 weight loads issued before the barrier
+//       that stages x in shared memory: the stage and the first loads
+//       overlap instead of following one another (the same sums in the
+//       same order as v4, so the same results bit for bit).
 //
 // Every version runs at block sizes 128, 256 and 512 and prints its time as
 // it goes (llm.c's habit); `gemv 4` runs version 4 only (and cuBLAS).  gemv.tsv has each
@@ -32,7 +36,7 @@
 
 #include <math.h>
 
-#define VERSIONS 5
+#define VERSIONS 6
 
 // v1: lane l reads W[row][l], W[row][l+32], ...
 template <int B> __global__ void gemv_v1(const bf16 *__restrict__ x, const bf16 *__restrict__ w, bf16 *__restrict__ y,
@@ -114,20 +118,33 @@ __device__ __forceinline__ uint4 ld_stream16(const uint4 *p)
 // all V4_ROWS * V4_U loads issued before the first is used.
 #define V4_ROWS 2
 #define V4_U 4
-template <int B, bool XS>
+template <int B, bool XS, bool EARLY = false>
 __global__ void __launch_bounds__(512, 1) gemv_v4(const bf16 *__restrict__ x, const bf16 *__restrict__ w,
                                                bf16 *__restrict__ y, int n, int k)
 {
     extern __shared__ uint4 xs[]; // B * k / 8 chunks when XS
     const int k8 = k / 8, lane = threadIdx.x & 31;
     const uint4 *xg = reinterpret_cast<const uint4 *>(x);
+    const int warps_total = gridDim.x * (blockDim.x / 32);
+    const int warp_id = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+    // v6: the first step's weight loads of this warp's first rows are in
+    // flight while the block stages x (they need nothing from it).
+    uint4 wv[V4_ROWS][V4_U];
+    bool early = EARLY && XS && warp_id * V4_ROWS < n && lane + 32 * (V4_U - 1) < k8;
+    if (early) {
+#pragma unroll
+        for (int r = 0; r < V4_ROWS; r++) {
+            const uint4 *wr0 = reinterpret_cast<const uint4 *>(w + (size_t)min(warp_id * V4_ROWS + r, n - 1) * k);
+#pragma unroll
+            for (int u = 0; u < V4_U; u++)
+                wv[r][u] = ld_stream16(wr0 + lane + 32 * u);
+        }
+    }
     if (XS) {
         for (int i = threadIdx.x; i < B * k8; i += blockDim.x)
             xs[i] = __ldg(xg + i);
         __syncthreads();
     }
-    const int warps_total = gridDim.x * (blockDim.x / 32);
-    const int warp_id = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
     for (int row0 = warp_id * V4_ROWS; row0 < n; row0 += warps_total * V4_ROWS) {
         const uint4 *wr[V4_ROWS];
 #pragma unroll
@@ -141,12 +158,14 @@ __global__ void __launch_bounds__(512, 1) gemv_v4(const bf16 *__restrict__ x, co
                 acc[r][b] = 0;
         int c = lane;
         for (; c + 32 * (V4_U - 1) < k8; c += 32 * V4_U) {
-            uint4 wv[V4_ROWS][V4_U];
+            if (!early) {
 #pragma unroll
-            for (int r = 0; r < V4_ROWS; r++)
+                for (int r = 0; r < V4_ROWS; r++)
 #pragma unroll
-                for (int u = 0; u < V4_U; u++)
-                    wv[r][u] = ld_stream16(wr[r] + c + 32 * u);
+                    for (int u = 0; u < V4_U; u++)
+                        wv[r][u] = ld_stream16(wr[r] + c + 32 * u);
+            }
+            early = false;
 #pragma unroll
             for (int u = 0; u < V4_U; u++) {
                 float wf[V4_ROWS][8];
@@ -258,14 +277,28 @@ struct gemv_ctx {
     size_t smem_optin; // the largest dynamic shared memory a block may ask for
 };
 
-template <int B, bool XS> static int v4_grid(const gemv_ctx &c, int block, size_t smem)
+template <int B, bool XS, bool EARLY> static int v4_grid(const gemv_ctx &c, int block, size_t smem)
 {
     static int raised = 0; // cudaFuncSetAttribute once per instantiation (host-side, per process)
     if (XS && !raised) {
-        CUDA_CHECK(cudaFuncSetAttribute(gemv_v4<B, XS>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)c.smem_optin));
+        CUDA_CHECK(cudaFuncSetAttribute(gemv_v4<B, XS, EARLY>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)c.smem_optin));
         raised = 1;
     }
-    return full_grid(gemv_v4<B, XS>, block, c.sms, smem);
+    return full_grid(gemv_v4<B, XS, EARLY>, block, c.sms, smem);
+}
+
+template <int B, bool EARLY>
+static void launch_v4(const gemv_ctx &cx, int block, const bf16 *x, const bf16 *w, bf16 *y, int n, int k)
+{
+    size_t smem = (size_t)B * k * sizeof(bf16);
+    if (smem <= cx.smem_optin) {
+        int grid = v4_grid<B, true, EARLY>(cx, block, smem);
+        gemv_v4<B, true, EARLY><<<grid, block, smem>>>(x, w, y, n, k);
+    } else { // x read through L1: no barrier for early loads to overlap, so v6 is v4 here
+        int grid = v4_grid<B, false, false>(cx, block, 0);
+        gemv_v4<B, false, false><<<grid, block>>>(x, w, y, n, k);
+    }
 }
 
 template <int B>
@@ -280,16 +313,10 @@ static void launch_version(const gemv_ctx &cx, int v, int block, const bf16 *x, 
         gemv_vec<B, 4><<<(n + 4 * warps - 1) / (4 * warps), block>>>(x, w, y, n, k);
     else if (v == 5)
         gemv_v5<B><<<(n + 15) / 16, block>>>(x, w, y, n, k);
-    else {
-        size_t smem = (size_t)B * k * sizeof(bf16);
-        if (smem <= cx.smem_optin) {
-            int grid = v4_grid<B, true>(cx, block, smem);
-            gemv_v4<B, true><<<grid, block, smem>>>(x, w, y, n, k);
-        } else {
-            int grid = v4_grid<B, false>(cx, block, 0);
-            gemv_v4<B, false><<<grid, block>>>(x, w, y, n, k);
-        }
-    }
+    else if (v == 6)
+        launch_v4<B, true>(cx, block, x, w, y, n, k);
+    else
+        launch_v4<B, false>(cx, block, x, w, y, n, k);
     LAUNCH_CHECK();
 }
 

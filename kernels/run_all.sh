@@ -172,7 +172,13 @@ for p in $not_built; do
 done
 [ -n "${NB_TOOLS_MISSING:-}" ] && echo "NOT MEASURED: tools missing on this machine: $NB_TOOLS_MISSING" >>"$targets"
 if [ "${NB_SASS_CHECK:-0}" = 1 ]; then
-    timeout -k 5 60 kernels/check_sass.sh "$build" >"$set_dir/sass-check.txt" 2>&1
+    # The native build holds this card's architecture alone.
+    sass_arch=
+    if [ $have_gpu = 1 ]; then
+        cap=$(timeout -k 2 10 nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' .')
+        case $cap in [0-9][0-9] | [0-9][0-9][0-9]) sass_arch=sm_$cap ;; esac
+    fi
+    timeout -k 5 60 kernels/check_sass.sh "$build" $sass_arch >"$set_dir/sass-check.txt" 2>&1
     echo "sass check: exit $? (set/sass-check.txt)" | tee -a "$prov"
 fi
 
