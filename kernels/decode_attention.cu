@@ -15,6 +15,13 @@
 //   v3  v2 with the scores on tensor cores (mma.sync m16n8k16: 16 positions
 //       x 16 dims of K from shared memory by ldmatrix, q^T in registers);
 //       P V stays in fp32 on the CUDA cores, as the 1e-3 bound needs
+//   v4  v3 with a parallel split merge: the last block computes each
+//       split's weight once (a thread per split, block-wide max and sum by
+//       warp reductions, the weights in the freed ring), then a thread per
+//       dim adds the splits with four independent sums; the serial merge of
+//       v2 and v3 recomputes exp per split and dim in one dependent chain.
+//       Emulated on the host in its order by
+//       decode_attention_split_pmerge_f32 (tests/test_measure.c).
 //
 // Every version is validated (atol 1e-5 + rtol 1e-3 |ref|, peaked scores)
 // at 1000 and 4096 positions and at the measured batch 1 x 32k, and on every
@@ -31,7 +38,7 @@
 #include <algorithm>
 
 #define HEAD_DIM 128
-#define VERSIONS 3
+#define VERSIONS 4
 #define WARPS 4
 #define UNROLL 4
 
@@ -203,7 +210,7 @@ __device__ __forceinline__ void ldmatrix_x4(unsigned &r0, unsigned &r1, unsigned
                  : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
                  : "r"(s));
 }
-template <int G, bool TC>
+template <int G, bool TC, bool PM = false>
 __global__ void __launch_bounds__(V2_THREADS)
     attn_v2(const bf16 *__restrict__ q, const bf16 *__restrict__ kc, const bf16 *__restrict__ vc, kv_layout L,
             int chunk, int splits, float scale_log2, float *__restrict__ part_o, float2 *__restrict__ part_ml,
@@ -410,19 +417,67 @@ __global__ void __launch_bounds__(V2_THREADS)
     if (!is_last)
         return;
     __threadfence();
-    for (int g = 0; g < G; g++) { // thread tid: dim tid of every head
-        const size_t base = ((size_t)seq * heads + kvh * G + g) * splits;
-        float mx = -INFINITY;
-        for (int sp = 0; sp < splits; sp++)
-            mx = fmaxf(mx, __ldcg(&part_ml[base + sp]).x);
-        float o = 0, sum = 0;
-        for (int sp = 0; sp < splits; sp++) {
-            float2 ml = __ldcg(&part_ml[base + sp]);
-            float f = exp2f(ml.x - mx);
-            o += __ldcg(&part_o[(base + sp) * HEAD_DIM + tid]) * f;
-            sum += ml.y * f;
+    if (PM) {
+        //> parallel_merge
+        // The ring is free now: split sp's weight exp2(m_sp - m_all) in w[sp].
+        static_assert(V2_THREADS == 128 && HEAD_DIM == V2_THREADS, "four warps, a thread per dim");
+        float *w = reinterpret_cast<float *>(smem);
+        __shared__ float red[V2_THREADS / 32];
+        for (int g = 0; g < G; g++) {
+            const size_t base = ((size_t)seq * heads + kvh * G + g) * splits;
+            float mx = -INFINITY;
+            for (int sp = tid; sp < splits; sp += V2_THREADS)
+                mx = fmaxf(mx, __ldcg(&part_ml[base + sp]).x);
+            for (int o = 16; o > 0; o >>= 1)
+                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+            if (lane == 0)
+                red[warp] = mx;
+            __syncthreads();
+            mx = fmaxf(fmaxf(red[0], red[1]), fmaxf(red[2], red[3]));
+            __syncthreads();
+            float sum = 0;
+            for (int sp = tid; sp < splits; sp += V2_THREADS) {
+                float2 ml = __ldcg(&part_ml[base + sp]);
+                float f = exp2f(ml.x - mx);
+                w[sp] = f;
+                sum += ml.y * f;
+            }
+            sum = warp_sum(sum);
+            if (lane == 0)
+                red[warp] = sum;
+            __syncthreads();
+            sum = ((red[0] + red[1]) + red[2]) + red[3];
+            // Thread tid: dim tid, four independent sums over the splits.
+            const float *po = part_o + base * HEAD_DIM + tid;
+            float o0 = 0, o1 = 0, o2 = 0, o3 = 0;
+            int sp = 0;
+            for (; sp + 3 < splits; sp += 4) {
+                o0 += __ldcg(po + (size_t)sp * HEAD_DIM) * w[sp];
+                o1 += __ldcg(po + (size_t)(sp + 1) * HEAD_DIM) * w[sp + 1];
+                o2 += __ldcg(po + (size_t)(sp + 2) * HEAD_DIM) * w[sp + 2];
+                o3 += __ldcg(po + (size_t)(sp + 3) * HEAD_DIM) * w[sp + 3];
+            }
+            for (; sp < splits; sp++)
+                o0 += __ldcg(po + (size_t)sp * HEAD_DIM) * w[sp];
+            out[((size_t)seq * heads + kvh * G + g) * HEAD_DIM + tid] = ((o0 + o1) + (o2 + o3)) / sum;
+            __syncthreads(); // w and red are the next head's
         }
-        out[((size_t)seq * heads + kvh * G + g) * HEAD_DIM + tid] = o / sum;
+        //< parallel_merge
+    } else {
+        for (int g = 0; g < G; g++) { // thread tid: dim tid of every head
+            const size_t base = ((size_t)seq * heads + kvh * G + g) * splits;
+            float mx = -INFINITY;
+            for (int sp = 0; sp < splits; sp++)
+                mx = fmaxf(mx, __ldcg(&part_ml[base + sp]).x);
+            float o = 0, sum = 0;
+            for (int sp = 0; sp < splits; sp++) {
+                float2 ml = __ldcg(&part_ml[base + sp]);
+                float f = exp2f(ml.x - mx);
+                o += __ldcg(&part_o[(base + sp) * HEAD_DIM + tid]) * f;
+                sum += ml.y * f;
+            }
+            out[((size_t)seq * heads + kvh * G + g) * HEAD_DIM + tid] = o / sum;
+        }
     }
     if (tid == 0)
         counters[seq * L.kv_heads + kvh] = 0; // ready for the next launch
@@ -469,6 +524,8 @@ template <int G> static void v2_prepare(void)
                                     (int)v2_smem_bytes(G)));
     CUDA_CHECK(cudaFuncSetAttribute(attn_v2<G, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     (int)v2_smem_bytes(G)));
+    CUDA_CHECK(cudaFuncSetAttribute(attn_v2<G, true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)v2_smem_bytes(G)));
 }
 
 static int v2_resident_blocks(int G, int sms)
@@ -492,12 +549,22 @@ static void attention(int version, int G, const bf16 *q, const bf16 *k, const bf
         fprintf(stderr, "decode_attention: query heads per KV head %d not built (4, 8)\n", G);
         exit(1);
     }
+    if (version == 4 && (size_t)p.splits * sizeof(float) > 2 * (size_t)STAGES * TILE * KROW * sizeof(bf16)) {
+        fprintf(stderr, "decode_attention: %d splits do not fit v4's merge weights in the ring\n", p.splits);
+        exit(1);
+    }
     if (version >= 2) {
         float scale_log2 = scale * 1.4426950408889634f; // exp(x) = exp2(x log2 e)
         size_t sm = v2_smem_bytes(G);
         if (G == 4 && version == 2)
             attn_v2<4, false><<<grid, V2_THREADS, sm>>>(q, k, v, L, p.chunk, p.splits, scale_log2, b.part_o, b.part_ml,
                                                         b.counters, b.out);
+        else if (G == 4 && version == 4)
+            attn_v2<4, true, true><<<grid, V2_THREADS, sm>>>(q, k, v, L, p.chunk, p.splits, scale_log2, b.part_o,
+                                                             b.part_ml, b.counters, b.out);
+        else if (G == 8 && version == 4)
+            attn_v2<8, true, true><<<grid, V2_THREADS, sm>>>(q, k, v, L, p.chunk, p.splits, scale_log2, b.part_o,
+                                                             b.part_ml, b.counters, b.out);
         else if (G == 4)
             attn_v2<4, true><<<grid, V2_THREADS, sm>>>(q, k, v, L, p.chunk, p.splits, scale_log2, b.part_o, b.part_ml,
                                                        b.counters, b.out);

@@ -107,6 +107,15 @@ float dot_bf16_split(const float *x, const float *w, int k, int splits);
 int decode_attention_split_f32(const kv_layout *layout, int seq, int heads, const float *q, const float *k_cache,
                                const float *v_cache, int splits, float *out);
 
+/* The same splits merged as decode attention v4 merges them in parallel
+ * (kernels/decode_attention.cu): 128 threads, thread t taking splits t,
+ * t + 128, ..., each split's weight exp(m_split - m_all) computed once, the
+ * denominator summed by a butterfly per warp of 32 and then the four warps
+ * in order, each output dim summed as four interleaved sums (split s into
+ * sum s mod 4) added pairwise.  Returns 0, or -1 for a bad shape. */
+int decode_attention_split_pmerge_f32(const kv_layout *layout, int seq, int heads, const float *q,
+                                      const float *k_cache, const float *v_cache, int splits, float *out);
+
 /* Median of x[0..n) (mean of the two middle values for even n); x is not
  * modified.  NAN for n <= 0. */
 double median_of(const double *x, int n);
