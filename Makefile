@@ -417,9 +417,16 @@ test: deps
 # ---------------------------------------------------------------- kernels
 NVCC_ARCH := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
 NVCC_FLAGS := -O3 -std=c++17 $(NVCC_ARCH) -Icode -Icode/napkin -Ikernels -Xcompiler -Wall
-$(B)/kernels/%: kernels/%.cu $(wildcard kernels/*.h kernels/*.cuh) $(LIB)
+# The kernels link the library without its config reader (hf_config.c needs
+# jansson; code/web/hf_config_none.c stands in), so a machine with only the
+# CUDA toolkit and a C compiler builds them.
+KLIB := $(B)/lib/libnapkin-nojson.a
+$(KLIB): $(filter-out $(B)/obj/napkin/hf_config.o,$(LIB_OBJ)) $(B)/obj/web/hf_config_none.o
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCC_FLAGS) $< $(LIB) -lcublas -o $@
+	rm -f $@ && ar rcs $@ $^
+$(B)/kernels/%: kernels/%.cu $(wildcard kernels/*.h kernels/*.cuh) $(KLIB)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCC_FLAGS) $< $(KLIB) -lcublas -o $@
 
 kernels: $(KERNEL_BIN)
 

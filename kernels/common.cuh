@@ -149,6 +149,9 @@ static void usage_exit(const char *prog, const char *bad)
 
 static run_args parse_args(int argc, char **argv)
 {
+    // Line-buffered: a run stopped at its time limit keeps every line printed
+    // so far (stdout is a log file there, fully buffered otherwise).
+    setvbuf(stdout, nullptr, _IOLBF, 0);
     run_args a;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
@@ -240,6 +243,7 @@ static FILE *tsv_open(const run_args &a, const device_facts &d, const char *name
         fprintf(stderr, "cannot write %s\n", path);
         exit(1);
     }
+    setvbuf(f, nullptr, _IOLBF, 0); // every row reaches the file as it is measured
     char buf[256], slug[128];
     provenance_line(f, "measurement", measurement);
     provenance_line(f, "kind", "gpu");
@@ -310,12 +314,14 @@ static double read_ceiling(const run_args &a, const device_facts &d, const char 
 // ------------------------------------------------------------ timing
 // Reads a buffer of twice the L2 (16-byte loads, a sum stored only when it is
 // impossible, so nothing is elided): every line of the timed kernel's inputs
-// is gone from L2 and no dirty line is left for it to write back.
+// is gone from L2 and no dirty line is left for it to write back.  Ordinary
+// loads, not __ldcs: evict-first lines would mostly evict each other and
+// leave the previous repeat's data warm in L2.
 __global__ void l2_read_flush_kernel(const uint4 *__restrict__ p, size_t n16, unsigned *sink)
 {
     unsigned acc = 0;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n16; i += (size_t)gridDim.x * blockDim.x) {
-        uint4 v = __ldcs(p + i);
+        uint4 v = p[i];
         acc ^= v.x ^ v.y ^ v.z ^ v.w;
     }
     if (acc == 0x9E3779B9u) // the buffer is zero: never true, but the compiler cannot know
@@ -457,25 +463,71 @@ template <class K> static int full_grid(K kernel, int block, int sms, size_t sme
     return (per_sm > 0 ? per_sm : 1) * sms;
 }
 
+// The same stream over two buffers of n4 float4 each, as one index space
+// (element i of a, then element i - n4 of b): one launch reads both, as a
+// kernel that reads K and V does.
+template <int U>
+__global__ void stream_read2_kernel(const float4 *__restrict__ a, const float4 *__restrict__ b, size_t n4,
+                                    double *sum)
+{
+    __shared__ float part[32];
+    float acc = 0;
+    const size_t stride = (size_t)gridDim.x * blockDim.x, total = 2 * n4;
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    for (; i + (U - 1) * stride < total; i += U * stride) {
+        float4 x[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            size_t j = i + u * stride;
+            x[u] = __ldcs(j < n4 ? a + j : b + (j - n4));
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++)
+            acc += (x[u].x + x[u].y) + (x[u].z + x[u].w);
+    }
+    for (; i < total; i += stride) {
+        float4 x = __ldcs(i < n4 ? a + i : b + (i - n4));
+        acc += (x.x + x.y) + (x.z + x.w);
+    }
+    for (int o = 16; o > 0; o >>= 1)
+        acc += __shfl_xor_sync(0xffffffffu, acc, o);
+    if ((threadIdx.x & 31) == 0)
+        part[threadIdx.x >> 5] = acc;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        float v = threadIdx.x < blockDim.x / 32 ? part[threadIdx.x] : 0.f;
+        for (int o = 16; o > 0; o >>= 1)
+            v += __shfl_xor_sync(0xffffffffu, v, o);
+        if (threadIdx.x == 0)
+            atomicAdd(sum, (double)v);
+    }
+}
+
 // Read bandwidth (B/s, median and best) over `bytes` at p (a multiple of
-// 16), the L2 flushed before each run as fl says.
+// 16), or, when p2 is given, over `bytes` at p and as many at p2 in one
+// launch; the L2 flushed before each run as fl says.
 struct ceiling_at {
     double median_bps, best_bps;
 };
-static ceiling_at read_ceiling_at(const void *p, size_t bytes, int sms, l2_flusher *fl, int reps)
+static ceiling_at read_ceiling_at(const void *p, size_t bytes, int sms, l2_flusher *fl, int reps,
+                                  const void *p2 = nullptr)
 {
     double *sum;
     CUDA_CHECK(cudaMalloc(&sum, sizeof(double)));
     const int block = 512;
-    int grid = full_grid(stream_read_kernel<4, true>, block, sms);
+    int grid = p2 ? full_grid(stream_read2_kernel<4>, block, sms) : full_grid(stream_read_kernel<4, true>, block, sms);
     timing t = time_runs(
         [&](int) {
-            stream_read_kernel<4, true><<<grid, block>>>((const float4 *)p, bytes / 16, sum);
+            if (p2)
+                stream_read2_kernel<4><<<grid, block>>>((const float4 *)p, (const float4 *)p2, bytes / 16, sum);
+            else
+                stream_read_kernel<4, true><<<grid, block>>>((const float4 *)p, bytes / 16, sum);
             LAUNCH_CHECK();
         },
         2, reps, fl);
     CUDA_CHECK(cudaFree(sum));
-    ceiling_at c = {bytes / t.median_s, bytes / t.best_s};
+    double total = p2 ? 2.0 * bytes : (double)bytes;
+    ceiling_at c = {total / t.median_s, total / t.best_s};
     return c;
 }
 
@@ -531,12 +583,39 @@ static void download_bf16(const bf16 *d, size_t n, float *out)
 // A cuBLAS handle whose GEMMs reduce over K in fp32 only: the default math
 // mode lets cuBLAS split K and add bf16 partials, which the validation
 // below would accept but the book's error figures should not depend on.
-static cublasHandle_t cublas_handle_make(void)
+// default_math = true gives the library's default mode, which is what a
+// serving stack gets: timed beside the other, never instead of it.
+static cublasHandle_t cublas_handle_make(bool default_math = false)
 {
     cublasHandle_t h;
     CUBLAS_CHECK(cublasCreate(&h));
-    CUBLAS_CHECK(cublasSetMathMode(
-        h, (cublasMath_t)(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)));
+    if (!default_math)
+        CUBLAS_CHECK(cublasSetMathMode(
+            h, (cublasMath_t)(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)));
+    return h;
+}
+
+// Every element of a bf16 output scanned on the device for NaN or Inf (all
+// exponent bits set): the host check reads a sample, this reads the rest.
+__global__ void count_nonfinite_bf16_kernel(const uint16_t *__restrict__ y, size_t n, unsigned *count)
+{
+    unsigned c = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        c += (y[i] & 0x7F80u) == 0x7F80u;
+    c = __reduce_add_sync(0xffffffffu, c);
+    if ((threadIdx.x & 31) == 0 && c)
+        atomicAdd(count, c);
+}
+
+static unsigned count_nonfinite_bf16(const bf16 *y, size_t n)
+{
+    unsigned *d, h = 0;
+    CUDA_CHECK(cudaMalloc(&d, sizeof(unsigned)));
+    CUDA_CHECK(cudaMemset(d, 0, sizeof(unsigned)));
+    count_nonfinite_bf16_kernel<<<256, 256>>>(reinterpret_cast<const uint16_t *>(y), n, d);
+    LAUNCH_CHECK();
+    CUDA_CHECK(cudaMemcpy(&h, d, sizeof(unsigned), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(d));
     return h;
 }
 

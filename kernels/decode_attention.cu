@@ -15,6 +15,13 @@
 //   v3  v2 with the scores on tensor cores (mma.sync m16n8k16: 16 positions
 //       x 16 dims of K from shared memory by ldmatrix, q^T in registers);
 //       P V stays in fp32 on the CUDA cores, as the 1e-3 bound needs
+//   v4  v3 with a parallel split merge: the last block computes each
+//       split's weight once (a thread per split, block-wide max and sum by
+//       warp reductions, the weights in the freed ring), then a thread per
+//       dim adds the splits with four independent sums; the serial merge of
+//       v2 and v3 recomputes exp per split and dim in one dependent chain.
+//       Emulated on the host in its order by
+//       decode_attention_split_pmerge_f32 (tests/test_measure.c).
 //
 // Every version is validated (atol 1e-5 + rtol 1e-3 |ref|, peaked scores)
 // at 1000 and 4096 positions and at the measured batch 1 x 32k, and on every
@@ -28,8 +35,10 @@
 
 #include <math.h>
 
+#include <algorithm>
+
 #define HEAD_DIM 128
-#define VERSIONS 3
+#define VERSIONS 4
 #define WARPS 4
 #define UNROLL 4
 
@@ -77,6 +86,7 @@ __global__ void __launch_bounds__(WARPS * 32)
 #pragma unroll
         for (int u = 0; u < UNROLL; u++) {
             int t = t0 + u * WARPS;
+            kr[u] = vr[u] = make_uint2(0, 0);
             if (t < end) {
                 kr[u] = __ldg(reinterpret_cast<const uint2 *>(kc + kv_index(&L, seq, kvh, t, lane * 4)));
                 vr[u] = __ldg(reinterpret_cast<const uint2 *>(vc + kv_index(&L, seq, kvh, t, lane * 4)));
@@ -85,7 +95,7 @@ __global__ void __launch_bounds__(WARPS * 32)
 #pragma unroll
         for (int u = 0; u < UNROLL; u++) {
             if (t0 + u * WARPS >= end)
-                break;
+                continue; // the positions past the end, all in the last step
             float kf[4], vf[4];
             unpack4(kr[u], kf);
             unpack4(vr[u], vf);
@@ -200,7 +210,7 @@ __device__ __forceinline__ void ldmatrix_x4(unsigned &r0, unsigned &r1, unsigned
                  : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
                  : "r"(s));
 }
-template <int G, bool TC>
+template <int G, bool TC, bool PM = false>
 __global__ void __launch_bounds__(V2_THREADS)
     attn_v2(const bf16 *__restrict__ q, const bf16 *__restrict__ kc, const bf16 *__restrict__ vc, kv_layout L,
             int chunk, int splits, float scale_log2, float *__restrict__ part_o, float2 *__restrict__ part_ml,
@@ -407,19 +417,67 @@ __global__ void __launch_bounds__(V2_THREADS)
     if (!is_last)
         return;
     __threadfence();
-    for (int g = 0; g < G; g++) { // thread tid: dim tid of every head
-        const size_t base = ((size_t)seq * heads + kvh * G + g) * splits;
-        float mx = -INFINITY;
-        for (int sp = 0; sp < splits; sp++)
-            mx = fmaxf(mx, __ldcg(&part_ml[base + sp]).x);
-        float o = 0, sum = 0;
-        for (int sp = 0; sp < splits; sp++) {
-            float2 ml = __ldcg(&part_ml[base + sp]);
-            float f = exp2f(ml.x - mx);
-            o += __ldcg(&part_o[(base + sp) * HEAD_DIM + tid]) * f;
-            sum += ml.y * f;
+    if (PM) {
+        //> parallel_merge
+        // The ring is free now: split sp's weight exp2(m_sp - m_all) in w[sp].
+        static_assert(V2_THREADS == 128 && HEAD_DIM == V2_THREADS, "four warps, a thread per dim");
+        float *w = reinterpret_cast<float *>(smem);
+        __shared__ float red[V2_THREADS / 32];
+        for (int g = 0; g < G; g++) {
+            const size_t base = ((size_t)seq * heads + kvh * G + g) * splits;
+            float mx = -INFINITY;
+            for (int sp = tid; sp < splits; sp += V2_THREADS)
+                mx = fmaxf(mx, __ldcg(&part_ml[base + sp]).x);
+            for (int o = 16; o > 0; o >>= 1)
+                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+            if (lane == 0)
+                red[warp] = mx;
+            __syncthreads();
+            mx = fmaxf(fmaxf(red[0], red[1]), fmaxf(red[2], red[3]));
+            __syncthreads();
+            float sum = 0;
+            for (int sp = tid; sp < splits; sp += V2_THREADS) {
+                float2 ml = __ldcg(&part_ml[base + sp]);
+                float f = exp2f(ml.x - mx);
+                w[sp] = f;
+                sum += ml.y * f;
+            }
+            sum = warp_sum(sum);
+            if (lane == 0)
+                red[warp] = sum;
+            __syncthreads();
+            sum = ((red[0] + red[1]) + red[2]) + red[3];
+            // Thread tid: dim tid, four independent sums over the splits.
+            const float *po = part_o + base * HEAD_DIM + tid;
+            float o0 = 0, o1 = 0, o2 = 0, o3 = 0;
+            int sp = 0;
+            for (; sp + 3 < splits; sp += 4) {
+                o0 += __ldcg(po + (size_t)sp * HEAD_DIM) * w[sp];
+                o1 += __ldcg(po + (size_t)(sp + 1) * HEAD_DIM) * w[sp + 1];
+                o2 += __ldcg(po + (size_t)(sp + 2) * HEAD_DIM) * w[sp + 2];
+                o3 += __ldcg(po + (size_t)(sp + 3) * HEAD_DIM) * w[sp + 3];
+            }
+            for (; sp < splits; sp++)
+                o0 += __ldcg(po + (size_t)sp * HEAD_DIM) * w[sp];
+            out[((size_t)seq * heads + kvh * G + g) * HEAD_DIM + tid] = ((o0 + o1) + (o2 + o3)) / sum;
+            __syncthreads(); // w and red are the next head's
         }
-        out[((size_t)seq * heads + kvh * G + g) * HEAD_DIM + tid] = o / sum;
+        //< parallel_merge
+    } else {
+        for (int g = 0; g < G; g++) { // thread tid: dim tid of every head
+            const size_t base = ((size_t)seq * heads + kvh * G + g) * splits;
+            float mx = -INFINITY;
+            for (int sp = 0; sp < splits; sp++)
+                mx = fmaxf(mx, __ldcg(&part_ml[base + sp]).x);
+            float o = 0, sum = 0;
+            for (int sp = 0; sp < splits; sp++) {
+                float2 ml = __ldcg(&part_ml[base + sp]);
+                float f = exp2f(ml.x - mx);
+                o += __ldcg(&part_o[(base + sp) * HEAD_DIM + tid]) * f;
+                sum += ml.y * f;
+            }
+            out[((size_t)seq * heads + kvh * G + g) * HEAD_DIM + tid] = o / sum;
+        }
     }
     if (tid == 0)
         counters[seq * L.kv_heads + kvh] = 0; // ready for the next launch
@@ -466,6 +524,8 @@ template <int G> static void v2_prepare(void)
                                     (int)v2_smem_bytes(G)));
     CUDA_CHECK(cudaFuncSetAttribute(attn_v2<G, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     (int)v2_smem_bytes(G)));
+    CUDA_CHECK(cudaFuncSetAttribute(attn_v2<G, true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)v2_smem_bytes(G)));
 }
 
 static int v2_resident_blocks(int G, int sms)
@@ -489,12 +549,22 @@ static void attention(int version, int G, const bf16 *q, const bf16 *k, const bf
         fprintf(stderr, "decode_attention: query heads per KV head %d not built (4, 8)\n", G);
         exit(1);
     }
+    if (version == 4 && (size_t)p.splits * sizeof(float) > 2 * (size_t)STAGES * TILE * KROW * sizeof(bf16)) {
+        fprintf(stderr, "decode_attention: %d splits do not fit v4's merge weights in the ring\n", p.splits);
+        exit(1);
+    }
     if (version >= 2) {
         float scale_log2 = scale * 1.4426950408889634f; // exp(x) = exp2(x log2 e)
         size_t sm = v2_smem_bytes(G);
         if (G == 4 && version == 2)
             attn_v2<4, false><<<grid, V2_THREADS, sm>>>(q, k, v, L, p.chunk, p.splits, scale_log2, b.part_o, b.part_ml,
                                                         b.counters, b.out);
+        else if (G == 4 && version == 4)
+            attn_v2<4, true, true><<<grid, V2_THREADS, sm>>>(q, k, v, L, p.chunk, p.splits, scale_log2, b.part_o,
+                                                             b.part_ml, b.counters, b.out);
+        else if (G == 8 && version == 4)
+            attn_v2<8, true, true><<<grid, V2_THREADS, sm>>>(q, k, v, L, p.chunk, p.splits, scale_log2, b.part_o,
+                                                             b.part_ml, b.counters, b.out);
         else if (G == 4)
             attn_v2<4, true><<<grid, V2_THREADS, sm>>>(q, k, v, L, p.chunk, p.splits, scale_log2, b.part_o, b.part_ml,
                                                        b.counters, b.out);
@@ -539,14 +609,16 @@ static kv_layout make_layout(int kv_heads, int context, int paged, int batch, rn
     return L;
 }
 
-// Sequence `seq` of the device cache against the CPU reference (all its
-// query heads), at atol 1e-5 + rtol 1e-3 |ref|: fp32 arithmetic over the
-// split and merge lands far inside that (tests/test_measure.c shows it for
-// the same arithmetic at 32k).  Only that sequence's K and V are copied:
+// Sequence `seq` of the device cache against the CPU reference, at atol
+// 1e-5 + rtol 1e-3 |ref|: fp32 arithmetic over the split and merge lands
+// far inside that (tests/test_measure.c shows it for the same arithmetic at
+// 32k).  All its query heads, or with `few` the heads of its first and last
+// KV head (a measured run's check: the fp64 reference over every head of a
+// 32k sequence costs seconds).  Only that sequence's K and V are copied:
 // contiguous, its slab; paged, its pages, laid out locally with table 0, 1, ...
 // Returns 1 when valid.
 static int check_sequence(const char *what, const kv_layout &L, const std::vector<int> &table, int seq, int heads,
-                          const bf16 *q, const bf16 *k, const bf16 *v, const float *out)
+                          const bf16 *q, const bf16 *k, const bf16 *v, const float *out, bool few = false)
 {
     size_t per_seq = kv_elements_per_seq(&L);
     std::vector<float> hk(per_seq), hv(per_seq), hq((size_t)heads * HEAD_DIM), got(hq.size()), ref(hq.size());
@@ -570,17 +642,34 @@ static int check_sequence(const char *what, const kv_layout &L, const std::vecto
     CUDA_CHECK(cudaMemcpy(got.data(), out + (size_t)seq * heads * HEAD_DIM, got.size() * sizeof(float),
                           cudaMemcpyDeviceToHost));
     // The reference reads sequence 0 of the local copy.
-    if (decode_attention_ref(&H, 0, heads, hq.data(), hk.data(), hv.data(), ref.data())) {
-        fprintf(stderr, "decode_attention: %s: bad reference shape\n", what);
-        return 0;
+    const int G = heads / L.kv_heads;
+    int spans[2][2] = {{0, heads}, {0, 0}};
+    if (few && L.kv_heads > 1) {
+        spans[0][1] = G;
+        spans[1][0] = heads - G;
+        spans[1][1] = heads;
     }
-    long first;
-    double excess;
-    size_t bad = validate_close(got.data(), ref.data(), got.size(), 1e-5, 1e-3, &first, &excess);
-    if (bad)
-        fprintf(stderr, "decode_attention: %s: INVALID: %zu of %zu outputs over 1e-5 + 1e-3|ref| (first %ld: %g vs %g)\n",
-                what, bad, got.size(), first, got[first], ref[first]);
-    return bad == 0;
+    size_t bad = 0, checked = 0;
+    for (auto &sp : spans) {
+        if (sp[1] <= sp[0])
+            continue;
+        if (decode_attention_ref_heads(&H, 0, heads, sp[0], sp[1], hq.data(), hk.data(), hv.data(), ref.data())) {
+            fprintf(stderr, "decode_attention: %s: bad reference shape\n", what);
+            return 0;
+        }
+        size_t off = (size_t)sp[0] * HEAD_DIM, n = (size_t)(sp[1] - sp[0]) * HEAD_DIM;
+        long first;
+        double excess;
+        size_t b = validate_close(got.data() + off, ref.data() + off, n, 1e-5, 1e-3, &first, &excess);
+        if (b)
+            fprintf(stderr,
+                    "decode_attention: %s: INVALID: %zu of %zu outputs of heads %d-%d over 1e-5 + 1e-3|ref| (first %ld: "
+                    "%g vs %g)\n",
+                    what, b, n, sp[0], sp[1] - 1, first, got[off + first], ref[off + first]);
+        bad += b;
+        checked += n;
+    }
+    return bad == 0 && checked > 0;
 }
 
 int main(int argc, char **argv)
@@ -589,12 +678,16 @@ int main(int argc, char **argv)
     check_version(args, VERSIONS, "decode_attention");
     device_gate();
     device_facts dev = device_facts_get();
-    model_spec m8 = model_builtin("llama3-8b");
-    if (m8.head_dim != HEAD_DIM) {
-        fprintf(stderr, "decode_attention: built for head dim %d, model has %d\n", HEAD_DIM, m8.head_dim);
+    // Two group sizes over one cache: LLaMA-3-8B (32 query heads on 8 KV
+    // heads, G = 4) and LLaMA-3-70B (64 on 8, G = 8); both head dim 128.
+    model_spec m8 = model_builtin("llama3-8b"), m70 = model_builtin("llama3-70b");
+    if (m8.head_dim != HEAD_DIM || m70.head_dim != HEAD_DIM || m70.kv_heads != m8.kv_heads) {
+        fprintf(stderr, "decode_attention: built for head dim %d and one KV-head count; models have %d/%d, %d/%d\n",
+                HEAD_DIM, m8.head_dim, m8.kv_heads, m70.head_dim, m70.kv_heads);
         return 1;
     }
     const int heads = m8.heads, kvh = m8.kv_heads, G = heads / kvh;
+    const int heads70 = m70.heads, G70 = heads70 / kvh, max_heads = std::max(heads, heads70);
     const char *bw_source;
     double bw = read_ceiling(args, dev, &bw_source);
     int max_ctx = args.quick ? 8192 : 131072, batches[] = {1, 16, 32};
@@ -605,14 +698,14 @@ int main(int argc, char **argv)
     float2 *part_ml;
     int *dtable;
     int max_splits = 4 * dev.prop.multiProcessorCount + 1;
-    CUDA_CHECK(cudaMalloc(&q, (size_t)max_batch * heads * HEAD_DIM * sizeof(bf16)));
+    CUDA_CHECK(cudaMalloc(&q, (size_t)max_batch * max_heads * HEAD_DIM * sizeof(bf16)));
     CUDA_CHECK(cudaMalloc(&k, kv_elems * sizeof(bf16)));
     CUDA_CHECK(cudaMalloc(&v, kv_elems * sizeof(bf16)));
-    CUDA_CHECK(cudaMalloc(&out, (size_t)max_batch * heads * HEAD_DIM * sizeof(float)));
-    CUDA_CHECK(cudaMalloc(&part_o, (size_t)max_batch * heads * max_splits * HEAD_DIM * sizeof(float)));
-    CUDA_CHECK(cudaMalloc(&part_ml, (size_t)max_batch * heads * max_splits * sizeof(float2)));
+    CUDA_CHECK(cudaMalloc(&out, (size_t)max_batch * max_heads * HEAD_DIM * sizeof(float)));
+    CUDA_CHECK(cudaMalloc(&part_o, (size_t)max_batch * max_heads * max_splits * HEAD_DIM * sizeof(float)));
+    CUDA_CHECK(cudaMalloc(&part_ml, (size_t)max_batch * max_heads * max_splits * sizeof(float2)));
     CUDA_CHECK(cudaMalloc(&dtable, (size_t)max_batch * ((max_ctx + 15) / 16) * sizeof(int)));
-    fill_uniform_bf16(q, (size_t)max_batch * heads * HEAD_DIM, SEED_Q, -Q_RANGE, Q_RANGE);
+    fill_uniform_bf16(q, (size_t)max_batch * max_heads * HEAD_DIM, SEED_Q, -Q_RANGE, Q_RANGE);
     fill_uniform_bf16(k, kv_elems, SEED_K, -1, 1);
     fill_uniform_bf16(v, kv_elems, SEED_V, -1, 1);
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -622,13 +715,13 @@ int main(int argc, char **argv)
     CUDA_CHECK(cudaMalloc(&counters, (size_t)max_batch * kvh * sizeof(unsigned)));
     CUDA_CHECK(cudaMemset(counters, 0, (size_t)max_batch * kvh * sizeof(unsigned)));
     attn_bufs bufs = {part_o, part_ml, counters, out};
-    if (G == 4)
-        v2_prepare<4>();
-    else if (G == 8)
-        v2_prepare<8>();
-    const int sms = dev.prop.multiProcessorCount, resident = v2_resident_blocks(G, sms);
-    auto plan = [&](int version, int ctx, int batch) {
-        attn_plan p = version >= 2 ? plan_v2(ctx, batch, kvh, resident) : plan_for(ctx, batch, kvh, sms);
+    v2_prepare<4>();
+    v2_prepare<8>();
+    const int sms = dev.prop.multiProcessorCount;
+    const int resident4 = v2_resident_blocks(4, sms), resident8 = v2_resident_blocks(8, sms);
+    auto plan = [&](int version, int g, int ctx, int batch) {
+        attn_plan p = version >= 2 ? plan_v2(ctx, batch, kvh, g == 8 ? resident8 : resident4)
+                                   : plan_for(ctx, batch, kvh, sms);
         if (p.splits > max_splits) { // cannot happen with these plans; say so if it does
             fprintf(stderr, "decode_attention: %d splits over the %d allocated\n", p.splits, max_splits);
             exit(1);
@@ -637,40 +730,44 @@ int main(int argc, char **argv)
     };
     auto wanted = [&](int version) { return args.version == 0 || args.version == version; };
 
-    // Validation first: both layouts at a context that is not a multiple of
-    // 16 and at one that is (batch 2, every sequence), and the measured
-    // configuration batch 1 at 32k with its split merge; every version.
+    // Validation first, every version: G = 4 on both layouts at a context
+    // that is not a multiple of 16 and at one that is (batch 2, every
+    // sequence and head), and the measured configuration batch 1 at 32k
+    // with its split merge; G = 8 at 1000 (both layouts, batch 2) and at 32k
+    // (contiguous, batch 1).  At 32k the heads of the first and last KV
+    // head are checked (the fp64 reference over all of them costs seconds).
     int invalid = 0;
     struct vcase {
-        int ctx, batch;
-    } vcases[] = {{1000, 2}, {4096, 2}, {32768, 1}};
+        int g, ctx, batch, paged;
+    } vcases[] = {{4, 1000, 2, 0}, {4, 4096, 2, 0}, {4, 32768, 1, 0}, {4, 1000, 2, 1}, {4, 4096, 2, 1},
+                  {4, 32768, 1, 1}, {8, 1000, 2, 0}, {8, 1000, 2, 1}, {8, 32768, 1, 0}};
     for (int version = 1; version <= VERSIONS; version++) {
         if (!wanted(version))
             continue;
-        for (int paged = 0; paged <= 1; paged++)
-            for (const vcase &vc : vcases) {
-                if (args.quick && vc.ctx > max_ctx)
-                    continue;
-                std::vector<int> table;
-                kv_layout L = make_layout(kvh, vc.ctx, paged, vc.batch, &rng, table);
-                if (paged)
-                    CUDA_CHECK(cudaMemcpy(dtable, table.data(), table.size() * sizeof(int), cudaMemcpyHostToDevice));
-                kv_layout Ld = L;
-                Ld.block_table = paged ? dtable : nullptr;
-                attn_plan p = plan(version, vc.ctx, vc.batch);
-                CUDA_CHECK(cudaMemset(out, 0xFF, (size_t)vc.batch * heads * HEAD_DIM * sizeof(float))); // NaN
-                attention(version, G, q, k, v, Ld, vc.batch, p, bufs);
-                CUDA_CHECK(cudaDeviceSynchronize());
-                for (int sq = 0; sq < vc.batch; sq++) {
-                    char what[96];
-                    snprintf(what, sizeof what, "v%d %s ctx %d batch %d seq %d (%d splits)", version,
-                             paged ? "paged" : "contiguous", vc.ctx, vc.batch, sq, p.splits);
-                    invalid += !check_sequence(what, L, table, sq, heads, q, k, v, out);
-                }
+        for (const vcase &vc : vcases) {
+            if (args.quick && vc.ctx > max_ctx)
+                continue;
+            const int hx = vc.g == 8 ? heads70 : heads;
+            std::vector<int> table;
+            kv_layout L = make_layout(kvh, vc.ctx, vc.paged, vc.batch, &rng, table);
+            if (vc.paged)
+                CUDA_CHECK(cudaMemcpy(dtable, table.data(), table.size() * sizeof(int), cudaMemcpyHostToDevice));
+            kv_layout Ld = L;
+            Ld.block_table = vc.paged ? dtable : nullptr;
+            attn_plan p = plan(version, vc.g, vc.ctx, vc.batch);
+            CUDA_CHECK(cudaMemset(out, 0xFF, (size_t)vc.batch * hx * HEAD_DIM * sizeof(float))); // NaN
+            attention(version, vc.g, q, k, v, Ld, vc.batch, p, bufs);
+            CUDA_CHECK(cudaDeviceSynchronize());
+            for (int sq = 0; sq < vc.batch; sq++) {
+                char what[112];
+                snprintf(what, sizeof what, "v%d G=%d %s ctx %d batch %d seq %d (%d splits)", version, vc.g,
+                         vc.paged ? "paged" : "contiguous", vc.ctx, vc.batch, sq, p.splits);
+                invalid += !check_sequence(what, L, table, sq, hx, q, k, v, out, vc.ctx > 4096);
             }
-        printf("decode_attention v%d: contiguous and paged layouts checked against the CPU reference (%d invalid so far)\n",
+        }
+        printf("decode_attention v%d: G = 4 and 8, contiguous and paged layouts checked against the CPU reference (%d "
+               "invalid so far)\n",
                version, invalid);
-        fflush(stdout);
     }
 
     l2_flusher fl;
@@ -678,89 +775,136 @@ int main(int argc, char **argv)
     int reps = args.quick ? 3 : 10, warmup = 2;
     FILE *tsv = tsv_open(args, dev, "decode_attention.tsv", "decode_attention");
     FILE *sweep = tsv_open(args, dev, "decode_attention_sweep.tsv", "decode_attention_sweep");
+    FILE *g8 = tsv_open(args, dev, "decode_attention_g8.tsv", "decode_attention_g8");
     char buf[160];
     snprintf(buf, sizeof buf, "%s: %d query heads, %d KV heads, head dim %d, bf16 cache", m8.name, heads, kvh,
              HEAD_DIM);
     provenance_line(tsv, "shape", buf);
+    snprintf(buf, sizeof buf, "%s: %d query heads, %d KV heads (G = %d), head dim %d, bf16 cache; every version",
+             m70.name, heads70, kvh, G70, HEAD_DIM);
+    provenance_line(g8, "shape", buf);
     snprintf(buf, sizeof buf, "%d (median in time_s, best in best_time_s, %d warm-up runs, L2 flushed by %s before each)",
              reps, warmup, flush_kind_name(fl.kind));
     provenance_line(tsv, "repeats", buf);
+    provenance_line(g8, "repeats", buf);
     snprintf(buf, sizeof buf, "%.6e", bw);
     provenance_line(tsv, "bandwidth_measured", buf);
     provenance_line(tsv, "bandwidth_source", bw_source);
-    provenance_line(tsv, "valid", "yes: sequence 0 of the run checked against the CPU reference; unchecked above 32k");
+    provenance_line(g8, "bandwidth_measured", buf);
+    provenance_line(g8, "bandwidth_source", bw_source);
+    provenance_line(tsv, "valid",
+                    "yes: sequence 0 of the run, the query heads of its first and last KV head, checked against the CPU "
+                    "reference: contiguous up to 32k, paged at 32k (every paged case is checked in full before the "
+                    "sweep); unchecked elsewhere");
+    provenance_line(g8, "valid", "yes: sequence 0, the query heads of its first and last KV head, checked");
     provenance_line(tsv, "rows", "per configuration the fastest valid version; every version in decode_attention_sweep.tsv");
+    provenance_line(tsv, "pct_of_footprint_read", "against one launch reading this run's K and V bytes, timed here");
     const char *cols = "layout\tbatch\tcontext\tsplits\tkv_bytes\ttime_s\tbest_time_s\tgb_s\tpct_of_read"
                        "\tpct_of_footprint_read\tvalid\tversion\n";
     fputs(cols, tsv);
     fputs(cols, sweep);
-    double pct_32k[2][2] = {{NAN, NAN}, {NAN, NAN}}; // [paged][batch 1, batch 32]
-    for (int paged = 0; paged <= 1; paged++)
-        for (int batch : batches)
-            for (int ctx = 1024; ctx <= max_ctx; ctx *= 2) {
-                std::vector<int> table;
-                kv_layout L = make_layout(kvh, ctx, paged, batch, &rng, table);
-                if (paged)
-                    CUDA_CHECK(cudaMemcpy(dtable, table.data(), table.size() * sizeof(int), cudaMemcpyHostToDevice));
-                L.block_table = paged ? dtable : nullptr;
-                // K and V of every cached position: the bytes that matter.
-                double kv_bytes = 2.0 * batch * ctx * kvh * HEAD_DIM * sizeof(bf16);
-                // The read ceiling over this run's footprint (K's buffer of the
-                // run's size, twice over): the pages of the paged layout are a
-                // permutation of the same bytes.
-                ceiling_at ck = read_ceiling_at(k, (size_t)(kv_bytes / 2), sms, &fl, 3);
-                char best_row[512] = "";
-                double best_t = INFINITY;
-                int best_ok = -1;
-                for (int version = 1; version <= VERSIONS; version++) {
-                    if (!wanted(version))
-                        continue;
-                    attn_plan p = plan(version, ctx, batch);
-                    CUDA_CHECK(cudaMemset(out, 0xFF, (size_t)batch * heads * HEAD_DIM * sizeof(float)));
-                    timing t = time_runs([&](int) { attention(version, G, q, k, v, L, batch, p, bufs); }, warmup, reps,
-                                         &fl);
-                    CUDA_CHECK(cudaDeviceSynchronize());
-                    const char *valid = "unchecked";
-                    int ok = 1;
-                    if (ctx <= 32768) {
-                        char what[96];
-                        snprintf(what, sizeof what, "v%d %s ctx %d batch %d seq 0 (measured run)", version,
-                                 paged ? "paged" : "contiguous", ctx, batch);
-                        kv_layout Lh = L;
-                        Lh.block_table = nullptr;
-                        ok = check_sequence(what, Lh, table, 0, heads, q, k, v, out);
-                        invalid += !ok;
-                        valid = ok ? "yes" : "no";
-                    }
-                    double pct = 100 * kv_bytes / t.median_s / bw, pct_fp = 100 * kv_bytes / t.median_s / ck.median_bps;
-                    char row[512];
-                    snprintf(row, sizeof row, "%s\t%d\t%d\t%d\t%.0f\t%.6e\t%.6e\t%.1f\t%.1f\t%.1f\t%s\tv%d\n",
-                             paged ? "paged16" : "contiguous", batch, ctx, p.splits, kv_bytes, t.median_s, t.best_s,
-                             kv_bytes / t.median_s / GB, pct, pct_fp, valid, version);
-                    fputs(row, sweep);
-                    printf("decode_attention v%d %-10s batch %2d ctx %6d (%3d splits): %9.2f us median (best %9.2f) "
-                           "%5.1f%% of read, %5.1f%% of footprint read  %s\n",
-                           version, paged ? "paged16" : "contiguous", batch, ctx, p.splits, t.median_s * 1e6,
-                           t.best_s * 1e6, pct, pct_fp, valid);
-                    fflush(stdout);
-                    if (ok > best_ok || (ok == best_ok && t.median_s < best_t)) {
-                        best_ok = ok;
-                        best_t = t.median_s;
-                        snprintf(best_row, sizeof best_row, "%s", row);
-                    }
-                    if (ctx == 32768 && (batch == 1 || batch == 32) && strcmp(valid, "yes") == 0 &&
-                        !(pct_32k[paged][batch == 32] >= pct))
-                        pct_32k[paged][batch == 32] = pct;
-                }
-                fputs(best_row, tsv);
+    fputs(cols, g8);
+
+    // One configuration, every version: a row per version to `all`, the
+    // fastest valid one to `best` (when given).  Returns the best valid
+    // share of the read ceiling (NaN when none is valid or it is unchecked).
+    auto measure = [&](int g, int paged, int batch, int ctx, bool check, FILE *best, FILE *all) {
+        const int hx = g == 8 ? heads70 : heads;
+        std::vector<int> table;
+        kv_layout L = make_layout(kvh, ctx, paged, batch, &rng, table);
+        if (paged)
+            CUDA_CHECK(cudaMemcpy(dtable, table.data(), table.size() * sizeof(int), cudaMemcpyHostToDevice));
+        L.block_table = paged ? dtable : nullptr;
+        // K and V of every cached position: the bytes that matter.
+        double kv_bytes = 2.0 * batch * ctx * kvh * HEAD_DIM * sizeof(bf16);
+        // The read ceiling over this run's footprint: K's and V's bytes of
+        // the run in one launch, timed as often as the kernel (the pages of
+        // the paged layout are a permutation of the same bytes).
+        ceiling_at ck = read_ceiling_at(k, (size_t)(kv_bytes / 2), sms, &fl, reps, v);
+        char best_row[512] = "";
+        double best_t = INFINITY, best_pct = NAN;
+        int best_ok = -1;
+        for (int version = 1; version <= VERSIONS; version++) {
+            if (!wanted(version))
+                continue;
+            attn_plan p = plan(version, g, ctx, batch);
+            CUDA_CHECK(cudaMemset(out, 0xFF, (size_t)batch * hx * HEAD_DIM * sizeof(float)));
+            timing t = time_runs([&](int) { attention(version, g, q, k, v, L, batch, p, bufs); }, warmup, reps, &fl);
+            CUDA_CHECK(cudaDeviceSynchronize());
+            const char *valid = "unchecked";
+            int ok = 1;
+            if (check) {
+                char what[112];
+                snprintf(what, sizeof what, "v%d G=%d %s ctx %d batch %d seq 0 (measured run)", version, g,
+                         paged ? "paged" : "contiguous", ctx, batch);
+                kv_layout Lh = L;
+                Lh.block_table = nullptr;
+                ok = check_sequence(what, Lh, table, 0, hx, q, k, v, out, true);
+                invalid += !ok;
+                valid = ok ? "yes" : "no";
             }
+            double pct = 100 * kv_bytes / t.median_s / bw, pct_fp = 100 * kv_bytes / t.median_s / ck.median_bps;
+            char row[512];
+            snprintf(row, sizeof row, "%s\t%d\t%d\t%d\t%.0f\t%.6e\t%.6e\t%.1f\t%.1f\t%.1f\t%s\tv%d\n",
+                     paged ? "paged16" : "contiguous", batch, ctx, p.splits, kv_bytes, t.median_s, t.best_s,
+                     kv_bytes / t.median_s / GB, pct, pct_fp, valid, version);
+            fputs(row, all);
+            printf("decode_attention v%d G=%d %-10s batch %2d ctx %6d (%3d splits): %9.2f us median (best %9.2f) "
+                   "%5.1f%% of read, %5.1f%% of footprint read  %s\n",
+                   version, g, paged ? "paged16" : "contiguous", batch, ctx, p.splits, t.median_s * 1e6,
+                   t.best_s * 1e6, pct, pct_fp, valid);
+            if (ok > best_ok || (ok == best_ok && t.median_s < best_t)) {
+                best_ok = ok;
+                best_t = t.median_s;
+                snprintf(best_row, sizeof best_row, "%s", row);
+            }
+            if (strcmp(valid, "yes") == 0 && !(best_pct >= pct))
+                best_pct = pct;
+        }
+        if (best)
+            fputs(best_row, best);
+        return best_pct;
+    };
+
+    // G = 4: both layouts, batch 1, 16, 32, contexts 1k up.  A few heads of
+    // sequence 0 checked: contiguous up to 32k, the paged layout at 32k only
+    // (its index is checked in full on every version before the sweep).
+    for (int paged = 0; paged <= 1; paged++)
+        for (int batch : batches) {
+            double pct_32k = NAN;
+            for (int ctx = 1024; ctx <= max_ctx; ctx *= 2) {
+                double pct = measure(G, paged, batch, ctx, paged ? ctx == 32768 : ctx <= 32768, tsv, sweep);
+                if (ctx == 32768)
+                    pct_32k = pct;
+            }
+            // Each target as soon as its configuration is measured: a run
+            // stopped later keeps the lines already printed.
+            if (batch == 1 || batch == 32) {
+                char what[80];
+                snprintf(what, sizeof what, "attention 32k batch %d %s, %% of read", batch,
+                         paged ? "paged16" : "contiguous");
+                report_target(what, pct_32k, "%", 85, 1, "H200");
+            }
+        }
+    printf("decode_attention: G = 4, contexts 1k..%dk, batch 1, 16 and 32, both layouts timed\n", max_ctx / 1024);
+    // G = 8 (LLaMA-3-70B's grouping): contiguous, batch 1 and 32, at 8k and
+    // 32k (8k alone when quick), every run checked.
+    for (int batch : {1, 32}) {
+        double pct_32k = NAN;
+        for (int ctx : {8192, 32768}) {
+            if (ctx > max_ctx)
+                continue;
+            double pct = measure(G70, 0, batch, ctx, true, nullptr, g8);
+            if (ctx == 32768)
+                pct_32k = pct;
+        }
+        char what[80];
+        snprintf(what, sizeof what, "attention G=8 32k batch %d contiguous, %% of read", batch);
+        report_target(what, pct_32k, "%", 85, 1, "H200");
+    }
     tsv_close(tsv);
     tsv_close(sweep);
-    printf("decode_attention: contexts 1k..%dk, batch 1, 16 and 32, both layouts timed\n", max_ctx / 1024);
-    report_target("attention 32k batch 1 contiguous, % of read", pct_32k[0][0], "%", 85, 1, "H200");
-    report_target("attention 32k batch 32 contiguous, % of read", pct_32k[0][1], "%", 85, 1, "H200");
-    report_target("attention 32k batch 1 paged16, % of read", pct_32k[1][0], "%", 85, 1, "H200");
-    report_target("attention 32k batch 32 paged16, % of read", pct_32k[1][1], "%", 85, 1, "H200");
+    tsv_close(g8);
     CUDA_CHECK(cudaFree(counters));
     fl.release();
     CUDA_CHECK(cudaFree(q));

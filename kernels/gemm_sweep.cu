@@ -8,12 +8,17 @@
 // ceilings: peak = the best TFLOP/s of the sweep, bandwidth = the read stream
 // of bandwidth.cu (--bandwidth FILE; the datasheet figure otherwise), and
 // with the fixed per-kernel term of launch.cu (--launch FILE) beside it.
-// cuBLAS runs with reduced-precision reduction disallowed; every point is
-// validated, an invalid one is marked in the `valid` column and the sweep
-// carries on (exit 1 at the end).
+// The peak comes from this same sweep, so a compute-bound point's prediction
+// is partly fitted to it: such points say `fitted` = yes, and the error
+// targets count the others (memory-bound: both ceilings measured apart from
+// them).  cuBLAS runs with reduced-precision reduction disallowed; the square
+// is timed again in cuBLAS's default math mode into gemm_default_math.tsv.
+// Every point is validated (a block against the CPU reference, every output
+// scanned for NaN and Inf), an invalid one is marked in the `valid` column
+// and the sweep carries on (exit 1 at the end).
 //
 //   gemm_sweep [--out DIR] [--bandwidth DIR/bandwidth.tsv] [--launch DIR/launch.tsv]
-//              [--flush read|memset] [--quick]   writes DIR/gemm.tsv
+//              [--flush read|memset] [--quick]   writes DIR/gemm.tsv, DIR/gemm_default_math.tsv
 #include "common.cuh"
 
 #include <math.h>
@@ -44,7 +49,11 @@ static int validate_point(const bf16 *y, int m, int n, int k, int c0)
 {
     char who[64];
     snprintf(who, sizeof who, "gemm_sweep: M=%d N=%d K=%d", m, n, k);
-    return validate_bf16_gemm_block(who, y, m < 32 ? m : 32, n, k, c0, n - c0 < 8 ? n - c0 : 8, SEED_X, SEED_W);
+    int ok = validate_bf16_gemm_block(who, y, m < 32 ? m : 32, n, k, c0, n - c0 < 8 ? n - c0 : 8, SEED_X, SEED_W);
+    unsigned nonfinite = count_nonfinite_bf16(y, (size_t)m * n);
+    if (nonfinite)
+        printf("%s: INVALID: %u of %zu outputs NaN or Inf\n", who, nonfinite, (size_t)m * n);
+    return ok && nonfinite == 0;
 }
 
 int main(int argc, char **argv)
@@ -82,7 +91,7 @@ int main(int argc, char **argv)
     CUDA_CHECK(cudaMalloc(&x, max_x * sizeof(bf16)));
     CUDA_CHECK(cudaMalloc(&w, max_w * sizeof(bf16)));
     CUDA_CHECK(cudaMalloc(&y, max_y * sizeof(bf16)));
-    cublasHandle_t h = cublas_handle_make();
+    cublasHandle_t h = cublas_handle_make(), hd = cublas_handle_make(true);
     if (args.flush == FLUSH_ROTATE) {
         fprintf(stderr, "gemm_sweep: --flush rotate is not offered here (read or memset)\n");
         return 2;
@@ -120,6 +129,33 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
 
+    // The square again in cuBLAS's default math mode (K may be split and
+    // bf16 partials added): what a serving stack gets, beside the strict run.
+    {
+        const shape &sq = shapes[ns - 1];
+        FILE *dm = tsv_open(args, dev, "gemm_default_math.tsv", "gemm_sweep_default_math");
+        provenance_line(dm, "math_mode", "CUBLAS_DEFAULT_MATH (reduced-precision reduction allowed)");
+        provenance_line(dm, "strict_time_s", "the same point in gemm.tsv (reduced-precision reduction disallowed)");
+        fprintf(dm, "shape\tm\tn\tk\ttime_s\tbest_time_s\ttflop_s\tstrict_time_s\tvalid\n");
+        fill_uniform_bf16(x, (size_t)max_m * sq.k, SEED_X, -1, 1);
+        fill_uniform_bf16(w, (size_t)sq.n * sq.k, SEED_W, -1, 1);
+        for (int m : ms) {
+            poison_bf16(y, (size_t)m * sq.n);
+            timing t = time_runs([&](int) { cublas_gemm_bf16(hd, m, sq.n, sq.k, x, w, y); }, warmup, reps, &fl);
+            CUDA_CHECK(cudaDeviceSynchronize());
+            int ok = validate_point(y, m, sq.n, sq.k, (int)rng_below(&rng, (uint64_t)(sq.n - 8)));
+            invalid += !ok;
+            double strict = NAN;
+            for (const point &p : pts)
+                if (p.s == ns - 1 && p.m == m)
+                    strict = p.t.median_s;
+            fprintf(dm, "%s\t%d\t%d\t%d\t%.6e\t%.6e\t%.2f\t%.6e\t%s\n", sq.name, m, sq.n, sq.k, t.median_s, t.best_s,
+                    gemm_work_of(m, sq.n, sq.k, 2, 2).flop / t.median_s / TERA, strict, ok ? "yes" : "no");
+        }
+        tsv_close(dm);
+        printf("gemm_sweep %-12s default math mode: %zu batch sizes timed and validated\n", sq.name, ms.size());
+    }
+
     // Measured ceilings.
     double peak = 0;
     for (const point &p : pts)
@@ -149,9 +185,11 @@ int main(int argc, char **argv)
     provenance_line(out, "latency_term_s", buf);
     provenance_line(out, "latency_source", lat_source);
     provenance_line(out, "time_s", "median of the repeats; best_time_s the fastest; predictions compare the median");
+    provenance_line(out, "fitted", "yes: compute-bound by the roofline, predicted with the peak taken from this sweep; "
+                                    "the error targets count the other points");
     fprintf(out, "shape\tm\tn\tk\ttime_s\tbest_time_s\ttflop_s\tgb_s\tintensity\tpred_time_s\tpred_bound\terror_pct"
-                 "\tpred_lat_time_s\terror_lat_pct\tvalid\n");
-    std::vector<double> pred, pred_lat, meas;
+                 "\tpred_lat_time_s\terror_lat_pct\tvalid\tfitted\n");
+    std::vector<double> pred, pred_lat, meas, pred_lat_free, meas_free;
     for (const point &p : pts) {
         const shape &s = shapes[p.s];
         bound_kind b;
@@ -159,18 +197,25 @@ int main(int argc, char **argv)
         double tp = gemm_predicted_time(p.m, s.n, s.k, 2, 2, peak, bw, &b);
         double tl = gemm_predicted_time_lat(p.m, s.n, s.k, 2, 2, peak, bw, lat, NULL);
         double t = p.t.median_s;
+        bool fitted = b == BOUND_COMPUTE;
         if (p.valid) {
             pred.push_back(tp);
             pred_lat.push_back(tl);
             meas.push_back(t);
+            if (!fitted) {
+                pred_lat_free.push_back(tl);
+                meas_free.push_back(t);
+            }
         }
-        fprintf(out, "%s\t%d\t%d\t%d\t%.6e\t%.6e\t%.2f\t%.1f\t%.2f\t%.6e\t%s\t%.1f\t%.6e\t%.1f\t%s\n", s.name, p.m,
-                s.n, s.k, t, p.t.best_s, wk.flop / t / TERA, wk.bytes / t / GB, wk.intensity, tp, bound_name(b),
-                100 * relative_error(tp, t), tl, 100 * relative_error(tl, t), p.valid ? "yes" : "no");
+        fprintf(out, "%s\t%d\t%d\t%d\t%.6e\t%.6e\t%.2f\t%.1f\t%.2f\t%.6e\t%s\t%.1f\t%.6e\t%.1f\t%s\t%s\n", s.name,
+                p.m, s.n, s.k, t, p.t.best_s, wk.flop / t / TERA, wk.bytes / t / GB, wk.intensity, tp, bound_name(b),
+                100 * relative_error(tp, t), tl, 100 * relative_error(tl, t), p.valid ? "yes" : "no",
+                fitted ? "yes" : "no");
     }
     tsv_close(out);
     error_summary es = error_summary_of(pred.data(), meas.data(), (int)pred.size());
     error_summary esl = error_summary_of(pred_lat.data(), meas.data(), (int)pred.size());
+    error_summary esf = error_summary_of(pred_lat_free.data(), meas_free.data(), (int)pred_lat_free.size());
 
     // The square's knee: predicted from the ceilings, read off the sweep.
     const shape &sq = shapes[ns - 1];
@@ -190,11 +235,14 @@ int main(int argc, char **argv)
     printf("  prediction error over %d valid points: roofline median %.1f%% worst %.1f%%; with latency median %.1f%% "
            "worst %.1f%%\n",
            es.n, 100 * es.median_abs, 100 * es.worst_abs, 100 * esl.median_abs, 100 * esl.worst_abs);
+    printf("  not fitted (memory-bound, %d valid points), with latency: median %.1f%% worst %.1f%%\n", esf.n,
+           100 * esf.median_abs, 100 * esf.worst_abs);
     report_target("cuBLAS bf16 peak TFLOP/s", peak / TERA, "TFLOP/s", 750, 1, "H200");
-    report_target("median |prediction error| % (with latency)", 100 * esl.median_abs, "%", 10, 0, "H200");
-    report_target("worst |prediction error| % (with latency)", 100 * esl.worst_abs, "%", 25, 0, "H200");
+    report_target("median |prediction error| % (with latency, not fitted)", 100 * esf.median_abs, "%", 10, 0, "H200");
+    report_target("worst |prediction error| % (with latency, not fitted)", 100 * esf.worst_abs, "%", 25, 0, "H200");
     fl.release();
     CUBLAS_CHECK(cublasDestroy(h));
+    CUBLAS_CHECK(cublasDestroy(hd));
     CUDA_CHECK(cudaFree(x));
     CUDA_CHECK(cudaFree(w));
     CUDA_CHECK(cudaFree(y));

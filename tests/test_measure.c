@@ -128,6 +128,24 @@ Test(decode_attention, paged_equals_contiguous)
         cr_assert_float_eq(op[i], oc[i], 1e-6);
 }
 
+Test(decode_attention, a_span_of_heads_is_the_hand_worked_answer_and_touches_no_other_row)
+{
+    /* The two-head case above (out = (2, 4) and (3, 2) by hand), head 1
+     * alone: row 1 is (3, 2) and row 0 keeps its sentinel. */
+    float k[4] = {1, 0, 0, 1}, v[4] = {4, 0, 0, 8};
+    float q[4] = {0, 0, (float)(sqrt(2.0) * log(3.0)), 0}, out[4] = {-7, -7, -7, -7};
+    kv_layout l = {1, 2, 2, 0, 0, NULL};
+    cr_assert_eq(decode_attention_ref_heads(&l, 0, 2, 1, 2, q, k, v, out), 0);
+    cr_assert_float_eq(out[2], 3, 1e-5);
+    cr_assert_float_eq(out[3], 2, 1e-5);
+    cr_assert_eq(out[0], -7);
+    cr_assert_eq(out[1], -7);
+    /* an empty or out-of-range span is refused */
+    cr_assert_eq(decode_attention_ref_heads(&l, 0, 2, 1, 1, q, k, v, out), -1);
+    cr_assert_eq(decode_attention_ref_heads(&l, 0, 2, 0, 3, q, k, v, out), -1);
+    cr_assert_eq(decode_attention_ref_heads(&l, 0, 2, -1, 1, q, k, v, out), -1);
+}
+
 Test(decode_attention, rejects_bad_shapes)
 {
     float x[8] = {0};
@@ -298,6 +316,36 @@ Test(decode_attention, split_merge_in_fp32_meets_the_tight_tolerance_at_32k, .ti
      * move by more than 1e-5 + 1e-3 |ref|. */
     kv_layout short_l = {1, 128, CTX - 1, 0, 0, NULL};
     cr_assert_eq(decode_attention_split_f32(&short_l, 0, 4, q, k, v, 64, got), 0);
+    cr_assert_gt(validate_close(got, ref, 4 * 128, 1e-5, 1e-3, NULL, NULL), 0);
+    free(q), free(k), free(v);
+}
+
+Test(decode_attention, parallel_merge_of_v4_meets_the_tight_tolerance_at_32k, .timeout = 60)
+{
+    /* v4's merge order (a thread per split, butterfly and warp sums, four
+     * interleaved output sums) against the double reference, batch 1 at
+     * 32k: 64 splits (about what the plan gives there), 200 (more splits
+     * than the block's 128 threads: two per thread) and 1; within atol 1e-5
+     * + rtol 1e-3 |ref|, the bound the kernel is checked by.  One dropped
+     * position fails it. */
+    enum { CTX = 32768 };
+    float *q = malloc(4 * 128 * sizeof *q), *k = malloc((size_t)CTX * 128 * sizeof *k),
+          *v = malloc((size_t)CTX * 128 * sizeof *v), ref[4 * 128], got[4 * 128];
+    cr_assert(q && k && v);
+    peaked_attention_inputs(CTX, q, k, v);
+    kv_layout l = {1, 128, CTX, 0, 0, NULL};
+    cr_assert_eq(decode_attention_ref(&l, 0, 4, q, k, v, ref), 0);
+    int splits[] = {64, 200, 1};
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(decode_attention_split_pmerge_f32(&l, 0, 4, q, k, v, splits[i], got), 0);
+        long first;
+        double excess;
+        size_t bad = validate_close(got, ref, 4 * 128, 1e-5, 1e-3, &first, &excess);
+        cr_assert_eq(bad, 0, "splits %d: %zu bad, first %ld (%g vs %g)", splits[i], bad, first,
+                     bad ? got[first] : 0, bad ? ref[first] : 0);
+    }
+    kv_layout short_l = {1, 128, CTX - 1, 0, 0, NULL};
+    cr_assert_eq(decode_attention_split_pmerge_f32(&short_l, 0, 4, q, k, v, 200, got), 0);
     cr_assert_gt(validate_close(got, ref, 4 * 128, 1e-5, 1e-3, NULL, NULL), 0);
     free(q), free(k), free(v);
 }

@@ -17,6 +17,19 @@ extern "C" {
 int lora_bgmv_ref(int tokens, int d_in, int d_out, int rank, int adapters, const float *x, const float *a,
                   const float *b, const int *idx, float scale, float *y);
 
+/* The fused BGMV kernel's arithmetic (kernels/lora_bgmv.cu, version 2),
+ * emulated in fp32 in its order, for the tests to hold against the fp64
+ * reference above.  Shrink: row j's dot product over d_in is split over 32
+ * lanes, lane l taking the 8-element chunks c = l, l + 32, l + 64, ... in
+ * turn (fmaf over the 8 elements of a chunk), then the 32 partial sums
+ * added by the butterfly (xor 16, 8, 4, 2, 1: lane 0's result).  Expand:
+ * output o sums v[j] * B[a][o][j] for j = 0, 1, ... with fmaf, and y is
+ * rounded to bf16 after adding scale times that sum.  x, A and B are the
+ * bf16 values as floats; d_in % 8 == 0.  Returns 0, or -1 for a bad shape
+ * or index. */
+int lora_bgmv_fused_emulate(int tokens, int d_in, int d_out, int rank, int adapters, const float *x, const float *a,
+                            const float *b, const int *idx, float scale, float *y);
+
 /* Distinct indices >= 0 among idx[0..n). */
 int lora_count_distinct(const int *idx, int n);
 

@@ -61,23 +61,37 @@ void gemm_ref_f32(int m, int n, int k, const float *x, const float *w, float *y,
 int decode_attention_ref(const kv_layout *l, int seq, int heads, const float *q, const float *k_cache,
                          const float *v_cache, float *out)
 {
+    return decode_attention_ref_heads(l, seq, heads, 0, heads, q, k_cache, v_cache, out);
+}
+
+int decode_attention_ref_heads(const kv_layout *l, int seq, int heads, int h0, int h1, const float *q,
+                               const float *k_cache, const float *v_cache, float *out)
+{
     if (!l || l->kv_heads <= 0 || l->head_dim <= 0 || l->context <= 0 || heads <= 0 || heads % l->kv_heads)
+        return -1;
+    if (h0 < 0 || h1 > heads || h0 >= h1)
         return -1;
     if (l->block < 0 || (l->block > 0 && (!l->block_table || l->blocks_per_seq * l->block < l->context)))
         return -1;
     int group = heads / l->kv_heads, d = l->head_dim, ctx = l->context;
     double scale = 1.0 / sqrt((double)d);
-    double *score = malloc((size_t)ctx * sizeof *score);
-    if (!score)
+    double *score = malloc((size_t)ctx * sizeof *score), *acc = malloc((size_t)d * sizeof *acc);
+    if (!score || !acc) {
+        free(score);
+        free(acc);
         return -1;
-    for (int h = 0; h < heads; h++) {
+    }
+    for (int h = h0; h < h1; h++) {
         int kvh = h / group;
         const float *qh = q + (size_t)h * d;
         double mx = -INFINITY;
+        // A position's head_dim values are adjacent in both layouts: one
+        // index per position, then a unit-stride walk (the cache's order).
         for (int t = 0; t < ctx; t++) {
+            const float *kt = k_cache + kv_index(l, seq, kvh, t, 0);
             double s = 0.0;
             for (int i = 0; i < d; i++)
-                s += (double)qh[i] * (double)k_cache[kv_index(l, seq, kvh, t, i)];
+                s += (double)qh[i] * (double)kt[i];
             score[t] = s * scale;
             if (score[t] > mx)
                 mx = score[t];
@@ -87,14 +101,20 @@ int decode_attention_ref(const kv_layout *l, int seq, int heads, const float *q,
             score[t] = exp(score[t] - mx);
             sum += score[t];
         }
-        for (int i = 0; i < d; i++) {
-            double acc = 0.0;
-            for (int t = 0; t < ctx; t++)
-                acc += score[t] * (double)v_cache[kv_index(l, seq, kvh, t, i)];
-            out[(size_t)h * d + i] = (float)(acc / sum);
+        // Each acc[i] still adds its terms in position order: the same sums
+        // as a loop over positions inside a loop over dims.
+        for (int i = 0; i < d; i++)
+            acc[i] = 0.0;
+        for (int t = 0; t < ctx; t++) {
+            const float *vt = v_cache + kv_index(l, seq, kvh, t, 0);
+            for (int i = 0; i < d; i++)
+                acc[i] += score[t] * (double)vt[i];
         }
+        for (int i = 0; i < d; i++)
+            out[(size_t)h * d + i] = (float)(acc[i] / sum);
     }
     free(score);
+    free(acc);
     return 0;
 }
 
@@ -176,8 +196,45 @@ float dot_bf16_split(const float *x, const float *w, int k, int splits)
     return bf16_to_f32(bf16_from_f32(total));
 }
 
-int decode_attention_split_f32(const kv_layout *l, int seq, int heads, const float *q, const float *k_cache,
-                               const float *v_cache, int splits, float *out)
+/* Split s's online softmax over its positions: m[s], sum[s] and the
+ * unnormalised output acc[s][0..d), in fp32 as the kernels compute it. */
+static void split_softmax_f32(const kv_layout *l, int seq, int kvh, const float *qh, const float *k_cache,
+                              const float *v_cache, int s, int chunk, float *acc, float *m, float *sum)
+{
+    int d = l->head_dim, ctx = l->context;
+    float scale = 1.0f / sqrtf((float)d);
+    float mx = -INFINITY, l_s = 0, *a = acc + (size_t)s * d;
+    for (int i = 0; i < d; i++)
+        a[i] = 0;
+    for (int t = s * chunk; t < ctx && t < (s + 1) * chunk; t++) {
+        float sc = 0;
+        for (int i = 0; i < d; i++)
+            sc += qh[i] * k_cache[kv_index(l, seq, kvh, t, i)];
+        sc *= scale;
+        float mn = fmaxf(mx, sc), corr = expf(mx - mn), p = expf(sc - mn);
+        l_s = l_s * corr + p;
+        for (int i = 0; i < d; i++)
+            a[i] = a[i] * corr + p * v_cache[kv_index(l, seq, kvh, t, i)];
+        mx = mn;
+    }
+    m[s] = mx;
+    sum[s] = l_s;
+}
+
+/* A warp's butterfly sum (lane l adds lane l ^ o for o = 16 ... 1). */
+static float butterfly32(float p[32])
+{
+    float q[32];
+    for (int o = 16; o > 0; o >>= 1) {
+        for (int i = 0; i < 32; i++)
+            q[i] = p[i] + p[i ^ o];
+        memcpy(p, q, sizeof q);
+    }
+    return p[0];
+}
+
+static int split_f32(const kv_layout *l, int seq, int heads, const float *q, const float *k_cache,
+                     const float *v_cache, int splits, int parallel_merge, float *out)
 {
     if (!l || l->kv_heads <= 0 || l->head_dim <= 0 || l->context <= 0 || heads <= 0 || heads % l->kv_heads ||
         splits < 1)
@@ -186,49 +243,70 @@ int decode_attention_split_f32(const kv_layout *l, int seq, int heads, const flo
         return -1;
     int group = heads / l->kv_heads, d = l->head_dim, ctx = l->context;
     int chunk = (ctx + splits - 1) / splits;
-    float scale = 1.0f / sqrtf((float)d);
     float *acc = malloc((size_t)splits * d * sizeof *acc), *m = malloc((size_t)splits * sizeof *m),
-          *sum = malloc((size_t)splits * sizeof *sum);
-    if (!acc || !m || !sum) {
-        free(acc), free(m), free(sum);
+          *sum = malloc((size_t)splits * sizeof *sum), *w = malloc((size_t)splits * sizeof *w);
+    if (!acc || !m || !sum || !w) {
+        free(acc), free(m), free(sum), free(w);
         return -1;
     }
     for (int h = 0; h < heads; h++) {
         int kvh = h / group;
         const float *qh = q + (size_t)h * d;
-        for (int s = 0; s < splits; s++) {
-            float mx = -INFINITY, l_s = 0, *a = acc + (size_t)s * d;
-            for (int i = 0; i < d; i++)
-                a[i] = 0;
-            for (int t = s * chunk; t < ctx && t < (s + 1) * chunk; t++) {
-                float sc = 0;
-                for (int i = 0; i < d; i++)
-                    sc += qh[i] * k_cache[kv_index(l, seq, kvh, t, i)];
-                sc *= scale;
-                float mn = fmaxf(mx, sc), corr = expf(mx - mn), p = expf(sc - mn);
-                l_s = l_s * corr + p;
-                for (int i = 0; i < d; i++)
-                    a[i] = a[i] * corr + p * v_cache[kv_index(l, seq, kvh, t, i)];
-                mx = mn;
-            }
-            m[s] = mx;
-            sum[s] = l_s;
-        }
+        for (int s = 0; s < splits; s++)
+            split_softmax_f32(l, seq, kvh, qh, k_cache, v_cache, s, chunk, acc, m, sum);
         float mall = -INFINITY;
         for (int s = 0; s < splits; s++)
             mall = fmaxf(mall, m[s]);
-        float den = 0;
-        for (int s = 0; s < splits; s++)
-            den += m[s] == -INFINITY ? 0.f : sum[s] * expf(m[s] - mall);
-        for (int i = 0; i < d; i++) {
-            float o = 0;
+        if (!parallel_merge) { /* v1-v3: a chain over the splits per dim */
+            float den = 0;
             for (int s = 0; s < splits; s++)
-                o += m[s] == -INFINITY ? 0.f : acc[(size_t)s * d + i] * expf(m[s] - mall);
-            out[(size_t)h * d + i] = o / den;
+                den += m[s] == -INFINITY ? 0.f : sum[s] * expf(m[s] - mall);
+            for (int i = 0; i < d; i++) {
+                float o = 0;
+                for (int s = 0; s < splits; s++)
+                    o += m[s] == -INFINITY ? 0.f : acc[(size_t)s * d + i] * expf(m[s] - mall);
+                out[(size_t)h * d + i] = o / den;
+            }
+            continue;
+        }
+        /* v4: 128 threads, thread t the splits t, t + 128, ...; the weights
+         * once each; the sum by a butterfly per warp, then the 4 warps in
+         * order; the output by four sums over the splits, s mod 4. */
+        float part[4][32];
+        for (int t = 0; t < 128; t++) {
+            float acc_t = 0;
+            for (int s = t; s < splits; s += 128) {
+                w[s] = expf(m[s] - mall);
+                acc_t += sum[s] * w[s];
+            }
+            part[t / 32][t % 32] = acc_t;
+        }
+        float den = ((butterfly32(part[0]) + butterfly32(part[1])) + butterfly32(part[2])) + butterfly32(part[3]);
+        for (int i = 0; i < d; i++) {
+            float o[4] = {0, 0, 0, 0};
+            int s = 0;
+            for (; s + 3 < splits; s += 4)
+                for (int j = 0; j < 4; j++)
+                    o[j] += acc[(size_t)(s + j) * d + i] * w[s + j];
+            for (; s < splits; s++)
+                o[0] += acc[(size_t)s * d + i] * w[s];
+            out[(size_t)h * d + i] = ((o[0] + o[1]) + (o[2] + o[3])) / den;
         }
     }
-    free(acc), free(m), free(sum);
+    free(acc), free(m), free(sum), free(w);
     return 0;
+}
+
+int decode_attention_split_f32(const kv_layout *l, int seq, int heads, const float *q, const float *k_cache,
+                               const float *v_cache, int splits, float *out)
+{
+    return split_f32(l, seq, heads, q, k_cache, v_cache, splits, 0, out);
+}
+
+int decode_attention_split_pmerge_f32(const kv_layout *l, int seq, int heads, const float *q, const float *k_cache,
+                                      const float *v_cache, int splits, float *out)
+{
+    return split_f32(l, seq, heads, q, k_cache, v_cache, splits, 1, out);
 }
 
 static int cmp_double(const void *a, const void *b)

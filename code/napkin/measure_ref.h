@@ -42,6 +42,12 @@ void gemm_ref_f32(int m, int n, int k, const float *x, const float *w, float *y,
 int decode_attention_ref(const kv_layout *layout, int seq, int heads, const float *q, const float *k_cache,
                          const float *v_cache, float *out);
 
+/* The same for query heads [h0, h1) only (out rows h0..h1-1 written, the
+ * others untouched): a measured run checks a few heads of one sequence
+ * instead of all of them.  Returns -1 for an empty or out-of-range span. */
+int decode_attention_ref_heads(const kv_layout *layout, int seq, int heads, int h0, int h1, const float *q,
+                               const float *k_cache, const float *v_cache, float *out);
+
 /* Compare got against ref: element i passes when |got-ref| <= atol + rtol*|ref|.
  * Returns the number of failures; *first_bad (may be NULL) gets the first
  * failing index or -1, *max_excess (may be NULL) the largest
@@ -100,6 +106,15 @@ float dot_bf16_split(const float *x, const float *w, int k, int splits);
  * the arithmetic it does.  Returns 0, or -1 for a bad shape. */
 int decode_attention_split_f32(const kv_layout *layout, int seq, int heads, const float *q, const float *k_cache,
                                const float *v_cache, int splits, float *out);
+
+/* The same splits merged as decode attention v4 merges them in parallel
+ * (kernels/decode_attention.cu): 128 threads, thread t taking splits t,
+ * t + 128, ..., each split's weight exp(m_split - m_all) computed once, the
+ * denominator summed by a butterfly per warp of 32 and then the four warps
+ * in order, each output dim summed as four interleaved sums (split s into
+ * sum s mod 4) added pairwise.  Returns 0, or -1 for a bad shape. */
+int decode_attention_split_pmerge_f32(const kv_layout *layout, int seq, int heads, const float *q,
+                                      const float *k_cache, const float *v_cache, int splits, float *out);
 
 /* Median of x[0..n) (mean of the two middle values for even n); x is not
  * modified.  NAN for n <= 0. */

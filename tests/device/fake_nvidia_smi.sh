@@ -1,0 +1,9 @@
+#!/bin/sh
+# Stand-in for nvidia-smi in the device-run rehearsal: one H200 answers.
+case "$*" in
+-L*) echo "GPU 0: NVIDIA H200 (UUID: GPU-rehearsal)" ;;
+-q*) echo "==============NVSMI LOG==============  (rehearsal stand-in)" ;;
+*compute_cap*) echo "9.0" ;;
+*--query-gpu*) echo "2026/01/01 00:00:00.000, 1980, 3201, 312.5, 41, 0x0000000000000000" ;;
+*) echo "nvidia-smi stand-in: $*" ;;
+esac
