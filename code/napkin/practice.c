@@ -1,0 +1,89 @@
+#include "practice.h"
+
+#include "notebook.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *practice_chapters(void)
+{
+    return "12";
+}
+
+int practice_build(int chapter, uint64_t seed, practice_set *out)
+{
+    memset(out, 0, sizeof *out);
+    out->chapter = chapter;
+    out->seed = seed;
+    switch (chapter) {
+    case 12:
+        return practice_build_ch12(seed, out);
+    default:
+        return -1;
+    }
+}
+
+const practice_part *practice_find(const practice_set *s, const char *id)
+{
+    for (int i = 0; id && i < s->n_parts; i++)
+        if (strcmp(s->parts[i].id, id) == 0)
+            return &s->parts[i];
+    return NULL;
+}
+
+const practice_input *practice_input_named(const practice_set *s, const char *name)
+{
+    for (int i = 0; name && i < s->n_inputs; i++)
+        if (strcmp(s->inputs[i].name, name) == 0)
+            return &s->inputs[i];
+    return NULL;
+}
+
+void practice_record_values(const practice_set *s)
+{
+    for (int i = 0; i < s->n_inputs; i++) {
+        char buf[64];
+        snprintf(buf, sizeof buf, s->inputs[i].fmt, s->inputs[i].value);
+        nb_value(s->inputs[i].name, "%s", buf);
+    }
+}
+
+void practice_add_input(practice_set *s, const char *name, double value, const char *fmt, double lo, double hi)
+{
+    if (s->n_inputs >= PRACTICE_MAX_INPUTS)
+        return;
+    practice_input *in = &s->inputs[s->n_inputs++];
+    in->name = name;
+    in->value = value;
+    in->fmt = fmt;
+    in->lo = lo;
+    in->hi = hi;
+}
+
+practice_part *practice_add_part(practice_set *s, const char *id, int exercise, const char *what, const char *unit,
+                                 judge_rule rule, double answer, double tol)
+{
+    if (s->n_parts >= PRACTICE_MAX_PARTS)
+        return NULL;
+    practice_part *p = &s->parts[s->n_parts++];
+    memset(p, 0, sizeof *p);
+    p->id = id;
+    p->exercise = exercise;
+    p->what = what;
+    p->unit = unit;
+    p->judge.rule = rule;
+    p->judge.answer = answer;
+    p->judge.tol = tol;
+    p->judge.lo = answer - tol;
+    p->judge.hi = answer + tol;
+    return p;
+}
+
+void practice_add_slip(practice_part *p, double value, const char *hint)
+{
+    if (p && p->judge.n_slips < JUDGE_MAX_SLIPS) {
+        p->judge.slips[p->judge.n_slips].value = value;
+        p->judge.slips[p->judge.n_slips].hint = hint;
+        p->judge.n_slips++;
+    }
+}

@@ -1,0 +1,72 @@
+/* Exercise variants: a chapter's exercises with numbers drawn from a seed.
+ *
+ * Each chapter that has variants draws its inputs from stated ranges (round
+ * values that keep the question in the original's regime: inside memory, the
+ * same bound) and computes every part's answer with the library.  Seed 0 is
+ * the printed book's version.  The same seed gives the same variant
+ * everywhere: the handout, the kit's checks, the grade program and the page.
+ *
+ * A variant's inputs are also values (practice_record_values), so the
+ * exercise prose shows the variant's numbers. */
+#ifndef NAPKIN_PRACTICE_H
+#define NAPKIN_PRACTICE_H
+
+#include "judge.h"
+
+#include <stdint.h>
+
+#define PRACTICE_MAX_PARTS 24
+#define PRACTICE_MAX_INPUTS 24
+
+typedef struct {
+    const char *id;    /* "12.1(a)": chapter.exercise(part) */
+    int exercise;      /* 1 for "12.1(a)" */
+    const char *what;  /* "GPUs the spreadsheet rents" */
+    const char *unit;  /* "GPUs", "days", "%" */
+    judge_part judge;
+} practice_part;
+
+/* One input the prose shows: a value name, its number, how it is printed,
+ * and the range it is drawn from. */
+typedef struct {
+    const char *name;  /* value name, "ch12_ex1_params_b" */
+    double value;
+    const char *fmt;   /* printf format for the prose, "%.0f" */
+    double lo, hi;     /* the stated range */
+} practice_input;
+
+typedef struct {
+    int chapter;
+    uint64_t seed;
+    int n_parts;
+    practice_part parts[PRACTICE_MAX_PARTS];
+    int n_inputs;
+    practice_input inputs[PRACTICE_MAX_INPUTS];
+} practice_set;
+
+/* Fills *out with chapter's variant for seed.  Returns 0, or -1 when the
+ * chapter has no variants (practice_chapters lists those that do). */
+int practice_build(int chapter, uint64_t seed, practice_set *out);
+/* "12" today: the chapters with variants, space-separated. */
+const char *practice_chapters(void);
+
+/* The part with that id ("12.1(a)"), or NULL. */
+const practice_part *practice_find(const practice_set *s, const char *id);
+/* The input with that value name, or NULL. */
+const practice_input *practice_input_named(const practice_set *s, const char *name);
+
+/* Records every input as a value (nb_value), for the exercise prose. */
+void practice_record_values(const practice_set *s);
+
+/* ---- for the chapters' generators (practice_chNN.c) */
+void practice_add_input(practice_set *s, const char *name, double value, const char *fmt, double lo, double hi);
+/* A part judged by rule: tol is the relative tolerance (RELATIVE) or the
+ * range's half width around answer (RANGE).  NULL when the set is full
+ * (practice_add_slip accepts NULL). */
+practice_part *practice_add_part(practice_set *s, const char *id, int exercise, const char *what, const char *unit,
+                                 judge_rule rule, double answer, double tol);
+void practice_add_slip(practice_part *p, double value, const char *hint);
+
+int practice_build_ch12(uint64_t seed, practice_set *out);
+
+#endif

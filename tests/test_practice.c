@@ -1,0 +1,158 @@
+/* Exercise variants: seed 0 is the printed chapter 12 (answers worked by hand
+ * below from the exercise text), and for 200 seeds every input stays in its
+ * stated range, every answer is finite and judged right, a 5 % error is not,
+ * and the 12.1 cluster holds its optimizer state. */
+#include "practice.h"
+#include "specs.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+static double answer_of(const practice_set *s, const char *id)
+{
+    const practice_part *p = practice_find(s, id);
+    cr_assert(p != NULL, "no part %s", id);
+    return judge_expected(&p->judge);
+}
+static double input_of(const practice_set *s, const char *name)
+{
+    const practice_input *in = practice_input_named(s, name);
+    cr_assert(in != NULL, "no input %s", name);
+    return in->value;
+}
+
+#define expect_rel(got, want, rel)                                                                        \
+    do {                                                                                                  \
+        double g_ = (got), w_ = (want);                                                                   \
+        cr_expect(fabs(g_ - w_) <= (rel) * fabs(w_), "%s: got %.10g, want %.10g", #got, g_, w_);          \
+    } while (0)
+
+Test(practice, seed_zero_is_the_printed_book)
+{
+    practice_set s;
+    cr_assert_eq(practice_build(12, 0, &s), 0);
+    /* the printed inputs: 13B, 2T tokens, 30 days, 40 % MFU */
+    cr_expect_eq(input_of(&s, "ch12_ex1_params_b"), 13);
+    cr_expect_eq(input_of(&s, "ch12_ex1_tokens_t"), 2);
+    cr_expect_eq(input_of(&s, "ch12_ex1_days"), 30);
+    cr_expect_eq(input_of(&s, "ch12_ex1_mfu_pct"), 40);
+    /* 6 x 13e9 x 2e12 = 1.56e23; / (989.4e12 x 0.4) = 3.941783e8 GPU-s over
+     * 2,592,000 s: 152.08 -> 160; at twice the peak 76.04 -> 80; 80 GPUs take
+     * 3.941783e8 / 80 / 86400 = 57.028 days */
+    cr_expect_eq(answer_of(&s, "12.1(a)"), 80);
+    cr_expect_eq(answer_of(&s, "12.1(b)"), 160);
+    expect_rel(answer_of(&s, "12.1(c)"), 57.028, 1e-4);
+    /* 1,024, 8,192 and 16,384 GPUs: lost share 0.1 G / 16384 */
+    cr_expect_eq(input_of(&s, "ch12_ex5_size1"), 1024);
+    cr_expect_eq(input_of(&s, "ch12_ex5_size2"), 8192);
+    cr_expect_eq(input_of(&s, "ch12_ex5_size3"), 16384);
+    expect_rel(answer_of(&s, "12.5(a1)"), 99.375, 1e-9);
+    expect_rel(answer_of(&s, "12.5(a2)"), 95.0, 1e-9);
+    expect_rel(answer_of(&s, "12.5(a3)"), 90.0, 1e-9);
+    /* 95 %: 0.05 x 163840 = 8192; 466 / (54 x 16384) x 8192 = 466 / 108 = 4.3148 */
+    expect_rel(answer_of(&s, "12.5(b)"), 8192, 1e-6);
+    expect_rel(answer_of(&s, "12.5(c)"), 466.0 / 108, 1e-9);
+    /* 3.8e25 / (989.4e12 x 30.84e6 x 3600) = 34.5935 %; 16,384 GPUs at 41 %
+     * and 90 %: 3.8e25 / (16384 x 989.4e12 x 0.369) / 86400 = 73.528 days;
+     * 34.5935 / 41 = 84.374 % */
+    expect_rel(answer_of(&s, "12.7(a)"), 34.5935, 1e-5);
+    expect_rel(answer_of(&s, "12.7(b)"), 73.528, 1e-4);
+    expect_rel(answer_of(&s, "12.7(c)"), 84.374, 1e-4);
+}
+
+Test(practice, hand_answers_to_three_figures_pass)
+{
+    /* what a candidate writes for seed 0, worked on paper */
+    practice_set s;
+    practice_build(12, 0, &s);
+    const struct {
+        const char *id;
+        double given;
+    } hand[] = {{"12.1(a)", 80},    {"12.1(b)", 160},  {"12.1(c)", 57.0}, {"12.5(a1)", 99.4},
+                {"12.5(a2)", 95},   {"12.5(a3)", 90},  {"12.5(b)", 8190}, {"12.5(c)", 4.31},
+                {"12.7(a)", 34.6},  {"12.7(b)", 73.5}, {"12.7(c)", 84.4}};
+    for (size_t i = 0; i < sizeof hand / sizeof hand[0]; i++) {
+        judge_result r = judge_answer(&practice_find(&s, hand[i].id)->judge, hand[i].given);
+        cr_expect_eq(r.verdict, VERDICT_RIGHT, "%s: %g judged %s (%s)", hand[i].id, hand[i].given,
+                     judge_verdict_name(r.verdict), r.hint);
+    }
+    cr_expect_eq(s.n_parts, 11);
+}
+
+Test(practice, part_slips_are_recognised)
+{
+    practice_set s;
+    practice_build(12, 0, &s);
+    /* the spreadsheet's 80 as the answer to (b); 57 days' 30-day deadline; goodput forgotten in 12.7(b):
+     * 3.8e25 / (16384 x 989.4e12 x 0.41) / 86400 = 66.18 days */
+    const struct {
+        const char *id;
+        double given;
+        const char *word;
+    } slips[] = {{"12.1(b)", 80, "sparsity"},      {"12.1(c)", 30, "deadline"},
+                 {"12.7(b)", 66.2, "goodput"},     {"12.5(a2)", 5, "lost"},
+                 {"12.5(c)", 8.63, "16,384"},      {"12.7(a)", 17.3, "sparse"}};
+    for (size_t i = 0; i < sizeof slips / sizeof slips[0]; i++) {
+        judge_result r = judge_answer(&practice_find(&s, slips[i].id)->judge, slips[i].given);
+        cr_expect_eq(r.verdict, VERDICT_SLIP, "%s: %g judged %s", slips[i].id, slips[i].given,
+                     judge_verdict_name(r.verdict));
+        cr_expect(strstr(r.hint, slips[i].word) != NULL, "%s: hint '%s'", slips[i].id, r.hint);
+    }
+}
+
+Test(practice, two_hundred_seeds_stay_meaningful)
+{
+    gpu_spec h100 = gpu_builtin("h100");
+    int distinct = 0;
+    double last = -1;
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        practice_set s, again;
+        cr_assert_eq(practice_build(12, seed, &s), 0);
+        practice_build(12, seed, &again);
+        for (int i = 0; i < s.n_inputs; i++) {
+            const practice_input *in = &s.inputs[i];
+            cr_expect(in->value >= in->lo && in->value <= in->hi, "seed %llu: %s = %g outside [%g, %g]",
+                      (unsigned long long)seed, in->name, in->value, in->lo, in->hi);
+            cr_expect_eq(in->value, again.inputs[i].value, "seed %llu: %s not reproducible",
+                         (unsigned long long)seed, in->name);
+        }
+        for (int i = 0; i < s.n_parts; i++) {
+            const judge_part *j = &s.parts[i].judge;
+            double a = judge_expected(j);
+            cr_expect(isfinite(a) && a > 0, "seed %llu: %s answer %g", (unsigned long long)seed, s.parts[i].id, a);
+            cr_expect_eq(judge_answer(j, a).verdict, VERDICT_RIGHT, "seed %llu %s", (unsigned long long)seed,
+                         s.parts[i].id);
+            judge_verdict five = judge_answer(j, a * 1.05).verdict;
+            cr_expect(five == VERDICT_CLOSE || five == VERDICT_SLIP, "seed %llu %s: 5%% off judged %s",
+                      (unsigned long long)seed, s.parts[i].id, judge_verdict_name(five));
+            cr_expect_eq(judge_answer(j, a * 3.7).verdict, VERDICT_OFF, "seed %llu %s: x3.7 judged %s",
+                         (unsigned long long)seed, s.parts[i].id, judge_verdict_name(judge_answer(j, a * 3.7).verdict));
+        }
+        /* 12.1: a run of 16 to 16,384 GPUs, the sparse-peak cluster half of it,
+         * and 16 B of state per parameter over that cluster inside half a GPU */
+        double need = answer_of(&s, "12.1(b)"), rent = answer_of(&s, "12.1(a)");
+        cr_expect(need >= 16 && need <= 16384, "seed %llu: %g GPUs", (unsigned long long)seed, need);
+        cr_expect(rent >= 8 && rent <= need, "seed %llu: rents %g of %g", (unsigned long long)seed, rent, need);
+        cr_expect(16 * input_of(&s, "ch12_ex1_params_b") * 1e9 / rent <= 0.5 * h100.mem_bytes);
+        /* 12.5: goodput stays above 80 % for the sizes asked */
+        cr_expect(answer_of(&s, "12.5(a3)") >= 80);
+        cr_expect(input_of(&s, "ch12_ex5_size1") < input_of(&s, "ch12_ex5_size2"));
+        cr_expect(input_of(&s, "ch12_ex5_size2") < input_of(&s, "ch12_ex5_size3"));
+        if (answer_of(&s, "12.1(c)") != last)
+            distinct++;
+        last = answer_of(&s, "12.1(c)");
+    }
+    cr_expect(distinct >= 50, "only %d changes of 12.1 in 200 seeds", distinct);
+}
+
+Test(practice, chapters_without_variants)
+{
+    practice_set s;
+    cr_expect_eq(practice_build(1, 0, &s), -1);
+    cr_expect_eq(practice_build(99, 7, &s), -1);
+    cr_expect_str_eq(practice_chapters(), "12");
+    practice_build(12, 0, &s);
+    cr_expect_null(practice_find(&s, "12.9(z)"));
+    cr_expect_null(practice_find(&s, NULL));
+}
