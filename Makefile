@@ -369,6 +369,59 @@ exercise:
 	  $(B)/exercises/kit_$(N) --verbose=0 --filter='*/e$(ONLY)_*'; \
 	else echo "$(B)/exercises/kit_$(N) --verbose=0"; $(B)/exercises/kit_$(N) --verbose=0; fi
 
+# ---------------------------------------------------------------- grading
+# code/grade/ holds the grade program: a student's answers (JSON, as the page
+# exports them) scored per part against a seeded variant, out as JUnit XML
+# and JSON.  Variants and judging live in the library (practice.h, judge.h).
+.PHONY: grade grade-all handout
+GRADE_SRC := $(sort $(wildcard code/grade/*.c))
+GRADE_BIN := $(GRADE_SRC:code/%.c=$(B)/bin/%)
+$(B)/bin/grade/%: code/grade/%.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $< $(LIB) $(LDLIBS) -o $@
+$(B)/tests/test_grade $(B)/asan/tests/test_grade: $(GRADE_BIN)
+
+# make grade N=12 SEED=4711 ANSWERS=answers.json: the score per part and per
+# exercise; $(B)/grade/<answers>.xml (JUnit) and .json beside it.
+grade: $(B)/bin/grade/grade
+	@test -n "$(N)" -a -n "$(ANSWERS)" || { echo "usage: make grade N=12 [SEED=4711] ANSWERS=answers.json" >&2; exit 2; }
+	@mkdir -p $(B)/grade
+	$(B)/bin/grade/grade --chapter $(N) $(if $(SEED),--seed $(SEED)) --answers $(ANSWERS) \
+	  --junit $(B)/grade/$(basename $(notdir $(ANSWERS))).xml --json $(B)/grade/$(basename $(notdir $(ANSWERS))).json
+	@echo "wrote $(B)/grade/$(basename $(notdir $(ANSWERS))).xml and .json"
+
+# make grade-all ANSWERS=dir: every answers file in dir (each names its
+# chapter and seed), one JUnit XML and JSON each under $(B)/grade/.
+grade-all: $(B)/bin/grade/grade
+	@test -d "$(ANSWERS)" || { echo "usage: make grade-all ANSWERS=dir (a directory of answers .json files)" >&2; exit 2; }
+	@mkdir -p $(B)/grade; set -e; n=0; for f in $(ANSWERS)/*.json; do \
+	  [ -e "$$f" ] || continue; b=$$(basename "$$f" .json); n=$$((n+1)); \
+	  $(B)/bin/grade/grade --answers "$$f" --junit $(B)/grade/$$b.xml --json $(B)/grade/$$b.json; done; \
+	  [ $$n -gt 0 ] || { echo "grade-all: no .json files in $(ANSWERS)" >&2; exit 2; }; \
+	  echo "graded $$n answer files into $(B)/grade/"
+
+# make handout N=12 SEED=4711: that variant's exercise sheet, its numbers
+# from code/chNN/exercise_variant (seed from NB_SEED), as
+# $(B)/handout/NN-seedS.html, and .pdf where xelatex exists.
+HANDOUT_DIR = $(B)/handout
+handout: $(LIB) $(NAPKIN)
+	@test -n "$(N)" -a -n "$(SEED)" || { echo "usage: make handout N=12 SEED=4711" >&2; exit 2; }
+	@case "$(SEED)" in *[!0-9]*) echo "SEED=$(SEED): give a non-negative whole number" >&2; exit 2;; esac
+	@test -f code/ch$(N)/exercise_variant.c || { echo "no exercise variants for chapter $(N); chapters with variants: $(patsubst code/ch%/exercise_variant.c,%,$(wildcard code/ch*/exercise_variant.c))" >&2; exit 2; }
+	@$(MAKE) --no-print-directory $(B)/bin/ch$(N)/exercise_variant $(call chapter_values,$(N))
+	@mkdir -p $(HANDOUT_DIR)
+	@rm -f $(HANDOUT_DIR)/$(N)-seed$(SEED).tsv
+	NB_SEED=$(SEED) NB_VALUES=$(abspath $(HANDOUT_DIR)/$(N)-seed$(SEED).tsv) $(B)/bin/ch$(N)/exercise_variant
+	NB_VALUE_FILES="$(filter-out $(B)/values/ch$(N)/exercise_variant.tsv,$(call chapter_values,$(N))) $(HANDOUT_DIR)/$(N)-seed$(SEED).tsv" \
+	  $(PANDOC) -f markdown -t markdown --lua-filter $(NB_FILTER) $(wildcard exercises/$(N)-*.md) -o $(HANDOUT_DIR)/$(N)-seed$(SEED).md
+	$(PANDOC) --standalone --self-contained --mathml --css=tools/book.css --citeproc --bibliography=$(BIB) \
+	  --metadata=title:"Exercises, chapter $(N), variant $(SEED)" $(HANDOUT_DIR)/$(N)-seed$(SEED).md -o $(HANDOUT_DIR)/$(N)-seed$(SEED).html
+	@if command -v xelatex >/dev/null 2>&1; then \
+	  $(PANDOC) --standalone --pdf-engine=xelatex --citeproc --bibliography=$(BIB) \
+	    --metadata=title:"Exercises, chapter $(N), variant $(SEED)" $(HANDOUT_DIR)/$(N)-seed$(SEED).md -o $(HANDOUT_DIR)/$(N)-seed$(SEED).pdf \
+	  && echo "wrote $(HANDOUT_DIR)/$(N)-seed$(SEED).pdf"; else echo "handout: no xelatex, HTML only"; fi
+	@echo "wrote $(HANDOUT_DIR)/$(N)-seed$(SEED).html"
+
 # The book in a real browser (headless Chromium, tools/browser_check.py):
 # console, requests, MathML, figures, links, page width; screenshots of each
 # chapter's first screen land in $(B)/screenshots/.
@@ -456,6 +509,9 @@ help:
 	@echo "make chapter N=01 one chapter and its exercises as $(B)/chapter-01.html"
 	@echo "make chapters     every chapter as its own page, $(B)/chapter-NN.html"
 	@echo "make exercise N=01  run chapter 01's exercise tests against your fill-in kit (ONLY=3: exercise 3 alone)"
+	@echo "make grade N=12 SEED=4711 ANSWERS=a.json  score answers per part; JUnit XML and JSON in $(B)/grade/"
+	@echo "make grade-all ANSWERS=dir  grade every answers file in dir"
+	@echo "make handout N=12 SEED=4711  that variant's exercise sheet, $(B)/handout/12-seed4711.html"
 	@echo "make measure      run the kernels on this GPU, or the CPU twins without one"
 	@echo "make figures      every figure as SVG"
 	@echo "make kernels      compile the CUDA kernels (needs nvcc)"

@@ -39,11 +39,30 @@ const practice_input *practice_input_named(const practice_set *s, const char *na
     return NULL;
 }
 
+/* A whole number with thousands separators, as the prose prints them: 16,384. */
+static void grouped(char *buf, size_t n, double v)
+{
+    char digits[32];
+    snprintf(digits, sizeof digits, "%.0f", v < 0 ? -v : v);
+    size_t len = strlen(digits), k = 0;
+    if (v < 0 && k + 1 < n)
+        buf[k++] = '-';
+    for (size_t i = 0; i < len && k + 2 < n; i++) {
+        if (i > 0 && (len - i) % 3 == 0)
+            buf[k++] = ',';
+        buf[k++] = digits[i];
+    }
+    buf[k] = '\0';
+}
+
 void practice_record_values(const practice_set *s)
 {
     for (int i = 0; i < s->n_inputs; i++) {
         char buf[64];
-        snprintf(buf, sizeof buf, s->inputs[i].fmt, s->inputs[i].value);
+        if (strcmp(s->inputs[i].fmt, PRACTICE_GROUPED) == 0)
+            grouped(buf, sizeof buf, s->inputs[i].value);
+        else
+            snprintf(buf, sizeof buf, s->inputs[i].fmt, s->inputs[i].value);
         nb_value(s->inputs[i].name, "%s", buf);
     }
 }

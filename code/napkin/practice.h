@@ -31,9 +31,12 @@ typedef struct {
 typedef struct {
     const char *name;  /* value name, "ch12_ex1_params_b" */
     double value;
-    const char *fmt;   /* printf format for the prose, "%.0f" */
+    const char *fmt;   /* printf format for the prose, "%.0f", or PRACTICE_GROUPED */
     double lo, hi;     /* the stated range */
 } practice_input;
+
+/* The format of a whole number with thousands separators ("16,384"). */
+#define PRACTICE_GROUPED "grouped"
 
 typedef struct {
     int chapter;

@@ -135,7 +135,7 @@ static void exercise_5(practice_set *s, rng_state *r)
     static const char *const ids[3] = {"12.5(a1)", "12.5(a2)", "12.5(a3)"};
     goodput_model g = goodput_model_llama3();
     for (int k = 0; k < 3; k++) {
-        practice_add_input(s, names[k], sizes[idx[k]], "%.0f", sizes[0], sizes[COUNT(sizes) - 1]);
+        practice_add_input(s, names[k], sizes[idx[k]], PRACTICE_GROUPED, sizes[0], sizes[COUNT(sizes) - 1]);
         double pct = 100 * goodput_at(&g, sizes[idx[k]]);
         /* a goodput is judged in percentage points: half a point either way */
         practice_part *p = practice_add_part(s, ids[k], 5, "goodput of the cluster", "%", JUDGE_RANGE, pct, 0.5);
@@ -166,7 +166,7 @@ static void exercise_7(practice_set *s, rng_state *r, double peak)
     double gpus = pick(r, s->seed, run_gpus, COUNT(run_gpus), 1);
     double m = pick(r, s->seed, run_mfu_pct, COUNT(run_mfu_pct), 2);
     double gp = pick(r, s->seed, run_goodput_pct, COUNT(run_goodput_pct), 2);
-    practice_add_input(s, "ch12_ex7_gpus", gpus, "%.0f", run_gpus[0], run_gpus[COUNT(run_gpus) - 1]);
+    practice_add_input(s, "ch12_ex7_gpus", gpus, PRACTICE_GROUPED, run_gpus[0], run_gpus[COUNT(run_gpus) - 1]);
     practice_add_input(s, "ch12_ex7_mfu_pct", m, "%.0f", list_min(run_mfu_pct, COUNT(run_mfu_pct)),
                        list_max(run_mfu_pct, COUNT(run_mfu_pct)));
     practice_add_input(s, "ch12_ex7_goodput_pct", gp, "%.0f", list_min(run_goodput_pct, COUNT(run_goodput_pct)),
