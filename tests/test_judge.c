@@ -147,3 +147,28 @@ Test(judge, hints_never_state_the_answer)
     judge_part q = range(94.5, 95.5);
     cr_expect(strstr(judge_rule_text(&q, buf, sizeof buf), "95") == NULL);
 }
+
+Test(judge, typed_answers)
+{
+    cr_expect_eq(judge_parse_answer("57.0"), 57.0);
+    cr_expect_eq(judge_parse_answer(" 1,392 "), 1392);
+    cr_expect_eq(judge_parse_answer("16,384"), 16384);
+    cr_expect_eq(judge_parse_answer("1,234,567.5"), 1234567.5);
+    cr_expect_eq(judge_parse_answer("1.2e3"), 1200);
+    cr_expect_eq(judge_parse_answer("95%"), 95);
+    cr_expect_eq(judge_parse_answer("-4"), -4);
+    /* a decimal comma, a misplaced separator, words, blanks: no number */
+    cr_expect(isnan(judge_parse_answer("57,0")));
+    cr_expect(isnan(judge_parse_answer("1,39")));
+    cr_expect(isnan(judge_parse_answer("12,3456")));
+    cr_expect(isnan(judge_parse_answer(",123")));
+    cr_expect(isnan(judge_parse_answer("1234,567")));
+    cr_expect(isnan(judge_parse_answer("about 80")));
+    cr_expect(isnan(judge_parse_answer("80 GPUs")));
+    cr_expect(isnan(judge_parse_answer("")));
+    cr_expect(isnan(judge_parse_answer("   ")));
+    cr_expect(isnan(judge_parse_answer("1.2.3")));
+    cr_expect(isnan(judge_parse_answer("nan")));
+    cr_expect(isnan(judge_parse_answer("inf")));
+    cr_expect(isnan(judge_parse_answer(NULL)));
+}

@@ -50,29 +50,20 @@ static int parse_seed(const char *s, uint64_t *out)
     if (!*s || *s == '-')
         return -1;
     unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *end)
+    /* the page and the CLI take seeds up to 2^31 - 1 */
+    if (errno || end == s || *end || v > 2147483647ULL)
         return -1;
     *out = v;
     return 0;
 }
 
-/* An answer as a number: a JSON number, or a string holding one ("57.0",
- * " 80 "); NAN for anything else (blank, "about 80", null). */
+/* An answer as a number: a JSON number, or a string holding one as a
+ * person types it ("57.0", "1,392"); NAN for anything else. */
 static double answer_number(json_t *v)
 {
     if (json_is_number(v))
         return json_number_value(v);
-    if (json_is_string(v)) {
-        const char *s = json_string_value(v);
-        char *end;
-        double d = strtod(s, &end);
-        if (end == s)
-            return NAN;
-        while (*end == ' ')
-            end++;
-        return *end ? NAN : d;
-    }
-    return NAN;
+    return json_is_string(v) ? judge_parse_answer(json_string_value(v)) : NAN;
 }
 
 static void xml_escaped(FILE *f, const char *s)
@@ -190,7 +181,7 @@ static void print_key(const practice_set *s)
             snprintf(rule, sizeof rule, "from %g to %g", j->lo, j->hi);
         else
             judge_rule_text(j, rule, sizeof rule);
-        printf("  %-9s %-44s %.6g %s (%s)\n", s->parts[i].id, s->parts[i].what, judge_expected(j), s->parts[i].unit,
+        printf("  %-9s %-44s %.10g %s (%s)\n", s->parts[i].id, s->parts[i].what, judge_expected(j), s->parts[i].unit,
                rule);
     }
 }
@@ -219,7 +210,7 @@ int main(int argc, char **argv)
                 return usage("--chapter: give a chapter number, e.g. --chapter 12");
         } else if (strcmp(a, "--seed") == 0) {
             if (parse_seed(v, &seed) != 0)
-                return usage("--seed: give a non-negative whole number, e.g. --seed 4711");
+                return usage("--seed: give a whole number from 0 to 2147483647, e.g. --seed 4711");
             have_seed = 1;
         } else if (strcmp(a, "--answers") == 0)
             answers_path = v;
@@ -262,7 +253,7 @@ int main(int argc, char **argv)
             json_decref(doc);
             return 2;
         }
-        if (sd && (!json_is_integer(sd) || json_integer_value(sd) < 0 ||
+        if (sd && (!json_is_integer(sd) || json_integer_value(sd) < 0 || json_integer_value(sd) > 2147483647 ||
                    (have_seed && (uint64_t)json_integer_value(sd) != seed))) {
             fprintf(stderr, "grade: --answers %s holds another seed than --seed %llu\n", answers_path,
                     (unsigned long long)seed);

@@ -1,7 +1,10 @@
 #include "judge.h"
 
 #include <math.h>
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* The slips any part may show, as factors of the right answer.  Tried after
  * the part's own slips, before "close" (a GiB/GB mix-up is within 10 %). */
@@ -110,6 +113,10 @@ const char *judge_verdict_name(judge_verdict v)
 
 const char *judge_rule_text(const judge_part *p, char *buf, int n)
 {
+    if (p->rule_note) {
+        snprintf(buf, (size_t)n, "%s", p->rule_note);
+        return buf;
+    }
     switch (p->rule) {
     case JUDGE_EXACT:
         snprintf(buf, (size_t)n, "exactly");
@@ -122,4 +129,50 @@ const char *judge_rule_text(const judge_part *p, char *buf, int n)
         break;
     }
     return buf;
+}
+
+double judge_parse_answer(const char *s)
+{
+    if (!s)
+        return NAN;
+    while (isspace((unsigned char)*s))
+        s++;
+    /* copy without the thousands separators, checking that each comma is
+     * followed by exactly three digits and preceded by 1-3 (first) or 3 */
+    char buf[64];
+    size_t k = 0;
+    int run = 0, commas = 0;
+    const char *p = s;
+    for (; *p && k + 1 < sizeof buf; p++) {
+        if (*p == ',') {
+            if (run == 0 || (commas > 0 && run != 3) || run > 3)
+                return NAN;
+            commas++, run = 0;
+            continue;
+        }
+        if (isdigit((unsigned char)*p))
+            run++;
+        else if (commas > 0) {
+            if (run != 3)
+                return NAN;
+            commas = -1; /* separators end with the integer part */
+        }
+        buf[k++] = *p;
+    }
+    if (*p)
+        return NAN; /* too long to be a number */
+    if (commas > 0 && run != 3)
+        return NAN;
+    buf[k] = '\0';
+    char *end;
+    double v = strtod(buf, &end);
+    if (end == buf || !isfinite(v))
+        return NAN;
+    while (isspace((unsigned char)*end))
+        end++;
+    if (*end == '%')
+        end++;
+    while (isspace((unsigned char)*end))
+        end++;
+    return *end ? NAN : v;
 }

@@ -46,6 +46,7 @@ typedef struct {
     double tol;       /* RELATIVE: the relative tolerance */
     double lo, hi;    /* RANGE: the accepted interval (answer lies inside) */
     const char *close_hint; /* said when close; NULL: a generic hint */
+    const char *rule_note;  /* how the exercise states the rule, if not the generic words */
     int n_slips;
     judge_slip slips[JUDGE_MAX_SLIPS];
 } judge_part;
@@ -61,6 +62,12 @@ judge_result judge_answer(const judge_part *p, double given);
 const char *judge_verdict_name(judge_verdict v);
 /* "exactly", "to 1%", "between 90 and 95", written into buf. */
 const char *judge_rule_text(const judge_part *p, char *buf, int n);
+
+/* A typed answer as a number: "57.0", " 1,392 ", "1.2e3", "95%" (the sign
+ * is only noise to strip, the part says its unit); thousands separators
+ * only in groups of three ("57,0" is not 570).  NAN for anything else:
+ * blank, "about 80", "1.2.3". */
+double judge_parse_answer(const char *s);
 
 /* The part's centre: the answer, or the middle of a range. */
 double judge_expected(const judge_part *p);

@@ -55,15 +55,20 @@ static void grouped(char *buf, size_t n, double v)
     buf[k] = '\0';
 }
 
+const char *practice_input_text(const practice_input *in, char *buf, size_t n)
+{
+    if (strcmp(in->fmt, PRACTICE_GROUPED) == 0)
+        grouped(buf, n, in->value);
+    else
+        snprintf(buf, n, in->fmt, in->value);
+    return buf;
+}
+
 void practice_record_values(const practice_set *s)
 {
     for (int i = 0; i < s->n_inputs; i++) {
         char buf[64];
-        if (strcmp(s->inputs[i].fmt, PRACTICE_GROUPED) == 0)
-            grouped(buf, sizeof buf, s->inputs[i].value);
-        else
-            snprintf(buf, sizeof buf, s->inputs[i].fmt, s->inputs[i].value);
-        nb_value(s->inputs[i].name, "%s", buf);
+        nb_value(s->inputs[i].name, "%s", practice_input_text(&s->inputs[i], buf, sizeof buf));
     }
 }
 

@@ -13,6 +13,7 @@
 
 #include "judge.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define PRACTICE_MAX_PARTS 24
@@ -58,6 +59,8 @@ const practice_part *practice_find(const practice_set *s, const char *id);
 /* The input with that value name, or NULL. */
 const practice_input *practice_input_named(const practice_set *s, const char *name);
 
+/* An input as the prose prints it ("16,384", "13"), in buf. */
+const char *practice_input_text(const practice_input *in, char *buf, size_t n);
 /* Records every input as a value (nb_value), for the exercise prose. */
 void practice_record_values(const practice_set *s);
 

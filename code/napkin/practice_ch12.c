@@ -133,13 +133,17 @@ static void exercise_5(practice_set *s, rng_state *r)
     double target = pick(r, s->seed, target_pct, COUNT(target_pct), 2);
     static const char *const names[3] = {"ch12_ex5_size1", "ch12_ex5_size2", "ch12_ex5_size3"};
     static const char *const ids[3] = {"12.5(a1)", "12.5(a2)", "12.5(a3)"};
+    static const char *const whats[3] = {"goodput of the first cluster", "goodput of the second cluster",
+                                         "goodput of the third cluster"};
     goodput_model g = goodput_model_llama3();
     for (int k = 0; k < 3; k++) {
         practice_add_input(s, names[k], sizes[idx[k]], PRACTICE_GROUPED, sizes[0], sizes[COUNT(sizes) - 1]);
         double pct = 100 * goodput_at(&g, sizes[idx[k]]);
         /* a goodput is judged in percentage points: half a point either way */
-        practice_part *p = practice_add_part(s, ids[k], 5, "goodput of the cluster", "%", JUDGE_RANGE, pct, 0.5);
+        practice_part *p = practice_add_part(s, ids[k], 5, whats[k], "%", JUDGE_RANGE, pct, 0.5);
         practice_add_slip(p, 100 - pct, "that is the share lost to interruptions, not the goodput");
+        if (p)
+            p->judge.rule_note = "to half a percentage point";
     }
     practice_add_input(s, "ch12_ex5_target_pct", target, "%.0f", list_min(target_pct, COUNT(target_pct)),
                        list_max(target_pct, COUNT(target_pct)));
