@@ -235,8 +235,8 @@ $(WASM): $(WASM_SRC) $(wildcard code/napkin/*.h code/cli/*.h code/web/*.h) $(B)/
 	@mkdir -p $(@D)
 	$(WASM_CC) --target=wasm32-wasi --sysroot=/usr -mexec-model=reactor -Icode/cli -Icode/web $(CPPFLAGS) \
 	  $(WARN) -O2 $(WASM_SRC) $(B)/gen/specs_data.c -lm -o $@
-$(CALC_PAGE): $(WASM) code/web/calc.css code/web/calc.js tools/embed_wasm.sh
-	tools/embed_wasm.sh $(WASM) code/web/calc.css code/web/calc.js > $@
+$(CALC_PAGE): $(WASM) code/web/calc.css code/web/practice.css code/web/calc.js code/web/practice.js tools/embed_wasm.sh
+	tools/embed_wasm.sh $(WASM) code/web/calc.css code/web/practice.css code/web/calc.js code/web/practice.js > $@
 $(B)/book.html $(B)/book-instructor.html: $(CALC_PAGE)
 
 book:
@@ -373,7 +373,7 @@ exercise:
 # code/grade/ holds the grade program: a student's answers (JSON, as the page
 # exports them) scored per part against a seeded variant, out as JUnit XML
 # and JSON.  Variants and judging live in the library (practice.h, judge.h).
-.PHONY: grade grade-all handout
+.PHONY: grade grade-all handout practice-tests
 GRADE_SRC := $(sort $(wildcard code/grade/*.c))
 GRADE_BIN := $(GRADE_SRC:code/%.c=$(B)/bin/%)
 $(B)/bin/grade/%: code/grade/%.c $(LIB)
@@ -438,10 +438,18 @@ panel-tests: $(B)/book.html $(NAPKIN)
 	tools/run_bounded.sh 600 python3 tools/panel_test.py --book $(B)/book.html --napkin $(NAPKIN) \
 	  --out $(B)/panels --configs $(PANEL_CONFIGS)
 
+# The exercises' answer boxes in headless Chromium against the CLI: one
+# start, a handful of seeds, every part right, close, a slip and off.
+PRACTICE_SEEDS ?= 4711,0,3,77,2024
+practice-tests: $(B)/book.html $(NAPKIN) $(B)/bin/grade/grade
+	tools/run_bounded.sh 300 python3 tools/practice_test.py --page $(B)/book.html --napkin $(NAPKIN) \
+	  --grade $(B)/bin/grade/grade --seeds $(PRACTICE_SEEDS)
+
 test: deps
 	@$(MAKE) --no-print-directory timed
 	@$(MAKE) --no-print-directory book-tests
 	@$(MAKE) --no-print-directory panel-tests
+	@$(MAKE) --no-print-directory practice-tests
 	@$(MAKE) --no-print-directory unit-tests
 	@$(MAKE) --no-print-directory exercise-tests
 	@$(MAKE) --no-print-directory sanitize-tests

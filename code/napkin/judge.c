@@ -91,7 +91,7 @@ judge_result judge_answer(const judge_part *p, double given)
     if (is_close(p, given)) {
         r.verdict = VERDICT_CLOSE;
         r.hint = p->close_hint ? p->close_hint
-                               : "close, within 10%: check your rounding and the constants (2 or 2.5 bytes, 1000 or 1024)";
+                               : "within 10%: check your rounding and the constants (2 or 2.5 bytes, 1000 or 1024)";
         return r;
     }
     r.verdict = VERDICT_OFF;

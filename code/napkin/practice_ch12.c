@@ -98,12 +98,12 @@ static void exercise_1(practice_set *s, rng_state *r, double peak, double mem)
     practice_part *p = practice_add_part(s, "12.1(a)", 1, "GPUs the spreadsheet rents", "GPUs", JUDGE_EXACT, rent, 0);
     practice_add_slip(p, gpus_for(flop, d, peak, m / 100), "that is the dense peak; the spreadsheet used the 1,979 figure");
     if (p)
-        p->judge.close_hint = "close: round the GPU count up to whole servers of eight";
+        p->judge.close_hint = "within 10%: round the GPU count up to whole servers of eight";
     p = practice_add_part(s, "12.1(b)", 1, "GPUs the run needs", "GPUs", JUDGE_EXACT, need, 0);
     practice_add_slip(p, rent, "that is the spreadsheet's count: 1,979 TFLOP/s assumes 2:4 sparsity");
     practice_add_slip(p, gpus_for(4 * n * 1e9 * t * 1e12, d, peak, m / 100), "training is 6 FLOP per parameter per token, not 4");
     if (p)
-        p->judge.close_hint = "close: round the GPU count up to whole servers of eight";
+        p->judge.close_hint = "within 10%: round the GPU count up to whole servers of eight";
     p = practice_add_part(s, "12.1(c)", 1, "days on the spreadsheet's cluster", "days", JUDGE_RELATIVE,
                           days_on(flop, rent, peak, m / 100, 1.0), JUDGE_HAND_TOL);
     practice_add_slip(p, d, "that is the deadline the spreadsheet promised; price its cluster at the dense peak");
