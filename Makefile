@@ -330,10 +330,10 @@ sanitize-tests: $(TSAN_BIN) $(ASAN_BIN)
 # failures, not crashes, on the untouched fill-in kits.
 EX_NUMS  := $(patsubst tests/exercises/test_%.c,%,$(EXTEST_SRC))
 KIT_NUMS := $(foreach n,$(EX_NUMS),$(if $(wildcard exercises/$(n)-*.c),$(n)))
-$(B)/exercises/solution_%: tests/exercises/test_%.c tests/exercises/exercise_check.h $$(wildcard solutions/$$*-*.c) $(LIB)
+$(B)/exercises/solution_%: tests/exercises/test_%.c $$(wildcard tests/exercises/*.h) $$(wildcard solutions/$$*-*.c) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iexercises $(WARN) $(CFLAGS) -DNB_EXERCISE_TEST $< $(wildcard solutions/$*-*.c) $(LIB) $(CRITERION_LIBS) $(LDLIBS) -o $@
-$(B)/exercises/kit_%: tests/exercises/test_%.c tests/exercises/exercise_check.h $$(wildcard exercises/$$*-*.c) $(LIB)
+$(B)/exercises/kit_%: tests/exercises/test_%.c $$(wildcard tests/exercises/*.h) $$(wildcard exercises/$$*-*.c) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iexercises $(WARN) $(CFLAGS) -Wno-unused-parameter -DNB_EXERCISE_TEST $< $(wildcard exercises/$*-*.c) $(LIB) $(CRITERION_LIBS) $(LDLIBS) -o $@
 
@@ -346,7 +346,7 @@ $(B)/exercises/committed/%.c: exercises/%.c
 	@mv $@.tmp $@
 committed_kit = $(patsubst exercises/%,$(B)/exercises/committed/%,$(wildcard exercises/$(1)-*.c))
 .SECONDARY: $(patsubst exercises/%,$(B)/exercises/committed/%,$(wildcard exercises/[0-9][0-9]-*.c))
-$(B)/exercises/kit_committed_%: tests/exercises/test_%.c tests/exercises/exercise_check.h $$(call committed_kit,$$*) $(LIB)
+$(B)/exercises/kit_committed_%: tests/exercises/test_%.c $$(wildcard tests/exercises/*.h) $$(call committed_kit,$$*) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iexercises $(WARN) $(CFLAGS) -Wno-unused-parameter -DNB_EXERCISE_TEST $< $(call committed_kit,$*) $(LIB) $(CRITERION_LIBS) $(LDLIBS) -o $@
 
@@ -358,16 +358,17 @@ exercise-tests: $(EX_NUMS:%=$(B)/exercises/solution_%) $(KIT_NUMS:%=$(B)/exercis
 # ONLY=3 runs exercise 3 alone (tests named e3_...).
 ONLY ?=
 exercise:
-	@test -n "$(N)" || { echo "usage: make exercise N=01 [ONLY=3]" >&2; exit 2; }
+	@test -n "$(N)" || { echo "usage: make exercise N=01 [ONLY=3] [SEED=4711]" >&2; exit 2; }
 	@test -n "$(filter $(N),$(KIT_NUMS))" || { echo "no fill-in kit for chapter $(N); kits: $(KIT_NUMS)" >&2; exit 2; }
 	@case "$(ONLY)" in "") ;; *[!0-9]*) echo "ONLY=$(ONLY): give an exercise number, e.g. ONLY=3" >&2; exit 2;; esac
+	@case "$(SEED)" in "") ;; *[!0-9]*) echo "SEED=$(SEED): give a whole number, e.g. SEED=4711" >&2; exit 2;; esac
 	@$(MAKE) --no-print-directory $(B)/exercises/kit_$(N)
 	@if [ -n "$(ONLY)" ]; then \
 	  n=$$($(B)/exercises/kit_$(N) --list 2>/dev/null | grep -c "e$(ONLY)_"); \
 	  [ "$$n" -gt 0 ] || { echo "no tests for exercise $(ONLY) of chapter $(N) (tests named e$(ONLY)_...); the tests:" >&2; $(B)/exercises/kit_$(N) --list >&2; exit 2; }; \
 	  echo "$(B)/exercises/kit_$(N) --verbose=0 --filter='*/e$(ONLY)_*'"; \
-	  $(B)/exercises/kit_$(N) --verbose=0 --filter='*/e$(ONLY)_*'; \
-	else echo "$(B)/exercises/kit_$(N) --verbose=0"; $(B)/exercises/kit_$(N) --verbose=0; fi
+	  NB_SEED=$(SEED) $(B)/exercises/kit_$(N) --verbose=0 --filter='*/e$(ONLY)_*'; \
+	else echo "$(B)/exercises/kit_$(N) --verbose=0"; NB_SEED=$(SEED) $(B)/exercises/kit_$(N) --verbose=0; fi
 
 # ---------------------------------------------------------------- grading
 # code/grade/ holds the grade program: a student's answers (JSON, as the page
@@ -382,21 +383,32 @@ $(B)/bin/grade/%: code/grade/%.c $(LIB)
 $(B)/tests/test_grade $(B)/asan/tests/test_grade: $(GRADE_BIN)
 
 # make grade N=12 SEED=4711 ANSWERS=answers.json: the score per part and per
-# exercise; $(B)/grade/<answers>.xml (JUnit) and .json beside it.
+# exercise, and $(B)/grade/<answers>.junit.xml and <answers>.report.json.
+# Without ANSWERS, the answers are your kit's (exercises/NN-*.c through
+# tests/exercises/kit_answers_NN.c), written to $(B)/grade/NN-seedS-kit.json.
+$(B)/exercises/kit_answers_%: tests/exercises/kit_answers_%.c $$(wildcard tests/exercises/*.h) $$(wildcard exercises/$$*-*.c) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Iexercises -Itests/exercises $(WARN) $(CFLAGS) -Wno-unused-parameter $< $(wildcard exercises/$*-*.c) $(LIB) $(LDLIBS) -o $@
+GRADE_ANSWERS = $(or $(ANSWERS),$(B)/grade/$(N)-seed$(or $(SEED),0)-kit.json)
+GRADE_OUT = $(B)/grade/$(basename $(notdir $(GRADE_ANSWERS)))
 grade: $(B)/bin/grade/grade
-	@test -n "$(N)" -a -n "$(ANSWERS)" || { echo "usage: make grade N=12 [SEED=4711] ANSWERS=answers.json" >&2; exit 2; }
+	@test -n "$(N)" || { echo "usage: make grade N=12 [SEED=4711] [ANSWERS=answers.json]" >&2; exit 2; }
 	@mkdir -p $(B)/grade
-	$(B)/bin/grade/grade --chapter $(N) $(if $(SEED),--seed $(SEED)) --answers $(ANSWERS) \
-	  --junit $(B)/grade/$(basename $(notdir $(ANSWERS))).xml --json $(B)/grade/$(basename $(notdir $(ANSWERS))).json
-	@echo "wrote $(B)/grade/$(basename $(notdir $(ANSWERS))).xml and .json"
+	@if [ -z "$(ANSWERS)" ]; then \
+	  test -f tests/exercises/kit_answers_$(N).c || { echo "no kit answers for chapter $(N): give ANSWERS=answers.json" >&2; exit 2; }; \
+	  $(MAKE) --no-print-directory $(B)/exercises/kit_answers_$(N) && \
+	  NB_SEED=$(SEED) $(B)/exercises/kit_answers_$(N) > $(GRADE_ANSWERS); fi
+	$(B)/bin/grade/grade --chapter $(N) $(if $(SEED),--seed $(SEED)) --answers $(GRADE_ANSWERS) \
+	  --junit $(GRADE_OUT).junit.xml --json $(GRADE_OUT).report.json
+	@echo "wrote $(GRADE_OUT).junit.xml and $(GRADE_OUT).report.json"
 
 # make grade-all ANSWERS=dir: every answers file in dir (each names its
-# chapter and seed), one JUnit XML and JSON each under $(B)/grade/.
+# chapter and seed), a .junit.xml and a .report.json each under $(B)/grade/.
 grade-all: $(B)/bin/grade/grade
 	@test -d "$(ANSWERS)" || { echo "usage: make grade-all ANSWERS=dir (a directory of answers .json files)" >&2; exit 2; }
 	@mkdir -p $(B)/grade; set -e; n=0; for f in $(ANSWERS)/*.json; do \
 	  [ -e "$$f" ] || continue; b=$$(basename "$$f" .json); n=$$((n+1)); \
-	  $(B)/bin/grade/grade --answers "$$f" --junit $(B)/grade/$$b.xml --json $(B)/grade/$$b.json; done; \
+	  $(B)/bin/grade/grade --answers "$$f" --junit $(B)/grade/$$b.junit.xml --json $(B)/grade/$$b.report.json; done; \
 	  [ $$n -gt 0 ] || { echo "grade-all: no .json files in $(ANSWERS)" >&2; exit 2; }; \
 	  echo "graded $$n answer files into $(B)/grade/"
 
@@ -517,7 +529,7 @@ help:
 	@echo "make chapter N=01 one chapter and its exercises as $(B)/chapter-01.html"
 	@echo "make chapters     every chapter as its own page, $(B)/chapter-NN.html"
 	@echo "make exercise N=01  run chapter 01's exercise tests against your fill-in kit (ONLY=3: exercise 3 alone)"
-	@echo "make grade N=12 SEED=4711 ANSWERS=a.json  score answers per part; JUnit XML and JSON in $(B)/grade/"
+	@echo "make grade N=12 SEED=4711 ANSWERS=a.json  score answers per part (no ANSWERS: your kit's); JUnit XML and JSON in $(B)/grade/"
 	@echo "make grade-all ANSWERS=dir  grade every answers file in dir"
 	@echo "make handout N=12 SEED=4711  that variant's exercise sheet, $(B)/handout/12-seed4711.html"
 	@echo "make measure      run the kernels on this GPU, or the CPU twins without one"

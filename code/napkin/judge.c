@@ -95,7 +95,7 @@ judge_result judge_answer(const judge_part *p, double given)
         return r;
     }
     r.verdict = VERDICT_OFF;
-    r.hint = "off: not within 10% and not a typical slip; rework the steps";
+    r.hint = "not within 10% and not a typical slip; rework the steps";
     return r;
 }
 
