@@ -164,7 +164,10 @@ $(B)/values/ch02/cpu_measured.tsv $(B)/values/ch02/gpu_predicted.tsv: $(wildcard
 # figures/NN-name.gp plots TSV from $(B)/data written by chapter NN's programs
 # (and committed measurements under figures/measured/).  Scripts set neither
 # terminal nor output; the variables datadir and measureddir are given.
-chapter_values = $(filter $(B)/values/ch$(1)/%,$(CH_VALUES)) $(filter $(B)/values/solutions/$(1)-%,$(SOL_VALUES))
+# Without solutions/ (the student kit), the values the exercise text quotes
+# from a solution program come from exercises/values/NN.tsv.
+chapter_values = $(filter $(B)/values/ch$(1)/%,$(CH_VALUES)) $(filter $(B)/values/solutions/$(1)-%,$(SOL_VALUES)) \
+                 $(if $(SOL_SRC),,$(wildcard exercises/values/$(1).tsv))
 fig_num = $(firstword $(subst -, ,$(notdir $(1))))
 GP_VARS = -e "datadir='$(B)/data'; measureddir='figures/measured'"
 
@@ -350,8 +353,9 @@ $(B)/exercises/kit_committed_%: tests/exercises/test_%.c $$(wildcard tests/exerc
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iexercises $(WARN) $(CFLAGS) -Wno-unused-parameter -DNB_EXERCISE_TEST $< $(call committed_kit,$*) $(LIB) $(CRITERION_LIBS) $(LDLIBS) -o $@
 
-exercise-tests: $(EX_NUMS:%=$(B)/exercises/solution_%) $(KIT_NUMS:%=$(B)/exercises/kit_committed_%)
-	@$(RUN_SUITE) $(EX_NUMS:%=$(B)/exercises/solution_%)
+SOLVED_NUMS := $(foreach n,$(EX_NUMS),$(if $(wildcard solutions/$(n)-*.c),$(n)))
+exercise-tests: $(SOLVED_NUMS:%=$(B)/exercises/solution_%) $(KIT_NUMS:%=$(B)/exercises/kit_committed_%)
+	@$(if $(SOLVED_NUMS),$(RUN_SUITE) $(SOLVED_NUMS:%=$(B)/exercises/solution_%),echo "exercise-tests: no solutions/ (a student kit): the kits only")
 	@tools/check_kit.sh $(KIT_NUMS:%=$(B)/exercises/kit_committed_%)
 
 # make exercise N=01: run chapter 01's exercise tests against your kit;
@@ -412,6 +416,17 @@ grade-all: $(B)/bin/grade/grade
 	  [ $$n -gt 0 ] || { echo "grade-all: no .json files in $(ANSWERS)" >&2; exit 2; }; \
 	  echo "graded $$n answer files into $(B)/grade/"
 
+# make student-kit: $(B)/student-kit.tar.gz, the repository as committed
+# without solutions/ and without the derivations in tests/exercises/, whose
+# checks print close/off and a hint, never the expected value
+# (tools/student_kit.py); student-kit-tests checks that it leaks no answer.
+.PHONY: student-kit student-kit-tests
+student-kit: $(SOL_VALUES)
+	python3 tools/student_kit.py --out $(B)/student-kit.tar.gz --values $(B)/values/solutions
+student-kit-tests: student-kit $(B)/bin/grade/grade $(LIB)
+	tools/run_bounded.sh 300 python3 tools/student_kit_check.py --kit $(B)/student-kit.tar.gz \
+	  --grade $(B)/bin/grade/grade --lib $(LIB) --seeds 0,4711
+
 # make handout N=12 SEED=4711: that variant's exercise sheet, its numbers
 # from code/chNN/exercise_variant (seed from NB_SEED), as
 # $(B)/handout/NN-seedS.html, and .pdf where xelatex exists.
@@ -464,6 +479,7 @@ test: deps
 	@$(MAKE) --no-print-directory practice-tests
 	@$(MAKE) --no-print-directory unit-tests
 	@$(MAKE) --no-print-directory exercise-tests
+	@$(MAKE) --no-print-directory student-kit-tests
 	@$(MAKE) --no-print-directory sanitize-tests
 	@$(MAKE) --no-print-directory kernels-check
 	@$(MAKE) --no-print-directory fuzz-smoke
@@ -532,6 +548,7 @@ help:
 	@echo "make grade N=12 SEED=4711 ANSWERS=a.json  score answers per part (no ANSWERS: your kit's); JUnit XML and JSON in $(B)/grade/"
 	@echo "make grade-all ANSWERS=dir  grade every answers file in dir"
 	@echo "make handout N=12 SEED=4711  that variant's exercise sheet, $(B)/handout/12-seed4711.html"
+	@echo "make student-kit  $(B)/student-kit.tar.gz: the repository without solutions/ and the tests' derivations"
 	@echo "make measure      run the kernels on this GPU, or the CPU twins without one"
 	@echo "make figures      every figure as SVG"
 	@echo "make kernels      compile the CUDA kernels (needs nvcc)"

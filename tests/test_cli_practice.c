@@ -1,4 +1,6 @@
-/* napkin practice: the verdict on one answer, as the book's answer boxes
+/* napkin: instructor (the student kit leaves it out: it derives the answers)
+ *
+ * napkin practice: the verdict on one answer, as the book's answer boxes
  * show it, and the variant's numbers.  Seed 0's answers are worked by hand
  * from the printed exercise: 12.1 needs 160 GPUs (6 x 13e9 x 2e12 FLOP at 40 %
  * of 989.4 TFLOP/s over 30 days is 152.08, rounded up to servers of eight),

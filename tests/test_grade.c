@@ -1,4 +1,6 @@
-/* The grade program: answers in as JSON, a score per part, JUnit XML valid
+/* napkin: instructor (the student kit leaves it out: it derives the answers)
+ *
+ * The grade program: answers in as JSON, a score per part, JUnit XML valid
  * against tests/grade/junit.xsd and JSON out; a clear message and exit 2
  * for every bad flag or file.  The answers below are worked by hand from the
  * exercise text (seed 0, the printed book) and from the seed-4711 variant's

@@ -52,17 +52,17 @@ Test(judge, exact_takes_the_integer_only)
 
 Test(judge, relative_one_percent_boundaries)
 {
-    /* answer 57.03 to 1 %: accepted from 56.4597 to 57.6003 */
-    expect_verdict(relative(57.03, 0.01), 57.0, VERDICT_RIGHT);  /* three figures, by hand */
-    expect_verdict(relative(57.03, 0.01), 56.46, VERDICT_RIGHT); /* 0.9995 % under */
-    expect_verdict(relative(57.03, 0.01), 57.60, VERDICT_RIGHT); /* 0.9995 % over */
-    expect_verdict(relative(57.03, 0.01), 56.45, VERDICT_CLOSE); /* 1.017 % under */
-    expect_verdict(relative(57.03, 0.01), 57.61, VERDICT_CLOSE); /* 1.017 % over */
-    /* 10 % edge: 51.327 and 62.733 */
-    expect_verdict(relative(57.03, 0.01), 51.4, VERDICT_CLOSE);
-    expect_verdict(relative(57.03, 0.01), 62.7, VERDICT_CLOSE);
-    expect_verdict(relative(57.03, 0.01), 51.2, VERDICT_OFF);
-    expect_verdict(relative(57.03, 0.01), 62.9, VERDICT_OFF);
+    /* answer 41.17 to 1 %: accepted from 40.7583 to 41.5817 */
+    expect_verdict(relative(41.17, 0.01), 41.2, VERDICT_RIGHT);   /* three figures, by hand */
+    expect_verdict(relative(41.17, 0.01), 40.759, VERDICT_RIGHT); /* 0.9983 % under */
+    expect_verdict(relative(41.17, 0.01), 41.581, VERDICT_RIGHT); /* 0.9983 % over */
+    expect_verdict(relative(41.17, 0.01), 40.757, VERDICT_CLOSE); /* 1.0032 % under */
+    expect_verdict(relative(41.17, 0.01), 41.583, VERDICT_CLOSE); /* 1.0032 % over */
+    /* 10 % edge: 37.053 and 45.287 */
+    expect_verdict(relative(41.17, 0.01), 37.06, VERDICT_CLOSE);
+    expect_verdict(relative(41.17, 0.01), 45.28, VERDICT_CLOSE);
+    expect_verdict(relative(41.17, 0.01), 37.04, VERDICT_OFF);
+    expect_verdict(relative(41.17, 0.01), 45.30, VERDICT_OFF);
     /* a negative answer: the tolerance is on its size */
     expect_verdict(relative(-4.0, 0.01), -4.03, VERDICT_RIGHT);
     expect_verdict(relative(-4.0, 0.01), -4.05, VERDICT_CLOSE);
@@ -135,12 +135,12 @@ Test(judge, no_number)
 
 Test(judge, hints_never_state_the_answer)
 {
-    /* 73.53 days: no hint of any verdict contains its digits */
-    judge_part p = relative(73.53, 0.01);
-    const double tries[] = {73.5, 70, 147.06, 0.07353, 10, NAN};
+    /* 61.27 days: no hint of any verdict contains its digits */
+    judge_part p = relative(61.27, 0.01);
+    const double tries[] = {61.3, 58, 122.54, 0.06127, 10, NAN};
     for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
         judge_result r = judge_answer(&p, tries[i]);
-        cr_expect(strstr(r.hint, "73") == NULL, "hint '%s' leaks the answer", r.hint);
+        cr_expect(strstr(r.hint, "61") == NULL, "hint '%s' leaks the answer", r.hint);
     }
     char buf[64];
     cr_expect_str_eq(judge_rule_text(&p, buf, sizeof buf), "to 1%");

@@ -1,4 +1,6 @@
-/* Exercise variants: seed 0 is the printed chapter 12 (answers worked by hand
+/* napkin: instructor (the student kit leaves it out: it derives the answers)
+ *
+ * Exercise variants: seed 0 is the printed chapter 12 (answers worked by hand
  * below from the exercise text), and for 200 seeds every input stays in its
  * stated range, every answer is finite and judged right, a 5 % error is not,
  * and the 12.1 cluster holds its optimizer state. */
