@@ -258,6 +258,15 @@ $(B)/book-instructor.html: book.md $$(instructor_parts) tools/book.css tools/boo
 	$(PANDOC) $(HTML_FLAGS) --include-before-body=tools/nav/book-bar.html book.md $(instructor_parts) -o $@
 	@echo "wrote $@"
 
+# The practice edition, for self-study: the instructor's, each worked
+# solution folded behind a "show the worked solution" control.
+.PHONY: practice
+practice: $(B)/book-practice.html
+$(B)/book-practice.html: book.md $$(instructor_parts) tools/book.css tools/book-meta.yaml $(NAV_DEPS) tools/fold_solutions.lua $(CALC_PAGE)
+	@$(CHECK_BOOK_MD)
+	$(PANDOC) $(HTML_FLAGS) --lua-filter tools/fold_solutions.lua --include-before-body=tools/nav/book-bar.html book.md $(instructor_parts) -o $@
+	@echo "wrote $@"
+
 # Each chapter (with its exercises) as its own page, $(B)/chapter-NN.html,
 # linked from the book and to the chapters before and after it.
 CH_NUMS := $(foreach c,$(CHAPTERS),$(call md_num,$(c)))
@@ -468,9 +477,9 @@ panel-tests: $(B)/book.html $(NAPKIN)
 # The exercises' answer boxes in headless Chromium against the CLI: one
 # start, a handful of seeds, every part right, close, a slip and off.
 PRACTICE_SEEDS ?= 4711,0,3,77,2024
-practice-tests: $(B)/book.html $(NAPKIN) $(B)/bin/grade/grade
+practice-tests: $(B)/book.html $(B)/book-practice.html $(NAPKIN) $(B)/bin/grade/grade
 	tools/run_bounded.sh 300 python3 tools/practice_test.py --page $(B)/book.html --napkin $(NAPKIN) \
-	  --grade $(B)/bin/grade/grade --seeds $(PRACTICE_SEEDS)
+	  --grade $(B)/bin/grade/grade --seeds $(PRACTICE_SEEDS) --practice-page $(B)/book-practice.html
 
 test: deps
 	@$(MAKE) --no-print-directory timed
@@ -542,6 +551,7 @@ help:
 	@echo "make pdf          $(B)/book.pdf (needs xelatex)"
 	@echo "make instructor   $(B)/book-instructor.html, with worked solutions"
 	@echo "make instructor-pdf  $(B)/book-instructor.pdf (needs xelatex)"
+	@echo "make practice     $(B)/book-practice.html, each worked solution behind a 'show' control"
 	@echo "make chapter N=01 one chapter and its exercises as $(B)/chapter-01.html"
 	@echo "make chapters     every chapter as its own page, $(B)/chapter-NN.html"
 	@echo "make exercise N=01  run chapter 01's exercise tests against your fill-in kit (ONLY=3: exercise 3 alone)"

@@ -19,6 +19,9 @@ One Chromium start opens the page at ?seed=<first seed>, then:
    graded by the grade program, score exactly the parts the page said right.
 4. No console error, no network request (a Content-Security-Policy that
    allows nothing outside the page).
+5. With --practice-page (the practice edition): every worked solution sits
+   in its own fold, <details class="solution" data-solution="C-N">, right
+   before its anchor solution-C-N, so it shows only when asked for.
 
 Standard library only.  Exit status 0 when everything matched, 1 otherwise.
 """
@@ -119,6 +122,25 @@ def expected_verdict(napkin, chapter, seed, part, answer):
     return {"verdict": v["verdict"], "text": "right" if v["verdict"] == "right" else v["verdict"] + ": " + v["hint"]}
 
 
+def folded_solutions(path):
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    anchors = re.findall(r'id="solution-(\d+-\d+)"', text)
+    folds = re.findall(r'<details class="solution" data-solution="(\d+-\d+)"><summary>', text)
+    fails = []
+    if not anchors:
+        fails.append("%s: no worked solution" % path)
+    if anchors != folds:
+        fails.append("%s: %d solutions, %d folds (%s)" % (path, len(anchors), len(folds),
+                                                          sorted(set(anchors) ^ set(folds))[:10]))
+    for sid in anchors:
+        m = re.search(r'<details class="solution" data-solution="%s"><summary>[^<]*</summary>\s*<p><span id="solution-%s"'
+                      % (sid, sid), text)
+        if not m:
+            fails.append("%s: solution %s is not the first thing in its fold" % (path, sid))
+    return fails
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--page", required=True)
@@ -129,6 +151,7 @@ def main():
     ap.add_argument("--chromium", default=os.environ.get("CHROMIUM") or shutil.which("chromium")
                     or shutil.which("chromium-browser") or "/usr/bin/chromium")
     ap.add_argument("--timeout", type=int, default=240)
+    ap.add_argument("--practice-page", help="the practice edition, whose solutions must be folded")
     o = ap.parse_args()
     if not os.path.exists(o.chromium):
         print("practice_test: no Chromium at %s (apt-get install chromium)" % o.chromium, file=sys.stderr)
@@ -214,6 +237,9 @@ def main():
         fails += ["console error: " + e for e in res["errors"]]
         fails += ["network request blocked: " + v for v in res["violations"]]
         fails += ["resource fetched: " + u for u in res["resources"]]
+
+    if o.practice_page:
+        fails += folded_solutions(o.practice_page)
 
     n = sum(len(plan["answers"][str(s)]) for s in seeds)
     print("practice_test: chapter %d, seeds %s: %d answers (%s)" % (

@@ -8,7 +8,8 @@
  * the address shows that variant: the numbers in the exercise text marked
  * data-practice change to the variant's.  Answers stay in this browser
  * (localStorage); "export answers" saves them as the JSON `make grade`
- * reads.  No network.
+ * reads.  In an edition with the worked solutions (instructor, practice), a
+ * button opens the exercise's solution.  No network.
  *
  * window.napkin.practice: {ready (a Promise), seed(), show(seed),
  * check(part, answer) -> {verdict, hint}} for readers' consoles and the
@@ -118,6 +119,23 @@
     return p;
   }
 
+  /* The worked solution, where the edition has one (instructor, practice):
+   * a button that opens its fold and goes to it. */
+  function solutionButton(chapter, exercise) {
+    var anchor = document.getElementById("solution-" + chapter + "-" + exercise);
+    if (!anchor) return null;
+    /* the worked solutions are the printed book's: say so on a variant */
+    var b = el("button", "practice-solution",
+               state.seed === 0 ? "show the worked solution" : "show the worked solution (printed numbers)");
+    b.type = "button";
+    b.addEventListener("click", function () {
+      var fold = anchor.closest("details");
+      if (fold) fold.open = true;
+      anchor.scrollIntoView();
+    });
+    return b;
+  }
+
   function form(chapter, exercise, parts) {
     var f = el("form", "practice");
     f.dataset.chapter = String(chapter);
@@ -151,7 +169,9 @@
     var check = el("button", "practice-check", "check");
     check.type = "submit";
     f.appendChild(check);
-    f.appendChild(bar(chapter));
+    var b = bar(chapter), sol = solutionButton(chapter, exercise);
+    if (sol) b.appendChild(sol);
+    f.appendChild(b);
     return f;
   }
 
