@@ -19,7 +19,11 @@ One Chromium start opens the page at ?seed=<first seed>, then:
    graded by the grade program, score exactly the parts the page said right.
 4. No console error, no network request (a Content-Security-Policy that
    allows nothing outside the page).
-5. With --practice-page (the practice edition): every worked solution sits
+5. The module across many seeds (--module-seeds, 200): for seeds 1..N, the
+   verdict and hint the WebAssembly module gives (the call the boxes make)
+   on each part's right answer, 5 % high, twice and 3.7 times it equal the
+   grade program's on the same answers (the C build of the same judge).
+6. With --practice-page (the practice edition): every worked solution sits
    in its own fold, <details class="solution" data-solution="C-N">, right
    before its anchor solution-C-N, so it shows only when asked for.
 
@@ -63,7 +67,8 @@ DRIVE_JS = r"""
     var o = input.parentNode.querySelector("output");
     return {verdict: o.dataset.verdict || null, text: o.textContent};
   }
-  window.napkin.ready.then(function (api) { return api.practice.ready; }).then(function (p) {
+  var api;
+  window.napkin.ready.then(function (a) { api = a; return a.practice.ready; }).then(function (p) {
     var plan = __PLAN__, result = {seed: p.seed(), spans: spans(), boxes: boxes(), seeds: {}};
     plan.seeds.forEach(function (seed) {
       p.show(seed);
@@ -82,6 +87,12 @@ DRIVE_JS = r"""
       result.restored[i.name] = [i.value, i.parentNode.querySelector("output").dataset.verdict || null];
     });
     result.exported = p.answers(plan.chapter);
+    result.module = plan.module.map(function (q) {
+      var r = api.run("practice", {chapter: String(plan.chapter), seed: String(q[0]), part: q[1], answer: q[2]});
+      if (r.status !== 0) return ["exit " + r.status, r.stderr];
+      var v = JSON.parse(r.stdout).values;
+      return [v.verdict, v.hint];
+    });
     result.errors = window.__panelTest.errors;
     result.violations = window.__panelTest.violations;
     result.resources = performance.getEntriesByType("resource").map(function (e) { return e.name; });
@@ -152,6 +163,7 @@ def main():
                     or shutil.which("chromium-browser") or "/usr/bin/chromium")
     ap.add_argument("--timeout", type=int, default=240)
     ap.add_argument("--practice-page", help="the practice edition, whose solutions must be folded")
+    ap.add_argument("--module-seeds", type=int, default=200)
     o = ap.parse_args()
     if not os.path.exists(o.chromium):
         print("practice_test: no Chromium at %s (apt-get install chromium)" % o.chromium, file=sys.stderr)
@@ -178,6 +190,30 @@ def main():
         plan["answers"][str(seed)] = answers
         plan["right"][str(seed)] = [[p, shown(key[p])] for p in parts]
         expected[seed] = [expected_verdict(o.napkin, o.chapter, seed, p, a) for p, a in answers]
+
+    # 5: many seeds through the module, against the grade program
+    module_plan, module_expected = [], []
+    factors = (1.0, 1.05, 2.0, 3.7)
+    with tempfile.TemporaryDirectory(prefix="practice_test.grade.") as gtmp:
+        for seed in range(1, o.module_seeds + 1):
+            key = answer_key(o.grade, o.chapter, seed)
+            for k, factor in enumerate(factors):
+                answers = {p: shown(v * factor) for p, v in key.items()}
+                path = os.path.join(gtmp, "a.json")
+                rep = os.path.join(gtmp, "r.json")
+                with open(path, "w") as f:
+                    json.dump({"chapter": o.chapter, "seed": seed, "answers": answers}, f)
+                g = subprocess.run([o.grade, "--answers", path, "--json", rep], capture_output=True, text=True,
+                                   timeout=60)
+                if g.returncode != 0:
+                    raise SystemExit("practice_test: grade exited %d: %s" % (g.returncode, g.stderr))
+                with open(rep) as f:
+                    report = json.load(f)
+                for ex in report["exercises"]:
+                    for part in ex["parts"]:
+                        module_plan.append([seed, part["id"], answers[part["id"]]])
+                        module_expected.append([part["verdict"], part["hint"]])
+    plan["module"] = module_plan
 
     fails = []
     with tempfile.TemporaryDirectory(prefix="practice_test.") as tmp:
@@ -234,6 +270,14 @@ def main():
             if g.returncode != 0 or "score: %d/%d" % (len(right), len(right)) not in g.stdout:
                 fails.append("the exported answers graded: exit %d\n%s%s" % (g.returncode, g.stdout, g.stderr))
 
+        module_verdicts = {}
+        for q, e, g in zip(module_plan, module_expected, res["module"]):
+            module_verdicts[e[0]] = module_verdicts.get(e[0], 0) + 1
+            if e != g:
+                fails.append("module seed %d %s answer %s: grade %r, page %r" % (q[0], q[1], q[2], e, g))
+        if len(res["module"]) != len(module_plan):
+            fails.append("module: %d verdicts for %d questions" % (len(res["module"]), len(module_plan)))
+
         fails += ["console error: " + e for e in res["errors"]]
         fails += ["network request blocked: " + v for v in res["violations"]]
         fails += ["resource fetched: " + u for u in res["resources"]]
@@ -242,8 +286,10 @@ def main():
         fails += folded_solutions(o.practice_page)
 
     n = sum(len(plan["answers"][str(s)]) for s in seeds)
-    print("practice_test: chapter %d, seeds %s: %d answers (%s)" % (
+    print("practice_test: chapter %d, seeds %s: %d answers in the boxes (%s)" % (
         o.chapter, o.seeds, n, ", ".join("%s %d" % kv for kv in sorted(verdicts.items()))))
+    print("practice_test: seeds 1-%d: %d answers through the module (%s)" % (
+        o.module_seeds, len(module_plan), ", ".join("%s %d" % kv for kv in sorted(module_verdicts.items()))))
     if fails:
         for f in fails[:60]:
             print("FAIL " + f, file=sys.stderr)
