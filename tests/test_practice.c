@@ -148,12 +148,84 @@ Test(practice, two_hundred_seeds_stay_meaningful)
     cr_expect(distinct >= 50, "only %d changes of 12.1 in 200 seeds", distinct);
 }
 
+Test(practice, chapter_5_seed_zero_is_the_printed_book)
+{
+    practice_set s;
+    cr_assert_eq(practice_build(5, 0, &s), 0);
+    /* 40 requests/s for 6 s: 240 in flight, each with 1,500 tokens of
+     * LLaMA-3-8B KV in bf16 (2 x 32 layers x 8 KV heads x 128 x 2 B = 131,072 B
+     * a token): 240 x 1500 x 131072 = 47.186 GB; twice the latency, 480 */
+    cr_expect_eq(input_of(&s, "ch05_ex1_rate"), 40);
+    cr_expect_eq(input_of(&s, "ch05_ex1_latency"), 6);
+    cr_expect_eq(input_of(&s, "ch05_ex1_tokens"), 1500);
+    expect_rel(answer_of(&s, "5.1(a)"), 240, 1e-12);
+    expect_rel(answer_of(&s, "5.1(b)"), 47.18592, 1e-9);
+    expect_rel(answer_of(&s, "5.1(c)"), 480, 1e-12);
+    /* S = 0.2 s, 4/s: rho 0.8; M/M/1 W = 1 / (5 - 4) = 1 s, Wq = 0.8 s;
+     * M/D/1 Wq = rho S / (2 (1 - rho)) = 0.16 / 0.4 = 0.4 s, W = 0.6 s */
+    expect_rel(answer_of(&s, "5.2(a)"), 0.8, 1e-12);
+    expect_rel(answer_of(&s, "5.2(b1)"), 1.0, 1e-12);
+    expect_rel(answer_of(&s, "5.2(b2)"), 0.6, 1e-12);
+    expect_rel(answer_of(&s, "5.2(c1)"), 0.8, 1e-12);
+    expect_rel(answer_of(&s, "5.2(c2)"), 0.4, 1e-12);
+    /* S = 2 s, 0.4/s (rho 0.8): Wq = 0.8 x 2 (1 + cs2) / 0.4 = 4 (1 + cs2):
+     * 6 s at cs2 = 0.5, 4 s fixed, 8 s exponential */
+    expect_rel(answer_of(&s, "5.4(a)"), 6, 1e-12);
+    expect_rel(answer_of(&s, "5.4(b1)"), 4, 1e-12);
+    expect_rel(answer_of(&s, "5.4(b2)"), 8, 1e-12);
+    cr_expect_eq(s.n_parts, 11);
+    /* the heads slip: 32 heads instead of 8 KV heads, four times the cache */
+    judge_result r = judge_answer(&practice_find(&s, "5.1(b)")->judge, 189);
+    cr_expect_eq(r.verdict, VERDICT_SLIP);
+    cr_expect(strstr(r.hint, "KV heads") != NULL, "%s", r.hint);
+}
+
+Test(practice, chapter_5_two_hundred_seeds_stay_meaningful)
+{
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        practice_set s;
+        cr_assert_eq(practice_build(5, seed, &s), 0);
+        for (int i = 0; i < s.n_inputs; i++)
+            cr_expect(s.inputs[i].value >= s.inputs[i].lo && s.inputs[i].value <= s.inputs[i].hi);
+        for (int i = 0; i < s.n_parts; i++) {
+            const judge_part *j = &s.parts[i].judge;
+            double a = judge_expected(j);
+            cr_expect(isfinite(a) && a > 0, "seed %llu %s: %g", (unsigned long long)seed, s.parts[i].id, a);
+            cr_expect_eq(judge_answer(j, a).verdict, VERDICT_RIGHT);
+            judge_verdict five = judge_answer(j, a * 1.05).verdict;
+            cr_expect(five == VERDICT_CLOSE || five == VERDICT_SLIP);
+            cr_expect_eq(judge_answer(j, a * 3.7).verdict, VERDICT_OFF, "seed %llu %s", (unsigned long long)seed,
+                         s.parts[i].id);
+        }
+        /* one server between half and nine tenths busy in 5.2 and 5.4 */
+        double rho2 = input_of(&s, "ch05_ex2_rate") * input_of(&s, "ch05_ex2_service");
+        double rho4 = input_of(&s, "ch05_ex4_rate") * input_of(&s, "ch05_ex4_service");
+        cr_expect(rho2 >= 0.5 - 1e-12 && rho2 <= 0.9 + 1e-12, "seed %llu: rho %g", (unsigned long long)seed, rho2);
+        cr_expect(rho4 >= 0.5 - 1e-12 && rho4 <= 0.9 + 1e-12, "seed %llu: rho %g", (unsigned long long)seed, rho4);
+        /* 5.1's doubled cache inside eight H100s (8 x 79.6 GB at most) */
+        cr_expect(answer_of(&s, "5.1(b)") * 2 <= 8 * 80, "seed %llu", (unsigned long long)seed);
+    }
+}
+
+Test(practice, seeds_are_parsed_strictly)
+{
+    uint64_t v;
+    cr_expect(practice_parse_seed("4711", &v) == 0 && v == 4711);
+    cr_expect(practice_parse_seed(NULL, &v) == 0 && v == 0);
+    cr_expect(practice_parse_seed("", &v) == 0 && v == 0);
+    cr_expect(practice_parse_seed("2147483647", &v) == 0 && v == 2147483647ULL);
+    cr_expect_eq(practice_parse_seed("2147483648", &v), -1);
+    cr_expect_eq(practice_parse_seed("-1", &v), -1);
+    cr_expect_eq(practice_parse_seed(" 7", &v), -1);
+    cr_expect_eq(practice_parse_seed("7x", &v), -1);
+}
+
 Test(practice, chapters_without_variants)
 {
     practice_set s;
     cr_expect_eq(practice_build(1, 0, &s), -1);
     cr_expect_eq(practice_build(99, 7, &s), -1);
-    cr_expect_str_eq(practice_chapters(), "12");
+    cr_expect_str_eq(practice_chapters(), "5 12");
     practice_build(12, 0, &s);
     cr_expect_null(practice_find(&s, "12.9(z)"));
     cr_expect_null(practice_find(&s, NULL));

@@ -2,7 +2,8 @@
 """The exercises' answer boxes, checked in a real browser against the CLI.
 
     tools/practice_test.py --page build/book.html --napkin build/bin/napkin \
-        --grade build/bin/grade/grade [--seeds 4711,0,3,77,2024] [--chromium PATH]
+        --grade build/bin/grade/grade [--chapters 5,12] [--seeds 4711,0,3,77,2024]
+        [--module-seeds 200] [--practice-page build/book-practice.html] [--chromium PATH]
 
 One Chromium start opens the page at ?seed=<first seed>, then:
 
@@ -86,9 +87,9 @@ DRIVE_JS = r"""
     document.querySelectorAll("form.practice input.practice-answer").forEach(function (i) {
       result.restored[i.name] = [i.value, i.parentNode.querySelector("output").dataset.verdict || null];
     });
-    result.exported = p.answers(plan.chapter);
+    result.exported = plan.chapters.map(function (c) { return p.answers(c); });
     result.module = plan.module.map(function (q) {
-      var r = api.run("practice", {chapter: String(plan.chapter), seed: String(q[0]), part: q[1], answer: q[2]});
+      var r = api.run("practice", {chapter: String(q[0]), seed: String(q[1]), part: q[2], answer: q[3]});
       if (r.status !== 0) return ["exit " + r.status, r.stderr];
       var v = JSON.parse(r.stdout).values;
       return [v.verdict, v.hint];
@@ -157,7 +158,7 @@ def main():
     ap.add_argument("--page", required=True)
     ap.add_argument("--napkin", required=True)
     ap.add_argument("--grade", required=True)
-    ap.add_argument("--chapter", type=int, default=12)
+    ap.add_argument("--chapters", default="5,12", help="the chapters with variants")
     ap.add_argument("--seeds", default="4711,0,3,77,2024")
     ap.add_argument("--chromium", default=os.environ.get("CHROMIUM") or shutil.which("chromium")
                     or shutil.which("chromium-browser") or "/usr/bin/chromium")
@@ -174,45 +175,52 @@ def main():
     with open(o.page, encoding="utf-8") as f:
         page = f.read()
 
-    plan = {"chapter": o.chapter, "seeds": seeds, "answers": {}, "right": {}}
+    chapters = [int(c) for c in o.chapters.split(",")]
+    plan = {"chapters": chapters, "seeds": seeds, "answers": {}, "right": {}}
     expected, variants = {}, {}
     for seed in seeds:
-        variants[seed] = cli_json([o.napkin, "practice", "--chapter", str(o.chapter), "--seed", str(seed),
-                                   "--format", "json"])
-        key = answer_key(o.grade, o.chapter, seed)
-        parts = [p["id"] for p in variants[seed]["parts"]]
-        if sorted(key) != sorted(parts):
-            raise SystemExit("practice_test: the key of seed %d has parts %s, the variant %s" % (seed, key, parts))
-        answers = []
-        for part in parts:
-            for factor in (1.0, 1.05, 2.0, 3.7):
-                answers.append([part, shown(key[part] * factor)])
+        variants[seed] = {"inputs": [], "parts": []}
+        answers, right = [], []
+        for ch in chapters:
+            v = cli_json([o.napkin, "practice", "--chapter", str(ch), "--seed", str(seed), "--format", "json"])
+            variants[seed]["inputs"] += v["inputs"]
+            variants[seed]["parts"] += v["parts"]
+            key = answer_key(o.grade, ch, seed)
+            parts = [p["id"] for p in v["parts"]]
+            if sorted(key) != sorted(parts):
+                raise SystemExit("practice_test: the key of chapter %d seed %d has parts %s, the variant %s" % (
+                    ch, seed, key, parts))
+            for part in parts:
+                for factor in (1.0, 1.05, 2.0, 3.7):
+                    answers.append([part, shown(key[part] * factor)])
+                right.append([part, shown(key[part])])
         plan["answers"][str(seed)] = answers
-        plan["right"][str(seed)] = [[p, shown(key[p])] for p in parts]
-        expected[seed] = [expected_verdict(o.napkin, o.chapter, seed, p, a) for p, a in answers]
+        plan["right"][str(seed)] = right
+        expected[seed] = [expected_verdict(o.napkin, int(p.split(".")[0]), seed, p, a) for p, a in answers]
 
     # 5: many seeds through the module, against the grade program
     module_plan, module_expected = [], []
     factors = (1.0, 1.05, 2.0, 3.7)
     with tempfile.TemporaryDirectory(prefix="practice_test.grade.") as gtmp:
-        for seed in range(1, o.module_seeds + 1):
-            key = answer_key(o.grade, o.chapter, seed)
-            for k, factor in enumerate(factors):
-                answers = {p: shown(v * factor) for p, v in key.items()}
-                path = os.path.join(gtmp, "a.json")
-                rep = os.path.join(gtmp, "r.json")
-                with open(path, "w") as f:
-                    json.dump({"chapter": o.chapter, "seed": seed, "answers": answers}, f)
-                g = subprocess.run([o.grade, "--answers", path, "--json", rep], capture_output=True, text=True,
-                                   timeout=60)
-                if g.returncode != 0:
-                    raise SystemExit("practice_test: grade exited %d: %s" % (g.returncode, g.stderr))
-                with open(rep) as f:
-                    report = json.load(f)
-                for ex in report["exercises"]:
-                    for part in ex["parts"]:
-                        module_plan.append([seed, part["id"], answers[part["id"]]])
-                        module_expected.append([part["verdict"], part["hint"]])
+        for ch in chapters:
+            for seed in range(1, o.module_seeds + 1):
+                key = answer_key(o.grade, ch, seed)
+                for factor in factors:
+                    answers = {p: shown(v * factor) for p, v in key.items()}
+                    path = os.path.join(gtmp, "a.json")
+                    rep = os.path.join(gtmp, "r.json")
+                    with open(path, "w") as f:
+                        json.dump({"chapter": ch, "seed": seed, "answers": answers}, f)
+                    g = subprocess.run([o.grade, "--answers", path, "--json", rep], capture_output=True, text=True,
+                                       timeout=60)
+                    if g.returncode != 0:
+                        raise SystemExit("practice_test: grade exited %d: %s" % (g.returncode, g.stderr))
+                    with open(rep) as f:
+                        report = json.load(f)
+                    for ex in report["exercises"]:
+                        for part in ex["parts"]:
+                            module_plan.append([ch, seed, part["id"], answers[part["id"]]])
+                            module_expected.append([part["verdict"], part["hint"]])
     plan["module"] = module_plan
 
     fails = []
@@ -259,22 +267,24 @@ def main():
             if res["restored"].get(part) != [answer, "right"]:
                 fails.append("seed %d %s: after another seed the box holds %r, not %r (right)" % (
                     seeds[0], part, res["restored"].get(part), answer))
-        exported = res["exported"]
-        if exported.get("seed") != seeds[0] or exported.get("answers") != right:
-            fails.append("exported answers %r, typed %r" % (exported, right))
-        else:
+        for ch, exported in zip(chapters, res["exported"]):
+            mine = {k: v for k, v in right.items() if k.startswith("%d." % ch)}
+            if exported.get("seed") != seeds[0] or exported.get("chapter") != ch or exported.get("answers") != mine:
+                fails.append("chapter %d: exported answers %r, typed %r" % (ch, exported, mine))
+                continue
             path = os.path.join(tmp, "answers.json")
             with open(path, "w") as f:
                 json.dump(exported, f)
             g = subprocess.run([o.grade, "--answers", path], capture_output=True, text=True, timeout=60)
-            if g.returncode != 0 or "score: %d/%d" % (len(right), len(right)) not in g.stdout:
-                fails.append("the exported answers graded: exit %d\n%s%s" % (g.returncode, g.stdout, g.stderr))
+            if g.returncode != 0 or "score: %d/%d" % (len(mine), len(mine)) not in g.stdout:
+                fails.append("chapter %d: the exported answers graded: exit %d\n%s%s" % (
+                    ch, g.returncode, g.stdout, g.stderr))
 
         module_verdicts = {}
         for q, e, g in zip(module_plan, module_expected, res["module"]):
             module_verdicts[e[0]] = module_verdicts.get(e[0], 0) + 1
             if e != g:
-                fails.append("module seed %d %s answer %s: grade %r, page %r" % (q[0], q[1], q[2], e, g))
+                fails.append("module chapter %d seed %d %s answer %s: grade %r, page %r" % (q[0], q[1], q[2], q[3], e, g))
         if len(res["module"]) != len(module_plan):
             fails.append("module: %d verdicts for %d questions" % (len(res["module"]), len(module_plan)))
 
@@ -286,10 +296,10 @@ def main():
         fails += folded_solutions(o.practice_page)
 
     n = sum(len(plan["answers"][str(s)]) for s in seeds)
-    print("practice_test: chapter %d, seeds %s: %d answers in the boxes (%s)" % (
-        o.chapter, o.seeds, n, ", ".join("%s %d" % kv for kv in sorted(verdicts.items()))))
-    print("practice_test: seeds 1-%d: %d answers through the module (%s)" % (
-        o.module_seeds, len(module_plan), ", ".join("%s %d" % kv for kv in sorted(module_verdicts.items()))))
+    print("practice_test: chapters %s, seeds %s: %d answers in the boxes (%s)" % (
+        o.chapters, o.seeds, n, ", ".join("%s %d" % kv for kv in sorted(verdicts.items()))))
+    print("practice_test: chapters %s, seeds 1-%d: %d answers through the module (%s)" % (
+        o.chapters, o.module_seeds, len(module_plan), ", ".join("%s %d" % kv for kv in sorted(module_verdicts.items()))))
     if fails:
         for f in fails[:60]:
             print("FAIL " + f, file=sys.stderr)

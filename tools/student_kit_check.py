@@ -8,20 +8,22 @@
    tests/exercises/; the checks are in
    student mode (NB_STUDENT_KIT defined first in exercise_check.h).
 2. No text file of the kit holds a computed answer of the variant parts
-   (the grade's answer key for each seed): each answer to 4 significant
+   (the grade's answer key for each chapter and seed): each answer to 4 significant
    figures, rounded and cut (12.35 and 12.34 for 12.345), and in percent
-   parts also as a fraction (0.1234 for 12.34 %), anywhere; whole-number answers of
-   three digits or more in exercises/ and tests/exercises/ (as 1392 and
-   1,392).  Powers of two are not searched: 8,192 is everywhere a context
-   length or a cluster size, never only an answer (seed 0's 12.5(b)).
-3. The kit's own chapter 12 checks, built from the kit's sources against the
-   library, run on the untouched kit at each seed: they fail without a
+   parts also as a fraction (0.1234 for 12.34 %), anywhere; answers of
+   three significant digits (0.375) and counts of 100 or more (1392 and
+   1,392) in exercises/ and tests/exercises/.  Not searched: answers of one
+   or two significant digits (480, 0.8, 4 s) and powers of two (8,192), which
+   are everywhere in the repository as other numbers.
+3. The kit's own checks of those chapters, built from the kit's sources
+   against the library, run on the untouched kit at each seed: they fail without a
    crash, print "your answer" with a verdict and hint, and neither the word
    "expected" nor any answer.
 
 Standard library only.  Exit status 0 when the kit is clean, 1 otherwise.
 """
 import argparse
+import math
 import os
 import re
 import subprocess
@@ -33,9 +35,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import student_kit  # noqa: E402  (the comment stripper)
 
 
-def answer_key(grade, seed):
-    out = subprocess.run([grade, "--chapter", "12", "--seed", str(seed), "--key"], capture_output=True, text=True,
-                         timeout=60, check=True).stdout
+def answer_key(grade, chapter, seed):
+    out = subprocess.run([grade, "--chapter", str(chapter), "--seed", str(seed), "--key"], capture_output=True,
+                         text=True, timeout=60, check=True).stdout
     key = []
     for line in out.splitlines():
         m = re.match(r"\s+(\d+\.\d+\(\w+\))\s+(.*?)\s+(-?[0-9][0-9.e+-]*) (\S+) \((.*)\)$", line)
@@ -46,16 +48,19 @@ def answer_key(grade, seed):
     return key
 
 
+def significant(v):
+    """The significant digits of v to 4 figures, trailing zeros dropped: 480 -> 2, 47.19 -> 4."""
+    return len(("%.3e" % abs(v)).split("e")[0].replace(".", "").rstrip("0"))
+
+
 def sig4(v):
     """v to 4 significant figures, rounded and cut, as digit strings."""
-    if v == 0:
-        return set()
-    e = 3 - int(__import__("math").floor(__import__("math").log10(abs(v))))
+    e = 3 - int(math.floor(math.log10(abs(v))))
     rounded = "%.*f" % (max(e, 0), round(v, e)) if e > 0 else "%d" % round(v, e)
     scale = 10 ** e
     cut_v = int(abs(v) * scale) / scale
     cut = "%.*f" % (max(e, 0), cut_v) if e > 0 else "%d" % cut_v
-    return {s for s in (rounded, cut) if len(re.sub(r"[^0-9]", "", s).lstrip("0")) >= 4}
+    return {rounded, cut}
 
 
 def power_of_two(v):
@@ -64,18 +69,21 @@ def power_of_two(v):
 
 
 def patterns(key):
+    """(forms searched everywhere, forms searched in exercises/ and tests/exercises/)."""
     anywhere, in_exercises = set(), set()
     for part, v, unit, rule in key:
-        if power_of_two(v):
+        if v == 0 or power_of_two(v):
             continue
         if rule == "exactly":
             n = int(round(v))
             if n >= 100:
                 in_exercises |= {str(n), "{:,}".format(n)}
             continue
-        anywhere |= sig4(v)
-        if unit == "%":
-            anywhere |= sig4(v / 100)
+        for x in [v] + ([v / 100] if unit == "%" else []):
+            if significant(x) >= 4:
+                anywhere |= sig4(x)
+            elif significant(x) == 3:
+                in_exercises |= {("%.3g" % x)}
     return anywhere, in_exercises
 
 
@@ -85,6 +93,7 @@ def main():
     ap.add_argument("--grade", required=True)
     ap.add_argument("--lib", required=True)
     ap.add_argument("--seeds", default="0,4711")
+    ap.add_argument("--chapters", default="5,12", help="the chapters with variants")
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     o = ap.parse_args()
     fails = []
@@ -120,50 +129,54 @@ def main():
 
         searched = 0
         all_forms = set()
-        for seed in seeds:
-            anywhere, in_ex = patterns(answer_key(o.grade, seed))
+        chapters = [int(c) for c in o.chapters.split(",")]
+        for seed, ch in [(s_, c_) for s_ in seeds for c_ in chapters]:
+            anywhere, in_ex = patterns(answer_key(o.grade, ch, seed))
             all_forms |= anywhere | in_ex
             for r, text in texts.items():
                 for pat in anywhere:
                     searched += 1
                     if re.search(r"(?<![0-9.])" + re.escape(pat) + r"(?![0-9])", text) or \
                        re.search(r"(?<![0-9.])" + re.escape(pat) + r"[0-9]", text) and "." in pat:
-                        fails.append("seed %d: %s holds the answer %s" % (seed, r, pat))
+                        fails.append("chapter %d seed %d: %s holds the answer %s" % (ch, seed, r, pat))
                 if r.startswith(("exercises/", "tests/exercises/")):
                     for pat in in_ex:
                         searched += 1
                         if re.search(r"(?<![0-9.,])" + re.escape(pat) + r"(?![0-9,])", text):
-                            fails.append("seed %d: %s holds the answer %s" % (seed, r, pat))
+                            fails.append("chapter %d seed %d: %s holds the answer %s" % (ch, seed, r, pat))
 
         # the kit's own checks, from the kit's sources
-        kit_c = [os.path.join(top, r) for r in rel if re.match(r"exercises/12-.*\.c$", r)]
-        binary = os.path.join(tmp, "kit_12")
-        cmd = [o.cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter", "-O1",
-               "-D_POSIX_C_SOURCE=200809L", "-DNB_EXERCISE_TEST", "-I" + os.path.join(top, "code"),
-               "-I" + os.path.join(top, "code/napkin"), "-I" + os.path.join(top, "exercises"),
-               os.path.join(top, "tests/exercises/test_12.c")] + kit_c + \
-              [os.path.abspath(o.lib), "-lcriterion", "-lm", "-lpthread", "-ljansson", "-o", binary]
-        b = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-        if b.returncode != 0:
-            fails.append("the kit's chapter 12 checks do not build:\n" + b.stderr[-2000:])
-        else:
+        for ch in chapters:
+            nn = "%02d" % ch
+            kit_c = [os.path.join(top, r) for r in rel if re.match(r"exercises/%s-.*\.c$" % nn, r)]
+            binary = os.path.join(tmp, "kit_" + nn)
+            cmd = [o.cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter", "-O1",
+                   "-D_POSIX_C_SOURCE=200809L", "-DNB_EXERCISE_TEST", "-I" + os.path.join(top, "code"),
+                   "-I" + os.path.join(top, "code/napkin"), "-I" + os.path.join(top, "exercises"),
+                   os.path.join(top, "tests/exercises/test_%s.c" % nn)] + kit_c + \
+                  [os.path.abspath(o.lib), "-lcriterion", "-lm", "-lpthread", "-ljansson", "-o", binary]
+            b = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+            if b.returncode != 0:
+                fails.append("the kit's chapter %d checks do not build:\n%s" % (ch, b.stderr[-2000:]))
+                continue
             for seed in seeds:
                 r = subprocess.run([binary, "--jobs=1"], capture_output=True, text=True, timeout=120,
                                    env=dict(os.environ, NB_SEED=str(seed)))
                 out = r.stdout + r.stderr
                 synth = re.search(r"Failing: (\d+) \| Crashing: (\d+)", out)
                 if not synth or int(synth.group(1)) == 0 or int(synth.group(2)) != 0:
-                    fails.append("seed %d: the untouched kit should fail without a crash: %s" % (
-                        seed, synth.group(0) if synth else out[-500:]))
+                    fails.append("chapter %d seed %d: the untouched kit should fail without a crash: %s" % (
+                        ch, seed, synth.group(0) if synth else out[-500:]))
                 if "expected" in out:
-                    fails.append("seed %d: a check prints the expected value: %s" % (
-                        seed, next(l for l in out.splitlines() if "expected" in l)))
+                    fails.append("chapter %d seed %d: a check prints the expected value: %s" % (
+                        ch, seed, next(l for l in out.splitlines() if "expected" in l)))
                 if "your answer" not in out or not re.search(r": (off|missing|close|slip): ", out):
-                    fails.append("seed %d: no verdict with a hint in the checks' output" % seed)
+                    fails.append("chapter %d seed %d: no verdict with a hint in the checks' output" % (ch, seed))
                 for pat in all_forms:
                     if re.search(r"(?<![0-9.])" + re.escape(pat) + r"(?![0-9])", out):
-                        fails.append("seed %d: the checks' output holds the answer %s" % (seed, pat))
-    print("student_kit_check: %d files, seeds %s, %d searches" % (len(rel), o.seeds, searched))
+                        fails.append("chapter %d seed %d: the checks' output holds the answer %s" % (ch, seed, pat))
+    print("student_kit_check: %d files, chapters %s, seeds %s, %d searches" % (len(rel), o.chapters, o.seeds,
+                                                                                searched))
     if fails:
         for f in fails[:60]:
             print("FAIL " + f, file=sys.stderr)

@@ -9,11 +9,10 @@
 
 int main(void)
 {
-    const char *env = getenv("NB_SEED");
-    char *end = NULL;
-    unsigned long long seed = env && *env ? strtoull(env, &end, 10) : 0;
-    if (env && *env && (*end || *env == '-')) {
-        fprintf(stderr, "exercise_variant: NB_SEED=%s: give a non-negative whole number\n", env);
+    uint64_t seed;
+    if (practice_parse_seed(getenv("NB_SEED"), &seed) != 0) {
+        fprintf(stderr, "exercise_variant: NB_SEED=%s: give a whole number from 0 to %llu\n", getenv("NB_SEED"),
+                PRACTICE_MAX_SEED);
         return 2;
     }
     practice_set s;
@@ -22,6 +21,6 @@ int main(void)
         return 1;
     }
     practice_record_values(&s);
-    printf("chapter 12 exercises, seed %llu: %d inputs, %d parts\n", seed, s.n_inputs, s.n_parts);
+    printf("chapter 12 exercises, seed %llu: %d inputs, %d parts\n", (unsigned long long)seed, s.n_inputs, s.n_parts);
     return 0;
 }

@@ -26,7 +26,7 @@ int cmd_practice(int argc, char **argv)
     int chapter = 0, seed = 0;
     const char *part_id = NULL, *answer = NULL;
     cli_opt opts[] = {
-        {"--chapter", OPT_POS_INT, &chapter, "N", "chapter number (chapters with variants: 12)", 1, 0},
+        {"--chapter", OPT_POS_INT, &chapter, "N", "chapter number, e.g. 12 (one without variants is refused with the list)", 1, 0},
         {"--seed", OPT_NONNEG_INT, &seed, "S", "variant, 0 to 2147483647 (default 0, the printed book)", 0, 0},
         {"--part", OPT_STRING, &part_id, "ID", "part to judge, as the exercise numbers it: 12.1(a)", 0, 0},
         {"--answer", OPT_STRING, &answer, "X", "your answer to --part, a number", 0, 0},

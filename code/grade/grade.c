@@ -43,20 +43,6 @@ static int parse_long(const char *s, long lo, long hi, long *out)
     return 0;
 }
 
-static int parse_seed(const char *s, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    if (!*s || *s == '-')
-        return -1;
-    unsigned long long v = strtoull(s, &end, 10);
-    /* the page and the CLI take seeds up to 2^31 - 1 */
-    if (errno || end == s || *end || v > 2147483647ULL)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 /* An answer as a number: a JSON number, or a string holding one as a
  * person types it ("57.0", "1,392"); NAN for anything else. */
 static double answer_number(json_t *v)
@@ -209,7 +195,7 @@ int main(int argc, char **argv)
             if (parse_long(v, 1, 99, &chapter) != 0)
                 return usage("--chapter: give a chapter number, e.g. --chapter 12");
         } else if (strcmp(a, "--seed") == 0) {
-            if (parse_seed(v, &seed) != 0)
+            if (!*v || practice_parse_seed(v, &seed) != 0)
                 return usage("--seed: give a whole number from 0 to 2147483647, e.g. --seed 4711");
             have_seed = 1;
         } else if (strcmp(a, "--answers") == 0)
@@ -253,7 +239,7 @@ int main(int argc, char **argv)
             json_decref(doc);
             return 2;
         }
-        if (sd && (!json_is_integer(sd) || json_integer_value(sd) < 0 || json_integer_value(sd) > 2147483647 ||
+        if (sd && (!json_is_integer(sd) || json_integer_value(sd) < 0 || json_integer_value(sd) > (json_int_t)PRACTICE_MAX_SEED ||
                    (have_seed && (uint64_t)json_integer_value(sd) != seed))) {
             fprintf(stderr, "grade: --answers %s holds another seed than --seed %llu\n", answers_path,
                     (unsigned long long)seed);

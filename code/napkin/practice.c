@@ -2,12 +2,14 @@
 
 #include "notebook.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *practice_chapters(void)
 {
-    return "12";
+    return "5 12";
 }
 
 int practice_build(int chapter, uint64_t seed, practice_set *out)
@@ -16,11 +18,30 @@ int practice_build(int chapter, uint64_t seed, practice_set *out)
     out->chapter = chapter;
     out->seed = seed;
     switch (chapter) {
+    case 5:
+        return practice_build_ch05(seed, out);
     case 12:
         return practice_build_ch12(seed, out);
     default:
         return -1;
     }
+}
+
+int practice_parse_seed(const char *s, uint64_t *out)
+{
+    if (!s || !*s) {
+        *out = 0;
+        return 0;
+    }
+    if (*s < '0' || *s > '9')
+        return -1; /* no sign, no space: strtoull would take "-1" */
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v > PRACTICE_MAX_SEED)
+        return -1;
+    *out = v;
+    return 0;
 }
 
 const practice_part *practice_find(const practice_set *s, const char *id)

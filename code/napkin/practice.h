@@ -51,8 +51,14 @@ typedef struct {
 /* Fills *out with chapter's variant for seed.  Returns 0, or -1 when the
  * chapter has no variants (practice_chapters lists those that do). */
 int practice_build(int chapter, uint64_t seed, practice_set *out);
-/* "12" today: the chapters with variants, space-separated. */
+/* "5 12" today: the chapters with variants, space-separated. */
 const char *practice_chapters(void);
+
+/* The largest seed: the page's ?seed= and every tool take 0 to 2^31 - 1. */
+#define PRACTICE_MAX_SEED 2147483647ULL
+/* A seed as given ($NB_SEED, SEED=, --seed): a whole number from 0 to
+ * PRACTICE_MAX_SEED; NULL or "" is 0.  Returns 0, or -1 for anything else. */
+int practice_parse_seed(const char *s, uint64_t *out);
 
 /* The part with that id ("12.1(a)"), or NULL. */
 const practice_part *practice_find(const practice_set *s, const char *id);
@@ -73,6 +79,7 @@ practice_part *practice_add_part(practice_set *s, const char *id, int exercise, 
                                  judge_rule rule, double answer, double tol);
 void practice_add_slip(practice_part *p, double value, const char *hint);
 
+int practice_build_ch05(uint64_t seed, practice_set *out);
 int practice_build_ch12(uint64_t seed, practice_set *out);
 
 #endif

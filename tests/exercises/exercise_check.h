@@ -15,7 +15,7 @@
  *
  * Parts with variants (practice.h) are checked with ex_check_part, against
  * the variant of $NB_SEED (`make exercise N=12 SEED=4711`; 0, the printed
- * numbers, when unset), judged as the grade program and the page judge
+ * numbers, when unset; ex_variant), judged as the grade program and the page judge
  * them (judge.h): the message gives the verdict and the hint, never the
  * expected value.  In the student kit (NB_STUDENT_KIT defined, `make
  * student-kit`) every check speaks that way: your answer, close or off,
@@ -44,21 +44,16 @@ static inline const char *ex_off_(char *buf, size_t n, double got, double expect
     return buf;
 }
 
-/* The variant the checks use: $NB_SEED, 0 (the printed numbers) when unset
- * or not a whole number from 0 to 2^31 - 1. */
-static inline uint64_t ex_seed(void)
-{
-    const char *s = getenv("NB_SEED");
-    char *end;
-    unsigned long long v = s && *s && *s != '-' ? strtoull(s, &end, 10) : 0;
-    return s && *s && *s != '-' && !*end && v <= 2147483647ULL ? v : 0;
-}
-
-/* The variant of chapter ch for ex_seed(); fails the test if there is none. */
+/* The variant of chapter ch the checks use: $NB_SEED (make exercise
+ * SEED=4711), 0 (the printed numbers) when unset. */
 static inline practice_set ex_variant(int ch)
 {
     practice_set s;
-    cr_assert_eq(practice_build(ch, ex_seed(), &s), 0, "chapter %d has no variants", ch);
+    uint64_t seed;
+    const char *env = getenv("NB_SEED");
+    cr_assert_eq(practice_parse_seed(env, &seed), 0, "SEED=%s: give a whole number from 0 to %llu", env,
+                 PRACTICE_MAX_SEED);
+    cr_assert_eq(practice_build(ch, seed, &s), 0, "chapter %d has no variants", ch);
     return s;
 }
 
@@ -81,6 +76,15 @@ static inline double ex_input(const practice_set *s, const char *name)
         cr_expect(r_.verdict == VERDICT_RIGHT, "%s %s (seed %llu): your answer %.6g %s, judged %s: %s: %s", \
                   p_->id, p_->what, (unsigned long long)(set_)->seed, g_, p_->unit,                          \
                   judge_rule_text(&p_->judge, rule_, sizeof rule_), judge_verdict_name(r_.verdict), r_.hint); \
+    } while (0)
+
+/* Every answer of a kit (kit_answers.h) judged against its variant part. */
+#define ex_check_kit_answers(set_, answers_)                                                               \
+    do {                                                                                                    \
+        kit_answers a_ = (answers_);                                                                        \
+        cr_assert(a_.n > 0, "no answers to check");                                                         \
+        for (int i_ = 0; i_ < a_.n; i_++)                                                                   \
+            ex_check_part((set_), a_.id[i_], a_.value[i_]);                                                 \
     } while (0)
 
 /* Macros, so a failure names the line of the check in the test file. */

@@ -1,37 +1,13 @@
 /* Chapter 12's variant parts answered by the kit's functions: the inputs of
  * the variant go in as the exercise states them, the kit's numbers come out
  * in the part's unit.  Used by the kit's checks (test_12.c) and by
- * kit_answers.c, which writes them as the grade's answers file. */
+ * kit_answers_12.c, which writes them as the grade's answers file. */
 #ifndef EXERCISES_KIT_ANSWERS_12_H
 #define EXERCISES_KIT_ANSWERS_12_H
 
 #include "12-sizing-a-training-cluster.h"
-#include "practice.h"
+#include "kit_answers.h"
 #include "specs.h"
-
-#include <math.h>
-
-#define KIT_MAX_ANSWERS 16
-
-typedef struct {
-    int n;
-    const char *id[KIT_MAX_ANSWERS];
-    double value[KIT_MAX_ANSWERS];
-} kit_answers;
-
-static inline void kit_answer_(kit_answers *a, const char *id, double v)
-{
-    if (a->n < KIT_MAX_ANSWERS) {
-        a->id[a->n] = id;
-        a->value[a->n++] = v;
-    }
-}
-
-static inline double kit_input_(const practice_set *s, const char *name)
-{
-    const practice_input *in = practice_input_named(s, name);
-    return in ? in->value : NAN;
-}
 
 /* Exercise `exercise` (1, 5 or 7; 0 for all) of the variant s. */
 static inline kit_answers kit_answers_12(const practice_set *s, int exercise)
