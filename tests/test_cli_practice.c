@@ -30,6 +30,11 @@ Test(cli_practice, verdicts_on_hand_answers)
     expect_verdict("--part '12.7(b)' --answer 73.5", "right", NULL);
     expect_verdict("--part '12.7(b)' --answer '1,764'", "slip", "hours"); /* 73.53 x 24 = 1764.7 */
     expect_verdict("--part '12.7(b)' --answer 'about 70'", "missing", NULL);
+    /* a utilisation of 0.8 (4/s at 0.2 s) typed as a percentage; a goodput in percent stays */
+    snprintf(out, sizeof out, "%s", "");
+    cr_assert_eq(run("practice --chapter 5 --part '5.2(a)' --answer '80%' --format tsv", out, sizeof out), 0);
+    cr_expect(strstr(out, "verdict\tright\t") != NULL, "%s", out);
+    expect_verdict("--part '12.5(a2)' --answer '95%'", "right", NULL);
     /* seed 4711 asks about 7B on 15T tokens in 14 days at 38 %: 1,392 GPUs */
     expect_verdict("--seed 4711 --part '12.1(b)' --answer 1,392", "right", NULL);
     expect_verdict("--seed 4711 --part '12.1(b)' --answer 160", "off", NULL);

@@ -56,7 +56,7 @@ int cmd_practice(int argc, char **argv)
     report_int(r, "chapter", "chapter", chapter);
     report_int(r, "seed", "seed", seed);
     if (part) {
-        judge_result j = judge_answer(&part->judge, judge_parse_answer(answer));
+        judge_result j = judge_answer(&part->judge, practice_parse_answer(part, answer));
         char rule[64];
         report_section(r, "Your answer");
         report_text(r, "part", "part", part->id);

@@ -44,12 +44,12 @@ static int parse_long(const char *s, long lo, long hi, long *out)
 }
 
 /* An answer as a number: a JSON number, or a string holding one as a
- * person types it ("57.0", "1,392"); NAN for anything else. */
-static double answer_number(json_t *v)
+ * person types it ("57.0", "1,392", "80%"); NAN for anything else. */
+static double answer_number(const practice_part *p, json_t *v)
 {
     if (json_is_number(v))
         return json_number_value(v);
-    return json_is_string(v) ? judge_parse_answer(json_string_value(v)) : NAN;
+    return json_is_string(v) ? practice_parse_answer(p, json_string_value(v)) : NAN;
 }
 
 static void xml_escaped(FILE *f, const char *s)
@@ -287,7 +287,7 @@ int main(int argc, char **argv)
     printf("chapter %ld, seed %llu%s%s\n", chapter, (unsigned long long)seed, student ? ", " : "",
            student ? student : "");
     for (int i = 0; i < s.n_parts; i++) {
-        g[i].given = answer_number(json_object_get(answers, s.parts[i].id));
+        g[i].given = answer_number(&s.parts[i], json_object_get(answers, s.parts[i].id));
         g[i].result = judge_answer(&s.parts[i].judge, g[i].given);
         g[i].points = g[i].result.verdict == VERDICT_RIGHT;
         score += g[i].points;

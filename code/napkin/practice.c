@@ -52,6 +52,14 @@ const practice_part *practice_find(const practice_set *s, const char *id)
     return NULL;
 }
 
+double practice_parse_answer(const practice_part *p, const char *text)
+{
+    double v = judge_parse_answer(text);
+    if (text && strchr(text, '%') && !(p->unit && strcmp(p->unit, "%") == 0))
+        v /= 100;
+    return v;
+}
+
 const practice_input *practice_input_named(const practice_set *s, const char *name)
 {
     for (int i = 0; name && i < s->n_inputs; i++)

@@ -62,6 +62,10 @@ int practice_parse_seed(const char *s, uint64_t *out);
 
 /* The part with that id ("12.1(a)"), or NULL. */
 const practice_part *practice_find(const practice_set *s, const char *id);
+/* A typed answer to part p (judge_parse_answer), where "80%" is 80 for a
+ * part in percent and 0.8 for any other (a utilisation as a fraction). */
+double practice_parse_answer(const practice_part *p, const char *text);
+
 /* The input with that value name, or NULL. */
 const practice_input *practice_input_named(const practice_set *s, const char *name);
 
