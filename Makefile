@@ -363,8 +363,12 @@ $(B)/exercises/kit_committed_%: tests/exercises/test_%.c $$(wildcard tests/exerc
 	$(CC) $(CPPFLAGS) -Iexercises $(WARN) $(CFLAGS) -Wno-unused-parameter -DNB_EXERCISE_TEST $< $(call committed_kit,$*) $(LIB) $(CRITERION_LIBS) $(LDLIBS) -o $@
 
 SOLVED_NUMS := $(foreach n,$(EX_NUMS),$(if $(wildcard solutions/$(n)-*.c),$(n)))
+# Chapters with exercise variants (code/chNN/exercise_variant.c): their
+# solutions are also checked on a variant other than the printed one.
+VARIANT_SOLVED := $(filter $(patsubst code/ch%/exercise_variant.c,%,$(wildcard code/ch*/exercise_variant.c)),$(SOLVED_NUMS))
 exercise-tests: $(SOLVED_NUMS:%=$(B)/exercises/solution_%) $(KIT_NUMS:%=$(B)/exercises/kit_committed_%)
 	@$(if $(SOLVED_NUMS),$(RUN_SUITE) $(SOLVED_NUMS:%=$(B)/exercises/solution_%),echo "exercise-tests: no solutions/ (a student kit): the kits only")
+	@$(if $(VARIANT_SOLVED),NB_SEED=4711 $(RUN_SUITE) $(VARIANT_SOLVED:%=$(B)/exercises/solution_%))
 	@tools/check_kit.sh $(KIT_NUMS:%=$(B)/exercises/kit_committed_%)
 
 # make exercise N=01: run chapter 01's exercise tests against your kit;
