@@ -207,6 +207,60 @@ Test(practice, chapter_5_two_hundred_seeds_stay_meaningful)
     }
 }
 
+Test(practice, chapter_10_seed_zero_is_the_printed_book)
+{
+    practice_set s;
+    cr_assert_eq(practice_build(10, 0, &s), 0);
+    cr_expect_eq(input_of(&s, "ch10_ex2_alpha"), 0.9);
+    cr_expect_eq(input_of(&s, "ch10_ex2_gamma"), 8);
+    cr_expect_eq(input_of(&s, "ch10_ex2_all"), 9);
+    /* alpha 0.9, gamma 8: E[N] = (1 - 0.9^9) / 0.1 = (1 - 0.387420489) / 0.1 =
+     * 6.12579511; P(N = 1) = 0.1; P(N = 9) = 0.9^8 = 0.43046721;
+     * P(N <= 2) = 0.1 + 0.9 x 0.1 = 0.19 */
+    expect_rel(answer_of(&s, "10.2(a1)"), 6.12579511, 1e-9);
+    expect_rel(answer_of(&s, "10.2(a2)"), 0.1, 1e-12);
+    expect_rel(answer_of(&s, "10.2(a3)"), 0.43046721, 1e-9);
+    expect_rel(answer_of(&s, "10.2(b)"), 0.19, 1e-12);
+    /* Var N = E[N^2] - E[N]^2 with P(N = k) = 0.9^(k-1) 0.1 for k <= 8 and
+     * 0.9^8 for 9: E[N^2] = sum k^2 P = 46.65441907, Var = 46.65441907 - 6.12579511^2
+     * = 9.129053, sd = 3.021432 */
+    expect_rel(answer_of(&s, "10.2(a4)"), 3.021432, 1e-6);
+    /* c 0.1, alpha 0.75: S(g) = 4 (1 - 0.75^(g+1)) / (1 + 0.1 g): g = 4
+     * 3.05078125 / 1.4 = 2.179129; g = 5 3.28808594 / 1.5 = 2.192057 (the
+     * best: g = 6 gives 3.46606445 / 1.6 = 2.166290); g = 10
+     * 3.83105946 / 2 = 1.915530 */
+    expect_rel(answer_of(&s, "10.3(a)"), 2.179129, 1e-6);
+    cr_expect_eq(answer_of(&s, "10.3(b1)"), 5);
+    expect_rel(answer_of(&s, "10.3(b2)"), 2.192057, 1e-6);
+    expect_rel(answer_of(&s, "10.3(c)"), 1.915530, 1e-6);
+}
+
+Test(practice, chapter_10_two_hundred_seeds_stay_meaningful)
+{
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        practice_set s;
+        cr_assert_eq(practice_build(10, seed, &s), 0);
+        for (int i = 0; i < s.n_inputs; i++)
+            cr_expect(s.inputs[i].value >= s.inputs[i].lo && s.inputs[i].value <= s.inputs[i].hi);
+        for (int i = 0; i < s.n_parts; i++) {
+            const judge_part *j = &s.parts[i].judge;
+            double a = judge_expected(j);
+            cr_expect(isfinite(a) && a > 0, "seed %llu %s: %g", (unsigned long long)seed, s.parts[i].id, a);
+            cr_expect_eq(judge_answer(j, a).verdict, VERDICT_RIGHT);
+            judge_verdict five = judge_answer(j, a * 1.05).verdict;
+            cr_expect(five == VERDICT_CLOSE || five == VERDICT_SLIP, "seed %llu %s", (unsigned long long)seed,
+                      s.parts[i].id);
+            cr_expect_eq(judge_answer(j, a * 3.7).verdict, VERDICT_OFF, "seed %llu %s", (unsigned long long)seed,
+                         s.parts[i].id);
+        }
+        /* the best draft length is inside 1..10, and 10 is worse than it */
+        double best = answer_of(&s, "10.3(b1)");
+        cr_expect(best >= 2 && best <= 9, "seed %llu: best %g", (unsigned long long)seed, best);
+        cr_expect(answer_of(&s, "10.3(c)") < answer_of(&s, "10.3(b2)"));
+        cr_expect(answer_of(&s, "10.3(a)") <= answer_of(&s, "10.3(b2)") * (1 + 1e-12));
+    }
+}
+
 Test(practice, seeds_are_parsed_strictly)
 {
     uint64_t v;
@@ -225,7 +279,7 @@ Test(practice, chapters_without_variants)
     practice_set s;
     cr_expect_eq(practice_build(1, 0, &s), -1);
     cr_expect_eq(practice_build(99, 7, &s), -1);
-    cr_expect_str_eq(practice_chapters(), "5 12");
+    cr_expect_str_eq(practice_chapters(), "5 10 12");
     practice_build(12, 0, &s);
     cr_expect_null(practice_find(&s, "12.9(z)"));
     cr_expect_null(practice_find(&s, NULL));
@@ -236,9 +290,9 @@ Test(practice, every_part_slip_is_named_when_made)
     /* each slip a part names, made exactly, gets that slip's hint, unless the
      * slip lands within the part's tolerance of the answer (then it is right)
      * or of a slip named before it */
-    const int chapters[] = {5, 12};
+    const int chapters[] = {5, 10, 12};
     int named = 0;
-    for (int c = 0; c < 2; c++)
+    for (int c = 0; c < 3; c++)
         for (uint64_t seed = 0; seed <= 200; seed++) {
             practice_set s;
             cr_assert_eq(practice_build(chapters[c], seed, &s), 0);

@@ -116,7 +116,7 @@ def answer_key(grade, chapter, seed):
     text = cli_json([grade, "--chapter", str(chapter), "--seed", str(seed), "--key"])
     key = {}
     for line in text.splitlines():
-        m = re.match(r"\s+(\d+\.\d+\(\w+\))\s+.*?\s(-?[0-9][0-9.e+-]*) ", line)
+        m = re.match(r"\s+(\d+\.\d+\(\w+\))\s+.*\s(-?[0-9][0-9.e+-]*) \[[^\]]*\] \(.*\)$", line)
         if m:
             key[m.group(1)] = float(m.group(2))
     return key
@@ -158,7 +158,7 @@ def main():
     ap.add_argument("--page", required=True)
     ap.add_argument("--napkin", required=True)
     ap.add_argument("--grade", required=True)
-    ap.add_argument("--chapters", default="5,12", help="the chapters with variants")
+    ap.add_argument("--chapters", default="5,10,12", help="the chapters with variants")
     ap.add_argument("--seeds", default="4711,0,3,77,2024")
     ap.add_argument("--chromium", default=os.environ.get("CHROMIUM") or shutil.which("chromium")
                     or shutil.which("chromium-browser") or "/usr/bin/chromium")

@@ -40,11 +40,12 @@ def answer_key(grade, chapter, seed):
                          text=True, timeout=60, check=True).stdout
     key = []
     for line in out.splitlines():
-        m = re.match(r"\s+(\d+\.\d+\(\w+\))\s+(.*?)\s+(-?[0-9][0-9.e+-]*) (\S+) \((.*)\)$", line)
+        m = re.match(r"\s+(\d+\.\d+\(\w+\))\s+(.*)\s(-?[0-9][0-9.e+-]*) \[([^\]]*)\] \((.*)\)$", line)
         if m:
             key.append((m.group(1), float(m.group(3)), m.group(4), m.group(5)))
-    if not key:
-        raise SystemExit("student_kit_check: no answer key from %s" % grade)
+    parts = len(re.findall(r"^\s+\d+\.\d+\(\w+\)", out, re.M))
+    if not key or len(key) != parts:
+        raise SystemExit("student_kit_check: read %d of %d parts of the answer key from %s" % (len(key), parts, grade))
     return key
 
 
@@ -93,7 +94,7 @@ def main():
     ap.add_argument("--grade", required=True)
     ap.add_argument("--lib", required=True)
     ap.add_argument("--seeds", default="0,4711")
-    ap.add_argument("--chapters", default="5,12", help="the chapters with variants")
+    ap.add_argument("--chapters", default="5,10,12", help="the chapters with variants")
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     o = ap.parse_args()
     fails = []

@@ -167,7 +167,7 @@ static void print_key(const practice_set *s)
             snprintf(rule, sizeof rule, "from %g to %g", j->lo, j->hi);
         else
             judge_rule_text(j, rule, sizeof rule);
-        printf("  %-9s %-44s %.10g %s (%s)\n", s->parts[i].id, s->parts[i].what, judge_expected(j), s->parts[i].unit,
+        printf("  %-9s %-44s %.10g [%s] (%s)\n", s->parts[i].id, s->parts[i].what, judge_expected(j), s->parts[i].unit,
                rule);
     }
 }
