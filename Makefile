@@ -177,7 +177,10 @@ $(B)/values/ch02/cpu_measured.tsv $(B)/values/ch02/gpu_predicted.tsv: $(wildcard
 # figures/NN-name.gp plots TSV from $(B)/data written by chapter NN's programs
 # (and committed measurements under figures/measured/).  Scripts set neither
 # terminal nor output; the variables datadir and measureddir are given.
-chapter_values = $(filter $(B)/values/ch$(1)/%,$(CH_VALUES)) $(filter $(B)/values/solutions/$(1)-%,$(SOL_VALUES))
+# Without solutions/ (the student kit), the values the exercise text quotes
+# from a solution program come from exercises/values/NN.tsv.
+chapter_values = $(filter $(B)/values/ch$(1)/%,$(CH_VALUES)) $(filter $(B)/values/solutions/$(1)-%,$(SOL_VALUES)) \
+                 $(if $(SOL_SRC),,$(wildcard exercises/values/$(1).tsv))
 fig_num = $(firstword $(subst -, ,$(notdir $(1))))
 GP_VARS = -e "datadir='$(B)/data'; measureddir='figures/measured'"
 
@@ -252,8 +255,8 @@ $(WASM): $(WASM_SRC) $(wildcard code/napkin/*.h code/cli/*.h code/web/*.h) $(B)/
 	@mkdir -p $(@D)
 	$(WASM_CC) --target=wasm32-wasi --sysroot=/usr -mexec-model=reactor -Icode/cli -Icode/web $(CPPFLAGS) \
 	  $(WARN) -O2 $(WASM_SRC) $(B)/gen/specs_data.c -lm -o $@
-$(CALC_PAGE): $(WASM) code/web/calc.css code/web/calc.js tools/embed_wasm.sh
-	tools/embed_wasm.sh $(WASM) code/web/calc.css code/web/calc.js > $@
+$(CALC_PAGE): $(WASM) code/web/calc.css code/web/practice.css code/web/calc.js code/web/practice.js tools/embed_wasm.sh
+	tools/embed_wasm.sh $(WASM) code/web/calc.css code/web/practice.css code/web/calc.js code/web/practice.js > $@
 $(B)/book.html $(B)/book-instructor.html: $(CALC_PAGE)
 
 book:
@@ -270,6 +273,15 @@ instructor: $(B)/book-instructor.html
 $(B)/book-instructor.html: book.md $$(instructor_parts) tools/book.css tools/book-meta.yaml $(NAV_DEPS)
 	@$(CHECK_BOOK_MD)
 	$(PANDOC) $(HTML_FLAGS) $(WITH_CALC) --include-before-body=tools/nav/book-bar.html book.md $(instructor_parts) -o $@
+	@echo "wrote $@"
+
+# The practice edition, for self-study: the instructor's, each worked
+# solution folded behind a "show the worked solution" control.
+.PHONY: practice
+practice: $(B)/book-practice.html
+$(B)/book-practice.html: book.md $$(instructor_parts) tools/book.css tools/book-meta.yaml $(NAV_DEPS) tools/fold_solutions.lua $(CALC_PAGE)
+	@$(CHECK_BOOK_MD)
+	$(PANDOC) $(HTML_FLAGS) --lua-filter tools/fold_solutions.lua --include-before-body=tools/nav/book-bar.html book.md $(instructor_parts) -o $@
 	@echo "wrote $@"
 
 # Each chapter (with its exercises) as its own page, $(B)/chapter-NN.html,
@@ -348,10 +360,10 @@ sanitize-tests: $(TSAN_BIN) $(ASAN_BIN) $(NB_CONTAIN_BIN)
 # failures, not crashes, on the untouched fill-in kits.
 EX_NUMS  := $(patsubst tests/exercises/test_%.c,%,$(EXTEST_SRC))
 KIT_NUMS := $(foreach n,$(EX_NUMS),$(if $(wildcard exercises/$(n)-*.c),$(n)))
-$(B)/exercises/solution_%: tests/exercises/test_%.c tests/exercises/exercise_check.h $$(wildcard solutions/$$*-*.c) $(LIB)
+$(B)/exercises/solution_%: tests/exercises/test_%.c $$(wildcard tests/exercises/*.h) $$(wildcard solutions/$$*-*.c) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iexercises $(WARN) $(CFLAGS) -DNB_EXERCISE_TEST $< $(wildcard solutions/$*-*.c) $(LIB) $(CRITERION_LIBS) $(LDLIBS) -o $@
-$(B)/exercises/kit_%: tests/exercises/test_%.c tests/exercises/exercise_check.h $$(wildcard exercises/$$*-*.c) $(LIB)
+$(B)/exercises/kit_%: tests/exercises/test_%.c $$(wildcard tests/exercises/*.h) $$(wildcard exercises/$$*-*.c) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iexercises $(WARN) $(CFLAGS) -Wno-unused-parameter -DNB_EXERCISE_TEST $< $(wildcard exercises/$*-*.c) $(LIB) $(CRITERION_LIBS) $(LDLIBS) -o $@
 
@@ -364,28 +376,109 @@ $(B)/exercises/committed/%.c: exercises/%.c
 	@mv $@.tmp $@
 committed_kit = $(patsubst exercises/%,$(B)/exercises/committed/%,$(wildcard exercises/$(1)-*.c))
 .SECONDARY: $(patsubst exercises/%,$(B)/exercises/committed/%,$(wildcard exercises/[0-9][0-9]-*.c))
-$(B)/exercises/kit_committed_%: tests/exercises/test_%.c tests/exercises/exercise_check.h $$(call committed_kit,$$*) $(LIB)
+$(B)/exercises/kit_committed_%: tests/exercises/test_%.c $$(wildcard tests/exercises/*.h) $$(call committed_kit,$$*) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iexercises $(WARN) $(CFLAGS) -Wno-unused-parameter -DNB_EXERCISE_TEST $< $(call committed_kit,$*) $(LIB) $(CRITERION_LIBS) $(LDLIBS) -o $@
 
-exercise-tests: $(EX_NUMS:%=$(B)/exercises/solution_%) $(KIT_NUMS:%=$(B)/exercises/kit_committed_%)
-	@$(RUN_SUITE) $(EX_NUMS:%=$(B)/exercises/solution_%)
+SOLVED_NUMS := $(foreach n,$(EX_NUMS),$(if $(wildcard solutions/$(n)-*.c),$(n)))
+# Chapters with exercise variants (code/chNN/exercise_variant.c): their
+# solutions are also checked on a variant other than the printed one.
+VARIANT_SOLVED := $(filter $(patsubst code/ch%/exercise_variant.c,%,$(wildcard code/ch*/exercise_variant.c)),$(SOLVED_NUMS))
+exercise-tests: $(SOLVED_NUMS:%=$(B)/exercises/solution_%) $(KIT_NUMS:%=$(B)/exercises/kit_committed_%)
+	@$(if $(SOLVED_NUMS),$(RUN_SUITE) $(SOLVED_NUMS:%=$(B)/exercises/solution_%),echo "exercise-tests: no solutions/ (a student kit): the kits only")
+	@$(if $(VARIANT_SOLVED),NB_SEED=4711 $(RUN_SUITE) $(VARIANT_SOLVED:%=$(B)/exercises/solution_%))
 	@tools/check_kit.sh $(KIT_NUMS:%=$(B)/exercises/kit_committed_%)
 
 # make exercise N=01: run chapter 01's exercise tests against your kit;
 # ONLY=3 runs exercise 3 alone (tests named e3_...).
 ONLY ?=
 exercise:
-	@test -n "$(N)" || { echo "usage: make exercise N=01 [ONLY=3]" >&2; exit 2; }
+	@test -n "$(N)" || { echo "usage: make exercise N=01 [ONLY=3] [SEED=4711]" >&2; exit 2; }
 	@test -n "$(filter $(N),$(KIT_NUMS))" || { echo "no fill-in kit for chapter $(N); kits: $(KIT_NUMS)" >&2; exit 2; }
 	@case "$(ONLY)" in "") ;; *[!0-9]*) echo "ONLY=$(ONLY): give an exercise number, e.g. ONLY=3" >&2; exit 2;; esac
+	@case "$(SEED)" in "") ;; *[!0-9]*) echo "SEED=$(SEED): give a whole number, e.g. SEED=4711" >&2; exit 2;; esac
 	@$(MAKE) --no-print-directory $(B)/exercises/kit_$(N)
 	@if [ -n "$(ONLY)" ]; then \
 	  n=$$($(B)/exercises/kit_$(N) --list 2>/dev/null | grep -c "e$(ONLY)_"); \
 	  [ "$$n" -gt 0 ] || { echo "no tests for exercise $(ONLY) of chapter $(N) (tests named e$(ONLY)_...); the tests:" >&2; $(B)/exercises/kit_$(N) --list >&2; exit 2; }; \
 	  echo "$(B)/exercises/kit_$(N) --verbose=0 --filter='*/e$(ONLY)_*'"; \
-	  $(B)/exercises/kit_$(N) --verbose=0 --filter='*/e$(ONLY)_*'; \
-	else echo "$(B)/exercises/kit_$(N) --verbose=0"; $(B)/exercises/kit_$(N) --verbose=0; fi
+	  NB_SEED=$(SEED) $(B)/exercises/kit_$(N) --verbose=0 --filter='*/e$(ONLY)_*'; \
+	else echo "$(B)/exercises/kit_$(N) --verbose=0"; NB_SEED=$(SEED) $(B)/exercises/kit_$(N) --verbose=0; fi
+
+# ---------------------------------------------------------------- grading
+# code/grade/ holds the grade program: a student's answers (JSON, as the page
+# exports them) scored per part against a seeded variant, out as JUnit XML
+# and JSON.  Variants and judging live in the library (practice.h, judge.h).
+.PHONY: grade grade-all handout practice-tests
+GRADE_SRC := $(sort $(wildcard code/grade/*.c))
+GRADE_BIN := $(GRADE_SRC:code/%.c=$(B)/bin/%)
+$(B)/bin/grade/%: code/grade/%.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $< $(LIB) $(LDLIBS) -o $@
+$(B)/tests/test_grade $(B)/asan/tests/test_grade: $(GRADE_BIN)
+
+# make grade N=12 SEED=4711 ANSWERS=answers.json: the score per part and per
+# exercise, and $(B)/grade/<answers>.junit.xml and <answers>.report.json.
+# Without ANSWERS, the answers are your kit's (exercises/NN-*.c through
+# tests/exercises/kit_answers_NN.c), written to $(B)/grade/NN-seedS-kit.json.
+$(B)/exercises/kit_answers_%: tests/exercises/kit_answers_%.c $$(wildcard tests/exercises/*.h) $$(wildcard exercises/$$*-*.c) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Iexercises -Itests/exercises $(WARN) $(CFLAGS) -Wno-unused-parameter $< $(wildcard exercises/$*-*.c) $(LIB) $(LDLIBS) -o $@
+GRADE_ANSWERS = $(or $(ANSWERS),$(B)/grade/$(N)-seed$(or $(SEED),0)-kit.json)
+GRADE_OUT = $(B)/grade/$(basename $(notdir $(GRADE_ANSWERS)))
+grade: $(B)/bin/grade/grade
+	@test -n "$(N)" || { echo "usage: make grade N=12 [SEED=4711] [ANSWERS=answers.json]" >&2; exit 2; }
+	@mkdir -p $(B)/grade
+	@if [ -z "$(ANSWERS)" ]; then \
+	  test -f tests/exercises/kit_answers_$(N).c || { echo "no kit answers for chapter $(N): give ANSWERS=answers.json" >&2; exit 2; }; \
+	  $(MAKE) --no-print-directory $(B)/exercises/kit_answers_$(N) && \
+	  NB_SEED=$(SEED) $(B)/exercises/kit_answers_$(N) > $(GRADE_ANSWERS); fi
+	$(B)/bin/grade/grade --chapter $(N) $(if $(SEED),--seed $(SEED)) --answers $(GRADE_ANSWERS) \
+	  --junit $(GRADE_OUT).junit.xml --json $(GRADE_OUT).report.json
+	@echo "wrote $(GRADE_OUT).junit.xml and $(GRADE_OUT).report.json"
+
+# make grade-all ANSWERS=dir: every answers file in dir (each names its
+# chapter and seed), a .junit.xml and a .report.json each under $(B)/grade/.
+grade-all: $(B)/bin/grade/grade
+	@test -d "$(ANSWERS)" || { echo "usage: make grade-all ANSWERS=dir (a directory of answers .json files)" >&2; exit 2; }
+	@mkdir -p $(B)/grade; set -e; n=0; for f in $(ANSWERS)/*.json; do \
+	  [ -e "$$f" ] || continue; b=$$(basename "$$f" .json); n=$$((n+1)); \
+	  $(B)/bin/grade/grade --answers "$$f" --junit $(B)/grade/$$b.junit.xml --json $(B)/grade/$$b.report.json; done; \
+	  [ $$n -gt 0 ] || { echo "grade-all: no .json files in $(ANSWERS)" >&2; exit 2; }; \
+	  echo "graded $$n answer files into $(B)/grade/"
+
+# make student-kit: $(B)/student-kit.tar.gz, the repository as committed
+# without solutions/ and without the derivations in tests/exercises/, whose
+# checks print close/off and a hint, never the expected value
+# (tools/student_kit.py); student-kit-tests checks that it leaks no answer.
+.PHONY: student-kit student-kit-tests
+student-kit: $(SOL_VALUES)
+	python3 tools/student_kit.py --out $(B)/student-kit.tar.gz --values $(B)/values/solutions
+student-kit-tests: student-kit $(B)/bin/grade/grade $(LIB)
+	tools/run_bounded.sh 300 python3 tools/student_kit_check.py --kit $(B)/student-kit.tar.gz \
+	  --grade $(B)/bin/grade/grade --lib $(LIB) --seeds 0,4711
+
+# make handout N=12 SEED=4711: that variant's exercise sheet, its numbers
+# from code/chNN/exercise_variant (seed from NB_SEED), as
+# $(B)/handout/NN-seedS.html, and .pdf where xelatex exists.
+HANDOUT_DIR = $(B)/handout
+handout: $(LIB) $(NAPKIN)
+	@test -n "$(N)" -a -n "$(SEED)" || { echo "usage: make handout N=12 SEED=4711" >&2; exit 2; }
+	@case "$(SEED)" in *[!0-9]*) echo "SEED=$(SEED): give a non-negative whole number" >&2; exit 2;; esac
+	@test -f code/ch$(N)/exercise_variant.c || { echo "no exercise variants for chapter $(N); chapters with variants: $(patsubst code/ch%/exercise_variant.c,%,$(wildcard code/ch*/exercise_variant.c))" >&2; exit 2; }
+	@$(MAKE) --no-print-directory $(B)/bin/ch$(N)/exercise_variant $(call chapter_values,$(N))
+	@mkdir -p $(HANDOUT_DIR)
+	@rm -f $(HANDOUT_DIR)/$(N)-seed$(SEED).tsv
+	NB_SEED=$(SEED) NB_VALUES=$(abspath $(HANDOUT_DIR)/$(N)-seed$(SEED).tsv) $(B)/bin/ch$(N)/exercise_variant
+	NB_VALUE_FILES="$(filter-out $(B)/values/ch$(N)/exercise_variant.tsv,$(call chapter_values,$(N))) $(HANDOUT_DIR)/$(N)-seed$(SEED).tsv" \
+	  $(PANDOC) -f markdown -t markdown --lua-filter $(NB_FILTER) $(wildcard exercises/$(N)-*.md) -o $(HANDOUT_DIR)/$(N)-seed$(SEED).md
+	$(PANDOC) --standalone --self-contained --mathml --css=tools/book.css --citeproc --bibliography=$(BIB) \
+	  --metadata=title:"Exercises, chapter $(N), variant $(SEED)" $(HANDOUT_DIR)/$(N)-seed$(SEED).md -o $(HANDOUT_DIR)/$(N)-seed$(SEED).html
+	@if command -v xelatex >/dev/null 2>&1; then \
+	  $(PANDOC) --standalone --pdf-engine=xelatex --citeproc --bibliography=$(BIB) \
+	    --metadata=title:"Exercises, chapter $(N), variant $(SEED)" $(HANDOUT_DIR)/$(N)-seed$(SEED).md -o $(HANDOUT_DIR)/$(N)-seed$(SEED).pdf \
+	  && echo "wrote $(HANDOUT_DIR)/$(N)-seed$(SEED).pdf"; else echo "handout: no xelatex, HTML only"; fi
+	@echo "wrote $(HANDOUT_DIR)/$(N)-seed$(SEED).html"
 
 # The book in a real browser (headless Chromium, tools/browser_check.py):
 # console, requests, MathML, figures, links, page width; screenshots of each
@@ -403,12 +496,21 @@ panel-tests: $(B)/book.html $(NAPKIN)
 	tools/run_bounded.sh 600 python3 tools/panel_test.py --book $(B)/book.html --napkin $(NAPKIN) \
 	  --out $(B)/panels --configs $(PANEL_CONFIGS)
 
+# The exercises' answer boxes in headless Chromium against the CLI: one
+# start, a handful of seeds, every part right, close, a slip and off.
+PRACTICE_SEEDS ?= 4711,0,3,77,2024
+practice-tests: $(B)/book.html $(B)/book-practice.html $(NAPKIN) $(B)/bin/grade/grade
+	tools/run_bounded.sh 300 python3 tools/practice_test.py --page $(B)/book.html --napkin $(NAPKIN) \
+	  --grade $(B)/bin/grade/grade --seeds $(PRACTICE_SEEDS) --practice-page $(B)/book-practice.html
+
 test: deps
 	@$(MAKE) --no-print-directory timed
 	@$(MAKE) --no-print-directory book-tests
 	@$(MAKE) --no-print-directory panel-tests
+	@$(MAKE) --no-print-directory practice-tests
 	@$(MAKE) --no-print-directory unit-tests
 	@$(MAKE) --no-print-directory exercise-tests
+	@$(MAKE) --no-print-directory student-kit-tests
 	@$(MAKE) --no-print-directory sanitize-tests
 	@$(MAKE) --no-print-directory kernels-check
 	@$(MAKE) --no-print-directory fuzz-smoke
@@ -514,9 +616,14 @@ help:
 	@echo "make pdf          $(B)/book.pdf (needs xelatex)"
 	@echo "make instructor   $(B)/book-instructor.html, with worked solutions"
 	@echo "make instructor-pdf  $(B)/book-instructor.pdf (needs xelatex)"
+	@echo "make practice     $(B)/book-practice.html, each worked solution behind a 'show' control"
 	@echo "make chapter N=01 one chapter and its exercises as $(B)/chapter-01.html"
 	@echo "make chapters     every chapter as its own page, $(B)/chapter-NN.html"
 	@echo "make exercise N=01  run chapter 01's exercise tests against your fill-in kit (ONLY=3: exercise 3 alone)"
+	@echo "make grade N=12 SEED=4711 ANSWERS=a.json  score answers per part (no ANSWERS: your kit's); JUnit XML and JSON in $(B)/grade/"
+	@echo "make grade-all ANSWERS=dir  grade every answers file in dir"
+	@echo "make handout N=12 SEED=4711  that variant's exercise sheet, $(B)/handout/12-seed4711.html"
+	@echo "make student-kit  $(B)/student-kit.tar.gz: the repository without solutions/ and the tests' derivations"
 	@echo "make measure      run the kernels on this GPU, or the CPU twins without one"
 	@echo "make figures      every figure as SVG"
 	@echo "make kernels      compile the CUDA kernels (needs nvcc)"

@@ -7,8 +7,9 @@ set -eu
 # chromium and python3: the browser checks of the book (tools/browser_check.py,
 # tools/panel_test.py); libjansson-dev: config.json files for napkin
 # --model-config; clang-14, lld-14, wasi-libc, libclang-rt-14-dev-wasm32: the
-# WebAssembly build of the calculator panels; clang, libclang-rt-14-dev: fuzzing.
-PACKAGES="build-essential libcriterion-dev libopenblas-dev pandoc gnuplot-nox clang libclang-rt-14-dev chromium python3 libjansson-dev clang-14 lld-14 wasi-libc libclang-rt-14-dev-wasm32"
+# WebAssembly build of the calculator panels; clang, libclang-rt-14-dev: fuzzing;
+# libxml2-utils: xmllint checks the grade's JUnit XML against its schema.
+PACKAGES="build-essential libcriterion-dev libopenblas-dev pandoc gnuplot-nox clang libclang-rt-14-dev chromium python3 libjansson-dev clang-14 lld-14 wasi-libc libclang-rt-14-dev-wasm32 libxml2-utils"
 
 missing=""
 for p in $PACKAGES; do

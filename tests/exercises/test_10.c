@@ -21,6 +21,7 @@ Test(ex10, e1_the_missing_token)
 
 Test(ex10, e2_bursty_output)
 {
+#ifndef NB_STUDENT_KIT /* the student kit checks this exercise through its variant */
     /* (1 - 0.9^9)/0.1 = (1 - 0.387420489)/0.1 = 6.12579511 */
     ex_check_near("10.2(a) E[N], alpha 0.9, gamma 8", ex10_expected_tokens(0.9, 8), 6.12579511, 1e-8);
     /* P(N=1) = 1 - alpha; P(N=gamma+1) = alpha^gamma = 0.9^8 = 0.43046721 */
@@ -28,11 +29,13 @@ Test(ex10, e2_bursty_output)
     ex_check_near("10.2(a) P(N = 9)", ex10_prob_tokens(0.9, 8, 9), 0.43046721, 1e-10);
     /* P(N=2) = 0.9 * 0.1 */
     ex_check_near("10.2(b) P(N = 2)", ex10_prob_tokens(0.9, 8, 2), 0.09, 1e-12);
+#endif
     /* alpha 0.5, gamma 2: P = .5, .25, .25; E = 1.75; E[N^2] = 3.75;
      * Var = 0.6875, sd = 0.8291562 */
     ex_check_near("10.2 standard deviation of N, alpha 0.5, gamma 2", ex10_tokens_stddev(0.5, 2), 0.82915620, 1e-7);
 }
 
+#ifndef NB_STUDENT_KIT /* the student kit checks this exercise through its variant */
 Test(ex10, e3_how_long_a_draft)
 {
     /* E = (1 - 0.75^5)/0.25 = 3.05078125; / (1 + 0.4) = 2.17912946 */
@@ -41,6 +44,7 @@ Test(ex10, e3_how_long_a_draft)
      * 2.19206, g=6 3.46606445/1.6 = 2.16629: best is 5 */
     ex_check_int("10.3(b) best gamma in 1..10", ex10_best_gamma(0.75, 0.1, 10), 5);
 }
+#endif
 
 Test(ex10, e4_acceptance_rate_needed)
 {
@@ -98,4 +102,21 @@ Test(ex10, e6_verify_ratio_only_inside_memory)
               "10.6(c): your ratio at batch 96 is %.6g with 4096-token sequences and %.6g with 512-token ones; "
               "expected above 1 and below the 512-token ratio",
               r4096, r512);
+}
+
+/* The variant of $NB_SEED (make exercise N=10 SEED=4711), judged as the grade
+ * and the page judge it; at seed 0 these are the printed questions, whose
+ * answers the tests above derive by hand. */
+#include "kit_answers_10.h"
+
+Test(ex10, e2_variant)
+{
+    practice_set s = ex_variant(10);
+    ex_check_kit_answers(&s, kit_answers_10(&s, 2));
+}
+
+Test(ex10, e3_variant)
+{
+    practice_set s = ex_variant(10);
+    ex_check_kit_answers(&s, kit_answers_10(&s, 3));
 }

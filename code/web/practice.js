@@ -1,0 +1,215 @@
+/* Answer boxes under the book's exercises.
+ *
+ * For each chapter whose exercises have variants (`napkin practice` answers
+ * for it), every exercise part gets a box under its exercise; an answer is
+ * judged by the same C code as the kit's checks and the grade program
+ * (judge.c, through the WebAssembly module calc.js loads), and the verdict
+ * says right, close or which slip, never the expected value.  ?seed=4711 in
+ * the address shows that variant: the numbers in the exercise text marked
+ * data-practice change to the variant's.  Answers stay in this browser
+ * (localStorage); "export answers" saves them as the JSON `make grade`
+ * reads.  In an edition with the worked solutions (instructor, practice), a
+ * button opens the exercise's solution.  No network.
+ *
+ * window.napkin.practice: {ready (a Promise), seed(), show(seed),
+ * check(part, answer) -> {verdict, hint}} for readers' consoles and the
+ * browser test. */
+(function () {
+  "use strict";
+
+  var api = window.napkin;
+  if (!api || !api.ready) return;
+  var practice = { ready: null, seed: null, show: null, check: null };
+  api.practice = practice;
+  var MAX_SEED = 2147483647;
+
+  function el(tag, cls, s) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (s !== undefined) e.textContent = s;
+    return e;
+  }
+
+  function seedFromAddress() {
+    var m = /[?&]seed=([0-9]+)(&|$)/.exec(window.location.search);
+    var s = m ? Number(m[1]) : 0;
+    return s <= MAX_SEED ? s : 0;
+  }
+
+  function store(key, value) {
+    try {
+      if (value === null) window.localStorage.removeItem(key);
+      else window.localStorage.setItem(key, value);
+    } catch (e) { /* storage refused (private mode): the answers live in the page only */ }
+  }
+  function recall(key) {
+    try { return window.localStorage.getItem(key); } catch (e) { return null; }
+  }
+  function storeKey(chapter, seed, part) { return "napkin-practice/" + chapter + "/" + seed + "/" + part; }
+
+  function variant(chapter, seed, part, answer) {
+    var flags = { chapter: String(chapter), seed: String(seed) };
+    if (part !== undefined) { flags.part = part; flags.answer = answer; }
+    var r = api.run("practice", flags);
+    if (r.status !== 0) return null;
+    return JSON.parse(r.stdout);
+  }
+
+  /* Chapters with exercises on this page, from their anchors. */
+  function pageChapters() {
+    var seen = {}, list = [];
+    document.querySelectorAll('[id^="exercise-"]').forEach(function (a) {
+      var m = /^exercise-([0-9]+)-[0-9]+$/.exec(a.id);
+      if (m && !seen[m[1]]) { seen[m[1]] = true; list.push(Number(m[1])); }
+    });
+    return list;
+  }
+
+  var state = { seed: 0, chapters: [] };
+
+  function judge(chapter, input, out) {
+    var part = input.name, answer = input.value;
+    store(storeKey(chapter, state.seed, part), answer.trim() ? answer : null);
+    if (!answer.trim()) {
+      out.textContent = "";
+      delete out.dataset.verdict;
+      return null;
+    }
+    var v = variant(chapter, state.seed, part, answer).values;
+    out.dataset.verdict = v.verdict;
+    out.textContent = v.verdict === "right" ? "right" : v.verdict + ": " + v.hint;
+    return { verdict: v.verdict, hint: v.hint };
+  }
+
+  function answersOf(chapter) {
+    var answers = {};
+    document.querySelectorAll('form.practice[data-chapter="' + chapter + '"] input.practice-answer').forEach(
+      function (i) { if (i.value.trim()) answers[i.name] = i.value.trim(); });
+    return { chapter: chapter, seed: state.seed, answers: answers };
+  }
+
+  function exportAnswers(chapter) {
+    var blob = new Blob([JSON.stringify(answersOf(chapter), null, 2) + "\n"], { type: "application/json" });
+    var a = el("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = "answers-" + chapter + "-seed-" + state.seed + ".json";
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(function () { URL.revokeObjectURL(a.href); }, 0);
+  }
+
+  function newSeed() {
+    var b = new Uint32Array(1);
+    window.crypto.getRandomValues(b);
+    return 1 + (b[0] % MAX_SEED);
+  }
+
+  function bar(chapter) {
+    var p = el("p", "practice-bar");
+    p.appendChild(el("span", "practice-seed", state.seed === 0 ? "the printed numbers (seed 0)" : "variant " + state.seed));
+    var fresh = el("button", "practice-new", "new variant");
+    fresh.type = "button";
+    fresh.addEventListener("click", function () { show(newSeed(), true); });
+    var exp = el("button", "practice-export", "export answers");
+    exp.type = "button";
+    exp.addEventListener("click", function () { exportAnswers(chapter); });
+    p.appendChild(fresh);
+    p.appendChild(exp);
+    return p;
+  }
+
+  /* The worked solution, where the edition has one (instructor, practice):
+   * a button that opens its fold and goes to it. */
+  function solutionButton(chapter, exercise) {
+    var anchor = document.getElementById("solution-" + chapter + "-" + exercise);
+    if (!anchor) return null;
+    /* the worked solutions are the printed book's: say so on a variant */
+    var b = el("button", "practice-solution",
+               state.seed === 0 ? "show the worked solution" : "show the worked solution (printed numbers)");
+    b.type = "button";
+    b.addEventListener("click", function () {
+      var fold = anchor.closest("details");
+      if (fold) fold.open = true;
+      anchor.scrollIntoView();
+    });
+    return b;
+  }
+
+  function form(chapter, exercise, parts) {
+    var f = el("form", "practice");
+    f.dataset.chapter = String(chapter);
+    f.dataset.exercise = String(exercise);
+    f.appendChild(el("p", "practice-title", "Check your answers (" + chapter + "." + exercise + ")"));
+    parts.forEach(function (p) {
+      var row = el("label", "practice-part");
+      row.appendChild(el("span", "practice-id", p.id));
+      row.appendChild(el("span", "practice-what", p.what + " (" + p.unit + ", " + p.rule + ")"));
+      var input = el("input", "practice-answer");
+      input.name = p.id;
+      input.type = "text";
+      input.inputMode = "decimal";
+      input.autocomplete = "off";
+      var out = el("output", "practice-verdict");
+      out.setAttribute("aria-live", "polite");
+      var saved = recall(storeKey(chapter, state.seed, p.id));
+      if (saved !== null) input.value = saved;
+      input.addEventListener("change", function () { judge(chapter, input, out); });
+      row.appendChild(input);
+      row.appendChild(out);
+      f.appendChild(row);
+      if (saved !== null) judge(chapter, input, out);
+    });
+    f.addEventListener("submit", function (e) {
+      e.preventDefault();
+      f.querySelectorAll("input.practice-answer").forEach(function (i) {
+        judge(chapter, i, i.parentNode.querySelector("output"));
+      });
+    });
+    var check = el("button", "practice-check", "check");
+    check.type = "submit";
+    f.appendChild(check);
+    var b = bar(chapter), sol = solutionButton(chapter, exercise);
+    if (sol) b.appendChild(sol);
+    f.appendChild(b);
+    return f;
+  }
+
+  function show(seed, remember) {
+    state.seed = seed;
+    if (remember) {
+      try { window.history.replaceState(null, "", "?seed=" + seed + window.location.hash); } catch (e) { /* file: */ }
+    }
+    document.querySelectorAll("form.practice").forEach(function (f) { f.remove(); });
+    state.chapters.forEach(function (chapter) {
+      var v = variant(chapter, seed);
+      if (!v) return;
+      v.inputs.forEach(function (i) {
+        document.querySelectorAll('[data-practice="' + i.name + '"]').forEach(function (s) { s.textContent = i.text; });
+      });
+      var byExercise = {};
+      v.parts.forEach(function (p) { (byExercise[p.exercise] = byExercise[p.exercise] || []).push(p); });
+      Object.keys(byExercise).forEach(function (e) {
+        var anchor = document.getElementById("exercise-" + chapter + "-" + e);
+        if (!anchor) return;
+        var block = anchor.closest("p, div, section") || anchor;
+        block.after(form(chapter, Number(e), byExercise[e]));
+      });
+    });
+  }
+
+  practice.ready = api.ready.then(function () {
+    state.chapters = pageChapters().filter(function (c) { return variant(c, 0) !== null; });
+    practice.seed = function () { return state.seed; };
+    practice.show = function (seed) { show(seed, false); };
+    practice.check = function (part, answer) {
+      var input = document.querySelector('input.practice-answer[name="' + part + '"]');
+      if (!input) return null;
+      input.value = answer;
+      return judge(Number(input.closest("form").dataset.chapter), input, input.parentNode.querySelector("output"));
+    };
+    practice.answers = answersOf;
+    show(seedFromAddress(), false);
+    return practice;
+  });
+})();

@@ -1,0 +1,34 @@
+/* Chapter 10's variant parts answered by the kit's functions, in the part's
+ * unit (see kit_answers.h). */
+#ifndef EXERCISES_KIT_ANSWERS_10_H
+#define EXERCISES_KIT_ANSWERS_10_H
+
+#include "10-speculative-decoding.h"
+#include "kit_answers.h"
+
+/* Exercise `exercise` (2 or 3; 0 for all) of the variant s. */
+static inline kit_answers kit_answers_10(const practice_set *s, int exercise)
+{
+    kit_answers a = {0};
+    if (exercise == 0 || exercise == 2) {
+        double alpha = kit_input_(s, "ch10_ex2_alpha");
+        int g = (int)kit_input_(s, "ch10_ex2_gamma");
+        kit_answer_(&a, "10.2(a1)", ex10_expected_tokens(alpha, g));
+        kit_answer_(&a, "10.2(a2)", ex10_prob_tokens(alpha, g, 1));
+        kit_answer_(&a, "10.2(a3)", ex10_prob_tokens(alpha, g, g + 1));
+        kit_answer_(&a, "10.2(a4)", ex10_tokens_stddev(alpha, g));
+        kit_answer_(&a, "10.2(b)", ex10_prob_tokens(alpha, g, 1) + ex10_prob_tokens(alpha, g, 2));
+    }
+    if (exercise == 0 || exercise == 3) {
+        double c = kit_input_(s, "ch10_ex3_cost"), alpha = kit_input_(s, "ch10_ex3_alpha");
+        int g = (int)kit_input_(s, "ch10_ex3_gamma");
+        int best = ex10_best_gamma(alpha, c, 10);
+        kit_answer_(&a, "10.3(a)", ex10_speedup(alpha, g, c));
+        kit_answer_(&a, "10.3(b1)", best);
+        kit_answer_(&a, "10.3(b2)", best >= 1 ? ex10_speedup(alpha, best, c) : NAN);
+        kit_answer_(&a, "10.3(c)", ex10_speedup(alpha, 10, c));
+    }
+    return a;
+}
+
+#endif

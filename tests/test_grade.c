@@ -1,0 +1,213 @@
+/* napkin: instructor (the student kit leaves it out: it derives the answers)
+ *
+ * The grade program: answers in as JSON, a score per part, JUnit XML valid
+ * against tests/grade/junit.xsd and JSON out; a clear message and exit 2
+ * for every bad flag or file.  The answers below are worked by hand from the
+ * exercise text (seed 0, the printed book) and from the seed-4711 variant's
+ * numbers (7B on 15T tokens in 14 days at 38% MFU). */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char dir[256];
+
+static void make_dir(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/napkin-grade-XXXXXX");
+    cr_assert(mkdtemp(dir) != NULL);
+}
+static void remove_dir(void)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+}
+TestSuite(grade, .init = make_dir, .fini = remove_dir);
+
+static const char *path_in(const char *name)
+{
+    static char p[4][512];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(p[k], sizeof p[k], "%s/%s", dir, name);
+    return p[k];
+}
+
+static void write_file(const char *name, const char *text)
+{
+    FILE *f = fopen(path_in(name), "w");
+    cr_assert(f != NULL);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Runs a command; its stdout and stderr land in out; returns the exit status. */
+static int sh(const char *cmd, char *out, size_t n)
+{
+    char full[2048];
+    snprintf(full, sizeof full, "%s 2>&1", cmd);
+    FILE *p = popen(full, "r");
+    cr_assert(p != NULL);
+    size_t got = fread(out, 1, n - 1, p);
+    out[got] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int grade(const char *args, char *out, size_t n)
+{
+    const char *b = getenv("NB_BUILD");
+    char cmd[1536];
+    snprintf(cmd, sizeof cmd, "'%s/bin/grade/grade' %s", b && *b ? b : "build", args);
+    return sh(cmd, out, n);
+}
+
+static const char *schema(void)
+{
+    static char p[512];
+    const char *src = getenv("NB_SRC");
+    snprintf(p, sizeof p, "%s/tests/grade/junit.xsd", src && *src ? src : ".");
+    return p;
+}
+
+/* Seed 0 by hand: 80 and 160 GPUs, 57.0 days (57.028 to 3 figures); goodput
+ * 99.4 %, 95 %, 90 %; 8,190 GPUs (8,192); 4.31 a day (466 / 108).  Then
+ * 12.7: 34.6 % right, 80 days "close" (73.53 right), 12.7(c) missing. */
+static const char *seed0 =
+    "{\"chapter\": 12, \"seed\": 0, \"student\": \"A & B <test>\", \"answers\": {"
+    "\"12.1(a)\": 80, \"12.1(b)\": 80, \"12.1(c)\": \"57.0\", \"12.5(a1)\": 99.4, \"12.5(a2)\": 95,"
+    " \"12.5(a3)\": 90, \"12.5(b)\": 8190, \"12.5(c)\": 4.31, \"12.7(a)\": 34.6, \"12.7(b)\": 80}}";
+
+static json_t *part(json_t *report, const char *id)
+{
+    size_t i, j;
+    json_t *ex, *p;
+    json_array_foreach(json_object_get(report, "exercises"), i, ex)
+        json_array_foreach(json_object_get(ex, "parts"), j, p)
+            if (strcmp(json_string_value(json_object_get(p, "id")), id) == 0)
+                return p;
+    cr_assert_fail("no part %s in the report", id);
+    return NULL;
+}
+
+Test(grade, scores_each_part_and_writes_valid_junit)
+{
+    write_file("a.json", seed0);
+    char out[16384], args[1024];
+    snprintf(args, sizeof args, "--chapter 12 --answers '%s' --junit '%s' --json '%s'", path_in("a.json"),
+             path_in("a.xml"), path_in("a.out.json"));
+    cr_assert_eq(grade(args, out, sizeof out), 0, "%s", out);
+    /* 11 parts: 12.1(b) is the spreadsheet's count (a slip), 12.7(b) close, 12.7(c) missing */
+    cr_expect(strstr(out, "score: 8/11") != NULL, "%s", out);
+    cr_expect(strstr(out, "exercise 12.1: 2/3") != NULL, "%s", out);
+    cr_expect(strstr(out, "exercise 12.5: 5/5") != NULL, "%s", out);
+    cr_expect(strstr(out, "exercise 12.7: 1/3") != NULL, "%s", out);
+
+    json_error_t err;
+    json_t *r = json_load_file(path_in("a.out.json"), 0, &err);
+    cr_assert(r != NULL, "report JSON: %s", err.text);
+    cr_expect_eq(json_integer_value(json_object_get(r, "score")), 8);
+    cr_expect_eq(json_integer_value(json_object_get(r, "max")), 11);
+    cr_expect_str_eq(json_string_value(json_object_get(part(r, "12.1(b)"), "verdict")), "slip");
+    cr_expect(strstr(json_string_value(json_object_get(part(r, "12.1(b)"), "hint")), "sparsity") != NULL);
+    cr_expect_str_eq(json_string_value(json_object_get(part(r, "12.7(b)"), "verdict")), "close");
+    cr_expect_str_eq(json_string_value(json_object_get(part(r, "12.7(c)"), "verdict")), "missing");
+    cr_expect_str_eq(json_string_value(json_object_get(part(r, "12.1(c)"), "verdict")), "right");
+    cr_expect(json_is_null(json_object_get(part(r, "12.7(c)"), "given")));
+    json_decref(r);
+
+    char cmd[1536];
+    snprintf(cmd, sizeof cmd, "xmllint --noout --schema '%s' '%s'", schema(), path_in("a.xml"));
+    cr_expect_eq(sh(cmd, out, sizeof out), 0, "JUnit XML invalid: %s", out);
+    snprintf(cmd, sizeof cmd, "cat '%s'", path_in("a.xml"));
+    sh(cmd, out, sizeof out);
+    cr_expect(strstr(out, "tests=\"11\" failures=\"3\"") != NULL, "%s", out);
+    cr_expect(strstr(out, "<testsuite name=\"12.7\" tests=\"3\" failures=\"2\"") != NULL, "%s", out);
+    cr_expect(strstr(out, "A &amp; B &lt;test&gt;") != NULL, "the student's name is escaped: %s", out);
+    /* the report names no expected value: 160 GPUs, 73.5 days, 84.4 % */
+    cr_expect(strstr(out, "160") == NULL && strstr(out, "73.5") == NULL && strstr(out, "84.3") == NULL, "%s", out);
+}
+
+Test(grade, the_schema_rejects_a_broken_report)
+{
+    /* a testcase without a name, and a count that is not a number */
+    write_file("bad.xml", "<?xml version=\"1.0\"?>\n<testsuites><testsuite name=\"x\" tests=\"many\">"
+                          "<testcase classname=\"c\"/></testsuite></testsuites>\n");
+    char cmd[1536], out[4096];
+    snprintf(cmd, sizeof cmd, "xmllint --noout --schema '%s' '%s'", schema(), path_in("bad.xml"));
+    cr_expect_neq(sh(cmd, out, sizeof out), 0, "%s", out);
+}
+
+Test(grade, a_variant_is_graded_against_its_own_numbers)
+{
+    /* seed 4711: 6 x 7e9 x 15e12 = 6.3e23 FLOP; / (989.4e12 x 0.38) = 1.67562e9
+     * GPU-s over 14 days (1,209,600 s): 1385.3 -> 1392 GPUs; at twice the peak
+     * 692.6 -> 696; 696 GPUs take 1.67562e9 / 696 / 86400 = 27.87 days.
+     * Seed 0's answers score 0 on it. */
+    write_file("v.json", "{\"answers\": {\"12.1(a)\": 696, \"12.1(b)\": 1392, \"12.1(c)\": 27.9}}");
+    write_file("v0.json", "{\"answers\": {\"12.1(a)\": 80, \"12.1(b)\": 160, \"12.1(c)\": 57.0}}");
+    char out[16384], args[1024];
+    snprintf(args, sizeof args, "--chapter 12 --seed 4711 --answers '%s'", path_in("v.json"));
+    cr_assert_eq(grade(args, out, sizeof out), 0, "%s", out);
+    cr_expect(strstr(out, "exercise 12.1: 3/3") != NULL, "%s", out);
+    snprintf(args, sizeof args, "--chapter 12 --seed 4711 --answers '%s'", path_in("v0.json"));
+    cr_assert_eq(grade(args, out, sizeof out), 0, "%s", out);
+    cr_expect(strstr(out, "exercise 12.1: 0/3") != NULL, "%s", out);
+}
+
+Test(grade, bad_input_names_the_flag)
+{
+    write_file("a.json", seed0);
+    write_file("typo.json", "{\"answers\": {\"12.1(z)\": 3}}");
+    write_file("broken.json", "{\"answers\": {");
+    write_file("flat.json", "[80, 160]");
+    write_file("other.json", "{\"chapter\": 12, \"seed\": 5, \"answers\": {}}");
+    const struct {
+        const char *args, *says;
+    } cases[] = {
+        {"--chapter 12 --seed -1 --answers A", "--seed"},
+        {"--chapter x --answers A", "--chapter"},
+        {"--chapter 7 --answers T", "--chapter 7 has no exercise variants"},
+        {"--chapter 12", "--answers"},
+        {"--chapter 12 --answers /nonexistent/answers.json", "--answers"},
+        {"--chapter 12 --answers T", "12.1(z)"},
+        {"--chapter 12 --answers B", "--answers"},
+        {"--chapter 12 --answers F", "expected {"},
+        {"--chapter 12 --seed 6 --answers O", "--seed 6"},
+        {"--chapter 11 --answers A", "is for chapter 12, not --chapter 11"},
+        {"--chapter 12 --answers A --colour red", "unknown flag --colour"},
+        {"--chapter", "needs a value"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char args[1024], out[8192];
+        const char *a = cases[i].args;
+        size_t k = 0;
+        for (; *a && k + 300 < sizeof args; a++) {
+            const char *sub = NULL;
+            if (a[0] == ' ' && strchr("ATBFO", a[1]) && (a[2] == '\0' || a[2] == ' '))
+                sub = a[1] == 'A' ? "a.json" : a[1] == 'T' ? "typo.json" : a[1] == 'B' ? "broken.json"
+                    : a[1] == 'F' ? "flat.json" : "other.json";
+            if (sub) {
+                k += (size_t)snprintf(args + k, sizeof args - k, " '%s'", path_in(sub));
+                a++;
+            } else
+                args[k++] = *a;
+        }
+        args[k] = '\0';
+        cr_expect_eq(grade(args, out, sizeof out), 2, "%s: exit status, output: %s", cases[i].args, out);
+        cr_expect(strstr(out, cases[i].says) != NULL, "%s: output should say '%s': %s", cases[i].args,
+                  cases[i].says, out);
+    }
+}
+
+Test(grade, the_key_is_the_instructors)
+{
+    char out[16384];
+    cr_assert_eq(grade("--chapter 12 --seed 0 --key", out, sizeof out), 0, "%s", out);
+    cr_expect(strstr(out, "12.1(b)") != NULL && strstr(out, " 160 [GPUs] (exactly)") != NULL, "%s", out);
+    cr_expect(strstr(out, "from 94.5 to 95.5") != NULL, "%s", out);
+}

@@ -1,0 +1,322 @@
+/* napkin: instructor (the student kit leaves it out: it derives the answers)
+ *
+ * Exercise variants: seed 0 is the printed chapter 12 (answers worked by hand
+ * below from the exercise text), and for 200 seeds every input stays in its
+ * stated range, every answer is finite and judged right, a 5 % error is not,
+ * and the 12.1 cluster holds its optimizer state. */
+#include "practice.h"
+#include "specs.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+static double answer_of(const practice_set *s, const char *id)
+{
+    const practice_part *p = practice_find(s, id);
+    cr_assert(p != NULL, "no part %s", id);
+    return judge_expected(&p->judge);
+}
+static double input_of(const practice_set *s, const char *name)
+{
+    const practice_input *in = practice_input_named(s, name);
+    cr_assert(in != NULL, "no input %s", name);
+    return in->value;
+}
+
+#define expect_rel(got, want, rel)                                                                        \
+    do {                                                                                                  \
+        double g_ = (got), w_ = (want);                                                                   \
+        cr_expect(fabs(g_ - w_) <= (rel) * fabs(w_), "%s: got %.10g, want %.10g", #got, g_, w_);          \
+    } while (0)
+
+Test(practice, seed_zero_is_the_printed_book)
+{
+    practice_set s;
+    cr_assert_eq(practice_build(12, 0, &s), 0);
+    /* the printed inputs: 13B, 2T tokens, 30 days, 40 % MFU */
+    cr_expect_eq(input_of(&s, "ch12_ex1_params_b"), 13);
+    cr_expect_eq(input_of(&s, "ch12_ex1_tokens_t"), 2);
+    cr_expect_eq(input_of(&s, "ch12_ex1_days"), 30);
+    cr_expect_eq(input_of(&s, "ch12_ex1_mfu_pct"), 40);
+    /* 6 x 13e9 x 2e12 = 1.56e23; / (989.4e12 x 0.4) = 3.941783e8 GPU-s over
+     * 2,592,000 s: 152.08 -> 160; at twice the peak 76.04 -> 80; 80 GPUs take
+     * 3.941783e8 / 80 / 86400 = 57.028 days */
+    cr_expect_eq(answer_of(&s, "12.1(a)"), 80);
+    cr_expect_eq(answer_of(&s, "12.1(b)"), 160);
+    expect_rel(answer_of(&s, "12.1(c)"), 57.028, 1e-4);
+    /* 1,024, 8,192 and 16,384 GPUs: lost share 0.1 G / 16384 */
+    cr_expect_eq(input_of(&s, "ch12_ex5_size1"), 1024);
+    cr_expect_eq(input_of(&s, "ch12_ex5_size2"), 8192);
+    cr_expect_eq(input_of(&s, "ch12_ex5_size3"), 16384);
+    expect_rel(answer_of(&s, "12.5(a1)"), 99.375, 1e-9);
+    expect_rel(answer_of(&s, "12.5(a2)"), 95.0, 1e-9);
+    expect_rel(answer_of(&s, "12.5(a3)"), 90.0, 1e-9);
+    /* 95 %: 0.05 x 163840 = 8192; 466 / (54 x 16384) x 8192 = 466 / 108 = 4.3148 */
+    expect_rel(answer_of(&s, "12.5(b)"), 8192, 1e-6);
+    expect_rel(answer_of(&s, "12.5(c)"), 466.0 / 108, 1e-9);
+    /* 3.8e25 / (989.4e12 x 30.84e6 x 3600) = 34.5935 %; 16,384 GPUs at 41 %
+     * and 90 %: 3.8e25 / (16384 x 989.4e12 x 0.369) / 86400 = 73.528 days;
+     * 34.5935 / 41 = 84.374 % */
+    expect_rel(answer_of(&s, "12.7(a)"), 34.5935, 1e-5);
+    expect_rel(answer_of(&s, "12.7(b)"), 73.528, 1e-4);
+    expect_rel(answer_of(&s, "12.7(c)"), 84.374, 1e-4);
+}
+
+Test(practice, hand_answers_to_three_figures_pass)
+{
+    /* what a candidate writes for seed 0, worked on paper */
+    practice_set s;
+    practice_build(12, 0, &s);
+    const struct {
+        const char *id;
+        double given;
+    } hand[] = {{"12.1(a)", 80},    {"12.1(b)", 160},  {"12.1(c)", 57.0}, {"12.5(a1)", 99.4},
+                {"12.5(a2)", 95},   {"12.5(a3)", 90},  {"12.5(b)", 8190}, {"12.5(c)", 4.31},
+                {"12.7(a)", 34.6},  {"12.7(b)", 73.5}, {"12.7(c)", 84.4}};
+    for (size_t i = 0; i < sizeof hand / sizeof hand[0]; i++) {
+        judge_result r = judge_answer(&practice_find(&s, hand[i].id)->judge, hand[i].given);
+        cr_expect_eq(r.verdict, VERDICT_RIGHT, "%s: %g judged %s (%s)", hand[i].id, hand[i].given,
+                     judge_verdict_name(r.verdict), r.hint);
+    }
+    cr_expect_eq(s.n_parts, 11);
+}
+
+Test(practice, part_slips_are_recognised)
+{
+    practice_set s;
+    practice_build(12, 0, &s);
+    /* the spreadsheet's 80 as the answer to (b); 57 days' 30-day deadline; goodput forgotten in 12.7(b):
+     * 3.8e25 / (16384 x 989.4e12 x 0.41) / 86400 = 66.18 days */
+    const struct {
+        const char *id;
+        double given;
+        const char *word;
+    } slips[] = {{"12.1(b)", 80, "sparsity"},      {"12.1(c)", 30, "deadline"},
+                 {"12.7(b)", 66.2, "goodput"},     {"12.5(a2)", 5, "lost"},
+                 {"12.5(c)", 8.63, "16,384"},      {"12.7(a)", 17.3, "sparse"}};
+    for (size_t i = 0; i < sizeof slips / sizeof slips[0]; i++) {
+        judge_result r = judge_answer(&practice_find(&s, slips[i].id)->judge, slips[i].given);
+        cr_expect_eq(r.verdict, VERDICT_SLIP, "%s: %g judged %s", slips[i].id, slips[i].given,
+                     judge_verdict_name(r.verdict));
+        cr_expect(strstr(r.hint, slips[i].word) != NULL, "%s: hint '%s'", slips[i].id, r.hint);
+    }
+}
+
+Test(practice, two_hundred_seeds_stay_meaningful)
+{
+    gpu_spec h100 = gpu_builtin("h100");
+    int distinct = 0;
+    double last = -1;
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        practice_set s, again;
+        cr_assert_eq(practice_build(12, seed, &s), 0);
+        practice_build(12, seed, &again);
+        for (int i = 0; i < s.n_inputs; i++) {
+            const practice_input *in = &s.inputs[i];
+            cr_expect(in->value >= in->lo && in->value <= in->hi, "seed %llu: %s = %g outside [%g, %g]",
+                      (unsigned long long)seed, in->name, in->value, in->lo, in->hi);
+            cr_expect_eq(in->value, again.inputs[i].value, "seed %llu: %s not reproducible",
+                         (unsigned long long)seed, in->name);
+        }
+        for (int i = 0; i < s.n_parts; i++) {
+            const judge_part *j = &s.parts[i].judge;
+            double a = judge_expected(j);
+            cr_expect(isfinite(a) && a > 0, "seed %llu: %s answer %g", (unsigned long long)seed, s.parts[i].id, a);
+            cr_expect_eq(judge_answer(j, a).verdict, VERDICT_RIGHT, "seed %llu %s", (unsigned long long)seed,
+                         s.parts[i].id);
+            judge_verdict five = judge_answer(j, a * 1.05).verdict;
+            cr_expect(five == VERDICT_CLOSE || five == VERDICT_SLIP, "seed %llu %s: 5%% off judged %s",
+                      (unsigned long long)seed, s.parts[i].id, judge_verdict_name(five));
+            cr_expect_eq(judge_answer(j, a * 3.7).verdict, VERDICT_OFF, "seed %llu %s: x3.7 judged %s",
+                         (unsigned long long)seed, s.parts[i].id, judge_verdict_name(judge_answer(j, a * 3.7).verdict));
+        }
+        /* 12.1: a run of 16 to 16,384 GPUs, the sparse-peak cluster half of it,
+         * and 16 B of state per parameter over that cluster inside half a GPU */
+        double need = answer_of(&s, "12.1(b)"), rent = answer_of(&s, "12.1(a)");
+        cr_expect(need >= 16 && need <= 16384, "seed %llu: %g GPUs", (unsigned long long)seed, need);
+        cr_expect(rent >= 8 && rent <= need, "seed %llu: rents %g of %g", (unsigned long long)seed, rent, need);
+        cr_expect(16 * input_of(&s, "ch12_ex1_params_b") * 1e9 / rent <= 0.5 * h100.mem_bytes);
+        /* 12.5: goodput stays above 80 % for the sizes asked */
+        cr_expect(answer_of(&s, "12.5(a3)") >= 80);
+        cr_expect(input_of(&s, "ch12_ex5_size1") < input_of(&s, "ch12_ex5_size2"));
+        cr_expect(input_of(&s, "ch12_ex5_size2") < input_of(&s, "ch12_ex5_size3"));
+        if (answer_of(&s, "12.1(c)") != last)
+            distinct++;
+        last = answer_of(&s, "12.1(c)");
+    }
+    cr_expect(distinct >= 50, "only %d changes of 12.1 in 200 seeds", distinct);
+}
+
+Test(practice, chapter_5_seed_zero_is_the_printed_book)
+{
+    practice_set s;
+    cr_assert_eq(practice_build(5, 0, &s), 0);
+    /* 40 requests/s for 6 s: 240 in flight, each with 1,500 tokens of
+     * LLaMA-3-8B KV in bf16 (2 x 32 layers x 8 KV heads x 128 x 2 B = 131,072 B
+     * a token): 240 x 1500 x 131072 = 47.186 GB; twice the latency, 480 */
+    cr_expect_eq(input_of(&s, "ch05_ex1_rate"), 40);
+    cr_expect_eq(input_of(&s, "ch05_ex1_latency"), 6);
+    cr_expect_eq(input_of(&s, "ch05_ex1_tokens"), 1500);
+    expect_rel(answer_of(&s, "5.1(a)"), 240, 1e-12);
+    expect_rel(answer_of(&s, "5.1(b)"), 47.18592, 1e-9);
+    expect_rel(answer_of(&s, "5.1(c)"), 480, 1e-12);
+    /* S = 0.2 s, 4/s: rho 0.8; M/M/1 W = 1 / (5 - 4) = 1 s, Wq = 0.8 s;
+     * M/D/1 Wq = rho S / (2 (1 - rho)) = 0.16 / 0.4 = 0.4 s, W = 0.6 s */
+    expect_rel(answer_of(&s, "5.2(a)"), 0.8, 1e-12);
+    expect_rel(answer_of(&s, "5.2(b1)"), 1.0, 1e-12);
+    expect_rel(answer_of(&s, "5.2(b2)"), 0.6, 1e-12);
+    expect_rel(answer_of(&s, "5.2(c1)"), 0.8, 1e-12);
+    expect_rel(answer_of(&s, "5.2(c2)"), 0.4, 1e-12);
+    /* S = 2 s, 0.4/s (rho 0.8): Wq = 0.8 x 2 (1 + cs2) / 0.4 = 4 (1 + cs2):
+     * 6 s at cs2 = 0.5, 4 s fixed, 8 s exponential */
+    expect_rel(answer_of(&s, "5.4(a)"), 6, 1e-12);
+    expect_rel(answer_of(&s, "5.4(b1)"), 4, 1e-12);
+    expect_rel(answer_of(&s, "5.4(b2)"), 8, 1e-12);
+    cr_expect_eq(s.n_parts, 11);
+    /* the heads slip: 32 heads instead of 8 KV heads, four times the cache */
+    judge_result r = judge_answer(&practice_find(&s, "5.1(b)")->judge, 189);
+    cr_expect_eq(r.verdict, VERDICT_SLIP);
+    cr_expect(strstr(r.hint, "KV heads") != NULL, "%s", r.hint);
+}
+
+Test(practice, chapter_5_two_hundred_seeds_stay_meaningful)
+{
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        practice_set s;
+        cr_assert_eq(practice_build(5, seed, &s), 0);
+        for (int i = 0; i < s.n_inputs; i++)
+            cr_expect(s.inputs[i].value >= s.inputs[i].lo && s.inputs[i].value <= s.inputs[i].hi);
+        for (int i = 0; i < s.n_parts; i++) {
+            const judge_part *j = &s.parts[i].judge;
+            double a = judge_expected(j);
+            cr_expect(isfinite(a) && a > 0, "seed %llu %s: %g", (unsigned long long)seed, s.parts[i].id, a);
+            cr_expect_eq(judge_answer(j, a).verdict, VERDICT_RIGHT);
+            judge_verdict five = judge_answer(j, a * 1.05).verdict;
+            cr_expect(five == VERDICT_CLOSE || five == VERDICT_SLIP);
+            cr_expect_eq(judge_answer(j, a * 3.7).verdict, VERDICT_OFF, "seed %llu %s", (unsigned long long)seed,
+                         s.parts[i].id);
+        }
+        /* one server between half and nine tenths busy in 5.2 and 5.4 */
+        double rho2 = input_of(&s, "ch05_ex2_rate") * input_of(&s, "ch05_ex2_service");
+        double rho4 = input_of(&s, "ch05_ex4_rate") * input_of(&s, "ch05_ex4_service");
+        cr_expect(rho2 >= 0.5 - 1e-12 && rho2 <= 0.9 + 1e-12, "seed %llu: rho %g", (unsigned long long)seed, rho2);
+        cr_expect(rho4 >= 0.5 - 1e-12 && rho4 <= 0.9 + 1e-12, "seed %llu: rho %g", (unsigned long long)seed, rho4);
+        /* 5.1's doubled cache inside eight H100s (8 x 79.6 GB at most) */
+        cr_expect(answer_of(&s, "5.1(b)") * 2 <= 8 * 80, "seed %llu", (unsigned long long)seed);
+    }
+}
+
+Test(practice, chapter_10_seed_zero_is_the_printed_book)
+{
+    practice_set s;
+    cr_assert_eq(practice_build(10, 0, &s), 0);
+    cr_expect_eq(input_of(&s, "ch10_ex2_alpha"), 0.9);
+    cr_expect_eq(input_of(&s, "ch10_ex2_gamma"), 8);
+    cr_expect_eq(input_of(&s, "ch10_ex2_all"), 9);
+    /* alpha 0.9, gamma 8: E[N] = (1 - 0.9^9) / 0.1 = (1 - 0.387420489) / 0.1 =
+     * 6.12579511; P(N = 1) = 0.1; P(N = 9) = 0.9^8 = 0.43046721;
+     * P(N <= 2) = 0.1 + 0.9 x 0.1 = 0.19 */
+    expect_rel(answer_of(&s, "10.2(a1)"), 6.12579511, 1e-9);
+    expect_rel(answer_of(&s, "10.2(a2)"), 0.1, 1e-12);
+    expect_rel(answer_of(&s, "10.2(a3)"), 0.43046721, 1e-9);
+    expect_rel(answer_of(&s, "10.2(b)"), 0.19, 1e-12);
+    /* Var N = E[N^2] - E[N]^2 with P(N = k) = 0.9^(k-1) 0.1 for k <= 8 and
+     * 0.9^8 for 9: E[N^2] = sum k^2 P = 46.65441907, Var = 46.65441907 - 6.12579511^2
+     * = 9.129053, sd = 3.021432 */
+    expect_rel(answer_of(&s, "10.2(a4)"), 3.021432, 1e-6);
+    /* c 0.1, alpha 0.75: S(g) = 4 (1 - 0.75^(g+1)) / (1 + 0.1 g): g = 4
+     * 3.05078125 / 1.4 = 2.179129; g = 5 3.28808594 / 1.5 = 2.192057 (the
+     * best: g = 6 gives 3.46606445 / 1.6 = 2.166290); g = 10
+     * 3.83105946 / 2 = 1.915530 */
+    expect_rel(answer_of(&s, "10.3(a)"), 2.179129, 1e-6);
+    cr_expect_eq(answer_of(&s, "10.3(b1)"), 5);
+    expect_rel(answer_of(&s, "10.3(b2)"), 2.192057, 1e-6);
+    expect_rel(answer_of(&s, "10.3(c)"), 1.915530, 1e-6);
+}
+
+Test(practice, chapter_10_two_hundred_seeds_stay_meaningful)
+{
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        practice_set s;
+        cr_assert_eq(practice_build(10, seed, &s), 0);
+        for (int i = 0; i < s.n_inputs; i++)
+            cr_expect(s.inputs[i].value >= s.inputs[i].lo && s.inputs[i].value <= s.inputs[i].hi);
+        for (int i = 0; i < s.n_parts; i++) {
+            const judge_part *j = &s.parts[i].judge;
+            double a = judge_expected(j);
+            cr_expect(isfinite(a) && a > 0, "seed %llu %s: %g", (unsigned long long)seed, s.parts[i].id, a);
+            cr_expect_eq(judge_answer(j, a).verdict, VERDICT_RIGHT);
+            judge_verdict five = judge_answer(j, a * 1.05).verdict;
+            cr_expect(five == VERDICT_CLOSE || five == VERDICT_SLIP, "seed %llu %s", (unsigned long long)seed,
+                      s.parts[i].id);
+            cr_expect_eq(judge_answer(j, a * 3.7).verdict, VERDICT_OFF, "seed %llu %s", (unsigned long long)seed,
+                         s.parts[i].id);
+        }
+        /* the best draft length is inside 1..10, and 10 is worse than it */
+        double best = answer_of(&s, "10.3(b1)");
+        cr_expect(best >= 2 && best <= 9, "seed %llu: best %g", (unsigned long long)seed, best);
+        cr_expect(answer_of(&s, "10.3(c)") < answer_of(&s, "10.3(b2)"));
+        cr_expect(answer_of(&s, "10.3(a)") <= answer_of(&s, "10.3(b2)") * (1 + 1e-12));
+    }
+}
+
+Test(practice, seeds_are_parsed_strictly)
+{
+    uint64_t v;
+    cr_expect(practice_parse_seed("4711", &v) == 0 && v == 4711);
+    cr_expect(practice_parse_seed(NULL, &v) == 0 && v == 0);
+    cr_expect(practice_parse_seed("", &v) == 0 && v == 0);
+    cr_expect(practice_parse_seed("2147483647", &v) == 0 && v == 2147483647ULL);
+    cr_expect_eq(practice_parse_seed("2147483648", &v), -1);
+    cr_expect_eq(practice_parse_seed("-1", &v), -1);
+    cr_expect_eq(practice_parse_seed(" 7", &v), -1);
+    cr_expect_eq(practice_parse_seed("7x", &v), -1);
+}
+
+Test(practice, chapters_without_variants)
+{
+    practice_set s;
+    cr_expect_eq(practice_build(1, 0, &s), -1);
+    cr_expect_eq(practice_build(99, 7, &s), -1);
+    cr_expect_str_eq(practice_chapters(), "5 10 12");
+    practice_build(12, 0, &s);
+    cr_expect_null(practice_find(&s, "12.9(z)"));
+    cr_expect_null(practice_find(&s, NULL));
+}
+
+Test(practice, every_part_slip_is_named_when_made)
+{
+    /* each slip a part names, made exactly, gets that slip's hint, unless the
+     * slip lands within the part's tolerance of the answer (then it is right)
+     * or of a slip named before it */
+    const int chapters[] = {5, 10, 12};
+    int named = 0;
+    for (int c = 0; c < 3; c++)
+        for (uint64_t seed = 0; seed <= 200; seed++) {
+            practice_set s;
+            cr_assert_eq(practice_build(chapters[c], seed, &s), 0);
+            for (int i = 0; i < s.n_parts; i++) {
+                const judge_part *j = &s.parts[i].judge;
+                for (int k = 0; k < j->n_slips; k++) {
+                    double v = j->slips[k].value;
+                    judge_result r = judge_answer(j, v);
+                    if (r.verdict == VERDICT_RIGHT)
+                        continue;
+                    int earlier = 0;
+                    for (int e = 0; e < k; e++)
+                        earlier |= fabs(v - j->slips[e].value) <= 0.01 * fabs(j->slips[e].value);
+                    if (earlier)
+                        continue;
+                    cr_expect_eq(r.verdict, VERDICT_SLIP, "chapter %d seed %llu %s slip %d (%g): %s",
+                                 chapters[c], (unsigned long long)seed, s.parts[i].id, k, v,
+                                 judge_verdict_name(r.verdict));
+                    cr_expect_str_eq(r.hint, j->slips[k].hint, "chapter %d seed %llu %s", chapters[c],
+                                     (unsigned long long)seed, s.parts[i].id);
+                    named++;
+                }
+            }
+        }
+    /* 201 seeds of 22 parts with 1 to 3 slips each: thousands of slips made */
+    cr_expect(named > 4000, "only %d slips checked", named);
+}

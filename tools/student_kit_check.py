@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""The student kit leaks no answer.
+
+    tools/student_kit_check.py --kit build/student-kit.tar.gz \
+        --grade build/bin/grade/grade --lib build/lib/libnapkin.a [--seeds 0,4711]
+
+1. No solutions/, no test marked "napkin: instructor"; no comment left in
+   tests/exercises/; the checks are in
+   student mode (NB_STUDENT_KIT defined first in exercise_check.h).
+2. No text file of the kit holds a computed answer of the variant parts
+   (the grade's answer key for each chapter and seed): each answer to 4 significant
+   figures, rounded and cut (12.35 and 12.34 for 12.345), and in percent
+   parts also as a fraction (0.1234 for 12.34 %), anywhere; answers of
+   three significant digits (0.375) and counts of 100 or more (1392 and
+   1,392) in exercises/ and tests/exercises/.  Not searched: answers of one
+   or two significant digits (480, 0.8, 4 s) and powers of two (8,192), which
+   are everywhere in the repository as other numbers.
+3. The kit's own checks of those chapters, built from the kit's sources
+   against the library, run on the untouched kit at each seed: they fail without a
+   crash, print "your answer" with a verdict and hint, and neither
+   "expected <number>" nor any answer.
+
+Standard library only.  Exit status 0 when the kit is clean, 1 otherwise.
+"""
+import argparse
+import math
+import os
+import re
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import student_kit  # noqa: E402  (the comment stripper)
+
+
+def answer_key(grade, chapter, seed):
+    out = subprocess.run([grade, "--chapter", str(chapter), "--seed", str(seed), "--key"], capture_output=True,
+                         text=True, timeout=60, check=True).stdout
+    key = []
+    for line in out.splitlines():
+        m = re.match(r"\s+(\d+\.\d+\(\w+\))\s+(.*)\s(-?[0-9][0-9.e+-]*) \[([^\]]*)\] \((.*)\)$", line)
+        if m:
+            key.append((m.group(1), float(m.group(3)), m.group(4), m.group(5)))
+    parts = len(re.findall(r"^\s+\d+\.\d+\(\w+\)", out, re.M))
+    if not key or len(key) != parts:
+        raise SystemExit("student_kit_check: read %d of %d parts of the answer key from %s" % (len(key), parts, grade))
+    return key
+
+
+def significant(v):
+    """The significant digits of v to 4 figures, trailing zeros dropped: 120 -> 2, 12.34 -> 4."""
+    return len(("%.3e" % abs(v)).split("e")[0].replace(".", "").rstrip("0"))
+
+
+def sig4(v):
+    """v to 4 significant figures, rounded and cut, as digit strings."""
+    e = 3 - int(math.floor(math.log10(abs(v))))
+    rounded = "%.*f" % (max(e, 0), round(v, e)) if e > 0 else "%d" % round(v, e)
+    scale = 10 ** e
+    cut_v = int(abs(v) * scale) / scale
+    cut = "%.*f" % (max(e, 0), cut_v) if e > 0 else "%d" % cut_v
+    return {rounded, cut}
+
+
+def power_of_two(v):
+    n = int(round(v))
+    return n > 0 and abs(v - n) <= 1e-6 * n and not n & (n - 1)
+
+
+def patterns(key):
+    """(forms searched everywhere, forms searched in exercises/ and tests/exercises/)."""
+    anywhere, in_exercises = set(), set()
+    for part, v, unit, rule in key:
+        if v == 0 or power_of_two(v):
+            continue
+        if rule == "exactly":
+            n = int(round(v))
+            if n >= 100:
+                in_exercises |= {str(n), "{:,}".format(n)}
+            continue
+        for x in [v] + ([v / 100] if unit == "%" else []):
+            if significant(x) >= 4:
+                anywhere |= sig4(x)
+            elif significant(x) == 3:
+                in_exercises |= {("%.3g" % x)}
+    return anywhere, in_exercises
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--kit", required=True)
+    ap.add_argument("--grade", required=True)
+    ap.add_argument("--lib", required=True)
+    ap.add_argument("--seeds", default="0,4711")
+    ap.add_argument("--chapters", default="5,10,12", help="the chapters with variants")
+    ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
+    o = ap.parse_args()
+    fails = []
+    seeds = [int(s) for s in o.seeds.split(",")]
+    with tempfile.TemporaryDirectory(prefix="student_kit_check.") as tmp:
+        with tarfile.open(o.kit) as t:
+            names = t.getnames()
+            t.extractall(tmp)
+        top = os.path.join(tmp, student_kit.TOP)
+        rel = [n.split("/", 1)[1] for n in names if "/" in n]
+        if any(r.startswith("solutions/") for r in rel):
+            fails.append("the kit holds solutions/")
+        texts = {}
+        for r in rel:
+            p = os.path.join(top, r)
+            if not os.path.isfile(p):
+                continue
+            with open(p, "rb") as f:
+                data = f.read()
+            if b"\0" not in data:
+                texts[r] = data.decode("utf-8", "replace")
+        for r, text in texts.items():
+            if r.startswith("tests/") and text.split("\n", 1)[0].find("napkin: instructor") >= 0:
+                fails.append("%s is marked napkin: instructor" % r)
+            if r.startswith("tests/exercises/") and r.endswith((".c", ".h")):
+                if re.sub(r"\s+", " ", student_kit.strip_comments(text)) != re.sub(r"\s+", " ", text):
+                    fails.append("%s still has comments" % r)
+                if "NB_STUDENT_KIT" in text and r != "tests/exercises/exercise_check.h" and "#ifndef" in text:
+                    fails.append("%s still has an instructor block" % r)
+        check_h = texts.get("tests/exercises/exercise_check.h", "")
+        if not check_h.startswith("#define NB_STUDENT_KIT"):
+            fails.append("tests/exercises/exercise_check.h does not define NB_STUDENT_KIT first")
+
+        searched = 0
+        all_forms = set()
+        chapters = [int(c) for c in o.chapters.split(",")]
+        for seed, ch in [(s_, c_) for s_ in seeds for c_ in chapters]:
+            anywhere, in_ex = patterns(answer_key(o.grade, ch, seed))
+            all_forms |= anywhere | in_ex
+            for r, text in texts.items():
+                for pat in anywhere:
+                    searched += 1
+                    if re.search(r"(?<![0-9.])" + re.escape(pat) + r"(?![0-9])", text) or \
+                       re.search(r"(?<![0-9.])" + re.escape(pat) + r"[0-9]", text) and "." in pat:
+                        fails.append("chapter %d seed %d: %s holds the answer %s" % (ch, seed, r, pat))
+                if r.startswith(("exercises/", "tests/exercises/")):
+                    for pat in in_ex:
+                        searched += 1
+                        if re.search(r"(?<![0-9.,])" + re.escape(pat) + r"(?![0-9,])", text):
+                            fails.append("chapter %d seed %d: %s holds the answer %s" % (ch, seed, r, pat))
+
+        # the kit's own checks, from the kit's sources
+        for ch in chapters:
+            nn = "%02d" % ch
+            kit_c = [os.path.join(top, r) for r in rel if re.match(r"exercises/%s-.*\.c$" % nn, r)]
+            binary = os.path.join(tmp, "kit_" + nn)
+            cmd = [o.cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter", "-O1",
+                   "-D_POSIX_C_SOURCE=200809L", "-DNB_EXERCISE_TEST", "-I" + os.path.join(top, "code"),
+                   "-I" + os.path.join(top, "code/napkin"), "-I" + os.path.join(top, "exercises"),
+                   os.path.join(top, "tests/exercises/test_%s.c" % nn)] + kit_c + \
+                  [os.path.abspath(o.lib), "-lcriterion", "-lm", "-lpthread", "-ljansson", "-o", binary]
+            b = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+            if b.returncode != 0:
+                fails.append("the kit's chapter %d checks do not build:\n%s" % (ch, b.stderr[-2000:]))
+                continue
+            for seed in seeds:
+                r = subprocess.run([binary, "--jobs=1"], capture_output=True, text=True, timeout=120,
+                                   env=dict(os.environ, NB_SEED=str(seed)))
+                out = r.stdout + r.stderr
+                synth = re.search(r"Failing: (\d+) \| Crashing: (\d+)", out)
+                if not synth or int(synth.group(1)) == 0 or int(synth.group(2)) != 0:
+                    fails.append("chapter %d seed %d: the untouched kit should fail without a crash: %s" % (
+                        ch, seed, synth.group(0) if synth else out[-500:]))
+                leak = [l for l in out.splitlines() if re.search(r"expected [-+0-9.]", l)]
+                if leak:
+                    fails.append("chapter %d seed %d: a check prints the expected value: %s" % (ch, seed, leak[0]))
+                if "your answer" not in out or not re.search(r": (off|missing|close|slip): ", out):
+                    fails.append("chapter %d seed %d: no verdict with a hint in the checks' output" % (ch, seed))
+                for pat in all_forms:
+                    if re.search(r"(?<![0-9.])" + re.escape(pat) + r"(?![0-9])", out):
+                        fails.append("chapter %d seed %d: the checks' output holds the answer %s" % (ch, seed, pat))
+    print("student_kit_check: %d files, chapters %s, seeds %s, %d searches" % (len(rel), o.chapters, o.seeds,
+                                                                                searched))
+    if fails:
+        for f in fails[:60]:
+            print("FAIL " + f, file=sys.stderr)
+        return 1
+    print("student_kit_check: no solutions, no derivations, no answer in the kit or its checks' output")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
