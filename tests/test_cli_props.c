@@ -45,6 +45,7 @@ static const char *const base[][12] = {
     /* the published sets in miniature (tests/published_fixture): a fit in milliseconds */
     {"calibrate", "--set", "tests/published_fixture/h100_sxm/trtllm", "--backend", "trtllm", "--gpu", "h100", NULL},
     {"validate", "--measured", "tests/published_fixture", "--sets", "tests/published_fixture/none", NULL},
+    {"practice", "--chapter", "12", "--seed", "4711", NULL},
 };
 #define NBASE (sizeof base / sizeof base[0])
 
