@@ -17,8 +17,9 @@ static const cli_doc DOC = {
     "rates fitted to one system's TensorRT-LLM tables predict its vLLM and SGLang\n"
     "tables and the other system's TensorRT-LLM tables; and rates fitted to the\n"
     "odd rows of a set predict its even rows.  Errors are predicted / measured - 1.\n"
-    "End to end: napkin serve's model at the system's default calibration (never\n"
-    "fitted to a serving run) against the measured TPOT and closed-loop TTFT of\n"
+    "End to end: napkin serve's model, calibrated on the kernel tables of the\n"
+    "engine that served (never fitted to a serving run), against the measured\n"
+    "TPOT and closed-loop TTFT of\n"
     "DIR/serving_runs.tsv, grouped by model, system, engine, precision and TP.\n"
     "The targets: op level median |error| <= 10 % and worst <= 35 %; TPOT median\n"
     "|error| <= 10 % at every TP.  Each line says whether it meets them.\n"
@@ -119,6 +120,7 @@ int cmd_validate(int argc, char **argv)
     report_col(sv, "runs", "runs", U_INT, 0);
     report_col(sv, "priced", "priced", U_INT, 0);
     report_col(sv, "tpot_err_roofline", "TPOT err, roofline", U_REAL, 0);
+    report_col(sv, "calibration", "calibrated with", U_TEXT, 0);
     report_col(sv, "tpot_err_calibrated", "TPOT err, calibrated", U_REAL, 0);
     report_col(sv, "tpot_abs_err_calibrated", "|TPOT err|, calibrated", U_REAL, 0);
     report_col(sv, "ttft_err_calibrated", "closed-loop TTFT err", U_REAL, 0);
@@ -133,6 +135,7 @@ int cmd_validate(int argc, char **argv)
         report_cell_int(sv, v->runs);
         report_cell_int(sv, v->priced);
         report_cell_num(sv, v->tpot_err_roofline);
+        report_cell_text(sv, v->calibration[0] ? v->calibration : "-");
         report_cell_num(sv, v->tpot_err_calibrated);
         report_cell_num(sv, v->tpot_abs_err_calibrated);
         report_cell_num(sv, v->ttft_err_calibrated);

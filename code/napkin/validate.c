@@ -293,14 +293,21 @@ int validate_serving(const char *runs_path, const gpu_table *gpus, const model_t
         const char *gpu_key = strcmp(v->system, "h200_sxm") == 0 ? "h200" : "h100";
         const gpu_spec *row = gpu_find(gpus, gpu_key);
         const model_spec *m = model_find(models, v->model_key);
+        /* the kernel tables of the engine that served the runs (never the runs themselves) */
         rate_model rates;
-        if (!row || rate_model_default(gpu_key, &rates) != 0)
+        char name[64], e[256];
+        snprintf(name, sizeof name, "published:%s/%s", v->system, v->backend);
+        if (!row || (rate_model_builtin(name, &rates, e, sizeof e) != 0 && rate_model_default(gpu_key, &rates) != 0))
             continue;
+        snprintf(v->calibration, sizeof v->calibration, "%s", rates.name);
         gpu_spec roof = *row, cal = *row;
         roof.rates = NULL;
         cal.rates = &rates;
-        /* "fp8": fp8 weights, activations into the GEMMs and KV cache (the engines' fp8 recipes) */
-        precision prec = precision_uniform(strcmp(v->precision, "fp8") == 0 ? DT_FP8 : DT_BF16);
+        /* "fp8": fp8 weights, GEMMs and KV cache (the engines' fp8 recipes); the activations between
+         * ops stay bf16 */
+        precision prec = precision_uniform(DT_BF16);
+        if (strcmp(v->precision, "fp8") == 0)
+            prec.weights = prec.compute = prec.kv = DT_FP8;
         int k = 0;
         for (int r = 0; r < t.nrows; r++) {
             if (group[r] != g)

@@ -3,8 +3,8 @@
  * Op level: the rates fitted to one published set (a system and a backend)
  * predict the kernels of another, class by class; and, within one set, the
  * rates fitted to the odd rows predict the even ones.
- * End to end: request.h's serving model, at a system's default calibration
- * (its TensorRT-LLM kernel tables: never the serving runs), predicts the
+ * End to end: request.h's serving model, at the calibration of the engine
+ * that served the runs (its kernel tables: never the serving runs), predicts the
  * TPOT and closed-loop TTFT of the measured serving runs in
  * code/specs/measured/serving_runs.tsv. */
 #ifndef NAPKIN_VALIDATE_H
@@ -55,6 +55,7 @@ typedef struct {
     char model_key[32];      /* the model table row used */
     char system[16], backend[16], precision[16];
     int tp;
+    char calibration[80];    /* the rates the calibrated answers used */
     int runs;                /* measured runs in the group */
     int priced;              /* of those, the ones the model could price (fits memory) */
     double tpot_err_roofline;   /* median of predicted / measured - 1 */
