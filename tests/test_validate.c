@@ -164,3 +164,30 @@ Test(validate, cpu_twin_gemm_fit_predicts_its_other_half)
     cr_assert(a.median_abs_err <= 0.25, "odd -> even: %.3f", a.median_abs_err);
     cr_assert(b.median_abs_err <= 0.25, "even -> odd: %.3f", b.median_abs_err);
 }
+
+Test(validate, llama3_70b_fp8_vllm_tpot_within_ten_percent_on_both_systems)
+{
+    /* the 105 vLLM runs of Llama-3.1-70B in fp8 (H100 at TP 2, 4, 8; H200 at TP 1-8), at
+     * vLLM's own published kernel tables: each group's median |TPOT error| within 10 %,
+     * where the roofline is 35-64 % fast */
+    gpu_table g;
+    model_table m;
+    tables(&g, &m);
+    char path[1200], base[1024], err[512];
+    snprintf(path, sizeof path, "%s/serving_runs.tsv", root(base, sizeof base));
+    static serving_validation v[128];
+    int n = validate_serving(path, &g, &m, v, 128, err, sizeof err);
+    cr_assert(n > 0, "%s", err);
+    int groups = 0;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(v[i].model, "meta-llama/Llama-3.1-70B") || strcmp(v[i].backend, "vllm"))
+            continue;
+        groups++;
+        cr_assert(strstr(v[i].calibration, "/vllm") != NULL, "%s", v[i].calibration);
+        cr_assert(v[i].tpot_abs_err_calibrated <= 0.10, "%s tp %d: %.3f", v[i].system, v[i].tp,
+                  v[i].tpot_abs_err_calibrated);
+    }
+    cr_assert_eq(groups, 7);
+    gpu_table_free(&g);
+    model_table_free(&m);
+}
