@@ -50,7 +50,16 @@ typedef struct {
     double norms;     /* RMSNorm gains */
     double total;     /* everything stored */
     double active;    /* used per token: total less the experts not routed to */
+    double routed;    /* the routed experts of all layers (in mlp): what MXFP4 stores at 4.25 bits */
+    double active_nonembedding; /* active less the input embedding (gpt-oss's and many cards' convention) */
 } param_count;
+
+/* Layers by kind (the arch column of models.tsv): MoE layers and the dense
+ * ones among them, windowed attention layers and full ones. */
+int model_moe_layers(const model_spec *m);
+/* Bytes per stored routed-expert weight: MXFP4's when the model releases
+ * its experts so, else the weights' dtype. */
+double expert_weight_bytes(const model_spec *m, dtype weights);
 
 param_count model_params(const model_spec *m);
 
@@ -83,10 +92,20 @@ typedef enum {
     OP_ALLGATHER
 } op_kind;
 
+/* Which layers an op occurs in (op_cost.per_layer). */
+enum {
+    OP_ONCE = 0,        /* once per step */
+    OP_EVERY_LAYER = 1,
+    OP_FULL_ATTN_LAYERS, /* layers attending to the whole context */
+    OP_WINDOW_LAYERS,    /* sliding-window or chunked layers */
+    OP_MOE_LAYERS,       /* layers whose MLP is the experts */
+    OP_DENSE_LAYERS      /* a mixture's dense layers (DeepSeek-V3's first three) */
+};
+
 typedef struct {
     const char *name; /* "qkv_proj", "attn_score", ... (static) */
     op_kind kind;
-    int per_layer;       /* 1: occurs in every layer; 0: once per step */
+    int per_layer;       /* OP_ONCE, OP_EVERY_LAYER, or the layers of one kind (non-zero: per layer) */
     double flop;         /* one occurrence on one GPU */
     double weight_bytes; /* weights and norm gains read */
     double kv_bytes;     /* KV cache read and written */
@@ -94,7 +113,7 @@ typedef struct {
     double comm_bytes;   /* collectives: the message (all-reduce) or gathered tensor (all-gather) */
 } op_cost;
 
-#define DECODER_MAX_OPS 24
+#define DECODER_MAX_OPS 40
 
 /* The weight matrices of one layer on one GPU of a tp group (Megatron
  * split), in -> out: qkv_proj, o_proj, gate_up_proj, down_proj (the MLP
@@ -125,7 +144,7 @@ int op_is_comm(const op_cost *op);
  * collective time (comm.h) of a communication op over tp GPUs.  *bound (may
  * be NULL) is set for compute ops only. */
 double op_time(const op_cost *op, const gpu_spec *g, double peak, int tp, bound_kind *bound);
-/* How many times the op occurs in a step: layers, or 1. */
+/* How many times the op occurs in a step: the layers of its kind, or 1. */
 int op_repeats(const model_spec *m, const op_cost *op);
 
 typedef struct {
