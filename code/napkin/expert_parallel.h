@@ -1,0 +1,58 @@
+/* Expert parallelism: a mixture's routed experts spread over `ep` GPUs, the
+ * attention run data-parallel (each GPU its own share of the sequences), and
+ * two all-to-alls per MoE layer: dispatch (each token's hidden state to the
+ * GPUs holding its top-k experts) and combine (the experts' outputs back).
+ *
+ * Conventions:
+ *  - Each GPU holds `tokens` tokens of the step.  Under uniform routing a
+ *    (token, expert) pair stays on its own GPU with probability 1/ep, so each
+ *    GPU sends tokens * k * (ep-1)/ep hidden vectors and receives as many;
+ *    combine returns the same.  (A dispatcher that sends a token once per
+ *    destination GPU, as DeepEP does per node, sends fewer; this is the
+ *    upper bound.)
+ *  - Of the ep-1 other GPUs, those in the same node (gpus_per_node) are
+ *    reached over NVLink at the GPU row's link_bw, the rest over the
+ *    network at net_bw per GPU; the two run at once, so an all-to-all takes
+ *    the longer of the two plus the row's fixed collective latency.
+ *  - Load imbalance: the busiest GPU receives `imbalance` (>= 1) times the
+ *    mean, and the step waits for it. */
+#ifndef NAPKIN_EXPERT_PARALLEL_H
+#define NAPKIN_EXPERT_PARALLEL_H
+
+#include "specs.h"
+
+#include <stddef.h>
+
+typedef struct {
+    int ep;              /* GPUs the experts are spread over */
+    int gpus_per_node;   /* GPUs joined by NVLink (8 on an HGX board) */
+    double net_bw;       /* bytes/s per GPU across nodes (a 400 Gb/s NIC: 50e9) */
+    double imbalance;    /* busiest GPU's load over the mean, >= 1 */
+    double dispatch_bytes_per_value; /* 1 for fp8 dispatch, 2 for bf16 */
+    double combine_bytes_per_value;  /* 2: outputs come back in bf16 */
+} ep_layout;
+
+typedef struct {
+    double experts_per_gpu;   /* routed experts each GPU holds */
+    double pairs_sent;        /* (token, expert) pairs a GPU sends to others, busiest GPU */
+    double dispatch_bytes;    /* bytes a GPU sends in one dispatch (busiest GPU) */
+    double combine_bytes;     /* and in one combine */
+    double intra_share;       /* share of those bytes that stay inside the node */
+    double dispatch_time;     /* one dispatch, seconds */
+    double combine_time;      /* one combine */
+    double layer_time;        /* dispatch + combine of one MoE layer */
+    double step_time;         /* every MoE layer of a step */
+} ep_cost;
+
+/* The all-to-all cost of one step with `tokens` tokens on each GPU.
+ * Returns 0, or -1 with a message for a dense model, ep < 1, ep not
+ * dividing the routed experts, imbalance < 1, a GPU row without link
+ * figures, or net_bw <= 0 when ep spans nodes. */
+int ep_step_cost(const model_spec *m, const gpu_spec *g, const ep_layout *l, double tokens, ep_cost *out,
+                 char *err, size_t errlen);
+
+/* Seconds for one all-to-all in which each GPU sends `bytes`, intra_share of
+ * them over NVLink and the rest over the network (comm.h's latency term). */
+double alltoall_time(const gpu_spec *g, double bytes, double intra_share, double net_bw);
+
+#endif
