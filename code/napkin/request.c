@@ -71,11 +71,26 @@ static int mean_decode_step(const request_setup *s, int batch, double *t, char *
     return 0;
 }
 
-//> request_estimate
 int request_estimate_compute(const request_setup *s, request_estimate *out, char *err, size_t errlen)
+{
+    return request_estimate_cached(s, 0, 0, out, err, errlen);
+}
+
+//> request_estimate
+int request_estimate_cached(const request_setup *s, int prefix_tokens, double prefix_hit, request_estimate *out,
+                            char *err, size_t errlen)
 {
     if (check_setup(s, err, errlen))
         return -1;
+    const int cached = prefix_tokens > 0 && prefix_hit > 0;
+    if (prefix_tokens < 0 || prefix_tokens >= s->prompt || !(prefix_hit >= 0 && prefix_hit <= 1)) {
+        snprintf(err, errlen, "the cached prefix must be from 0 to prompt - 1 tokens and its hit rate from 0 to 1");
+        return -1;
+    }
+    if (cached && ((s->chunk > 0 && s->chunk < s->prompt) || s->pp > 1)) {
+        snprintf(err, errlen, "prefix caching with chunked prefill or pipeline parallelism is not modelled");
+        return -1;
+    }
     request_estimate r = {0};
     const double C = s->concurrency, o = s->output;
     const int gpus = s->tp * stages(s);
@@ -83,8 +98,15 @@ int request_estimate_compute(const request_setup *s, request_estimate *out, char
     if (pipeline_stage_model(s->model, stages(s), &stage, err, errlen) != 0)
         return -1;
     resident_model rm = {&stage, s->prec, s->tp};
-    if (memory_fit(s->gpu, s->policy, &rm, 1, 0, s->concurrency, s->prompt + s->output, &r.fit, err, errlen))
-        return -1;
+    if (!cached) {
+        if (memory_fit(s->gpu, s->policy, &rm, 1, 0, s->concurrency, s->prompt + s->output, &r.fit, err, errlen))
+            return -1;
+    } else { /* one shared copy of the prefix, and each slot's own tokens */
+        int own = s->prompt + s->output - (int)floor(prefix_hit * prefix_tokens);
+        double shared = kv_bytes_per_token_per_gpu(&stage, s->prec.kv, s->tp) * prefix_tokens;
+        if (memory_fit(s->gpu, s->policy, &rm, 1, shared, s->concurrency, own, &r.fit, err, errlen))
+            return -1;
+    }
 
     /* p: the whole prompt in one step; logits where the server samples */
     step_shape pf = prefill_shape(1, 0, s->prompt, s->tp, s->prec);
@@ -96,7 +118,18 @@ int request_estimate_compute(const request_setup *s, request_estimate *out, char
     r.prefill_bytes = pc.bytes;
     r.prefill_time = pc.time;
     r.prefill_bound = pc.bound;
-    const double p = pc.time;
+    if (cached) { /* a hit prefills the rest of the prompt against the cached prefix */
+        step_shape hit = prefill_shape(1, prefix_tokens, s->prompt - prefix_tokens, s->tp, s->prec);
+        hit.logits_last = !s->all_logits;
+        step_cost hc;
+        if (step(s, hit, &hc, err, errlen))
+            return -1;
+        const double h = prefix_hit;
+        r.prefill_flop = h * hc.flop + (1 - h) * pc.flop;
+        r.prefill_bytes = h * hc.bytes + (1 - h) * pc.bytes;
+        r.prefill_time = h * hc.time + (1 - h) * pc.time;
+    }
+    const double p = r.prefill_time;
 
     double steps_per_request, prefill_share_of_step;
     if (s->chunk == 0 || s->chunk >= s->prompt) {

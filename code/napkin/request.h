@@ -24,7 +24,16 @@
  * microbatches; chunked prefill is not modelled with pp > 1.
  * Queueing before admission, and the half step a new request waits for the
  * step in flight, are left out.  Everything is checked against memory with
- * memory_fit: C sequences of prompt + output tokens on one stage's GPUs. */
+ * memory_fit: C sequences of prompt + output tokens on one stage's GPUs.
+ *
+ * Prefix caching (request_estimate_cached: the first S prompt tokens of
+ * every request are shared, a system prompt, and a share h of requests
+ * finds their KV cached): a hit prefills only the
+ * prompt's last prompt - S tokens, attending to the S cached ones; a miss
+ * prefills the whole prompt.  p = h p_hit + (1 - h) p_miss.  The cached
+ * prefix is held once, shared by every slot; a miss holds its own copy, so
+ * a slot holds prompt + output - h S tokens of its own (rounded down) and
+ * the replica S more.  Not with chunked prefill or a pipeline. */
 #ifndef NAPKIN_REQUEST_H
 #define NAPKIN_REQUEST_H
 
@@ -70,6 +79,12 @@ typedef struct {
  * 0 and the times are those it would have), or -1 with a message for a bad
  * setup. */
 int request_estimate_compute(const request_setup *s, request_estimate *out, char *err, size_t errlen);
+
+/* The same with prefix caching: prefix_tokens S (0 .. prompt - 1) shared by
+ * every prompt, found cached by a share prefix_hit (0 .. 1) of requests;
+ * (0, 0) is request_estimate_compute. */
+int request_estimate_cached(const request_setup *s, int prefix_tokens, double prefix_hit, request_estimate *out,
+                            char *err, size_t errlen);
 
 /* The smallest concurrency whose throughput reaches `rate` requests/s, within
  * 1 .. the largest that fits; 0 when even that falls short (the replica
