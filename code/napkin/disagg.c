@@ -42,6 +42,7 @@ int disagg_estimate(const disagg_setup *s, disagg_result *out, char *err, size_t
     d.fits = e.fit.fits;
     d.max_concurrency = e.fit.max_batch;
     const double replicas = (double)(s->prefill_gpus + s->decode_gpus) / b->tp;
+    d.agg_concurrency = b->concurrency;
     d.agg_ttft = e.ttft;
     d.agg_tpot = e.tpot;
     d.agg_requests_per_s = replicas * e.requests_per_s;
@@ -102,6 +103,27 @@ int disagg_search(const disagg_setup *s, int gpus, double ttft_max, double tpot_
             *best_result = r;
             *found = 1;
         }
+    }
+    if (!*found)
+        return 0;
+    /* the aggregated server under the same targets, on the same GPUs */
+    request_setup a = s->base;
+    a.chunk = 0;
+    int c = request_best_concurrency(&a, ttft_max, tpot_max, err, errlen);
+    if (c < 0)
+        return -1;
+    best_result->agg_concurrency = c;
+    best_result->agg_ttft = best_result->agg_tpot = best_result->agg_requests_per_s = best_result->agg_tokens_per_s = NAN;
+    if (c > 0) {
+        request_estimate e;
+        a.concurrency = c;
+        if (request_estimate_compute(&a, &e, err, errlen) != 0)
+            return -1;
+        const double replicas = (double)(gpus / tp);
+        best_result->agg_ttft = e.ttft;
+        best_result->agg_tpot = e.tpot;
+        best_result->agg_requests_per_s = replicas * e.requests_per_s;
+        best_result->agg_tokens_per_s = replicas * e.tokens_per_s;
     }
     return 0;
 }

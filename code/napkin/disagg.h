@@ -42,7 +42,10 @@ typedef struct {
     double balanced_ratio; /* prefill GPUs per decode GPU that balance the two pools */
     int fits;              /* C sequences of prompt + output fit a decode instance */
     int max_concurrency;   /* the largest C that fits */
-    /* the aggregated server, (prefill_gpus + decode_gpus) / tp replicas at the same C */
+    /* the aggregated server, (prefill_gpus + decode_gpus) / tp replicas at agg_concurrency:
+     * the same C for disagg_estimate, the largest C meeting the same targets
+     * for disagg_search (0 and NANs when none does) */
+    int agg_concurrency;
     double agg_ttft, agg_tpot, agg_requests_per_s, agg_tokens_per_s;
 } disagg_result;
 
@@ -52,8 +55,10 @@ int disagg_estimate(const disagg_setup *s, disagg_result *out, char *err, size_t
 
 /* The split of `gpus` GPUs (multiples of tp) and the decode concurrency
  * that serve the most requests/s with TTFT <= ttft_max and TPOT <= tpot_max
- * (<= 0: no target), C from 1 to what fits.  *found = 0 when none meets
- * them.  Returns 0, or -1 with a message for a bad setup. */
+ * (<= 0: no target), C from 1 to what fits; the aggregated fields are the
+ * aggregated server's best under the same targets on the same GPUs.
+ * *found = 0 when no split meets them.  Returns 0, or -1 with a message for
+ * a bad setup. */
 int disagg_search(const disagg_setup *s, int gpus, double ttft_max, double tpot_max, disagg_setup *best,
                   disagg_result *best_result, int *found, char *err, size_t errlen);
 
