@@ -71,3 +71,24 @@ Test(cli_today, prefix_caching)
     cr_expect_eq(run("serve --model llama3-8b --gpu h100 --prefix-hit 0.5", out, sizeof out), 2, "%s", out);
     cr_expect_eq(run("serve --model llama3-8b --gpu h100 --prefix 100 --search", out, sizeof out), 2, "%s", out);
 }
+
+/* napkin ep: DeepSeek-V3 in fp8 over 8 H200s, 64 sequences each: a GPU
+ * dispatches 64 x 8 x 7/8 = 448 hidden vectors of 7168 fp8 bytes =
+ * 3,211,264 B a layer, and combines twice that in bf16. */
+Test(cli_today, expert_parallel_group)
+{
+    char out[OUT_MAX];
+    cr_assert_eq(run("ep --model deepseek-v3 --gpu h200 --ep 8 --batch 64 --context 8192 --dtype fp8 --format tsv",
+                     out, sizeof out), 0, "%s", out);
+    cr_expect_eq(tsv_value(out, "dispatch_bytes"), 3211264);
+    cr_expect_eq(tsv_value(out, "combine_bytes"), 6422528);
+    cr_expect_eq(tsv_value(out, "experts_per_gpu"), 32);
+    cr_expect(fabs(tsv_value(out, "tokens_per_s") - 8 * tsv_value(out, "tokens_per_s_per_gpu")) < 1e-6);
+    cr_expect_eq(run("ep --model llama3-8b --gpu h100 --ep 2", out, sizeof out), 2, "%s", out);
+    cr_expect(strstr(out, "mixture of experts"), "%s", out);
+    cr_expect_eq(run("ep --model deepseek-v3 --gpu h200 --ep 7", out, sizeof out), 2, "%s", out);
+    cr_expect_eq(run("ep --model deepseek-v3 --gpu h200 --ep 8 --imbalance 0.5", out, sizeof out), 2, "%s", out);
+    cr_expect_eq(run("ep --model deepseek-v3 --gpu h200 --ep 8 --batch 4000 --dtype fp8", out, sizeof out), 1, "%s",
+                 out);
+    cr_expect(strstr(out, "largest batch that fits"), "%s", out);
+}

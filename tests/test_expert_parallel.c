@@ -81,3 +81,64 @@ Test(ep, refusals_name_the_problem)
     l.imbalance = 0.5;
     cr_expect_eq(ep_step_cost(&ds, &g, &l, 1, &c, err, sizeof err), -1);
 }
+
+static const op_cost *find_op(const op_cost *ops, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(ops[i].name, name) == 0)
+            return &ops[i];
+    return NULL;
+}
+
+/* A DeepSeek-V3 decode step on one GPU of ep 8 (fp8, 32 sequences here,
+ * 256 in the group): this GPU's 32 experts, of which 32 (1 - (31/32)^256)
+ * = 31.99 are touched, plus the shared one, each 3 x 7168 x 2048 bytes;
+ * 32 x (8 + 1) token-expert pairs computed; a dispatch and a combine in each
+ * of the 58 MoE layers, priced as ep_step_cost prices them. */
+Test(ep, decode_step_on_one_gpu_of_the_group)
+{
+    model_spec m = model_builtin("deepseek-v3");
+    gpu_spec g = gpu_builtin("h200");
+    ep_layout l = layout(8);
+    step_shape s = decode_shape(32, 4096, 1, precision_uniform(DT_FP8));
+    op_cost ops[DECODER_MAX_OPS];
+    char err[256];
+    int n = ep_decoder_step_ops(&m, &g, &s, &l, ops, DECODER_MAX_OPS, err, sizeof err);
+    cr_assert_gt(n, 0, "%s", err);
+    const op_cost *down = find_op(ops, n, "down_proj"), *disp = find_op(ops, n, "ep_dispatch"),
+                  *comb = find_op(ops, n, "ep_combine");
+    cr_assert(down && disp && comb);
+    double touched = 32 * (1 - pow(31.0 / 32, 256));
+    near(down->weight_bytes, (touched + 1) * 2048 * 7168);
+    near(down->flop, 2.0 * 32 * 9 * 2048 * 7168);
+    cr_expect_eq(op_repeats(&m, disp), 58);
+    ep_cost a;
+    cr_assert_eq(ep_step_cost(&m, &g, &l, 32, &a, err, sizeof err), 0);
+    near(disp->comm_bytes, a.dispatch_bytes);
+    step_cost c;
+    cr_assert_eq(ep_decoder_step_cost(&m, &g, &s, &l, &c, err, sizeof err), 0, "%s", err);
+    near(c.time_comm, 58 * (a.dispatch_time + a.combine_time));
+    /* tp > 1 is refused: the attention runs data-parallel */
+    s.tp = 2;
+    cr_expect_eq(ep_decoder_step_ops(&m, &g, &s, &l, ops, DECODER_MAX_OPS, err, sizeof err), -1);
+}
+
+/* Weights per GPU at ep 8 in fp8: all 671,026,404,352 less 7/8 of the routed
+ * experts, 58 x 256 x 3 x 7168 x 2048 = 653,908,770,816. */
+Test(ep, weights_and_memory_per_gpu)
+{
+    model_spec m = model_builtin("deepseek-v3");
+    gpu_spec g = gpu_builtin("h200");
+    const double routed = 58.0 * 256 * 3 * 7168 * 2048;
+    near(ep_weight_bytes_per_gpu(&m, DT_FP8, 8), 671026404352.0 - routed * 7 / 8);
+    fit_check f;
+    char err[256];
+    memory_policy pol = memory_policy_default();
+    cr_assert_eq(ep_memory_fit(&m, &g, precision_uniform(DT_FP8), pol, 8, 64, 8192, &f, err, sizeof err), 0, "%s",
+                 err);
+    double act = activation_bytes(&m, pol.activation_tokens, pol.sampled_tokens, DT_FP8, 1);
+    double budget = g.mem_bytes * 0.9 - (671026404352.0 - routed * 7 / 8) - act;
+    near(f.kv_budget, budget);
+    cr_expect_eq(f.max_batch, (int)floor(budget / (61.0 * 576 * 8192)));
+    cr_expect(f.fits);
+}

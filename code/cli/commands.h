@@ -20,7 +20,8 @@
     X(image, "images as tokens: tokens per image, encoder and prefill time, TTFT, KV, capacity vs text")   \
     X(video, "a video diffusion request: latent, FLOPs, memory, time, cost, and its queue at a rate")      \
     X(graphs, "CUDA graphs: kernels per step, launch time against GPU time, share saved, padding")         \
-    X(lora, "many fine-tunes on one base: adapter bytes, slots against the KV cache, D distinct adapters")
+    X(lora, "many fine-tunes on one base: adapter bytes, slots against the KV cache, D distinct adapters")   \
+    X(ep, "expert parallelism: a MoE decode step over an EP group, memory, all-to-all, tokens per second")
 
 #define NAPKIN_DECLARE_COMMAND(name, summary) int cmd_##name(int argc, char **argv);
 NAPKIN_COMMANDS(NAPKIN_DECLARE_COMMAND)

@@ -19,7 +19,9 @@
 #ifndef NAPKIN_EXPERT_PARALLEL_H
 #define NAPKIN_EXPERT_PARALLEL_H
 
+#include "memory.h"
 #include "specs.h"
+#include "transformer.h"
 
 #include <stddef.h>
 
@@ -51,8 +53,29 @@ typedef struct {
 int ep_step_cost(const model_spec *m, const gpu_spec *g, const ep_layout *l, double tokens, ep_cost *out,
                  char *err, size_t errlen);
 
-/* Seconds for one all-to-all in which each GPU sends `bytes`, intra_share of
- * them over NVLink and the rest over the network (comm.h's latency term). */
-double alltoall_time(const gpu_spec *g, double bytes, double intra_share, double net_bw);
+/* One step on one GPU of the expert-parallel group, the attention
+ * data-parallel (the shape's batch is this GPU's; tp must be 1): the
+ * decoder's ops with the routed experts replaced by this GPU's share,
+ * (E/ep)(1 - (1 - k/E)^(T ep)) of its experts touched by the group's T ep
+ * tokens, T k imbalance token-expert pairs computed here (the shared
+ * experts on its own T tokens), and a dispatch and a combine per MoE layer
+ * (OP_ALLTOALL, priced by op_time).  Returns the op count, or -1 with a
+ * message (bad shape, tp > 1, what ep_step_cost refuses). */
+int ep_decoder_step_ops(const model_spec *m, const gpu_spec *g, const step_shape *s, const ep_layout *l,
+                        op_cost *ops, int max_ops, char *err, size_t errlen);
+
+/* Their cost (step_cost_of_ops).  Returns 0, or -1 with a message. */
+int ep_decoder_step_cost(const model_spec *m, const gpu_spec *g, const step_shape *s, const ep_layout *l,
+                         step_cost *out, char *err, size_t errlen);
+
+/* Weights on one GPU of the group: everything but the routed experts
+ * whole, and 1/ep of those. */
+double ep_weight_bytes_per_gpu(const model_spec *m, dtype w, int ep);
+
+/* Whether `batch` sequences of `context` tokens fit one GPU of the group
+ * (its own sequences' KV, whole: attention is data-parallel).  Fills *out
+ * and returns 0; -1 with a message for a bad policy or ep. */
+int ep_memory_fit(const model_spec *m, const gpu_spec *g, precision prec, memory_policy pol, int ep, int batch,
+                  int context, fit_check *out, char *err, size_t errlen);
 
 #endif

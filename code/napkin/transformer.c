@@ -133,7 +133,7 @@ int layer_projection_shapes(const model_spec *m, int tp, projection_shape *out)
 
 static op_cost make_op(const char *name, op_kind kind, int per_layer)
 {
-    op_cost op = {name, kind, per_layer, 0, 0, 0, 0, 0};
+    op_cost op = {name, kind, per_layer, 0, 0, 0, 0, 0, 0, 0};
     return op;
 }
 
@@ -267,8 +267,8 @@ static int mla_attention(const model_spec *m, const step_shape *s, double wb, do
 /* The MLP of one layer kind: T*k token-expert pairs through `width`-wide
  * experts (k = 1 for a dense MLP), with `weights_read` experts' weights read
  * at eb bytes each. */
-static int mlp_ops(const char *const names[3], int per_layer, double T, double k, double h, double width,
-                   double weights_read, double eb, double ab, op_cost *out)
+int mlp_step_ops(const char *const names[3], int per_layer, double T, double k, double h, double width,
+                 double weights_read, double eb, double ab, op_cost *out)
 {
     op_cost gate_up = projection(names[0], T * k, h, 2 * width, eb, ab);
     gate_up.per_layer = per_layer;
@@ -349,10 +349,10 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
     static const char *const expert_names[3] = {"gate_up_proj", "act_mul", "down_proj"};
     const double eb = E > 1 ? expert_weight_bytes(m, s->prec.weights) : wb;
     const double S = m->shared_experts;
-    c += mlp_ops(expert_names, moe_kind, T, k + S, h, ffn_l, experts_touched + S, eb, ab, all + c);
+    c += mlp_step_ops(expert_names, moe_kind, T, k + S, h, ffn_l, experts_touched + S, eb, ab, all + c);
     if (m->dense_layers > 0) {
         static const char *const dense_names[3] = {"dense_gate_up_proj", "dense_act_mul", "dense_down_proj"};
-        c += mlp_ops(dense_names, OP_DENSE_LAYERS, T, 1, h, (double)(m->ffn / s->tp), 1, wb, ab, all + c);
+        c += mlp_step_ops(dense_names, OP_DENSE_LAYERS, T, 1, h, (double)(m->ffn / s->tp), 1, wb, ab, all + c);
     }
     if (comm) {
         op_cost mlp_ar = attn_ar;
@@ -397,7 +397,7 @@ double op_bytes(const op_cost *op)
 
 int op_is_comm(const op_cost *op)
 {
-    return op->kind == OP_ALLREDUCE || op->kind == OP_ALLGATHER;
+    return op->kind == OP_ALLREDUCE || op->kind == OP_ALLGATHER || op->kind == OP_ALLTOALL;
 }
 
 double op_time(const op_cost *op, const gpu_spec *g, double peak, int tp, bound_kind *bound)
@@ -406,6 +406,8 @@ double op_time(const op_cost *op, const gpu_spec *g, double peak, int tp, bound_
         return allreduce_time(g, tp, op->comm_bytes);
     if (op->kind == OP_ALLGATHER)
         return allgather_time(g, tp, op->comm_bytes);
+    if (op->kind == OP_ALLTOALL)
+        return alltoall_time(g, op->comm_bytes, op->comm_intra_share, op->comm_net_bw);
     return roofline_time(op->flop, op_bytes(op), peak, g->mem_bw, bound);
 }
 
@@ -447,6 +449,17 @@ int decoder_step_cost(const model_spec *m, const gpu_spec *g, const step_shape *
     }
     op_cost ops[DECODER_MAX_OPS];
     int n = decoder_step_ops(m, s, ops, DECODER_MAX_OPS);
+    return step_cost_of_ops(m, g, s, ops, n, out, err, errlen);
+}
+
+int step_cost_of_ops(const model_spec *m, const gpu_spec *g, const step_shape *s, const op_cost *ops, int n,
+                     step_cost *out, char *err, size_t errlen)
+{
+    const double peak = gpu_peak_flops(g, s->prec.compute);
+    if (peak <= 0) {
+        snprintf(err, errlen, "%s has no dense %s rate in the GPU table", g->key, dtype_name(s->prec.compute));
+        return -1;
+    }
     step_cost c = {0};
     for (int i = 0; i < n; i++) {
         double reps = op_repeats(m, &ops[i]);

@@ -89,7 +89,8 @@ typedef enum {
     OP_EMBEDDING,
     OP_LOGITS,
     OP_ALLREDUCE, /* a TP collective: comm_bytes over the links, no HBM traffic counted */
-    OP_ALLGATHER
+    OP_ALLGATHER,
+    OP_ALLTOALL   /* expert-parallel dispatch or combine: comm_bytes sent by this GPU (comm.h) */
 } op_kind;
 
 /* Which layers an op occurs in (op_cost.per_layer). */
@@ -111,6 +112,8 @@ typedef struct {
     double kv_bytes;     /* KV cache read and written */
     double act_bytes;    /* activations read and written */
     double comm_bytes;   /* collectives: the message (all-reduce) or gathered tensor (all-gather) */
+    double comm_intra_share; /* OP_ALLTOALL: share of comm_bytes that stays inside the node (NVLink) */
+    double comm_net_bw;      /* OP_ALLTOALL: bytes/s per GPU across nodes */
 } op_cost;
 
 #define DECODER_MAX_OPS 40
@@ -136,9 +139,16 @@ int step_shape_check(const model_spec *m, const step_shape *s, char *err, size_t
  * many (at most max_ops), or -1 for a bad shape (see step_shape_check). */
 int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int max_ops);
 
+/* The three ops of an MLP (gate_up, activation, down, named by names[]):
+ * T*k token-expert pairs through `width`-wide experts with `weights_read`
+ * experts' weights read at eb bytes each (k = 1, weights_read = 1 for a
+ * dense MLP); per_layer as in op_cost.  Writes 3 ops, returns 3. */
+int mlp_step_ops(const char *const names[3], int per_layer, double T, double k, double h, double width,
+                 double weights_read, double eb, double ab, op_cost *out);
+
 /* HBM bytes of the op (weights, KV, activations; not the link traffic). */
 double op_bytes(const op_cost *op);
-/* 1 for a collective (OP_ALLREDUCE, OP_ALLGATHER). */
+/* 1 for a collective (OP_ALLREDUCE, OP_ALLGATHER, OP_ALLTOALL). */
 int op_is_comm(const op_cost *op);
 /* Time of one occurrence on one GPU: the roofline time of a compute op, the
  * collective time (comm.h) of a communication op over tp GPUs.  *bound (may
@@ -168,6 +178,13 @@ typedef struct {
  * without link figures (unless skip_comm). */
 int decoder_step_cost(const model_spec *m, const gpu_spec *g, const step_shape *s, step_cost *out,
                       char *err, size_t errlen);
+
+/* The same sums over a given list of ops (decoder_step_ops' or a variant's,
+ * such as expert_parallel.h's): the shape gives the tokens and the tp group
+ * of the collectives.  Returns 0, or -1 with a message for a GPU without a
+ * rate for the compute dtype. */
+int step_cost_of_ops(const model_spec *m, const gpu_spec *g, const step_shape *s, const op_cost *ops, int n,
+                     step_cost *out, char *err, size_t errlen);
 
 /* The decode batch at which a projection's FLOP per weight byte, 2*B /
  * bytes-per-weight, reaches the GPU's ridge for the compute dtype: the
