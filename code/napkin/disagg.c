@@ -5,6 +5,17 @@
 #include <math.h>
 #include <stdio.h>
 
+double disagg_prefill_rate(double p, int prefill_gpus, int tp)
+{
+    return (double)(prefill_gpus / tp) / p;
+}
+
+double disagg_decode_rate(double d, int concurrency, int output, int decode_gpus, int tp)
+{
+    /* a request holds a decode slot for its output - 1 steps */
+    return output > 1 ? (double)(decode_gpus / tp) * concurrency / ((output - 1) * d) : INFINITY;
+}
+
 //> disagg_estimate
 int disagg_estimate(const disagg_setup *s, disagg_result *out, char *err, size_t errlen)
 {
@@ -33,9 +44,9 @@ int disagg_estimate(const disagg_setup *s, disagg_result *out, char *err, size_t
     d.kv_time = s->kv_link_latency + kv_per_gpu / s->kv_link_bw;
     d.ttft = d.prefill_time + d.kv_time;
     d.tpot = d.decode_step;
-    d.prefill_rate = (double)(s->prefill_gpus / b->tp) / d.prefill_time;
+    d.prefill_rate = disagg_prefill_rate(d.prefill_time, s->prefill_gpus, b->tp);
     const double decode_span = (b->output - 1) * d.decode_step; /* seconds a request holds a decode slot */
-    d.decode_rate = b->output > 1 ? (double)(s->decode_gpus / b->tp) * b->concurrency / decode_span : INFINITY;
+    d.decode_rate = disagg_decode_rate(d.decode_step, b->concurrency, b->output, s->decode_gpus, b->tp);
     d.requests_per_s = d.prefill_rate < d.decode_rate ? d.prefill_rate : d.decode_rate;
     d.tokens_per_s = d.requests_per_s * b->output;
     d.balanced_ratio = b->output > 1 ? d.prefill_time * b->concurrency / decode_span : INFINITY;

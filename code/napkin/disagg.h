@@ -49,6 +49,12 @@ typedef struct {
     double agg_ttft, agg_tpot, agg_requests_per_s, agg_tokens_per_s;
 } disagg_result;
 
+/* Requests/s of a prefill pool of prefill_gpus / tp instances (1/p each)
+ * and a decode pool of decode_gpus / tp instances (C / ((o - 1) d) each;
+ * infinite for o = 1). */
+double disagg_prefill_rate(double p, int prefill_gpus, int tp);
+double disagg_decode_rate(double d, int concurrency, int output, int decode_gpus, int tp);
+
 /* Returns 0, or -1 with a message for a bad setup (pools not multiples of tp
  * or empty, kv_link_bw <= 0, what request_estimate_compute refuses). */
 int disagg_estimate(const disagg_setup *s, disagg_result *out, char *err, size_t errlen);

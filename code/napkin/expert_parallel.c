@@ -9,6 +9,12 @@
 #include <string.h>
 
 
+double ep_alltoall_bytes(double tokens, int k, int hidden, int ep, double imbalance, double bytes_per_value)
+{
+    /* pairs leaving this GPU: k per token, all but the 1/ep that stay home */
+    return tokens * k * (ep - 1.0) / ep * imbalance * hidden * bytes_per_value;
+}
+
 //> ep_step_cost
 int ep_step_cost(const model_spec *m, const gpu_spec *g, const ep_layout *l, double tokens, ep_cost *out,
                  char *err, size_t errlen)
@@ -32,10 +38,9 @@ int ep_step_cost(const model_spec *m, const gpu_spec *g, const ep_layout *l, dou
     ep_cost c = {0};
     const double ep = l->ep, k = m->experts_active, h = m->hidden;
     c.experts_per_gpu = m->experts / ep;
-    /* pairs leaving this GPU: k per token, all but the 1/ep that stay home */
     c.pairs_sent = tokens * k * (ep - 1) / ep * l->imbalance;
-    c.dispatch_bytes = c.pairs_sent * h * l->dispatch_bytes_per_value;
-    c.combine_bytes = c.pairs_sent * h * l->combine_bytes_per_value;
+    c.dispatch_bytes = ep_alltoall_bytes(tokens, (int)k, (int)h, l->ep, l->imbalance, l->dispatch_bytes_per_value);
+    c.combine_bytes = ep_alltoall_bytes(tokens, (int)k, (int)h, l->ep, l->imbalance, l->combine_bytes_per_value);
     const double in_node = ep < l->gpus_per_node ? ep : l->gpus_per_node;
     c.intra_share = ep > 1 ? (in_node - 1) / (ep - 1) : 1;
     if (ep > 1) {

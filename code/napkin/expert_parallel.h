@@ -46,6 +46,11 @@ typedef struct {
     double step_time;         /* every MoE layer of a step */
 } ep_cost;
 
+/* Bytes one GPU sends in one all-to-all: `tokens` tokens, each to k
+ * experts, (ep-1)/ep of the pairs leaving the GPU, `imbalance` times the
+ * mean, a hidden vector of bytes_per_value each. */
+double ep_alltoall_bytes(double tokens, int k, int hidden, int ep, double imbalance, double bytes_per_value);
+
 /* The all-to-all cost of one step with `tokens` tokens on each GPU.
  * Returns 0, or -1 with a message for a dense model, ep < 1, ep not
  * dividing the routed experts, imbalance < 1, a GPU row without link

@@ -48,6 +48,16 @@ double moe_expected_touched(const double *pi, int experts, double tokens)
 }
 //< moe_expected_touched
 
+int moe_tokens_to_cover(int experts, int k, double share)
+{
+    if (experts < 1 || k < 1 || k > experts || !(share > 0 && share < 1))
+        return -1;
+    if (k == experts)
+        return 1;
+    double t = ceil(log(1 - share) / log(1 - (double)k / experts));
+    return t < 1 ? 1 : t > 1e9 ? -1 : (int)t;
+}
+
 void moe_route_token(const double *pi, int experts, int k, rng_state *r, int *out)
 {
     /* Systematic sampling: lay the pi_i end to end on [0, k) and take the

@@ -26,6 +26,11 @@ int moe_zipf_inclusion(int experts, int k, double s, double *pi);
 /* Expected distinct experts touched by `tokens` tokens: sum 1 - (1-pi_i)^T. */
 double moe_expected_touched(const double *pi, int experts, double tokens);
 
+/* The fewest tokens that touch at least `share` (0 < share < 1) of the
+ * experts in expectation under uniform routing: the smallest T with
+ * (1 - k/E)^T <= 1 - share.  -1 for bad arguments. */
+int moe_tokens_to_cover(int experts, int k, double share);
+
 /* One token's top-k: writes k distinct expert indices into out, expert i
  * chosen with probability pi[i] exactly (sum pi = k, each <= 1). */
 void moe_route_token(const double *pi, int experts, int k, rng_state *r, int *out);

@@ -71,6 +71,22 @@ static int mean_decode_step(const request_setup *s, int batch, double *t, char *
     return 0;
 }
 
+double closed_loop_e2e(double p, double d, int concurrency, int output)
+{
+    /* the replica runs every slot's prefill and the decode steps all slots share */
+    return concurrency * p + (output - 1) * d;
+}
+
+double closed_loop_tpot(double p, double d, int concurrency, int output)
+{
+    return output > 1 ? (closed_loop_e2e(p, d, concurrency, output) - p) / (output - 1) : 0;
+}
+
+int prefix_own_tokens(int prompt, int output, int prefix, double hit)
+{
+    return prompt + output - (int)floor(hit * prefix);
+}
+
 int request_estimate_compute(const request_setup *s, request_estimate *out, char *err, size_t errlen)
 {
     return request_estimate_cached(s, 0, 0, out, err, errlen);
@@ -102,7 +118,7 @@ int request_estimate_cached(const request_setup *s, int prefix_tokens, double pr
         if (memory_fit(s->gpu, s->policy, &rm, 1, 0, s->concurrency, s->prompt + s->output, &r.fit, err, errlen))
             return -1;
     } else { /* one shared copy of the prefix, and each slot's own tokens */
-        int own = s->prompt + s->output - (int)floor(prefix_hit * prefix_tokens);
+        int own = prefix_own_tokens(s->prompt, s->output, prefix_tokens, prefix_hit);
         double shared = kv_bytes_per_token_per_gpu(&stage, s->prec.kv, s->tp) * prefix_tokens;
         if (memory_fit(s->gpu, s->policy, &rm, 1, shared, s->concurrency, own, &r.fit, err, errlen))
             return -1;
@@ -139,8 +155,8 @@ int request_estimate_cached(const request_setup *s, int prefix_tokens, double pr
             return -1;
         r.prefill_steps = 1;
         r.ttft = p;
-        r.e2e = C * p + (o - 1) * r.decode_step;
-        r.tpot = o > 1 ? (r.e2e - p) / (o - 1) : 0;
+        r.e2e = closed_loop_e2e(p, r.decode_step, s->concurrency, s->output);
+        r.tpot = closed_loop_tpot(p, r.decode_step, s->concurrency, s->output);
         r.gpu_seconds_per_request = gpus * r.e2e / C;
         if (s->price_per_gpu_hour > 0) {
             double per_s = s->price_per_gpu_hour / 3600 * gpus;

@@ -80,6 +80,16 @@ typedef struct {
  * setup. */
 int request_estimate_compute(const request_setup *s, request_estimate *out, char *err, size_t errlen);
 
+/* The closed loop's arithmetic, for C requests in flight, prefill p, mean
+ * decode step d, o output tokens: e2e = C p + (o - 1) d; TPOT = (e2e - p) /
+ * (o - 1) (0 for o = 1); requests/s = C / e2e. */
+double closed_loop_e2e(double p, double d, int concurrency, int output);
+double closed_loop_tpot(double p, double d, int concurrency, int output);
+
+/* Tokens a slot holds of its own with a cached prefix: prompt + output -
+ * floor(hit x prefix). */
+int prefix_own_tokens(int prompt, int output, int prefix, double hit);
+
 /* The same with prefix caching: prefix_tokens S (0 .. prompt - 1) shared by
  * every prompt, found cached by a share prefix_hit (0 .. 1) of requests;
  * (0, 0) is request_estimate_compute. */
