@@ -21,7 +21,12 @@
  *    only (what a prefill that samples its first output token needs).
  *  - Mixture of experts: each token visits experts_active of experts; the
  *    weights read are those of the experts that some token in the step
- *    touches, expected value E*(1-(1-k/E)^T) under uniform routing. */
+ *    touches, expected value E*(1-(1-k/E)^T) under uniform routing (moe.h
+ *    for skewed routing), plus the shared experts every token visits; a
+ *    mixture's dense layers (dense_layers) run one MLP ffn wide.
+ *  - Multi-head latent attention (kv_lora_rank > 0): see mla_ops in
+ *    transformer.c; windowed layers attend to at most `window` positions;
+ *    MXFP4 experts are read at 4.25 bits. */
 #ifndef NAPKIN_TRANSFORMER_H
 #define NAPKIN_TRANSFORMER_H
 
