@@ -9,6 +9,7 @@
 
 #include "hf_config.h"
 #include "memory.h"
+#include "pipeline.h"
 #include "specs.h"
 #include "test_text.h"
 #include "transformer.h"
@@ -217,4 +218,17 @@ Test(today, missing_family_key_is_named)
                        "\"qk_nope_head_dim\": 16, \"qk_rope_head_dim\": 16, \"v_head_dim\": 16}";
     cr_assert_neq(model_from_hf_config(json, "config.json", "x", &m, err, sizeof err), 0);
     cr_expect(strstr(err, "'kv_lora_rank' is missing") != NULL, "%s", err);
+}
+
+/* A pipeline stage holds its share of each kind of layer: Maverick's 48
+ * layers over 2 stages are 24, of which 12 dense and 18 chunked. */
+Test(today, pipeline_stage_shares_the_layer_kinds)
+{
+    model_spec m = model_builtin("llama4-maverick"), st;
+    char err[256];
+    cr_assert_eq(pipeline_stage_model(&m, 2, &st, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(st.layers, 24);
+    cr_expect_eq(st.dense_layers, 12);
+    cr_expect_eq(st.window_layers, 18);
+    cr_expect_eq(model_moe_layers(&st), 12);
 }

@@ -34,7 +34,8 @@ static double attention_params_per_layer(const model_spec *m)
 
 int model_moe_layers(const model_spec *m)
 {
-    return m->experts > 1 ? m->layers - m->dense_layers : 0;
+    int moe = m->layers - m->dense_layers;
+    return m->experts > 1 && moe > 0 ? moe : 0;
 }
 
 /* A routed expert's width. */
@@ -417,7 +418,7 @@ int op_repeats(const model_spec *m, const op_cost *op)
     case OP_ONCE:
         return 1;
     case OP_FULL_ATTN_LAYERS:
-        return m->layers - m->window_layers;
+        return m->layers > m->window_layers ? m->layers - m->window_layers : 0;
     case OP_WINDOW_LAYERS:
         return m->window_layers;
     case OP_MOE_LAYERS:
