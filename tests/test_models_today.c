@@ -199,9 +199,12 @@ Test(today, gpt_oss_window_ops)
     cr_assert(w && f);
     cr_expect_eq(op_repeats(&m, w), 18);
     cr_expect_eq(op_repeats(&m, f), 18);
-    /* K or V of 128 + 1 positions and the new token's, 8 KV heads of 64, bf16 */
-    cr_expect_eq(w->kv_bytes, (129.0 + 1) * 8 * 64 * 2);
+    /* K or V of the 128 positions the window holds (the new token's
+     * included) plus the new token's write, 8 KV heads of 64, bf16; the full
+     * layers read all 8192 + 1 */
+    cr_expect_eq(w->kv_bytes, (128.0 + 1) * 8 * 64 * 2);
     cr_expect_eq(f->kv_bytes, (8193.0 + 1) * 8 * 64 * 2);
+    cr_expect_eq(w->flop, 2.0 * 64 * 64 * 128, "P V over 128 positions, 64 heads of 64");
     /* the experts are read at MXFP4's 4.25 bits: 4 touched at batch 1 */
     const op_cost *down = find_op(ops, n, "down_proj");
     cr_expect_eq(down->weight_bytes, 4.0 * 2880 * 2880 * 4.25 / 8);
@@ -231,4 +234,21 @@ Test(today, pipeline_stage_shares_the_layer_kinds)
     cr_expect_eq(st.dense_layers, 12);
     cr_expect_eq(st.window_layers, 18);
     cr_expect_eq(model_moe_layers(&st), 12);
+}
+
+/* A prefill of 1024 tokens through a 128-token window: query i sees
+ * min(i + 1, 128) keys, 128*129/2 + (1024 - 128) * 128 = 8,256 + 114,688 =
+ * 122,944 pairs a head, against 1024*1025/2 = 524,800 in a full layer. */
+Test(today, window_caps_a_prefill)
+{
+    model_spec m = model_builtin("gpt-oss-120b");
+    step_shape s = prefill_shape(1, 0, 1024, 1, precision_uniform(DT_BF16));
+    op_cost ops[DECODER_MAX_OPS];
+    int n = decoder_step_ops(&m, &s, ops, DECODER_MAX_OPS);
+    const op_cost *w = find_op(ops, n, "attn_value_window"), *f = find_op(ops, n, "attn_value");
+    cr_assert(w && f);
+    cr_expect_eq(w->flop, 2.0 * 64 * 64 * 122944);
+    cr_expect_eq(f->flop, 2.0 * 64 * 64 * 524800);
+    /* the window reads 1024 positions' K (all of them are someone's window) */
+    cr_expect_eq(w->kv_bytes, (1024.0 + 1024) * 8 * 64 * 2);
 }

@@ -178,7 +178,25 @@ static op_cost residual(const char *name, double T, double width, double ab)
 typedef struct {
     double B, n, ctx, heads_l, kvh_l, hd, kb, ab;
     int sinks;
+    double window; /* 0: the whole context; else each query sees the last `window` positions, itself included */
 } attention_view;
+
+/* (query, key) pairs per sequence and head, and the positions whose K (or V)
+ * the step reads: the new token at position ctx + i (i < n) sees ctx + i + 1
+ * positions, or at most `window` of them. */
+static void attention_span(double ctx, double n, double window, double *pairs, double *positions)
+{
+    const double lo = ctx + 1, hi = ctx + n; /* how many positions the first and the last query see */
+    if (window <= 0 || hi <= window) {
+        *pairs = ctx * n + n * (n + 1) / 2;
+        *positions = ctx + n;
+        return;
+    }
+    double below = lo <= window ? (window * (window + 1) - (lo - 1) * lo) / 2 : 0; /* queries not yet capped */
+    double capped = hi - (lo > window ? lo - 1 : window);
+    *pairs = below + capped * window;
+    *positions = n + window - 1 < ctx + n ? n + window - 1 : ctx + n; /* the union of the queries' windows */
+}
 
 //> attention_op
 /* Each query head reads the K (then V) of its KV group, so the FLOP per KV
@@ -189,8 +207,9 @@ static void gqa_attention(const attention_view *a, int per_layer, const char *sc
 {
     const double B = a->B, n = a->n, ctx = a->ctx, heads_l = a->heads_l, kvh_l = a->kvh_l, hd = a->hd;
     const double T = B * n;
-    const double pairs = ctx * n + n * (n + 1) / 2;            /* (query, key) pairs per sequence and head */
-    const double kv_read = B * (ctx + n) * kvh_l * hd * a->kb; /* K or V of every attended position */
+    double pairs, positions; /* (query, key) pairs per sequence and head; positions read */
+    attention_span(ctx, n, a->window, &pairs, &positions);
+    const double kv_read = B * positions * kvh_l * hd * a->kb; /* K or V of every attended position */
     const double kv_write = B * n * kvh_l * hd * a->kb;        /* the new tokens' K or V */
     *score = make_op(score_name, OP_ATTENTION, per_layer);
     score->flop = 2 * B * heads_l * hd * pairs + 5 * B * heads_l * pairs; /* QK^T, then softmax */
@@ -310,11 +329,11 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
         c += mla_attention(m, s, wb, kb, ab, all + c);
     } else {
         all[c++] = projection(w[0].name, T, w[0].in, w[0].out, wb, ab);
-        attention_view a = {B, n, ctx, heads_l, kvh_l, hd, kb, ab, m->sinks};
+        attention_view a = {B, n, ctx, heads_l, kvh_l, hd, kb, ab, m->sinks, 0};
         op_cost score, value;
-        if (m->window_layers > 0) { /* the windowed layers attend to at most `window` cached positions */
+        if (m->window_layers > 0) { /* the windowed layers attend to at most `window` positions */
             attention_view aw = a;
-            aw.ctx = ctx < m->window ? ctx : m->window;
+            aw.window = m->window;
             gqa_attention(&aw, OP_WINDOW_LAYERS, "attn_score_window", "attn_value_window", &score, &value);
             all[c++] = score;
             all[c++] = value;
