@@ -252,3 +252,26 @@ Test(today, window_caps_a_prefill)
     /* the window reads 1024 positions' K (all of them are someone's window) */
     cr_expect_eq(w->kv_bytes, (1024.0 + 1024) * 8 * 64 * 2);
 }
+
+/* The arch column: a row may leave it out (a plain model), and a bad item
+ * names the column and says what it should be. */
+Test(today, arch_column_parses_and_refuses)
+{
+    const char *head = "key\tname\tlayers\thidden\theads\tkv_heads\thead_dim\tffn\tvocab\texperts\texperts_active\ttied\t"
+                       "source\tmax_position\tarch\n";
+    const char *plain = "a\tA\t2\t64\t4\t2\t16\t128\t100\t1\t1\t0\tsrc\t-\n";
+    model_table t;
+    char err[512];
+    cr_assert_eq(model_table_parse(fmt("%s%s", head, plain), "t.tsv", &t, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(t.rows[0].kv_lora_rank, 0);
+    cr_expect_eq(t.rows[0].window_layers, 0);
+    model_table_free(&t);
+    /* a dense row: two mla numbers of five, a window without its layers, an expert width, an unknown item */
+    const char *bad[] = {"mla=1/2", "window=128", "moe_ffn=64", "frobnicate=3"};
+    const char *row = "b\tB\t2\t64\t4\t4\t16\t128\t100\t1\t1\t0\tsrc\t-\t%s\n";
+    for (int i = 0; i < 4; i++) {
+        cr_expect_eq(model_table_parse(fmt("%s%s", head, fmt(row, bad[i])), "t.tsv", &t, err, sizeof err), -1,
+                     "accepted %s", bad[i]);
+        cr_expect(strstr(err, "t.tsv:2: field 'arch'") != NULL, "%s: %s", bad[i], err);
+    }
+}
