@@ -29,7 +29,8 @@ static model_spec load(const char *file, const char *key)
 /* Each config gives its row, field by field (the arch column included). */
 Test(today, configs_match_their_rows)
 {
-    static const char *keys[] = {"qwen3-32b", "qwen3-235b-a22b", "deepseek-v3", "gpt-oss-120b", "llama4-scout"};
+    static const char *keys[] = {"qwen3-32b",   "qwen3-235b-a22b", "deepseek-v3",    "gpt-oss-120b",
+                                 "gpt-oss-20b", "llama4-scout",    "llama4-maverick"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         model_spec row = model_builtin(keys[i]);
         model_spec m = load(fmt("%s.json", keys[i]), keys[i]);
