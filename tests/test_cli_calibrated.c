@@ -27,6 +27,7 @@ static const calibrated_case CASES[] = {
     {"decode --model llama3-8b --batch 8 --context 1024", {{"step_time", "step_time_calibrated"}}},
     {"decode --model llama3-70b --tp 4 --batch 16", {{"step_time", "step_time_calibrated"}, {"time_comm", "time_comm_calibrated"}}},
     {"prefill --model llama3-8b --prompt 2048", {{"time", "time_calibrated"}}},
+    {"ep --model gpt-oss-120b --ep 4 --batch 32", {{"step_time", "step_time_calibrated"}}},
     {"serve --model llama3-8b --prompt 1024 --output 128 --concurrency 8",
      {{"tpot", "tpot_calibrated"}, {"ttft", "ttft_calibrated"}, {"ttft_closed", "ttft_closed_calibrated"},
       {"e2e", "e2e_calibrated"}}},

@@ -46,6 +46,7 @@ static const char *const base[][12] = {
     {"calibrate", "--set", "tests/published_fixture/h100_sxm/trtllm", "--backend", "trtllm", "--gpu", "h100", NULL},
     {"validate", "--measured", "tests/published_fixture", "--sets", "tests/published_fixture/none", NULL},
     {"practice", "--chapter", "12", "--seed", "4711", NULL},
+    {"ep", "--model", "deepseek-v3", "--gpu", "h200", "--ep", "8", "--dtype", "fp8", NULL},
 };
 #define NBASE (sizeof base / sizeof base[0])
 

@@ -127,7 +127,7 @@ Test(cli_reader, version)
 {
     static char out[OUT_MAX];
     cr_expect_eq(run("--version", out), 0);
-    cr_expect(strncmp(out, "napkin ", 7) == 0 && strstr(out, "built-in tables of 6 GPUs and 6 models"), "%s", out);
+    cr_expect(strncmp(out, "napkin ", 7) == 0 && strstr(out, "built-in tables of 6 GPUs and 13 models"), "%s", out);
 }
 
 /* An error under --format json: a JSON object on stdout naming the command,

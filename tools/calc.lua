@@ -128,6 +128,8 @@ local FIELDS = {
   seq = { num = { 1, 131072, 1 } }, ["micro-batch"] = { num = { 1, 64, 1 } },
   pp = { num = { 1, 64, 1 } }, dp = { num = { 1, 1024, 1 } }, sp = { flag = true },
   zero = { select = { "0", "1", "2", "3" } }, recompute = { select = { "none", "selective", "full" } },
+  -- ep
+  ep = { num = { 1, 256, 1 } }, imbalance = { num = { 1, 4, 0.05 } }, ["net-gb-s"] = { num = { 1, 1000, 1 } },
 }
 
 -- Where a command gives a flag another range.

@@ -100,7 +100,12 @@ void replica_report_inputs(report *r, const replica_setup *s)
 void replica_report_memory(report *r, const replica_setup *s)
 {
     const model_spec *m = s->full;
+    param_count pc = model_params(m);
     report_section(r, "Memory per GPU");
+    report_num(r, "params_total", "parameters, total", U_PARAMS, pc.total);
+    report_num(r, "params_active", "parameters used per token (embedding counted)", U_PARAMS, pc.active);
+    report_num(r, "params_active_nonembedding", "parameters used per token, embedding aside", U_PARAMS,
+               pc.active_nonembedding);
     report_num(r, "hbm_bytes", s->policy.capacity > 0 ? "memory (--hbm)" : "memory the driver reports", U_BYTES,
                s->mem.hbm);
     report_num(r, "hbm_datasheet_bytes", "memory on the datasheet", U_BYTES, s->gpu->mem_bytes_datasheet);
@@ -114,7 +119,7 @@ void replica_report_memory(report *r, const replica_setup *s)
                kv_bytes_per_sequence(m, s->prec.kv, s->context));
     report_num(r, "kv_token_capacity", "KV capacity", U_TOKENS, kv_token_capacity(&s->mem));
     report_int(r, "max_batch", "largest batch at this context", max_batch_for_memory(&s->mem, s->context));
-    if (s->tp > m->kv_heads)
+    if (s->tp > m->kv_heads && m->kv_lora_rank == 0)
         report_note(r, "note: tp %d exceeds the %d KV heads of %s, so each GPU holds a replicated KV head.", s->tp,
                     m->kv_heads, m->key);
 }

@@ -5,6 +5,7 @@
 #include "cli_device.h"
 #include "commands.h"
 #include "request.h"
+#include "serve_disagg.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +16,9 @@ static const cli_doc DOC = {
     "--model M --gpu G [--tp N] [--pp N] [--prompt T] [--output T] [--concurrency C | --rate R]\n"
     "                     [--chunked-prefill T] [--all-logits] [--price P] [--dtype D] [--usable F] [--hbm BYTES]\n"
     "                     [--efficiency F | --bw-efficiency F --flops-efficiency F | --calibrate DIR]\n"
-    "                     [--search [--ttft S] [--tpot S] [--gpus N]] [--format table|tsv|json]",
+    "                     [--search [--ttft S] [--tpot S] [--gpus N]] [--format table|tsv|json]\n"
+    "                     [--prefix T [--prefix-hit F]]\n"
+    "                     [--disaggregate (--prefill-gpus N --decode-gpus N | --search) [--kv-link-gb-s B]]",
     "A closed loop of C requests in flight on one replica of --tp GPUs: each\n"
     "request is a prefill of its prompt (p, logits at the last position), then\n"
     "output - 1 decode steps of the batch of C (d, the mean over the growing\n"
@@ -33,6 +36,14 @@ static const cli_doc DOC = {
     "replicas filling them), keeps those that fit and meet --ttft and --tpot at the largest\n"
     "concurrency that does, and ranks them by GPU-seconds per request (the order\n"
     "of cost per token at any price).\n"
+    "--prefix T: the first T tokens of every prompt are shared and cached (a\n"
+    "system prompt); --prefix-hit F of requests find them (default 1): a hit\n"
+    "prefills the rest of its prompt only, and the slots share one copy.\n"
+    "--disaggregate: prefill on --prefill-gpus, decode on --decode-gpus (each a\n"
+    "multiple of --tp, --concurrency per decode instance); the KV of each prompt\n"
+    "crosses --kv-link-gb-s per GPU (default the GPU row's NVLink); TTFT = p +\n"
+    "transfer, TPOT = d, against the aggregated server on as many GPUs.  With\n"
+    "--search: the split of --gpus and the concurrency that serve the most.\n"
     "Exit status 1 when C requests of prompt + output tokens do not fit (the\n"
     "message names the largest C that does) or the rate cannot be served.",
 };
@@ -137,7 +148,9 @@ int cmd_serve(int argc, char **argv)
     const char *model_key = NULL, *dtype_s = "bf16";
     int tp = 1, pp = 1, prompt = 2048, output = 256, concurrency = 0, chunk = 0, all_logits = 0, do_search = 0,
         gpus = 8;
-    double rate = 0, price = 0, ttft = 0, tpot = 0, usable = NAN, hbm = 0;
+    double rate = 0, price = 0, ttft = 0, tpot = 0, usable = NAN, hbm = 0, prefix_hit = 0;
+    int disaggregate = 0, prefix = 0;
+    disagg_flags dg = {0, 0, 0, 0};
     cli_opt more[] = {
         {"--model", OPT_STRING, &model_key, "M", "model key (napkin specs --models)", 1, 0},
         {"--tp", OPT_POS_INT, &tp, "N", "tensor-parallel degree (default 1)", 0, 0},
@@ -156,6 +169,14 @@ int cmd_serve(int argc, char **argv)
         {"--ttft", OPT_POS_REAL, &ttft, "S", "with --search: the most time to first token allowed", 0, 0},
         {"--tpot", OPT_POS_REAL, &tpot, "S", "with --search: the most time per output token allowed", 0, 0},
         {"--gpus", OPT_POS_INT, &gpus, "N", "with --search: GPUs to fill with replicas (default 8)", 0, 0},
+        {"--prefix", OPT_POS_INT, &prefix, "T", "tokens of every prompt shared and cached (a system prompt)", 0, 0},
+        {"--prefix-hit", OPT_FRACTION, &prefix_hit, "F", "with --prefix: share of requests that find it (default 1)",
+         0, 0},
+        {"--disaggregate", OPT_FLAG, &disaggregate, NULL, "prefill and decode on separate GPU pools", 0, 0},
+        {"--prefill-gpus", OPT_POS_INT, &dg.prefill_gpus, "N", "with --disaggregate: GPUs that prefill", 0, 0},
+        {"--decode-gpus", OPT_POS_INT, &dg.decode_gpus, "N", "with --disaggregate: GPUs that decode", 0, 0},
+        {"--kv-link-gb-s", OPT_POS_REAL, &dg.kv_link_gb_s, "B",
+         "with --disaggregate: GB/s per GPU the KV crosses (default the GPU row's link)", 0, 0},
     };
     enum { NMORE = (int)(sizeof more / sizeof more[0]) };
     cli_opt opts[DEVICE_NOPTS + NMORE];
@@ -170,6 +191,20 @@ int cmd_serve(int argc, char **argv)
         return cli_fail(DOC.name, EXIT_USAGE, "give --concurrency or --rate, not both");
     if (!do_search && (ttft > 0 || tpot > 0))
         return cli_fail(DOC.name, EXIT_USAGE, "--ttft and --tpot are targets for --search");
+    if (!disaggregate && (dg.prefill_gpus || dg.decode_gpus || dg.kv_link_gb_s > 0))
+        return cli_fail(DOC.name, EXIT_USAGE, "--prefill-gpus, --decode-gpus and --kv-link-gb-s go with --disaggregate");
+    if (prefix_hit > 0 && !prefix)
+        return cli_fail(DOC.name, EXIT_USAGE, "--prefix-hit goes with --prefix");
+    if (prefix && (do_search || rate > 0 || disaggregate))
+        return cli_fail(DOC.name, EXIT_USAGE, "--prefix is modelled for one replica at a --concurrency: not with "
+                                              "--search, --rate or --disaggregate");
+    if (prefix && prefix >= prompt)
+        return cli_fail(DOC.name, EXIT_USAGE, "--prefix %d must be shorter than the --prompt (%d tokens)", prefix,
+                        prompt);
+    if (disaggregate && (rate > 0 || pp > 1 || chunk))
+        return cli_fail(DOC.name, EXIT_USAGE, "--disaggregate is modelled without --rate, --pp and --chunked-prefill");
+    if (prefix && !(prefix_hit > 0))
+        prefix_hit = 1;
     if (cli_hbm_check(DOC.name, hbm) != 0)
         return EXIT_USAGE;
     precision prec;
@@ -214,6 +249,13 @@ int cmd_serve(int argc, char **argv)
         report_int(r, "chunked_prefill", "prompt tokens a step (chunked prefill)", chunk);
     device_report(r, &d);
 
+    if (disaggregate) {
+        if ((rc = serve_disaggregated(r, &s, &dg, do_search, gpus, ttft, tpot)) == 0)
+            rc = report_print(r, common.format, stdout);
+        report_free(r);
+        cli_specs_free(&specs);
+        return rc;
+    }
     if (do_search) {
         int n = search(r, "search", "Layouts (tp x pp) that fit and meet the targets, cheapest first", &s, gpus, ttft,
                        tpot, err, sizeof err);
@@ -271,7 +313,7 @@ int cmd_serve(int argc, char **argv)
         report_num(r, "rate", "request rate asked for", U_REAL, rate);
     }
     request_estimate e;
-    if (request_estimate_compute(&s, &e, err, sizeof err) != 0) {
+    if (request_estimate_cached(&s, prefix, prefix_hit, &e, err, sizeof err) != 0) {
         report_free(r);
         cli_specs_free(&specs);
         return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
@@ -285,6 +327,10 @@ int cmd_serve(int argc, char **argv)
                         s.concurrency, why);
     }
     report_int(r, "concurrency", "requests in flight", s.concurrency);
+    if (prefix) {
+        report_int(r, "prefix", "shared prefix tokens (cached)", prefix);
+        report_num(r, "prefix_hit", "share of requests that find it", U_REAL, prefix_hit);
+    }
     report_estimate(r, &e, price);
     if (d.rates.have) {
         request_setup t = s;
@@ -310,7 +356,7 @@ int cmd_serve(int argc, char **argv)
         request_setup t = s;
         t.gpu = &d.sheet;
         request_estimate es;
-        if (request_estimate_compute(&t, &es, err, sizeof err) == 0) {
+        if (request_estimate_cached(&t, prefix, prefix_hit, &es, err, sizeof err) == 0) {
             report_section(r, "The same on the datasheet's ceilings");
             report_num(r, "datasheet_ttft", "time to first token", U_SECONDS, es.ttft);
             report_num(r, "datasheet_tpot", "time per output token", U_SECONDS, es.tpot);

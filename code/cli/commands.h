@@ -23,7 +23,8 @@
     X(lora, "many fine-tunes on one base: adapter bytes, slots against the KV cache, D distinct adapters")  \
     X(calibrate, "achieved rates of each op class fitted to published kernel measurements, with residuals") \
     X(validate, "the calibrated model against published measurements it was not fitted to")               \
-    X(practice, "exercise variants: a seed's numbers, and the verdict on your answer to one part")
+    X(practice, "exercise variants: a seed's numbers, and the verdict on your answer to one part")         \
+    X(ep, "expert parallelism: a MoE decode step over an EP group, memory, all-to-all, tokens per second")
 
 #define NAPKIN_DECLARE_COMMAND(name, summary) int cmd_##name(int argc, char **argv);
 NAPKIN_COMMANDS(NAPKIN_DECLARE_COMMAND)

@@ -27,3 +27,12 @@ double allgather_time(const gpu_spec *g, int tp, double bytes)
         return NAN;
     return g->allreduce_latency + (double)(tp - 1) / tp * bytes / g->link_bw;
 }
+
+//> alltoall_time
+double alltoall_time(const gpu_spec *g, double bytes, double intra_share, double net_bw)
+{
+    double intra = bytes * intra_share / g->link_bw;
+    double inter = intra_share < 1 ? bytes * (1 - intra_share) / net_bw : 0;
+    return g->allreduce_latency + (intra > inter ? intra : inter); /* the two paths run at once */
+}
+//< alltoall_time

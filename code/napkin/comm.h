@@ -20,6 +20,10 @@ double allreduce_time(const gpu_spec *g, int tp, double bytes);
 /* Seconds for one ring all-gather that leaves `bytes` (the whole tensor) on
  * every GPU; 0 when tp is 1, NAN without link figures. */
 double allgather_time(const gpu_spec *g, int tp, double bytes);
+/* Seconds for one all-to-all (expert parallelism) in which each GPU sends
+ * `bytes`: intra_share of them over NVLink at link_bw, the rest over the
+ * network at net_bw per GPU, the two at once, plus the row's fixed latency. */
+double alltoall_time(const gpu_spec *g, double bytes, double intra_share, double net_bw);
 /* 1 when the row has what a TP > 1 step needs: link bandwidth and latency. */
 int gpu_has_links(const gpu_spec *g);
 

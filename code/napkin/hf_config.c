@@ -6,9 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const KNOWN_TYPES[] = {"llama", "mistral", "mixtral", "qwen2"};
-static const char *const KNOWN_ARCHS[] = {"LlamaForCausalLM", "MistralForCausalLM", "MixtralForCausalLM",
-                                          "Qwen2ForCausalLM"};
+static const char *const KNOWN_TYPES[] = {"llama",      "mistral",     "mixtral", "qwen2",
+                                          "qwen3",      "qwen3_moe",   "deepseek_v3", "gpt_oss",
+                                          "llama4_text", "llama4"};
+static const char *const KNOWN_ARCHS[] = {"LlamaForCausalLM",  "MistralForCausalLM",    "MixtralForCausalLM",
+                                          "Qwen2ForCausalLM",  "Qwen3ForCausalLM",      "Qwen3MoeForCausalLM",
+                                          "DeepseekV3ForCausalLM", "GptOssForCausalLM", "Llama4ForCausalLM",
+                                          "Llama4ForConditionalGeneration"};
+/* Families whose keys differ from llama's (indices into the lists above). */
+enum { ARCH_QWEN3_MOE = 5, ARCH_DEEPSEEK_V3 = 6, ARCH_GPT_OSS = 7, ARCH_LLAMA4_TEXT = 8, ARCH_LLAMA4 = 9 };
+#define KNOWN_LIST "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v3, gpt_oss, llama4"
 #define NKNOWN ((int)(sizeof KNOWN_TYPES / sizeof KNOWN_TYPES[0]))
 
 static int failf(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -75,6 +82,155 @@ static int get_count(json_t *root, const char *name, long long *out, char *why, 
     return -1;
 }
 
+/* A whole number >= 0 under `name` (null or absent: *out = dflt): 0, or -1
+ * with a message. */
+static int get_count0(json_t *cfg, const char *origin, const char *name, long long dflt, long long *out, char *err,
+                      size_t errlen)
+{
+    json_t *v = json_object_get(cfg, name);
+    if (!v || json_is_null(v)) {
+        *out = dflt;
+        return 0;
+    }
+    if (json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) <= 100000000) {
+        *out = json_integer_value(v);
+        return 0;
+    }
+    return failf(err, errlen, "%s: key '%s' is not a whole number >= 0", origin, name);
+}
+
+static int need_count(json_t *cfg, const char *origin, const char *name, long long *out, char *err, size_t errlen)
+{
+    char why[128];
+    int rc = get_count(cfg, name, out, why, sizeof why);
+    if (rc == 0)
+        return 0;
+    return failf(err, errlen, "%s: key '%s' is %s", origin, name, rc > 0 ? "missing" : why);
+}
+
+/* How many entries of the array `name` equal the string `value` (or the
+ * integer `ivalue` when value is NULL); -1 when it is absent or not an array. */
+static long long count_in_array(json_t *cfg, const char *name, const char *value, long long ivalue)
+{
+    json_t *a = json_object_get(cfg, name);
+    if (!json_is_array(a))
+        return -1;
+    long long n = 0;
+    size_t i;
+    json_t *x;
+    json_array_foreach(a, i, x)
+    {
+        if (value ? (json_is_string(x) && strcmp(json_string_value(x), value) == 0)
+                  : (json_is_integer(x) && json_integer_value(x) == ivalue))
+            n++;
+    }
+    return n;
+}
+
+/* The keys of the families the table's `arch` column describes: Qwen3-MoE
+ * (num_experts, moe_intermediate_size, mlp_only_layers, decoder_sparse_step),
+ * DeepSeek-V3 (n_routed_experts, n_shared_experts, first_k_dense_replace and
+ * the MLA ranks), gpt-oss (sliding windows on the layer_types marked
+ * sliding_attention, attention sinks, MXFP4 experts) and Llama 4
+ * (intermediate_size is the experts', intermediate_size_mlp the dense
+ * layers'; one shared expert; interleave_moe_layer_step; chunked attention
+ * on the rope layers of no_rope_layers). */
+static int family_shape(json_t *cfg, json_t *root, int family, const char *origin, long long layers,
+                        long long *head_dim, long long *ffn, long long *experts, char *arch,
+                        size_t archlen, char *err, size_t errlen)
+{
+    char buf[256] = "";
+    size_t used = 0;
+#define ARCH_ADD(...)                                                                                            \
+    do {                                                                                                         \
+        int w_ = snprintf(buf + used, sizeof buf - used, "%s", used ? "," : "");                                 \
+        used += (size_t)w_;                                                                                      \
+        w_ = snprintf(buf + used, sizeof buf - used, __VA_ARGS__);                                               \
+        used += (size_t)w_ < sizeof buf - used ? (size_t)w_ : sizeof buf - used - 1;                             \
+    } while (0)
+    long long moe_ffn = 0, shared = 0, dense = 0;
+    if (family == ARCH_QWEN3_MOE) {
+        long long step;
+        if (need_count(cfg, origin, "num_experts", experts, err, errlen) ||
+            need_count(cfg, origin, "moe_intermediate_size", &moe_ffn, err, errlen) ||
+            get_count0(cfg, origin, "decoder_sparse_step", 1, &step, err, errlen))
+            return -1;
+        json_t *only = json_object_get(cfg, "mlp_only_layers");
+        long long moe_layers = 0;
+        for (long long i = 0; i < layers; i++) { /* transformers: experts when (i + 1) % step == 0, unless listed */
+            int listed = 0;
+            size_t j;
+            json_t *x;
+            json_array_foreach(only, j, x) listed |= json_is_integer(x) && json_integer_value(x) == i;
+            moe_layers += step > 0 && (i + 1) % step == 0 && !listed;
+        }
+        dense = layers - moe_layers;
+    } else if (family == ARCH_DEEPSEEK_V3) {
+        long long q, kv, nope, rope, v, freq;
+        if (need_count(cfg, origin, "n_routed_experts", experts, err, errlen) ||
+            need_count(cfg, origin, "moe_intermediate_size", &moe_ffn, err, errlen) ||
+            need_count(cfg, origin, "kv_lora_rank", &kv, err, errlen) ||
+            need_count(cfg, origin, "qk_nope_head_dim", &nope, err, errlen) ||
+            need_count(cfg, origin, "qk_rope_head_dim", &rope, err, errlen) ||
+            need_count(cfg, origin, "v_head_dim", &v, err, errlen) ||
+            get_count0(cfg, origin, "q_lora_rank", 0, &q, err, errlen) ||
+            get_count0(cfg, origin, "n_shared_experts", 0, &shared, err, errlen) ||
+            get_count0(cfg, origin, "first_k_dense_replace", 0, &dense, err, errlen) ||
+            get_count0(cfg, origin, "moe_layer_freq", 1, &freq, err, errlen))
+            return -1;
+        if (freq != 1)
+            return failf(err, errlen, "%s: key 'moe_layer_freq' is %lld; napkin reads 1 (every layer past "
+                                      "first_k_dense_replace has experts)", origin, freq);
+        *head_dim = nope + rope; /* the query-key width; the config's head_dim, if any, is the rope part */
+        ARCH_ADD("mla=%lld/%lld/%lld/%lld/%lld", q, kv, nope, rope, v);
+    } else if (family == ARCH_GPT_OSS) {
+        long long window, sliding = count_in_array(cfg, "layer_types", "sliding_attention", 0);
+        if (get_count0(cfg, origin, "sliding_window", 0, &window, err, errlen))
+            return -1;
+        if (sliding < 0) /* without layer_types, transformers alternates, sliding first */
+            sliding = (layers + 1) / 2;
+        if (window > 0 && sliding > 0)
+            ARCH_ADD("window=%lld/%lld", window, sliding);
+        ARCH_ADD("sinks");
+        json_t *qc = json_object_get(root, "quantization_config");
+        json_t *method = json_object_get(qc, "quant_method");
+        if (json_is_string(method) && strcmp(json_string_value(method), "mxfp4") == 0)
+            ARCH_ADD("experts=mxfp4");
+    } else if (family == ARCH_LLAMA4_TEXT || family == ARCH_LLAMA4) {
+        long long mlp, step, chunk;
+        if (need_count(cfg, origin, "intermediate_size_mlp", &mlp, err, errlen) ||
+            get_count0(cfg, origin, "interleave_moe_layer_step", 1, &step, err, errlen) ||
+            get_count0(cfg, origin, "attention_chunk_size", 0, &chunk, err, errlen))
+            return -1;
+        moe_ffn = *ffn; /* intermediate_size: the experts' (and the shared expert's) width */
+        *ffn = mlp;
+        shared = 1;
+        long long moe_layers = 0;
+        for (long long i = 0; i < layers; i++) /* transformers: layers step-1, 2*step-1, ... have experts */
+            moe_layers += step > 0 && (i + 1) % step == 0;
+        long long listed = count_in_array(cfg, "moe_layers", NULL, 0) >= 0
+                               ? (long long)json_array_size(json_object_get(cfg, "moe_layers"))
+                               : -1;
+        dense = layers - (listed >= 0 ? listed : moe_layers);
+        long long roped = count_in_array(cfg, "no_rope_layers", NULL, 1); /* 1: rope, chunked; 0: global */
+        if (roped <= 0) /* absent or empty: every fourth layer is global (no_rope_layer_interval 4) */
+            roped = layers - layers / 4;
+        if (chunk > 0 && roped > 0)
+            ARCH_ADD("window=%lld/%lld", chunk, roped);
+    }
+    if (*experts > 1 && moe_ffn > 0 && moe_ffn != *ffn)
+        ARCH_ADD("moe_ffn=%lld", moe_ffn);
+    else if (*experts > 1 && moe_ffn > 0 && (dense > 0 || shared > 0))
+        ARCH_ADD("moe_ffn=%lld", moe_ffn);
+    if (*experts > 1 && shared > 0)
+        ARCH_ADD("shared=%lld", shared);
+    if (*experts > 1 && dense > 0)
+        ARCH_ADD("dense=%lld", dense);
+#undef ARCH_ADD
+    snprintf(arch, archlen, "%s", used ? buf : "-");
+    return 0;
+}
+
 /* A model's name from its file: "Meta-Llama-3-8B/config.json" ->
  * "Meta-Llama-3-8B", "configs/nemo.json" -> "nemo". */
 static void file_name(const char *origin, char *out, size_t n)
@@ -131,8 +287,8 @@ int model_from_hf_config(const char *json_text, const char *path, const char *ke
     escape_text(type, type_shown, sizeof type_shown);
     if (known < 0)
         snprintf(unknown_note, sizeof unknown_note,
-                 " (architecture %s, model_type %s, is not one napkin reads: llama, mistral, mixtral, qwen2)",
-                 arch_shown, type_shown);
+                 " (architecture %s, model_type %s, is not one napkin reads: " KNOWN_LIST ")", arch_shown,
+                 type_shown);
 
     static const char *const required[] = {"num_hidden_layers", "hidden_size", "num_attention_heads",
                                            "intermediate_size", "vocab_size"};
@@ -173,6 +329,13 @@ int model_from_hf_config(const char *json_text, const char *path, const char *ke
         json_decref(root);
         return -1;
     }
+    char arch_col[256] = "-";
+    if (known >= ARCH_QWEN3_MOE &&
+        family_shape(cfg, root, known, origin, layers, &head_dim, &ffn, &experts, arch_col, sizeof arch_col,
+                     err, errlen) != 0) {
+        json_decref(root);
+        return -1;
+    }
     if (experts == 1)
         active = 1; /* a dense model's num_experts_per_tok, if any, means nothing */
     json_t *tied = json_object_get(cfg, "tie_word_embeddings");
@@ -201,8 +364,9 @@ int model_from_hf_config(const char *json_text, const char *path, const char *ke
         snprintf(pos, sizeof pos, "-");
     snprintf(row, sizeof row,
              "key\tname\tlayers\thidden\theads\tkv_heads\thead_dim\tffn\tvocab\texperts\texperts_active\ttied\tsource\t"
-             "max_position\n%s\t%s\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%d\t%s\t%s\n",
-             key, name, layers, hidden, heads, kv_heads, head_dim, ffn, vocab, experts, active, tie, source, pos);
+             "max_position\tarch\n%s\t%s\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%d\t%s\t%s\t%s\n",
+             key, name, layers, hidden, heads, kv_heads, head_dim, ffn, vocab, experts, active, tie, source, pos,
+             arch_col);
     json_decref(root);
     model_table t;
     char terr[512];

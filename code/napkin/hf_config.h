@@ -2,8 +2,11 @@
  * read from the keys transformers writes, so the calculator can size a
  * reader's own model (napkin --model-config FILE).
  *
- * Architectures read: llama, mistral, mixtral, qwen2 (model_type, or the
- * architectures list).  Keys: num_hidden_layers, hidden_size,
+ * Architectures read: llama, mistral, mixtral, qwen2, qwen3, qwen3_moe,
+ * deepseek_v3, gpt_oss, llama4 (model_type, or the architectures list; a
+ * multimodal config's text_config).  The later families' own keys (experts,
+ * latent ranks, windows, MXFP4) are read as the table's `arch` column; see
+ * family_shape in hf_config.c.  Keys: num_hidden_layers, hidden_size,
  * num_attention_heads, intermediate_size, vocab_size (required);
  * num_key_value_heads (default: the attention heads, as transformers does),
  * head_dim (default hidden_size / num_attention_heads), num_local_experts and
@@ -25,7 +28,7 @@
  * the model's source; `key` becomes its key.  Returns 0, or -1 with a message
  * in err naming the file and the missing or bad key ("config.json: key
  * 'num_hidden_layers' is missing (architecture GPT2LMHeadModel, model_type
- * gpt2, is not one napkin reads: llama, mistral, mixtral, qwen2)"). */
+ * gpt2, is not one napkin reads: llama, mistral, mixtral, qwen2, ...)"). */
 int model_from_hf_config(const char *json_text, const char *origin, const char *key, model_spec *out, char *err,
                          size_t errlen);
 

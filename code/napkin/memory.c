@@ -6,7 +6,10 @@
 
 double weight_bytes(const model_spec *m, dtype w)
 {
-    return model_params(m).total * dtype_bytes(w);
+    param_count p = model_params(m);
+    if (m->expert_format == EXPERTS_MXFP4) /* the routed experts as released, the rest at w */
+        return (p.total - p.routed) * dtype_bytes(w) + p.routed * expert_weight_bytes(m, w);
+    return p.total * dtype_bytes(w);
 }
 
 double weight_bytes_per_gpu(const model_spec *m, dtype w, int tp)
@@ -17,6 +20,8 @@ double weight_bytes_per_gpu(const model_spec *m, dtype w, int tp)
 //> kv_bytes_per_token
 double kv_bytes_per_token(const model_spec *m, dtype kv)
 {
+    if (m->kv_lora_rank > 0) /* MLA: one latent and one rope key per layer, shared by every head */
+        return (double)m->layers * (m->kv_lora_rank + m->qk_rope_dim) * dtype_bytes(kv);
     /* K and V, every layer, every KV head (not attention head: GQA) */
     return 2.0 * m->layers * m->kv_heads * m->head_dim * dtype_bytes(kv);
 }
@@ -24,13 +29,30 @@ double kv_bytes_per_token(const model_spec *m, dtype kv)
 
 double kv_bytes_per_token_per_gpu(const model_spec *m, dtype kv, int tp)
 {
+    if (m->kv_lora_rank > 0) /* every GPU of the group keeps the whole latent (its heads all read it) */
+        return kv_bytes_per_token(m, kv);
     double heads_here = m->kv_heads >= tp ? (double)m->kv_heads / tp : 1.0; /* replicated past kv_heads */
     return 2.0 * m->layers * heads_here * m->head_dim * dtype_bytes(kv);
 }
 
+double kv_window_bytes_per_token_per_gpu(const model_spec *m, dtype kv, int tp)
+{
+    return m->window_layers > 0 ? kv_bytes_per_token_per_gpu(m, kv, tp) * m->window_layers / m->layers : 0;
+}
+
+//> kv_sequence_bytes
+double kv_sequence_bytes(double per_token, double window_per_token, int window, int context)
+{
+    /* the windowed layers stop growing at `window` tokens */
+    double beyond = context > window ? (double)context - window : 0;
+    return per_token * context - window_per_token * beyond;
+}
+//< kv_sequence_bytes
+
 double kv_bytes_per_sequence(const model_spec *m, dtype kv, int context)
 {
-    return kv_bytes_per_token(m, kv) * context;
+    return kv_sequence_bytes(kv_bytes_per_token(m, kv), kv_window_bytes_per_token_per_gpu(m, kv, 1), m->window,
+                             context);
 }
 
 //> activation_bytes
@@ -43,6 +65,9 @@ double activation_bytes(const model_spec *m, int tokens, int sampled, dtype act,
                        + q_width + 2 * kvh_l * m->head_dim     /* q, k, v */
                        + q_width                               /* attention output */
                        + 3.0 * m->ffn / tp * m->experts_active; /* gate, up, activated */
+    if (m->moe_ffn > 0 || m->shared_experts > 0) /* experts narrower than ffn, and the shared ones */
+        per_token += 3.0 * ((m->moe_ffn > 0 ? m->moe_ffn : m->ffn) * (double)(m->experts_active + m->shared_experts) -
+                            (double)m->ffn * m->experts_active) / tp;
     /* fp32 logits of the sampled positions, and the sampler's fp32 probabilities */
     return T * per_token * ab + 2.0 * S * ((double)m->vocab / tp) * 4.0;
 }
@@ -88,6 +113,8 @@ int replica_memory_plan(const model_spec *m, const gpu_spec *g, precision prec, 
     r.activations = f.activations;
     r.kv_budget = f.kv_budget;
     r.kv_per_token = f.kv_per_token;
+    r.kv_window_per_token = kv_window_bytes_per_token_per_gpu(m, prec.kv, tp);
+    r.window = m->window;
     *out = r;
     if (r.kv_budget <= 0) {
         snprintf(err, errlen,
@@ -104,7 +131,7 @@ int max_batch_for_memory(const replica_memory *r, int context)
 {
     if (r->kv_budget <= 0 || context <= 0)
         return 0;
-    double seqs = floor(r->kv_budget / (r->kv_per_token * context));
+    double seqs = floor(r->kv_budget / kv_sequence_bytes(r->kv_per_token, r->kv_window_per_token, r->window, context));
     return seqs > INT_MAX ? INT_MAX : (int)seqs;
 }
 //< max_batch
@@ -125,6 +152,7 @@ int memory_fit(const gpu_spec *g, memory_policy pol, const resident_model *rm, i
     if (policy_check(&pol, err, errlen) != 0)
         return -1;
     fit_check f = {0};
+    double window_saving = 0; /* KV bytes per sequence the windows spare at this context */
     f.capacity = policy_capacity(&pol, g);
     f.usable = f.capacity * pol.usable_fraction;
     f.extra = extra_bytes;
@@ -134,6 +162,9 @@ int memory_fit(const gpu_spec *g, memory_policy pol, const resident_model *rm, i
             return -1;
         f.weights += weight_bytes_per_gpu(rm[i].model, rm[i].prec.weights, rm[i].tp);
         f.kv_per_token += kv_bytes_per_token_per_gpu(rm[i].model, rm[i].prec.kv, rm[i].tp);
+        const model_spec *mi = rm[i].model; /* windowed layers hold at most `window` tokens */
+        window_saving += kv_window_bytes_per_token_per_gpu(mi, rm[i].prec.kv, rm[i].tp) *
+                         (context > mi->window ? (double)context - mi->window : 0);
         /* the models run one after another, so one reserve, sized for the largest */
         double a = activation_bytes(rm[i].model, pol.activation_tokens, pol.sampled_tokens, rm[i].prec.act,
                                     rm[i].tp);
@@ -141,13 +172,14 @@ int memory_fit(const gpu_spec *g, memory_policy pol, const resident_model *rm, i
             f.activations = a;
     }
     f.kv_budget = f.usable - f.weights - f.activations - f.extra;
-    f.kv_needed = (double)batch * context * f.kv_per_token;
+    const double seq_bytes = context * f.kv_per_token - window_saving;
+    f.kv_needed = window_saving > 0 ? batch * seq_bytes : (double)batch * context * f.kv_per_token;
     if (f.kv_budget <= 0)
         f.max_batch = 0;
     else if (context == 0)
         f.max_batch = INT_MAX;
     else {
-        double seqs = floor(f.kv_budget / (f.kv_per_token * context));
+        double seqs = floor(f.kv_budget / (window_saving > 0 ? seq_bytes : f.kv_per_token * context));
         f.max_batch = seqs > INT_MAX ? INT_MAX : (int)seqs;
     }
     f.fits = f.kv_budget > 0 && batch <= f.max_batch;

@@ -12,11 +12,20 @@ double weight_bytes(const model_spec *m, dtype w);
 double weight_bytes_per_gpu(const model_spec *m, dtype w, int tp);
 
 /* K and V of every layer for one token: 2 * layers * kv_heads * head_dim * bytes.
- * Uses KV heads, not attention heads (GQA). */
+ * Uses KV heads, not attention heads (GQA).  MLA caches one latent per layer,
+ * layers * (kv_lora_rank + qk_rope_dim) values, whole on every GPU of a tp
+ * group.  A windowed layer counts here as if it kept every token; see
+ * kv_sequence_bytes. */
 double kv_bytes_per_token(const model_spec *m, dtype kv);
 /* The share one GPU holds: KV heads split over tp, replicated when tp > kv_heads. */
 double kv_bytes_per_token_per_gpu(const model_spec *m, dtype kv, int tp);
-/* One sequence of `context` tokens, whole model. */
+/* The windowed layers' share of kv_bytes_per_token_per_gpu (0 without a window). */
+double kv_window_bytes_per_token_per_gpu(const model_spec *m, dtype kv, int tp);
+/* KV of one sequence of `context` tokens when per_token bytes grow with
+ * every token but window_per_token of them stop at `window` tokens:
+ * per_token * context - window_per_token * max(0, context - window). */
+double kv_sequence_bytes(double per_token, double window_per_token, int window, int context);
+/* One sequence of `context` tokens, whole model (windows counted). */
 double kv_bytes_per_sequence(const model_spec *m, dtype kv, int context);
 
 /* Transient activations of one forward step over `tokens` tokens on one GPU,
@@ -47,6 +56,8 @@ typedef struct {
     double activations;  /* reserve per GPU */
     double kv_budget;    /* usable - weights - activations (may be negative) */
     double kv_per_token; /* per GPU */
+    double kv_window_per_token; /* the windowed layers' share of it (0 without a window) */
+    int window;          /* tokens a windowed layer keeps */
 } replica_memory;
 
 /* Plan one GPU of a tp replica.  Returns 0, or -1 with a message when the

@@ -2,6 +2,7 @@
 
 #include "comm.h"
 
+#include <math.h>
 #include <stdio.h>
 
 int pipeline_stage_model(const model_spec *m, int pp, model_spec *stage, char *err, size_t errlen)
@@ -12,6 +13,12 @@ int pipeline_stage_model(const model_spec *m, int pp, model_spec *stage, char *e
     }
     *stage = *m;
     stage->layers = m->layers / pp;
+    /* a stage holds its share of each kind of layer (a mixture's dense ones, the windowed ones) */
+    if (pp > 1) {
+        int dense = (int)lround((double)m->dense_layers / pp), window = (int)lround((double)m->window_layers / pp);
+        stage->dense_layers = dense < stage->layers ? dense : stage->layers - 1;
+        stage->window_layers = window < stage->layers ? window : stage->layers;
+    }
     /* one vocabulary matrix a stage: the embedding on the first, the head on
      * the last (tied, the step model counts the matrix once) */
     if (pp > 1)

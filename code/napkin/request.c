@@ -71,7 +71,6 @@ static int mean_decode_step(const request_setup *s, int batch, double *t, char *
     return 0;
 }
 
-//> request_estimate
 //> closed_loop_ttft
 /* A request that arrives in a busy closed loop waits, on average, for half
  * of the decode step in flight, then for the prefills queued ahead of its
@@ -85,10 +84,42 @@ double closed_loop_ttft(double p, double d, double rho)
 }
 //< closed_loop_ttft
 
+double closed_loop_e2e(double p, double d, int concurrency, int output)
+{
+    /* the replica runs every slot's prefill and the decode steps all slots share */
+    return concurrency * p + (output - 1) * d;
+}
+
+double closed_loop_tpot(double p, double d, int concurrency, int output)
+{
+    return output > 1 ? (closed_loop_e2e(p, d, concurrency, output) - p) / (output - 1) : 0;
+}
+
+int prefix_own_tokens(int prompt, int output, int prefix, double hit)
+{
+    return prompt + output - (int)floor(hit * prefix);
+}
+
 int request_estimate_compute(const request_setup *s, request_estimate *out, char *err, size_t errlen)
+{
+    return request_estimate_cached(s, 0, 0, out, err, errlen);
+}
+
+//> request_estimate
+int request_estimate_cached(const request_setup *s, int prefix_tokens, double prefix_hit, request_estimate *out,
+                            char *err, size_t errlen)
 {
     if (check_setup(s, err, errlen))
         return -1;
+    const int cached = prefix_tokens > 0 && prefix_hit > 0;
+    if (prefix_tokens < 0 || prefix_tokens >= s->prompt || !(prefix_hit >= 0 && prefix_hit <= 1)) {
+        snprintf(err, errlen, "the cached prefix must be from 0 to prompt - 1 tokens and its hit rate from 0 to 1");
+        return -1;
+    }
+    if (cached && ((s->chunk > 0 && s->chunk < s->prompt) || s->pp > 1)) {
+        snprintf(err, errlen, "prefix caching with chunked prefill or pipeline parallelism is not modelled");
+        return -1;
+    }
     request_estimate r = {0};
     const double C = s->concurrency, o = s->output;
     const int gpus = s->tp * stages(s);
@@ -96,8 +127,15 @@ int request_estimate_compute(const request_setup *s, request_estimate *out, char
     if (pipeline_stage_model(s->model, stages(s), &stage, err, errlen) != 0)
         return -1;
     resident_model rm = {&stage, s->prec, s->tp};
-    if (memory_fit(s->gpu, s->policy, &rm, 1, 0, s->concurrency, s->prompt + s->output, &r.fit, err, errlen))
-        return -1;
+    if (!cached) {
+        if (memory_fit(s->gpu, s->policy, &rm, 1, 0, s->concurrency, s->prompt + s->output, &r.fit, err, errlen))
+            return -1;
+    } else { /* one shared copy of the prefix, and each slot's own tokens */
+        int own = prefix_own_tokens(s->prompt, s->output, prefix_tokens, prefix_hit);
+        double shared = kv_bytes_per_token_per_gpu(&stage, s->prec.kv, s->tp) * prefix_tokens;
+        if (memory_fit(s->gpu, s->policy, &rm, 1, shared, s->concurrency, own, &r.fit, err, errlen))
+            return -1;
+    }
 
     /* p: the whole prompt in one step; logits where the server samples */
     step_shape pf = prefill_shape(1, 0, s->prompt, s->tp, s->prec);
@@ -109,7 +147,18 @@ int request_estimate_compute(const request_setup *s, request_estimate *out, char
     r.prefill_bytes = pc.bytes;
     r.prefill_time = pc.time;
     r.prefill_bound = pc.bound;
-    const double p = pc.time;
+    if (cached) { /* a hit prefills the rest of the prompt against the cached prefix */
+        step_shape hit = prefill_shape(1, prefix_tokens, s->prompt - prefix_tokens, s->tp, s->prec);
+        hit.logits_last = !s->all_logits;
+        step_cost hc;
+        if (step(s, hit, &hc, err, errlen))
+            return -1;
+        const double h = prefix_hit;
+        r.prefill_flop = h * hc.flop + (1 - h) * pc.flop;
+        r.prefill_bytes = h * hc.bytes + (1 - h) * pc.bytes;
+        r.prefill_time = h * hc.time + (1 - h) * pc.time;
+    }
+    const double p = r.prefill_time;
 
     double steps_per_request, prefill_share_of_step;
     if (s->chunk == 0 || s->chunk >= s->prompt) {
@@ -119,8 +168,8 @@ int request_estimate_compute(const request_setup *s, request_estimate *out, char
             return -1;
         r.prefill_steps = 1;
         r.ttft = p;
-        r.e2e = C * p + (o - 1) * r.decode_step;
-        r.tpot = o > 1 ? (r.e2e - p) / (o - 1) : 0;
+        r.e2e = closed_loop_e2e(p, r.decode_step, s->concurrency, s->output);
+        r.tpot = closed_loop_tpot(p, r.decode_step, s->concurrency, s->output);
         r.ttft_closed = closed_loop_ttft(p, r.decode_step, C * p / r.e2e);
         r.gpu_seconds_per_request = gpus * r.e2e / C;
         if (s->price_per_gpu_hour > 0) {

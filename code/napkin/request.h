@@ -24,8 +24,18 @@
  * microbatches; chunked prefill is not modelled with pp > 1.
  * TTFT above is the prefill alone (a request that finds the GPU idle);
  * ttft_closed is what a closed-loop benchmark measures: the wait for the step
- * in flight and for the prefills queued ahead (closed_loop_ttft).  Everything is checked against memory with
- * memory_fit: C sequences of prompt + output tokens on one stage's GPUs. */
+ * in flight and for the prefills queued ahead (closed_loop_ttft).  Everything
+ * is checked against memory with memory_fit: C sequences of prompt + output
+ * tokens on one stage's GPUs.
+ *
+ * Prefix caching (request_estimate_cached: the first S prompt tokens of
+ * every request are shared, a system prompt, and a share h of requests
+ * finds their KV cached): a hit prefills only the
+ * prompt's last prompt - S tokens, attending to the S cached ones; a miss
+ * prefills the whole prompt.  p = h p_hit + (1 - h) p_miss.  The cached
+ * prefix is held once, shared by every slot; a miss holds its own copy, so
+ * a slot holds prompt + output - h S tokens of its own (rounded down) and
+ * the replica S more.  Not with chunked prefill or a pipeline. */
 #ifndef NAPKIN_REQUEST_H
 #define NAPKIN_REQUEST_H
 
@@ -77,6 +87,22 @@ double closed_loop_ttft(double p, double d, double rho);
  * 0 and the times are those it would have), or -1 with a message for a bad
  * setup. */
 int request_estimate_compute(const request_setup *s, request_estimate *out, char *err, size_t errlen);
+
+/* The closed loop's arithmetic, for C requests in flight, prefill p, mean
+ * decode step d, o output tokens: e2e = C p + (o - 1) d; TPOT = (e2e - p) /
+ * (o - 1) (0 for o = 1); requests/s = C / e2e. */
+double closed_loop_e2e(double p, double d, int concurrency, int output);
+double closed_loop_tpot(double p, double d, int concurrency, int output);
+
+/* Tokens a slot holds of its own with a cached prefix: prompt + output -
+ * floor(hit x prefix). */
+int prefix_own_tokens(int prompt, int output, int prefix, double hit);
+
+/* The same with prefix caching: prefix_tokens S (0 .. prompt - 1) shared by
+ * every prompt, found cached by a share prefix_hit (0 .. 1) of requests;
+ * (0, 0) is request_estimate_compute. */
+int request_estimate_cached(const request_setup *s, int prefix_tokens, double prefix_hit, request_estimate *out,
+                            char *err, size_t errlen);
 
 /* The smallest concurrency whose throughput reaches `rate` requests/s, within
  * 1 .. the largest that fits; 0 when even that falls short (the replica

@@ -208,7 +208,8 @@ static int parse_tsv(const char *text, const char *file, const char *const *colu
 
 /* The header names the first nrequired..ncolumns columns in order (columns
  * past nrequired are optional, for tables written before they existed);
- * every row has as many fields as the header. */
+ * every row has as many fields as the header, or leaves out optional ones
+ * at its end. */
 static int parse_rows(parse_ctx *c, const char *text, const char *const *columns, int nrequired, int ncolumns,
                       row_fn fn, void *table)
 {
@@ -235,7 +236,9 @@ static int parse_rows(parse_ctx *c, const char *text, const char *const *columns
             seen_header = 1;
             continue;
         }
-        if (r.n != ncolumns) {
+        /* a row may leave out optional columns at its end (a row added to a
+         * copy of an older table) */
+        if (r.n != ncolumns && !(r.n >= nrequired && r.n < ncolumns && nrequired < ncolumns)) {
             char msg[96];
             snprintf(msg, sizeof msg, "row has %d fields, expected %d", r.n, ncolumns);
             return fail(c, r.n < ncolumns ? columns[r.n] : columns[ncolumns - 1], "%s", msg);
@@ -316,11 +319,80 @@ int gpu_table_parse(const char *text, const char *filename, gpu_table *out, char
 
 static const char *const MODEL_COLUMNS[] = {"key",   "name",    "layers",  "hidden",         "heads",
                                             "kv_heads", "head_dim", "ffn", "vocab", "experts",
-                                            "experts_active", "tied", "source", "max_position"};
-/* max_position (the config's max_position_embeddings; "-" = unknown) is
- * optional: tables written before it existed still parse. */
+                                            "experts_active", "tied", "source", "max_position", "arch"};
+/* max_position (the config's max_position_embeddings; "-" = unknown) and
+ * arch (the shapes of later models; "-" = none) are optional: tables
+ * written before they existed still parse. */
 #define MODEL_NREQUIRED 13
 #define MODEL_NCOLUMNS ((int)(sizeof MODEL_COLUMNS / sizeof MODEL_COLUMNS[0]))
+
+/* One "name=value" item of the arch column. */
+static int arch_item(parse_ctx *c, model_spec *m, const char *item)
+{
+    int a[5] = {0}, n = 0;
+    const char *eq = strchr(item, '=');
+    size_t nlen = eq ? (size_t)(eq - item) : strlen(item);
+    if (nlen == 5 && strncmp(item, "sinks", 5) == 0 && !eq) {
+        m->sinks = 1;
+        return 0;
+    }
+    if (!eq)
+        return fail(c, "arch", "'%s' is not name=value (or sinks)", item);
+    if (strcmp(eq + 1, "mxfp4") == 0 && nlen == 7 && strncmp(item, "experts", 7) == 0) {
+        m->expert_format = EXPERTS_MXFP4;
+        return 0;
+    }
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", eq + 1);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+        if (n == 5 || parse_int(c, "arch", tok, 0, 10000000, &a[n]))
+            return n == 5 ? fail(c, "arch", "'%s' has too many numbers", item) : -1;
+        n++;
+    }
+    struct { const char *name; int count; int *dst[5]; } kinds[] = {
+        {"mla", 5, {&m->q_lora_rank, &m->kv_lora_rank, &m->qk_nope_dim, &m->qk_rope_dim, &m->v_head_dim}},
+        {"moe_ffn", 1, {&m->moe_ffn}},
+        {"shared", 1, {&m->shared_experts}},
+        {"dense", 1, {&m->dense_layers}},
+        {"window", 2, {&m->window, &m->window_layers}},
+    };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        if (strlen(kinds[k].name) == nlen && strncmp(item, kinds[k].name, nlen) == 0) {
+            if (n != kinds[k].count)
+                return fail(c, "arch", "'%s' needs as many numbers as mla=q/kv/nope/rope/v, window=tokens/layers "
+                                       "or one", item);
+            for (int i = 0; i < n; i++)
+                *kinds[k].dst[i] = a[i];
+            return 0;
+        }
+    return fail(c, "arch", "'%s' is not one of mla, moe_ffn, shared, dense, window, sinks, experts=mxfp4", item);
+}
+
+/* The arch column: "-" or comma-separated items, checked against the row. */
+static int parse_arch(parse_ctx *c, model_spec *m, const char *s)
+{
+    if (strcmp(s, "-") == 0)
+        return 0;
+    char buf[256];
+    if (strlen(s) >= sizeof buf)
+        return fail(c, "arch", "longer than the limit ('%.40s...')", s);
+    snprintf(buf, sizeof buf, "%s", s);
+    char *save = NULL;
+    for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save))
+        if (arch_item(c, m, item))
+            return -1;
+    if (m->kv_lora_rank > 0 && (m->qk_rope_dim < 1 || m->qk_nope_dim < 1 || m->v_head_dim < 1 ||
+                                m->qk_nope_dim + m->qk_rope_dim != m->head_dim))
+        return fail(c, "arch", "'%s': mla needs nope, rope and v widths >= 1 with nope + rope = head_dim", s);
+    if (m->dense_layers >= m->layers || m->window_layers > m->layers)
+        return fail(c, "arch", "'%s': dense and window layers must be fewer than the layers", s);
+    if ((m->window > 0) != (m->window_layers > 0))
+        return fail(c, "arch", "'%s': a window needs both its tokens and its layers", s);
+    if (m->experts == 1 && (m->moe_ffn || m->shared_experts || m->dense_layers || m->expert_format))
+        return fail(c, "arch", "'%s': moe_ffn, shared, dense and experts=mxfp4 are for a mixture of experts", s);
+    return 0;
+}
 
 static int model_row(parse_ctx *c, tsv_row *r, void *table)
 {
@@ -350,6 +422,8 @@ static int model_row(parse_ctx *c, tsv_row *r, void *table)
         return -1;
     if (r->n > MODEL_NREQUIRED && strcmp(r->field[13], "-") != 0 &&
         parse_int(c, "max_position", r->field[13], 1, 100000000, &m.max_position))
+        return -1;
+    if (r->n > MODEL_NREQUIRED + 1 && parse_arch(c, &m, r->field[14]))
         return -1;
     if (grow_rows((void **)&t->rows, t->n, sizeof *t->rows, &c->cap) != 0)
         return fail(c, NULL, "out of memory%s", "");

@@ -38,7 +38,22 @@ typedef struct {
     int tied_embeddings;         /* output head shares the embedding matrix */
     char source[SPEC_SOURCE_MAX];
     int max_position;            /* longest context it was trained for (max_position_embeddings); 0 = unknown */
+    /* The shapes of later models (the table's `arch` column); all 0 for a
+     * row without one, whose numbers are then exactly a plain model's. */
+    int q_lora_rank;    /* MLA: the query's low-rank width (0: a full q projection) */
+    int kv_lora_rank;   /* MLA: the cached latent's width; > 0 marks multi-head latent attention */
+    int qk_nope_dim, qk_rope_dim, v_head_dim; /* MLA: per-head widths (head_dim = nope + rope) */
+    int moe_ffn;        /* a routed expert's width; 0 = ffn (then ffn is the experts' width) */
+    int shared_experts; /* experts every token visits, moe_ffn wide */
+    int dense_layers;   /* layers with one dense MLP ffn wide instead of experts */
+    int window, window_layers; /* sliding or chunked attention: window_layers layers keep the last `window` tokens */
+    int sinks;          /* 1: a learned sink logit per head (gpt-oss) */
+    int expert_format;  /* EXPERTS_AS_WEIGHTS, or EXPERTS_MXFP4: routed experts released at 4.25 bits */
 } model_spec;
+
+enum { EXPERTS_AS_WEIGHTS = 0, EXPERTS_MXFP4 = 1 };
+/* MXFP4: 4-bit values with one 8-bit scale per 32 (OCP Microscaling). */
+#define MXFP4_BYTES_PER_WEIGHT (4.25 / 8)
 
 typedef struct {
     gpu_spec *rows;

@@ -17,20 +17,61 @@ precision precision_uniform(dtype d)
 }
 
 //> params
+/* Attention weights of one layer.  GQA: q and o are heads*hd wide, k and v
+ * only kv_heads*hd.  MLA (DeepSeek-V3): the query through a low-rank
+ * q_lora, keys and values from one cached latent kv_lora wide plus a shared
+ * rope key, expanded per head by kv_b; o from heads*v_head_dim. */
+static double attention_params_per_layer(const model_spec *m)
+{
+    double h = m->hidden, hd = m->head_dim, H = m->heads;
+    double sinks = m->sinks ? H : 0; /* one learned logit per head */
+    if (m->kv_lora_rank <= 0)
+        return 2 * h * H * hd + 2 * h * m->kv_heads * hd + sinks;
+    double q = m->q_lora_rank, kv = m->kv_lora_rank, rope = m->qk_rope_dim, v = m->v_head_dim;
+    double q_part = q > 0 ? h * q + q + q * H * hd : h * H * hd; /* q_a, its norm, q_b; or one q_proj */
+    double kv_part = h * (kv + rope) + kv + kv * H * (m->qk_nope_dim + v); /* kv_a, its norm, kv_b */
+    return q_part + kv_part + H * v * h + sinks;
+}
+
+int model_moe_layers(const model_spec *m)
+{
+    int moe = m->layers - m->dense_layers;
+    return m->experts > 1 && moe > 0 ? moe : 0;
+}
+
+/* A routed expert's width. */
+static double expert_ffn(const model_spec *m)
+{
+    return m->moe_ffn > 0 ? m->moe_ffn : m->ffn;
+}
+
 param_count model_params(const model_spec *m)
 {
-    double h = m->hidden, hd = m->head_dim, L = m->layers, E = m->experts;
+    double h = m->hidden, L = m->layers, E = m->experts;
+    double Lm = model_moe_layers(m), fe = expert_ffn(m), S = m->shared_experts;
     param_count p;
     p.embedding = (double)m->vocab * h;
     p.head = m->tied_embeddings ? 0 : (double)m->vocab * h;
-    /* q and o are heads*hd wide; k and v only kv_heads*hd (GQA) */
-    p.attention = L * (2 * h * m->heads * hd + 2 * h * m->kv_heads * hd);
-    p.mlp = L * E * 3 * h * m->ffn; /* gate, up, down of every expert */
-    p.router = E > 1 ? L * h * E : 0;
+    p.attention = L * attention_params_per_layer(m);
+    if (E > 1) { /* gate, up, down of every expert; a mixture's dense layers one MLP ffn wide */
+        p.routed = Lm * E * 3 * h * fe;
+        p.mlp = (L - Lm) * 3 * h * m->ffn + p.routed + Lm * S * 3 * h * fe;
+    } else {
+        p.routed = 0;
+        p.mlp = L * 3 * h * m->ffn;
+    }
+    p.router = E > 1 ? Lm * h * E : 0;
     p.norms = L * 2 * h + h; /* two RMSNorms per layer and the final one */
     p.total = p.embedding + p.head + p.attention + p.mlp + p.router + p.norms;
-    p.active = p.total - L * (E - m->experts_active) * 3 * h * m->ffn;
+    p.active = p.total - Lm * (E - m->experts_active) * 3 * h * fe;
+    p.active_nonembedding = p.active - p.embedding;
     return p;
+}
+//< params
+
+double expert_weight_bytes(const model_spec *m, dtype weights)
+{
+    return m->expert_format == EXPERTS_MXFP4 ? MXFP4_BYTES_PER_WEIGHT : dtype_bytes(weights);
 }
 //< params
 
@@ -84,7 +125,7 @@ int layer_projection_shapes(const model_spec *m, int tp, projection_shape *out)
 {
     int q = m->heads / tp * m->head_dim;
     int kv = (int)kv_heads_local(m, tp) * m->head_dim;
-    int ffn = m->ffn / tp;
+    int ffn = (int)expert_ffn(m) / tp; /* a mixture's experts' width (its dense layers aside) */
     out[0] = (projection_shape){"qkv_proj", m->hidden, q + 2 * kv};
     out[1] = (projection_shape){"o_proj", q, m->hidden};
     out[2] = (projection_shape){"gate_up_proj", m->hidden, 2 * ffn};
@@ -94,7 +135,7 @@ int layer_projection_shapes(const model_spec *m, int tp, projection_shape *out)
 
 static op_cost make_op(const char *name, op_kind kind, int per_layer)
 {
-    op_cost op = {name, kind, per_layer, 0, 0, 0, 0, 0, RC_ELEMENTWISE, 1, 0};
+    op_cost op = {name, kind, per_layer, 0, 0, 0, 0, 0, RC_ELEMENTWISE, 1, 0, 0, 0};
     return op;
 }
 
@@ -133,37 +174,77 @@ static op_cost residual(const char *name, double T, double width, double ab)
     return op;
 }
 
+/* The attention of one layer kind: every new token attends to `ctx` cached
+ * positions (the whole context, or at most the window) and to the new tokens
+ * up to itself. */
+typedef struct {
+    double B, n, ctx, heads_l, kvh_l, hd, kb, ab;
+    int sinks;
+    double window; /* 0: the whole context; else each query sees the last `window` positions, itself included */
+} attention_view;
+
+/* (query, key) pairs per sequence and head, and the positions whose K (or V)
+ * the step reads: the new token at position ctx + i (i < n) sees ctx + i + 1
+ * positions, or at most `window` of them. */
+static void attention_span(double ctx, double n, double window, double *pairs, double *positions)
+{
+    const double lo = ctx + 1, hi = ctx + n; /* how many positions the first and the last query see */
+    if (window <= 0 || hi <= window) {
+        *pairs = ctx * n + n * (n + 1) / 2;
+        *positions = ctx + n;
+        return;
+    }
+    double below = lo <= window ? (window * (window + 1) - (lo - 1) * lo) / 2 : 0; /* queries not yet capped */
+    double capped = hi - (lo > window ? lo - 1 : window);
+    *pairs = below + capped * window;
+    *positions = n + window - 1 < ctx + n ? n + window - 1 : ctx + n; /* the union of the queries' windows */
+}
+
+/* How a calibration prices one fused attention kernel that the cost model
+ * counts as two ops (scores, values): decode (one new token) or prefill, over
+ * a 16-bit or a one-byte cache; each half carries half the kernel's fixed
+ * cost and half its work items (rates.h). */
+static void attention_rates(op_cost *score, op_cost *value, double n, double items, double kb)
+{
+    score->rate = value->rate =
+        n == 1 ? rate_class_decode_attention(kb < 2 ? DT_FP8 : DT_BF16) : RC_ATTN_PREFILL;
+    score->fixed_share = value->fixed_share = 0.5;
+    score->items = value->items = items / 2;
+}
 
 //> attention_op
+/* Each query head reads the K (then V) of its KV group, so the FLOP per KV
+ * byte is about the group size heads/kv_heads times the new tokens per
+ * sequence, whatever the batch. */
+static void gqa_attention(const attention_view *a, int per_layer, const char *score_name, const char *value_name,
+                          op_cost *score, op_cost *value)
+{
+    const double B = a->B, n = a->n, ctx = a->ctx, heads_l = a->heads_l, kvh_l = a->kvh_l, hd = a->hd;
+    const double T = B * n;
+    double pairs, positions; /* (query, key) pairs per sequence and head; positions read */
+    attention_span(ctx, n, a->window, &pairs, &positions);
+    const double kv_read = B * positions * kvh_l * hd * a->kb; /* K or V of every attended position */
+    const double kv_write = B * n * kvh_l * hd * a->kb;        /* the new tokens' K or V */
+    *score = make_op(score_name, OP_ATTENTION, per_layer);
+    score->flop = 2 * B * heads_l * hd * pairs + 5 * B * heads_l * pairs; /* QK^T, then softmax */
+    if (a->sinks)
+        score->flop += 5 * T * heads_l; /* the sink logit joins each softmax */
+    score->kv_bytes = kv_read + kv_write;
+    score->act_bytes = T * heads_l * hd * a->ab; /* Q */
+    *value = make_op(value_name, OP_ATTENTION, per_layer);
+    value->flop = 2 * B * heads_l * hd * pairs; /* P V */
+    value->kv_bytes = kv_read + kv_write;
+    value->act_bytes = T * heads_l * hd * a->ab; /* the attention output */
+    /* work items: a sequence's KV head in decode; in prefill a head's 128-row tile of new tokens */
+    attention_rates(score, value, n, n == 1 ? B * kvh_l : B * heads_l * ceil(n / 128), a->kb);
+}
+//< attention_op
+
 void attention_op_costs(double B, double ctx, double n, double heads_l, double kvh_l, double hd, dtype kv,
                         dtype act, op_cost out[2])
 {
-    const double kb = dtype_bytes(kv), ab = dtype_bytes(act), T = B * n;
-    /* Each new token attends to the cached context and to the new tokens up
-     * to itself.  Every query head reads the K (then V) of its KV group, so
-     * the FLOP per KV byte is about the group size heads/kv_heads times the
-     * new tokens per sequence, whatever the batch. */
-    const double pairs = ctx * n + n * (n + 1) / 2;      /* (query, key) pairs per sequence and head */
-    const double kv_read = B * (ctx + n) * kvh_l * hd * kb; /* K or V of every attended position */
-    const double kv_write = B * n * kvh_l * hd * kb;        /* the new tokens' K or V */
-    op_cost score = make_op("attn_score", OP_ATTENTION, 1);
-    score.flop = 2 * B * heads_l * hd * pairs + 5 * B * heads_l * pairs; /* QK^T, then softmax */
-    score.kv_bytes = kv_read + kv_write;
-    score.act_bytes = T * heads_l * hd * ab; /* Q */
-    op_cost value = make_op("attn_value", OP_ATTENTION, 1);
-    value.flop = 2 * B * heads_l * hd * pairs; /* P V */
-    value.kv_bytes = kv_read + kv_write;
-    value.act_bytes = T * heads_l * hd * ab; /* the attention output */
-    //< attention_op
-    /* one fused kernel, counted as two ops: each carries half its fixed cost */
-    score.rate = value.rate = n == 1 ? rate_class_decode_attention(kv) : RC_ATTN_PREFILL;
-    score.fixed_share = value.fixed_share = 0.5;
-    /* work items: one per sequence and KV head in decode; in prefill, one per
-     * head and 128-row tile of the new tokens (the halves carry half each) */
-    double items = n == 1 ? B * kvh_l : B * heads_l * ceil(n / 128);
-    score.items = value.items = items / 2;
-    out[0] = score;
-    out[1] = value;
+    attention_view a = {B, n, ctx, heads_l, kvh_l, hd, dtype_bytes(kv), dtype_bytes(act), 0, 0};
+    gqa_attention(&a, 1, "attn_score", "attn_value", &out[0], &out[1]);
 }
 
 op_cost gemm_op_cost(double T, double in, double out, dtype weights, dtype compute, dtype act)
@@ -171,6 +252,89 @@ op_cost gemm_op_cost(double T, double in, double out, dtype weights, dtype compu
     op_cost op = projection("gemm", T, in, out, dtype_bytes(weights), dtype_bytes(act));
     op.rate = rate_class_gemm(weights, compute);
     return op;
+}
+
+//> mla_ops
+/* Multi-head latent attention (DeepSeek-V3).  The cache holds, per token and
+ * layer, one latent kv_lora wide and one rope key qk_rope wide, shared by
+ * every head.  Decode absorbs kv_b into the query and the output: each head
+ * scores against the latent itself (kv_lora + rope per position) and sums
+ * latents, then maps the result to v_head_dim; the latent is read once.
+ * Prefill (logits_last) expands the latent to per-head K and V with kv_b
+ * and attends as multi-head attention (nope + rope = head_dim for Q.K,
+ * v_head_dim for V): more FLOPs per position, fewer per query. */
+static int mla_attention(const model_spec *m, const step_shape *s, double wb, double kb, double ab, op_cost *out)
+{
+    const double tp = s->tp, B = s->batch, n = s->new_tokens, ctx = s->context, T = B * n;
+    const double h = m->hidden, H_l = m->heads / tp;
+    const double q = m->q_lora_rank, kv = m->kv_lora_rank, nope = m->qk_nope_dim, rope = m->qk_rope_dim,
+                 v = m->v_head_dim;
+    const double pairs = ctx * n + n * (n + 1) / 2;
+    const double latent = kv + rope; /* cached values per token per layer */
+    int c = 0;
+    /* q_a and kv_a are replicated on every GPU of the group (they are narrow); q_b, kv_b, o split by head */
+    if (q > 0) {
+        out[c++] = projection("q_a_proj", T, h, q, wb, ab);
+        out[c++] = projection("q_b_proj", T, q, H_l * (nope + rope), wb, ab);
+    } else {
+        out[c++] = projection("q_proj", T, h, H_l * (nope + rope), wb, ab);
+    }
+    op_cost kv_a = projection("kv_a_proj", T, h, latent, wb, ab);
+    kv_a.kv_bytes = T * latent * kb; /* the new tokens' latents written to the cache */
+    out[c++] = kv_a;
+    op_cost score = make_op("attn_score", OP_ATTENTION, 1), value = make_op("attn_value", OP_ATTENTION, 1);
+    if (!s->logits_last) { /* absorbed: q_nope through W_UK, attention over the latent, then W_UV */
+        op_cost uk = projection("q_absorb", T, nope, H_l * kv, wb, ab); /* per head nope -> kv_lora */
+        uk.act_bytes = T * H_l * (nope + kv) * ab;
+        out[c++] = uk;
+        score.flop = 2 * B * H_l * latent * pairs + 5 * B * H_l * pairs;
+        score.kv_bytes = B * (ctx + n) * latent * kb; /* the latent, read once for scores and values */
+        score.act_bytes = T * H_l * latent * ab;
+        value.flop = 2 * B * H_l * kv * pairs;
+        value.act_bytes = T * H_l * kv * ab;
+        attention_rates(&score, &value, n, n == 1 ? B : B * H_l * ceil(n / 128), kb); /* one latent "KV head" */
+        out[c++] = score;
+        out[c++] = value;
+        op_cost uv = projection("v_absorb", T, kv, H_l * v, wb, ab);
+        uv.act_bytes = T * H_l * (kv + v) * ab;
+        out[c++] = uv;
+    } else { /* naive: expand every attended latent to per-head K (nope) and V, then attend */
+        const double P = B * (ctx + n); /* positions expanded */
+        op_cost kv_b = projection("kv_b_proj", P, kv, H_l * (nope + v), wb, ab);
+        kv_b.kv_bytes = P * latent * kb; /* the cached latents read */
+        out[c++] = kv_b;
+        score.flop = 2 * B * H_l * (nope + rope) * pairs + 5 * B * H_l * pairs;
+        score.act_bytes = T * H_l * (nope + rope) * ab + P * H_l * (nope + rope) * ab; /* Q, and K */
+        value.flop = 2 * B * H_l * v * pairs;
+        value.act_bytes = P * H_l * v * ab + T * H_l * v * ab; /* V, and the output */
+        attention_rates(&score, &value, n, B * H_l * ceil(n / 128), kb);
+        out[c++] = score;
+        out[c++] = value;
+    }
+    out[c++] = projection("o_proj", T, H_l * v, h, wb, ab);
+    return c;
+}
+//< mla_ops
+
+/* The MLP of one layer kind: T*k token-expert pairs through `width`-wide
+ * experts (k = 1 for a dense MLP), with `weights_read` experts' weights read
+ * at eb bytes each. */
+int mlp_step_ops(const char *const names[3], int per_layer, double T, double k, double h, double width,
+                 double weights_read, double eb, double ab, op_cost *out)
+{
+    op_cost gate_up = projection(names[0], T * k, h, 2 * width, eb, ab);
+    gate_up.per_layer = per_layer;
+    gate_up.weight_bytes = weights_read * h * 2 * width * eb;
+    op_cost act = make_op(names[1], OP_ELEMENTWISE, per_layer); /* SiLU(gate) * up */
+    act.flop = 5 * T * k * width;
+    act.act_bytes = 3 * T * k * width * ab;
+    op_cost down = projection(names[2], T * k, width, h, eb, ab);
+    down.per_layer = per_layer;
+    down.weight_bytes = weights_read * width * h * eb;
+    out[0] = gate_up;
+    out[1] = act;
+    out[2] = down;
+    return 3;
 }
 
 int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int max_ops)
@@ -181,7 +345,7 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
     const double tp = s->tp, B = s->batch, n = s->new_tokens, ctx = s->context;
     const double T = B * n; /* tokens in the step */
     const double h = m->hidden, hd = m->head_dim;
-    const double wb = dtype_bytes(s->prec.weights), ab = dtype_bytes(s->prec.act);
+    const double wb = dtype_bytes(s->prec.weights), kb = dtype_bytes(s->prec.kv), ab = dtype_bytes(s->prec.act);
     const double heads_l = m->heads / tp, kvh_l = kv_heads_local(m, s->tp);
     const double vocab_l = m->vocab / tp;
     projection_shape w[LAYER_PROJECTIONS];
@@ -193,15 +357,28 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
     op_cost all[DECODER_MAX_OPS];
     int c = 0;
     all[c++] = norm("attn_norm", 1, T, h, ab);
-    all[c++] = projection(w[0].name, T, w[0].in, w[0].out, wb, ab);
+    if (m->kv_lora_rank > 0) {
+        c += mla_attention(m, s, wb, kb, ab, all + c);
+    } else {
+        all[c++] = projection(w[0].name, T, w[0].in, w[0].out, wb, ab);
+        attention_view a = {B, n, ctx, heads_l, kvh_l, hd, kb, ab, m->sinks, 0};
+        op_cost score, value;
+        if (m->window_layers > 0) { /* the windowed layers attend to at most `window` positions */
+            attention_view aw = a;
+            aw.window = m->window;
+            gqa_attention(&aw, OP_WINDOW_LAYERS, "attn_score_window", "attn_value_window", &score, &value);
+            all[c++] = score;
+            all[c++] = value;
+        }
+        if (m->window_layers < m->layers) {
+            gqa_attention(&a, m->window_layers > 0 ? OP_FULL_ATTN_LAYERS : OP_EVERY_LAYER, "attn_score",
+                          "attn_value", &score, &value);
+            all[c++] = score;
+            all[c++] = value;
+        }
+        all[c++] = projection(w[1].name, T, w[1].in, w[1].out, wb, ab);
+    }
 
-    op_cost attn[2];
-    attention_op_costs(B, ctx, n, heads_l, kvh_l, hd, s->prec.kv, s->prec.act, attn);
-    op_cost score = attn[0], value = attn[1];
-    all[c++] = score;
-    all[c++] = value;
-
-    all[c++] = projection(w[1].name, T, w[1].in, w[1].out, wb, ab);
     //> tp_collectives
     /* Row-parallel o_proj and down_proj leave partial sums of the residual
      * stream on every GPU: one all-reduce of T x hidden each. */
@@ -213,20 +390,22 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
         all[c++] = attn_ar;
     all[c++] = residual("attn_residual", T, h, ab);
     all[c++] = norm("mlp_norm", 1, T, h, ab);
-    if (E > 1)
-        all[c++] = projection("router", T, h, E, wb, ab);
-
-    /* The MLP: k experts per token do the FLOPs; the experts touched are read. */
-    op_cost gate_up = projection(w[2].name, T * k, w[2].in, w[2].out, wb, ab);
-    gate_up.weight_bytes = experts_touched * w[2].in * w[2].out * wb;
-    all[c++] = gate_up;
-    op_cost act = make_op("act_mul", OP_ELEMENTWISE, 1); /* SiLU(gate) * up */
-    act.flop = 5 * T * k * ffn_l;
-    act.act_bytes = 3 * T * k * ffn_l * ab;
-    all[c++] = act;
-    op_cost down = projection(w[3].name, T * k, w[3].in, w[3].out, wb, ab);
-    down.weight_bytes = experts_touched * w[3].in * w[3].out * wb;
-    all[c++] = down;
+    /* The MLP: k experts per token do the FLOPs; the experts touched are read,
+     * and the shared experts (every token visits them) are read whole. */
+    const int moe_kind = m->dense_layers > 0 ? OP_MOE_LAYERS : OP_EVERY_LAYER;
+    if (E > 1) {
+        op_cost router = projection("router", T, h, E, wb, ab);
+        router.per_layer = moe_kind;
+        all[c++] = router;
+    }
+    static const char *const expert_names[3] = {"gate_up_proj", "act_mul", "down_proj"};
+    const double eb = E > 1 ? expert_weight_bytes(m, s->prec.weights) : wb;
+    const double S = m->shared_experts;
+    c += mlp_step_ops(expert_names, moe_kind, T, k + S, h, ffn_l, experts_touched + S, eb, ab, all + c);
+    if (m->dense_layers > 0) {
+        static const char *const dense_names[3] = {"dense_gate_up_proj", "dense_act_mul", "dense_down_proj"};
+        c += mlp_step_ops(dense_names, OP_DENSE_LAYERS, T, 1, h, (double)(m->ffn / s->tp), 1, wb, ab, all + c);
+    }
     if (comm) {
         op_cost mlp_ar = attn_ar;
         mlp_ar.name = "mlp_allreduce";
@@ -274,7 +453,7 @@ double op_bytes(const op_cost *op)
 
 int op_is_comm(const op_cost *op)
 {
-    return op->kind == OP_ALLREDUCE || op->kind == OP_ALLGATHER;
+    return op->kind == OP_ALLREDUCE || op->kind == OP_ALLGATHER || op->kind == OP_ALLTOALL;
 }
 
 double op_time(const op_cost *op, const gpu_spec *g, double peak, int tp, bound_kind *bound)
@@ -283,12 +462,27 @@ double op_time(const op_cost *op, const gpu_spec *g, double peak, int tp, bound_
         return price_allreduce(g, tp, op->comm_bytes);
     if (op->kind == OP_ALLGATHER)
         return price_allgather(g, tp, op->comm_bytes);
+    if (op->kind == OP_ALLTOALL)
+        return alltoall_time(g, op->comm_bytes, op->comm_intra_share, op->comm_net_bw);
     return price_compute_items(g, op->rate, op->flop, op_bytes(op), op->items, peak, op->fixed_share, bound);
 }
 
 int op_repeats(const model_spec *m, const op_cost *op)
 {
-    return op->per_layer ? m->layers : 1;
+    switch (op->per_layer) {
+    case OP_ONCE:
+        return 1;
+    case OP_FULL_ATTN_LAYERS:
+        return m->layers > m->window_layers ? m->layers - m->window_layers : 0;
+    case OP_WINDOW_LAYERS:
+        return m->window_layers;
+    case OP_MOE_LAYERS:
+        return model_moe_layers(m);
+    case OP_DENSE_LAYERS:
+        return m->layers - model_moe_layers(m);
+    default:
+        return m->layers;
+    }
 }
 
 //> step_cost
@@ -311,6 +505,17 @@ int decoder_step_cost(const model_spec *m, const gpu_spec *g, const step_shape *
     }
     op_cost ops[DECODER_MAX_OPS];
     int n = decoder_step_ops(m, s, ops, DECODER_MAX_OPS);
+    return step_cost_of_ops(m, g, s, ops, n, out, err, errlen);
+}
+
+int step_cost_of_ops(const model_spec *m, const gpu_spec *g, const step_shape *s, const op_cost *ops, int n,
+                     step_cost *out, char *err, size_t errlen)
+{
+    const double peak = gpu_peak_flops(g, s->prec.compute);
+    if (peak <= 0) {
+        snprintf(err, errlen, "%s has no dense %s rate in the GPU table", g->key, dtype_name(s->prec.compute));
+        return -1;
+    }
     step_cost c = {0};
     for (int i = 0; i < n; i++) {
         double reps = op_repeats(m, &ops[i]);

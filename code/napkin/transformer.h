@@ -21,7 +21,12 @@
  *    only (what a prefill that samples its first output token needs).
  *  - Mixture of experts: each token visits experts_active of experts; the
  *    weights read are those of the experts that some token in the step
- *    touches, expected value E*(1-(1-k/E)^T) under uniform routing. */
+ *    touches, expected value E*(1-(1-k/E)^T) under uniform routing (moe.h
+ *    for skewed routing), plus the shared experts every token visits; a
+ *    mixture's dense layers (dense_layers) run one MLP ffn wide.
+ *  - Multi-head latent attention (kv_lora_rank > 0): see mla_ops in
+ *    transformer.c; windowed layers attend to at most `window` positions;
+ *    MXFP4 experts are read at 4.25 bits. */
 #ifndef NAPKIN_TRANSFORMER_H
 #define NAPKIN_TRANSFORMER_H
 
@@ -51,7 +56,16 @@ typedef struct {
     double norms;     /* RMSNorm gains */
     double total;     /* everything stored */
     double active;    /* used per token: total less the experts not routed to */
+    double routed;    /* the routed experts of all layers (in mlp): what MXFP4 stores at 4.25 bits */
+    double active_nonembedding; /* active less the input embedding (gpt-oss's and many cards' convention) */
 } param_count;
+
+/* Layers by kind (the arch column of models.tsv): MoE layers and the dense
+ * ones among them, windowed attention layers and full ones. */
+int model_moe_layers(const model_spec *m);
+/* Bytes per stored routed-expert weight: MXFP4's when the model releases
+ * its experts so, else the weights' dtype. */
+double expert_weight_bytes(const model_spec *m, dtype weights);
 
 param_count model_params(const model_spec *m);
 
@@ -81,13 +95,24 @@ typedef enum {
     OP_EMBEDDING,
     OP_LOGITS,
     OP_ALLREDUCE, /* a TP collective: comm_bytes over the links, no HBM traffic counted */
-    OP_ALLGATHER
+    OP_ALLGATHER,
+    OP_ALLTOALL   /* expert-parallel dispatch or combine: comm_bytes sent by this GPU (comm.h) */
 } op_kind;
+
+/* Which layers an op occurs in (op_cost.per_layer). */
+enum {
+    OP_ONCE = 0,        /* once per step */
+    OP_EVERY_LAYER = 1,
+    OP_FULL_ATTN_LAYERS, /* layers attending to the whole context */
+    OP_WINDOW_LAYERS,    /* sliding-window or chunked layers */
+    OP_MOE_LAYERS,       /* layers whose MLP is the experts */
+    OP_DENSE_LAYERS      /* a mixture's dense layers (DeepSeek-V3's first three) */
+};
 
 typedef struct {
     const char *name; /* "qkv_proj", "attn_score", ... (static) */
     op_kind kind;
-    int per_layer;       /* 1: occurs in every layer; 0: once per step */
+    int per_layer;       /* OP_ONCE, OP_EVERY_LAYER, or the layers of one kind (non-zero: per layer) */
     double flop;         /* one occurrence on one GPU */
     double weight_bytes; /* weights and norm gains read */
     double kv_bytes;     /* KV cache read and written */
@@ -96,9 +121,11 @@ typedef struct {
     rate_class rate;     /* the class a calibration prices it in (pricing.h) */
     double fixed_share;  /* its share of one kernel's fixed cost: 1, or 0.5 for each half of fused attention */
     double items;        /* work items a calibration charges t_item for (rates.h); 0 for all but attention */
+    double comm_intra_share; /* OP_ALLTOALL: share of comm_bytes that stays inside the node (NVLink) */
+    double comm_net_bw;      /* OP_ALLTOALL: bytes/s per GPU across nodes */
 } op_cost;
 
-#define DECODER_MAX_OPS 24
+#define DECODER_MAX_OPS 40
 
 /* The weight matrices of one layer on one GPU of a tp group (Megatron
  * split), in -> out: qkv_proj, o_proj, gate_up_proj, down_proj (the MLP
@@ -132,16 +159,23 @@ int step_shape_check(const model_spec *m, const step_shape *s, char *err, size_t
  * many (at most max_ops), or -1 for a bad shape (see step_shape_check). */
 int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int max_ops);
 
+/* The three ops of an MLP (gate_up, activation, down, named by names[]):
+ * T*k token-expert pairs through `width`-wide experts with `weights_read`
+ * experts' weights read at eb bytes each (k = 1, weights_read = 1 for a
+ * dense MLP); per_layer as in op_cost.  Writes 3 ops, returns 3. */
+int mlp_step_ops(const char *const names[3], int per_layer, double T, double k, double h, double width,
+                 double weights_read, double eb, double ab, op_cost *out);
+
 /* HBM bytes of the op (weights, KV, activations; not the link traffic). */
 double op_bytes(const op_cost *op);
-/* 1 for a collective (OP_ALLREDUCE, OP_ALLGATHER). */
+/* 1 for a collective (OP_ALLREDUCE, OP_ALLGATHER, OP_ALLTOALL). */
 int op_is_comm(const op_cost *op);
 /* Time of one occurrence on one GPU, priced by pricing.h: the roofline time
  * of a compute op and the ring time (comm.h) of a collective over tp GPUs, or
  * their calibrated times where g carries achieved rates.  *bound (may be
  * NULL) is the roofline's verdict, set for compute ops only. */
 double op_time(const op_cost *op, const gpu_spec *g, double peak, int tp, bound_kind *bound);
-/* How many times the op occurs in a step: layers, or 1. */
+/* How many times the op occurs in a step: the layers of its kind, or 1. */
 int op_repeats(const model_spec *m, const op_cost *op);
 
 typedef struct {
@@ -165,6 +199,13 @@ typedef struct {
  * without link figures (unless skip_comm). */
 int decoder_step_cost(const model_spec *m, const gpu_spec *g, const step_shape *s, step_cost *out,
                       char *err, size_t errlen);
+
+/* The same sums over a given list of ops (decoder_step_ops' or a variant's,
+ * such as expert_parallel.h's): the shape gives the tokens and the tp group
+ * of the collectives.  Returns 0, or -1 with a message for a GPU without a
+ * rate for the compute dtype. */
+int step_cost_of_ops(const model_spec *m, const gpu_spec *g, const step_shape *s, const op_cost *ops, int n,
+                     step_cost *out, char *err, size_t errlen);
 
 /* The decode batch at which a projection's FLOP per weight byte, 2*B /
  * bytes-per-weight, reaches the GPU's ridge for the compute dtype: the

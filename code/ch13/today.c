@@ -1,0 +1,252 @@
+/* Chapter 13: serving today's models.  DeepSeek-V3's latent cache against
+ * the caches it replaces, the experts a MoE decode touches and the bytes it
+ * reads against the batch, the all-to-all of expert parallelism, a
+ * disaggregated server against one pool, and prefix caching.  Records the
+ * values the chapter quotes and writes 13-experts.tsv and 13-moe-step.tsv. */
+#include "disagg.h"
+#include "expert_parallel.h"
+#include "memory.h"
+#include "moe.h"
+#include "notebook.h"
+#include "request.h"
+#include "transformer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define CONTEXT 8192
+#define EP 8
+#define SKEW 0.8 /* an assumed Zipf exponent for a skewed router, not a measurement */
+
+static void die(const char *what, const char *err)
+{
+    fprintf(stderr, "today: %s: %s\n", what, err);
+    exit(1);
+}
+
+static ep_layout layout(int ep)
+{
+    ep_layout l = {ep, 8, 50e9, 1.0, 1.0, 2.0}; /* fp8 dispatch, bf16 combine, 400 Gb/s per GPU across nodes */
+    return l;
+}
+
+/* Latent attention against the caches it replaces, at DeepSeek-V3's shape. */
+static void kv_ceiling(const model_spec *m, const gpu_spec *g)
+{
+    char err[256];
+    const double L = m->layers;
+    const double mla = m->kv_lora_rank + m->qk_rope_dim;                 /* cached values per token and layer */
+    const double mha = (double)m->heads * (m->qk_nope_dim + m->qk_rope_dim + m->v_head_dim); /* K 192 + V 128 a head */
+    const double gqa = 2.0 * 8 * 128;                                    /* 8 KV heads of 128, LLaMA-style */
+    nb_value("ch13_mla_values", "%.0f", mla);
+    nb_value("ch13_mha_values", "%.0f", mha);
+    nb_value("ch13_gqa_values", "%.0f", gqa);
+    nb_value("ch13_mha_over_mla", "%.0f", mha / mla);
+    nb_value("ch13_gqa_over_mla", "%.1f", gqa / mla);
+    nb_value("ch13_mla_kb", "%.1f", kv_bytes_per_token(m, DT_BF16) / 1e3);
+    nb_value("ch13_mha_mb", "%.2f", L * mha * 2 / 1e6);
+    nb_value("ch13_gqa_kb", "%.0f", L * gqa * 2 / 1e3);
+
+    /* eight H200s, fp8 weights, bf16 KV, experts spread over the eight */
+    precision p = precision_uniform(DT_FP8);
+    p.kv = DT_BF16;
+    fit_check f;
+    if (ep_memory_fit(m, g, p, memory_policy_default(), EP, 1, CONTEXT, &f, err, sizeof err) != 0)
+        die("ep fit", err);
+    nb_value("ch13_ep8_weights_gb", "%.1f", f.weights / 1e9);
+    nb_value("ch13_ep8_kv_budget_gb", "%.1f", f.kv_budget / 1e9);
+    const double seq_mla = kv_bytes_per_sequence(m, DT_BF16, CONTEXT);
+    nb_value("ch13_mla_batch", "%d", f.max_batch);
+    nb_value("ch13_mla_batch_group", "%d", f.max_batch * EP);
+    nb_value("ch13_gqa_batch", "%.0f", floor(f.kv_budget / (seq_mla * gqa / mla)));
+    nb_value("ch13_mha_batch", "%.0f", floor(f.kv_budget / (seq_mla * mha / mla)));
+    nb_value("ch13_mla_seq_mb", "%.0f", seq_mla / 1e6);
+
+    /* tensor parallelism instead: the latent cannot be split by head, so each of the 8 holds it whole */
+    resident_model rm = {m, p, 8};
+    fit_check t;
+    if (memory_fit(g, memory_policy_default(), &rm, 1, 0, 1, CONTEXT, &t, err, sizeof err) != 0)
+        die("tp fit", err);
+    nb_value("ch13_tp8_weights_gb", "%.1f", t.weights / 1e9);
+    nb_value("ch13_tp8_batch", "%d", t.max_batch);
+}
+
+/* Experts touched against tokens: the formula and a seeded simulation. */
+static void experts_touched(const model_spec *m)
+{
+    const int E = m->experts, k = m->experts_active;
+    double *flat = malloc(E * sizeof *flat), *skew = malloc(E * sizeof *skew);
+    if (!flat || !skew || moe_zipf_inclusion(E, k, 0, flat) || moe_zipf_inclusion(E, k, SKEW, skew))
+        die("inclusion", "bad routing");
+    FILE *out = nb_data_open("13-experts.tsv");
+    fprintf(out, "# tokens\tuniform\tskewed\tsim_uniform\tsim_skewed (DeepSeek-V3: 256 experts, top 8; Zipf %.1f)\n",
+            SKEW);
+    for (int t = 1; t <= 4096; t *= 2) {
+        double su, ss, se;
+        if (moe_simulate_touched(flat, E, k, t, 200, 13 + t, &su, &se) ||
+            moe_simulate_touched(skew, E, k, t, 200, 1300 + t, &ss, &se))
+            die("simulation", "bad arguments");
+        fprintf(out, "%d\t%.4f\t%.4f\t%.4f\t%.4f\n", t, moe_expected_touched(flat, E, t),
+                moe_expected_touched(skew, E, t), su, ss);
+    }
+    fclose(out);
+    nb_value("ch13_touched_8", "%.1f", moe_expected_touched(flat, E, 8));
+    nb_value("ch13_touched_64", "%.0f", moe_expected_touched(flat, E, 64));
+    nb_value("ch13_touched_64_skew", "%.0f", moe_expected_touched(skew, E, 64));
+    nb_value("ch13_touched_512", "%.0f", moe_expected_touched(flat, E, 512));
+    nb_value("ch13_touched_512_skew", "%.0f", moe_expected_touched(skew, E, 512));
+    /* tokens until 90% of the experts are touched: (1 - k/E)^T = 0.1 */
+    nb_value("ch13_tokens_90", "%.0f", ceil(log(0.1) / log(1 - (double)k / E)));
+    nb_value("ch13_skew", "%.1f", SKEW);
+    free(flat);
+    free(skew);
+}
+
+/* A decode step on one GPU of EP 8 against its batch. */
+static void moe_step(const model_spec *m, const gpu_spec *g)
+{
+    char err[256];
+    precision p = precision_uniform(DT_FP8);
+    ep_layout l = layout(EP);
+    fit_check f;
+    if (ep_memory_fit(m, g, p, memory_policy_default(), EP, 1, CONTEXT, &f, err, sizeof err) != 0)
+        die("fit", err);
+    FILE *out = nb_data_open("13-moe-step.tsv");
+    fprintf(out, "# batch_per_gpu\tweight_gb\tkv_gb\tstep_ms\ttokens_per_s_per_gpu (DeepSeek-V3, fp8, EP 8 on "
+                 "H200, %d-token contexts)\n", CONTEXT);
+    int compute_bound = 0;
+    for (int b = 1; b <= f.max_batch; b = b < 4 ? b + 1 : b * 5 / 4) {
+        step_shape s = decode_shape(b, CONTEXT, 1, p);
+        step_cost c;
+        if (ep_decoder_step_cost(m, g, &s, &l, &c, err, sizeof err) != 0)
+            die("step", err);
+        fprintf(out, "%d\t%.3f\t%.3f\t%.4f\t%.1f\n", b, c.weight_bytes / 1e9, c.kv_bytes / 1e9, c.time * 1e3,
+                b / c.time);
+        if (!compute_bound && c.time_compute > c.time_memory)
+            compute_bound = b;
+        if (b == 1) {
+            nb_value("ch13_b1_weight_gb", "%.1f", c.weight_bytes / 1e9);
+            nb_value("ch13_b1_step_ms", "%.1f", c.time * 1e3);
+        }
+    }
+    fclose(out);
+    step_shape s = decode_shape(f.max_batch, CONTEXT, 1, p);
+    step_cost c;
+    if (ep_decoder_step_cost(m, g, &s, &l, &c, err, sizeof err) != 0)
+        die("step", err);
+    nb_value("ch13_fp8_max_batch", "%d", f.max_batch);
+    nb_value("ch13_max_weight_gb", "%.1f", c.weight_bytes / 1e9);
+    nb_value("ch13_max_kv_gb", "%.1f", c.kv_bytes / 1e9);
+    nb_value("ch13_max_step_ms", "%.1f", c.time * 1e3);
+    nb_value("ch13_max_tokens_per_s_gpu", "%.0f", f.max_batch / c.time);
+    nb_value("ch13_compute_bound_batch", "%d", compute_bound);
+    nb_value("ch13_max_intensity", "%.0f", c.intensity);
+    nb_value("ch13_ridge_h200_fp8", "%.0f", gpu_peak_flops(g, DT_FP8) / g->mem_bw);
+}
+
+/* The all-to-all at 64 sequences a GPU, one node against four. */
+static void all_to_all(const model_spec *m, const gpu_spec *g)
+{
+    char err[256];
+    precision p = precision_uniform(DT_FP8);
+    for (int i = 0; i < 2; i++) {
+        int ep = i ? 32 : 8;
+        ep_layout l = layout(ep);
+        ep_cost a;
+        step_shape s = decode_shape(64, CONTEXT, 1, p);
+        step_cost c;
+        if (ep_step_cost(m, g, &l, 64, &a, err, sizeof err) != 0 ||
+            ep_decoder_step_cost(m, g, &s, &l, &c, err, sizeof err) != 0)
+            die("ep", err);
+        char name[64];
+        snprintf(name, sizeof name, "ch13_ep%d_dispatch_mb", ep);
+        nb_value(name, "%.2f", a.dispatch_bytes / 1e6);
+        snprintf(name, sizeof name, "ch13_ep%d_layer_us", ep);
+        nb_value(name, "%.0f", a.layer_time * 1e6);
+        snprintf(name, sizeof name, "ch13_ep%d_comm_ms", ep);
+        nb_value(name, "%.1f", c.time_comm * 1e3);
+        snprintf(name, sizeof name, "ch13_ep%d_comm_pct", ep);
+        nb_value(name, "%.0f", 100 * c.time_comm / c.time);
+        snprintf(name, sizeof name, "ch13_ep%d_step_ms", ep);
+        nb_value(name, "%.1f", c.time * 1e3);
+    }
+}
+
+/* LLaMA-3-70B on 16 H100s in pools of tp 4: one pool against two. */
+static void disaggregation(void)
+{
+    char err[256];
+    static model_spec m;
+    static gpu_spec g;
+    m = model_builtin("llama3-70b");
+    g = gpu_builtin("h100");
+    request_setup b = {&m, &g, precision_uniform(DT_BF16), 4, 4096, 512, 1, 0, 0, memory_policy_default(), 0, 1};
+    disagg_setup s = {b, 4, 4, g.link_bw, 0};
+    static const double targets[2] = {0.05, 0.03};
+    for (int i = 0; i < 2; i++) {
+        disagg_setup best;
+        disagg_result r;
+        int found;
+        if (disagg_search(&s, 16, 0, targets[i], &best, &r, &found, err, sizeof err) != 0)
+            die("disagg", err);
+        if (!found)
+            die("disagg", "no split meets the target");
+        const char *t = i ? "30" : "50";
+        char name[64];
+#define V(fmt, what, x)                                                \
+    do {                                                               \
+        snprintf(name, sizeof name, "ch13_dis%s_%s", t, what);         \
+        nb_value(name, fmt, x);                                        \
+    } while (0)
+        V("%d", "prefill_gpus", best.prefill_gpus);
+        V("%d", "decode_gpus", best.decode_gpus);
+        V("%d", "c", best.base.concurrency);
+        V("%.2f", "rps", r.requests_per_s);
+        V("%.0f", "ttft_ms", r.ttft * 1e3);
+        V("%.1f", "tpot_ms", r.tpot * 1e3);
+        V("%.2f", "ratio", r.balanced_ratio);
+        V("%.2f", "kv_gb", r.kv_bytes / 1e9);
+        V("%.2f", "kv_ms", r.kv_time * 1e3);
+        V("%d", "agg_c", r.agg_concurrency);
+        V("%.2f", "agg_rps", isnan(r.agg_requests_per_s) ? 0 : r.agg_requests_per_s);
+        V("%.1f", "agg_tpot_ms", isnan(r.agg_tpot) ? 0 : r.agg_tpot * 1e3);
+#undef V
+    }
+}
+
+/* LLaMA-3-8B on one H100: 4096-token prompts of which 3072 are a shared system prompt. */
+static void prefix_caching(void)
+{
+    char err[256];
+    static model_spec m;
+    static gpu_spec g;
+    m = model_builtin("llama3-8b");
+    g = gpu_builtin("h100");
+    request_setup s = {&m, &g, precision_uniform(DT_BF16), 1, 4096, 256, 16, 0, 0, memory_policy_default(), 2.0, 1};
+    request_estimate none, hit;
+    if (request_estimate_compute(&s, &none, err, sizeof err) != 0 ||
+        request_estimate_cached(&s, 3072, 0.9, &hit, err, sizeof err) != 0)
+        die("prefix", err);
+    nb_value("ch13_px_ttft_ms", "%.0f", none.ttft * 1e3);
+    nb_value("ch13_px_hit_ttft_ms", "%.0f", hit.ttft * 1e3);
+    nb_value("ch13_px_max_c", "%d", none.fit.max_batch);
+    nb_value("ch13_px_hit_max_c", "%d", hit.fit.max_batch);
+    nb_value("ch13_px_cost_in", "%.3f", none.cost_per_m_input);
+    nb_value("ch13_px_hit_cost_in", "%.3f", hit.cost_per_m_input);
+    nb_value("ch13_px_tpot_ms", "%.1f", none.tpot * 1e3);
+    nb_value("ch13_px_hit_tpot_ms", "%.1f", hit.tpot * 1e3);
+}
+
+int main(void)
+{
+    model_spec m = model_builtin("deepseek-v3");
+    gpu_spec g = gpu_builtin("h200");
+    kv_ceiling(&m, &g);
+    experts_touched(&m);
+    moe_step(&m, &g);
+    all_to_all(&m, &g);
+    disaggregation();
+    prefix_caching();
+    return 0;
+}

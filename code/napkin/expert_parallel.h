@@ -1,0 +1,86 @@
+/* Expert parallelism: a mixture's routed experts spread over `ep` GPUs, the
+ * attention run data-parallel (each GPU its own share of the sequences), and
+ * two all-to-alls per MoE layer: dispatch (each token's hidden state to the
+ * GPUs holding its top-k experts) and combine (the experts' outputs back).
+ *
+ * Conventions:
+ *  - Each GPU holds `tokens` tokens of the step.  Under uniform routing a
+ *    (token, expert) pair stays on its own GPU with probability 1/ep, so each
+ *    GPU sends tokens * k * (ep-1)/ep hidden vectors and receives as many;
+ *    combine returns the same.  (A dispatcher that sends a token once per
+ *    destination GPU, as DeepEP does per node, sends fewer; this is the
+ *    upper bound.)
+ *  - Of the ep-1 other GPUs, those in the same node (gpus_per_node) are
+ *    reached over NVLink at the GPU row's link_bw, the rest over the
+ *    network at net_bw per GPU; the two run at once, so an all-to-all takes
+ *    the longer of the two plus the row's fixed collective latency.
+ *  - Load imbalance: the busiest GPU receives `imbalance` (>= 1) times the
+ *    mean, and the step waits for it. */
+#ifndef NAPKIN_EXPERT_PARALLEL_H
+#define NAPKIN_EXPERT_PARALLEL_H
+
+#include "memory.h"
+#include "specs.h"
+#include "transformer.h"
+
+#include <stddef.h>
+
+typedef struct {
+    int ep;              /* GPUs the experts are spread over */
+    int gpus_per_node;   /* GPUs joined by NVLink (8 on an HGX board) */
+    double net_bw;       /* bytes/s per GPU across nodes (a 400 Gb/s NIC: 50e9) */
+    double imbalance;    /* busiest GPU's load over the mean, >= 1 */
+    double dispatch_bytes_per_value; /* 1 for fp8 dispatch, 2 for bf16 */
+    double combine_bytes_per_value;  /* 2: outputs come back in bf16 */
+} ep_layout;
+
+typedef struct {
+    double experts_per_gpu;   /* routed experts each GPU holds */
+    double pairs_sent;        /* (token, expert) pairs a GPU sends to others, busiest GPU */
+    double dispatch_bytes;    /* bytes a GPU sends in one dispatch (busiest GPU) */
+    double combine_bytes;     /* and in one combine */
+    double intra_share;       /* share of those bytes that stay inside the node */
+    double dispatch_time;     /* one dispatch, seconds */
+    double combine_time;      /* one combine */
+    double layer_time;        /* dispatch + combine of one MoE layer */
+    double step_time;         /* every MoE layer of a step */
+} ep_cost;
+
+/* Bytes one GPU sends in one all-to-all: `tokens` tokens, each to k
+ * experts, (ep-1)/ep of the pairs leaving the GPU, `imbalance` times the
+ * mean, a hidden vector of bytes_per_value each. */
+double ep_alltoall_bytes(double tokens, int k, int hidden, int ep, double imbalance, double bytes_per_value);
+
+/* The all-to-all cost of one step with `tokens` tokens on each GPU.
+ * Returns 0, or -1 with a message for a dense model, ep < 1, ep not
+ * dividing the routed experts, imbalance < 1, a GPU row without link
+ * figures, or net_bw <= 0 when ep spans nodes. */
+int ep_step_cost(const model_spec *m, const gpu_spec *g, const ep_layout *l, double tokens, ep_cost *out,
+                 char *err, size_t errlen);
+
+/* One step on one GPU of the expert-parallel group, the attention
+ * data-parallel (the shape's batch is this GPU's; tp must be 1): the
+ * decoder's ops with the routed experts replaced by this GPU's share,
+ * (E/ep)(1 - (1 - k/E)^(T ep)) of its experts touched by the group's T ep
+ * tokens, T k imbalance token-expert pairs computed here (the shared
+ * experts on its own T tokens), and a dispatch and a combine per MoE layer
+ * (OP_ALLTOALL, priced by op_time).  Returns the op count, or -1 with a
+ * message (bad shape, tp > 1, what ep_step_cost refuses). */
+int ep_decoder_step_ops(const model_spec *m, const gpu_spec *g, const step_shape *s, const ep_layout *l,
+                        op_cost *ops, int max_ops, char *err, size_t errlen);
+
+/* Their cost (step_cost_of_ops).  Returns 0, or -1 with a message. */
+int ep_decoder_step_cost(const model_spec *m, const gpu_spec *g, const step_shape *s, const ep_layout *l,
+                         step_cost *out, char *err, size_t errlen);
+
+/* Weights on one GPU of the group: everything but the routed experts
+ * whole, and 1/ep of those. */
+double ep_weight_bytes_per_gpu(const model_spec *m, dtype w, int ep);
+
+/* Whether `batch` sequences of `context` tokens fit one GPU of the group
+ * (its own sequences' KV, whole: attention is data-parallel).  Fills *out
+ * and returns 0; -1 with a message for a bad policy or ep. */
+int ep_memory_fit(const model_spec *m, const gpu_spec *g, precision prec, memory_policy pol, int ep, int batch,
+                  int context, fit_check *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,113 @@
+#include "moe.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+//> moe_zipf_inclusion
+int moe_zipf_inclusion(int experts, int k, double s, double *pi)
+{
+    if (experts < 1 || k < 1 || k > experts || !(s >= 0) || !isfinite(s))
+        return -1;
+    double sum = 0;
+    for (int i = 0; i < experts; i++)
+        sum += pi[i] = pow(i + 1.0, -s);
+    for (int i = 0; i < experts; i++)
+        pi[i] *= k / sum;
+    /* cap at 1 and rescale the uncapped ones until none exceeds 1 (at most E rounds) */
+    for (int round = 0; round < experts; round++) {
+        double capped = 0, rest = 0;
+        int over = 0;
+        for (int i = 0; i < experts; i++) {
+            if (pi[i] >= 1) {
+                over += pi[i] > 1;
+                pi[i] = 1;
+                capped += 1;
+            } else {
+                rest += pi[i];
+            }
+        }
+        if (!over || rest <= 0)
+            break;
+        double scale = (k - capped) / rest;
+        for (int i = 0; i < experts; i++)
+            if (pi[i] < 1)
+                pi[i] *= scale;
+    }
+    return 0;
+}
+//< moe_zipf_inclusion
+
+//> moe_expected_touched
+double moe_expected_touched(const double *pi, int experts, double tokens)
+{
+    double touched = 0;
+    for (int i = 0; i < experts; i++)
+        touched += 1 - pow(1 - pi[i], tokens); /* expert i: touched by at least one token */
+    return touched;
+}
+//< moe_expected_touched
+
+int moe_tokens_to_cover(int experts, int k, double share)
+{
+    if (experts < 1 || k < 1 || k > experts || !(share > 0 && share < 1))
+        return -1;
+    if (k == experts)
+        return 1;
+    double t = ceil(log(1 - share) / log(1 - (double)k / experts));
+    return t < 1 ? 1 : t > 1e9 ? -1 : (int)t;
+}
+
+void moe_route_token(const double *pi, int experts, int k, rng_state *r, int *out)
+{
+    /* Systematic sampling: lay the pi_i end to end on [0, k) and take the
+     * experts under u, u+1, ..., u+k-1.  Each pi_i <= 1 covers at most one
+     * of the points, so the k are distinct, and expert i is hit with
+     * probability pi_i. */
+    double u = rng_uniform(r), edge = 0;
+    int got = 0;
+    for (int i = 0; i < experts && got < k; i++) {
+        edge += pi[i];
+        while (got < k && u + got < edge)
+            out[got++] = i;
+    }
+    while (got < k) /* rounding left the last point past the sum */
+        out[got++] = experts - 1;
+}
+
+int moe_simulate_touched(const double *pi, int experts, int k, int tokens, int trials, uint64_t seed,
+                         double *mean, double *stderr_out)
+{
+    if (experts < 1 || k < 1 || k > experts || tokens < 0 || trials < 2)
+        return -1;
+    unsigned char *seen = malloc((size_t)experts);
+    int *pick = malloc((size_t)k * sizeof *pick);
+    if (!seen || !pick) {
+        free(seen);
+        free(pick);
+        return -1;
+    }
+    rng_state r = rng_make(seed);
+    double sum = 0, sumsq = 0;
+    for (int t = 0; t < trials; t++) {
+        memset(seen, 0, (size_t)experts);
+        int distinct = 0;
+        for (int j = 0; j < tokens; j++) {
+            moe_route_token(pi, experts, k, &r, pick);
+            for (int q = 0; q < k; q++)
+                if (!seen[pick[q]]) {
+                    seen[pick[q]] = 1;
+                    distinct++;
+                }
+        }
+        sum += distinct;
+        sumsq += (double)distinct * distinct;
+    }
+    double m = sum / trials, var = (sumsq - trials * m * m) / (trials - 1);
+    *mean = m;
+    if (stderr_out)
+        *stderr_out = sqrt(var > 0 ? var / trials : 0);
+    free(seen);
+    free(pick);
+    return 0;
+}

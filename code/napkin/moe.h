@@ -1,0 +1,44 @@
+/* Which experts a batch touches.  A MoE decode reads the weights of every
+ * expert some token of the step routes to, so the bytes per step grow with
+ * the batch until every expert is touched; how fast depends on how evenly
+ * the router spreads tokens.
+ *
+ * Routing is described by each expert's inclusion probability pi_i: the
+ * chance that one token's top-k includes expert i (sum pi_i = k, each at
+ * most 1).  Tokens route independently, so expert i stays untouched by T
+ * tokens with probability (1 - pi_i)^T and the expected number touched is
+ *     sum_i 1 - (1 - pi_i)^T,
+ * which under uniform routing (pi_i = k/E) is E (1 - (1 - k/E)^T), the
+ * formula of moe_experts_touched.  moe_route_token draws a top-k with
+ * exactly these inclusion probabilities (systematic sampling, Madow 1949),
+ * so a seeded simulation checks the formula. */
+#ifndef NAPKIN_MOE_H
+#define NAPKIN_MOE_H
+
+#include "rng.h"
+
+/* Inclusion probabilities of a Zipf-skewed router: expert i's share of the
+ * routing proportional to 1/(i+1)^s (s = 0: uniform), scaled to sum k and
+ * capped at 1 (the excess spread over the rest in proportion).  Returns 0,
+ * or -1 when k is not in 1..E or s < 0. */
+int moe_zipf_inclusion(int experts, int k, double s, double *pi);
+
+/* Expected distinct experts touched by `tokens` tokens: sum 1 - (1-pi_i)^T. */
+double moe_expected_touched(const double *pi, int experts, double tokens);
+
+/* The fewest tokens that touch at least `share` (0 < share < 1) of the
+ * experts in expectation under uniform routing: the smallest T with
+ * (1 - k/E)^T <= 1 - share.  -1 for bad arguments. */
+int moe_tokens_to_cover(int experts, int k, double share);
+
+/* One token's top-k: writes k distinct expert indices into out, expert i
+ * chosen with probability pi[i] exactly (sum pi = k, each <= 1). */
+void moe_route_token(const double *pi, int experts, int k, rng_state *r, int *out);
+
+/* Mean distinct experts touched by `tokens` tokens over `trials` seeded
+ * simulations; *stderr_out (may be NULL) the standard error of that mean.
+ * Returns -1 for bad arguments or out of memory. */
+int moe_simulate_touched(const double *pi, int experts, int k, int tokens, int trials, uint64_t seed,
+                         double *mean, double *stderr_out);
+
+#endif

@@ -1,0 +1,128 @@
+/* Chapter 13's argument, checked from the chapter down: the values
+ * code/ch13/today.c records, through the functions it calls, against hand
+ * derivations from the configs (DeepSeek-V3: 61 layers, hidden 7168, 128
+ * heads, kv_lora 512, rope 64, nope 128, v 128, 256 experts of 2048 top 8,
+ * one shared, three dense layers) and the GPU rows. */
+#include <criterion/criterion.h>
+
+#include <math.h>
+
+#include "disagg.h"
+#include "expert_parallel.h"
+#include "memory.h"
+#include "moe.h"
+#include "request.h"
+
+static model_spec ds;
+static gpu_spec h200;
+
+static void load(void)
+{
+    ds = model_builtin("deepseek-v3");
+    h200 = gpu_builtin("h200");
+}
+
+TestSuite(ch13, .init = load);
+
+/* 512 + 64 = 576 values a token a layer; the heads it replaces hold
+ * 128 x (192 + 128) = 40,960; bf16 over 61 layers: 70,272 B against
+ * 4,997,120 B, 71 times more. */
+Test(ch13, latent_against_the_heads)
+{
+    cr_expect_eq(kv_bytes_per_token(&ds, DT_BF16), 70272);
+    cr_expect_eq(61.0 * 40960 * 2, 4997120);
+    cr_expect_eq(lround(4997120.0 / 70272), 71);
+}
+
+/* Eight H200s, fp8 weights, bf16 latents, experts over the eight: weights
+ * 671,026,404,352 less 7/8 of the 653,908,770,816 routed; one 8k sequence
+ * 70,272 x 8192 = 575,668,224 B. */
+Test(ch13, sequences_a_gpu_holds)
+{
+    precision p = precision_uniform(DT_FP8);
+    p.kv = DT_BF16;
+    memory_policy pol = memory_policy_default();
+    fit_check f;
+    char err[256];
+    cr_assert_eq(ep_memory_fit(&ds, &h200, p, pol, 8, 1, 8192, &f, err, sizeof err), 0, "%s", err);
+    const double weights = 671026404352.0 - 653908770816.0 * 7 / 8;
+    cr_expect(fabs(f.weights - weights) < 1, "%f", f.weights);
+    const double act = activation_bytes(&ds, pol.activation_tokens, pol.sampled_tokens, DT_FP8, 1);
+    const double budget = 0.9 * h200.mem_bytes - weights - act;
+    cr_expect_eq(f.max_batch, (int)floor(budget / 575668224.0));
+    /* the 8-head GQA cache of the same layers: 61 x 2048 x 2 x 8192 B a sequence */
+    cr_expect(floor(budget / (61.0 * 2048 * 2 * 8192)) < f.max_batch / 3);
+    /* with TP 8 every GPU keeps every sequence's latent: 671,026,404,352 / 8 of weights */
+    resident_model rm = {&ds, p, 8};
+    fit_check t;
+    cr_assert_eq(memory_fit(&h200, pol, &rm, 1, 0, 1, 8192, &t, err, sizeof err), 0, "%s", err);
+    const double act8 = activation_bytes(&ds, pol.activation_tokens, pol.sampled_tokens, DT_FP8, 8);
+    cr_expect_eq(t.max_batch, (int)floor((0.9 * h200.mem_bytes - 671026404352.0 / 8 - act8) / 575668224.0));
+    cr_expect(t.max_batch < 8 * f.max_batch, "data-parallel attention holds more");
+}
+
+/* 256 (1 - (31/32)^64) = 256 (1 - 0.131084) = 222.44; (31/32)^T = 0.1 at
+ * T = ln 0.1 / ln(31/32) = 72.52, so 73 tokens. */
+Test(ch13, experts_touched)
+{
+    double pi[256];
+    cr_assert_eq(moe_zipf_inclusion(256, 8, 0, pi), 0);
+    cr_expect(fabs(moe_expected_touched(pi, 256, 64) - 222.44) < 0.01);
+    cr_expect_eq(ceil(log(0.1) / log(31.0 / 32)), 73);
+    cr_expect(moe_expected_touched(pi, 256, 72) < 0.9 * 256 && moe_expected_touched(pi, 256, 73) >= 0.9 * 256);
+}
+
+/* 64 sequences a GPU: 64 x 8 x 7/8 x 7168 = 3,211,264 B inside a node,
+ * 64 x 8 x 31/32 x 7168 = 3,555,328 B over 32 GPUs. */
+Test(ch13, all_to_all_bytes)
+{
+    ep_layout l8 = {8, 8, 50e9, 1, 1, 2}, l32 = {32, 8, 50e9, 1, 1, 2};
+    ep_cost a, b;
+    char err[256];
+    cr_assert_eq(ep_step_cost(&ds, &h200, &l8, 64, &a, err, sizeof err), 0);
+    cr_assert_eq(ep_step_cost(&ds, &h200, &l32, 64, &b, err, sizeof err), 0);
+    cr_expect_eq(a.dispatch_bytes, 3211264);
+    cr_expect_eq(b.dispatch_bytes, 3555328);
+}
+
+/* LLaMA-3-70B, 16 H100s in TP-4 instances: the split the search picks
+ * serves min(P/4/p, D/4 C/(511 d)) requests/s, no split of whole
+ * instances serves more at the same C, and at a 30 ms TPOT it beats the
+ * aggregated replicas. */
+Test(ch13, disaggregated_split)
+{
+    model_spec m = model_builtin("llama3-70b");
+    gpu_spec g = gpu_builtin("h100");
+    request_setup b = {&m, &g, precision_uniform(DT_BF16), 4, 4096, 512, 1, 0, 0, memory_policy_default(), 0, 1};
+    disagg_setup s = {b, 4, 4, g.link_bw, 0};
+    disagg_setup best;
+    disagg_result r;
+    int found;
+    char err[256];
+    cr_assert_eq(disagg_search(&s, 16, 0, 0.03, &best, &r, &found, err, sizeof err), 0, "%s", err);
+    cr_assert(found);
+    const double p = r.prefill_time, d = r.decode_step, C = best.base.concurrency;
+    cr_expect(fabs(r.requests_per_s - fmin(best.prefill_gpus / 4 / p, best.decode_gpus / 4 * C / (511 * d))) <
+              1e-9 * r.requests_per_s);
+    for (int P = 4; P <= 12; P += 4)
+        cr_expect(fmin(P / 4 / p, (16 - P) / 4 * C / (511 * d)) <= r.requests_per_s * (1 + 1e-12), "P=%d", P);
+    cr_expect(r.tpot <= 0.03 && r.agg_tpot <= 0.03);
+    cr_expect(r.requests_per_s > r.agg_requests_per_s, "%g vs %g", r.requests_per_s, r.agg_requests_per_s);
+}
+
+/* LLaMA-3-8B, 4096-token prompts, 3072 shared, 90% hits: a slot holds
+ * 4352 - floor(0.9 x 3072) = 1588 tokens of its own, the replica the 3072
+ * once, at 131,072 B a token. */
+Test(ch13, prefix_capacity)
+{
+    model_spec m = model_builtin("llama3-8b");
+    gpu_spec g = gpu_builtin("h100");
+    request_setup s = {&m, &g, precision_uniform(DT_BF16), 1, 4096, 256, 16, 0, 0, memory_policy_default(), 2.0, 1};
+    request_estimate none, hit;
+    char err[256];
+    cr_assert_eq(request_estimate_compute(&s, &none, err, sizeof err), 0);
+    cr_assert_eq(request_estimate_cached(&s, 3072, 0.9, &hit, err, sizeof err), 0);
+    const double budget = none.fit.kv_budget;
+    cr_expect_eq(hit.fit.max_batch, (int)floor((budget - 3072 * 131072.0) / (1588 * 131072.0)));
+    cr_expect(hit.ttft < none.ttft);
+}

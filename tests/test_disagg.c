@@ -1,0 +1,104 @@
+/* Disaggregated prefill and decode (code/napkin/disagg.c) on a case worked
+ * by hand: LLaMA-3-8B on H100s, 2048-token prompts, 256 output tokens, 32
+ * requests in flight per decode GPU, the KV crossing a 50 GB/s link.  The
+ * two step times p and d come from request.h (tested in test_request.c);
+ * everything the split adds is checked here against hand arithmetic. */
+#include <criterion/criterion.h>
+
+#include <math.h>
+
+#include "disagg.h"
+#include "memory.h"
+#include "request.h"
+
+#define near(got, want) \
+    cr_expect(fabs((got) - (want)) <= 1e-9 * fabs(want), #got " = %.9g, expected %.9g", (double)(got), (double)(want))
+
+static model_spec M;
+static gpu_spec G;
+
+static disagg_setup setup(int prefill, int decode)
+{
+    M = model_builtin("llama3-8b");
+    G = gpu_builtin("h100");
+    request_setup b = {&M, &G, precision_uniform(DT_BF16), 1, 2048, 256, 32, 0, 0, memory_policy_default(), 0, 1};
+    disagg_setup s = {b, prefill, decode, 50e9, 0};
+    return s;
+}
+
+Test(disagg, one_split_by_hand)
+{
+    disagg_setup s = setup(2, 6);
+    disagg_result d;
+    char err[256];
+    cr_assert_eq(disagg_estimate(&s, &d, err, sizeof err), 0, "%s", err);
+    request_estimate e;
+    cr_assert_eq(request_estimate_compute(&s.base, &e, err, sizeof err), 0, "%s", err);
+    const double p = e.prefill_time, dd = e.decode_step;
+    /* KV per token: 2 * 32 layers * 8 KV heads * 128 * 2 B = 131,072 B; 2048 tokens = 268,435,456 B */
+    near(d.kv_bytes, 268435456.0);
+    near(d.kv_time, 268435456.0 / 50e9);
+    near(d.ttft, p + 268435456.0 / 50e9);
+    near(d.tpot, dd);
+    near(d.prefill_rate, 2 / p);
+    near(d.decode_rate, 6 * 32 / (255 * dd));
+    near(d.requests_per_s, fmin(2 / p, 6 * 32 / (255 * dd)));
+    near(d.balanced_ratio, 32 * p / (255 * dd));
+    /* the aggregated server: 8 replicas, every other request's prefill stalls each decode */
+    near(d.agg_requests_per_s, 8 * e.requests_per_s);
+    near(d.agg_tpot, dd + 31 * p / 255);
+    cr_expect(d.tpot < d.agg_tpot, "splitting removes the prefill stalls from TPOT");
+}
+
+/* With C fixed by the TPOT target, requests/s = min(P / p, (8 - P) C / (255 d))
+ * peaks at the P next to 8 r / (1 + r), r the balanced ratio: the search
+ * must pick the better of its two neighbours. */
+Test(disagg, search_picks_the_balanced_split)
+{
+    disagg_setup s = setup(1, 1);
+    disagg_setup best;
+    disagg_result r;
+    int found;
+    char err[256];
+    disagg_result at32;
+    s.prefill_gpus = 1;
+    s.decode_gpus = 7;
+    cr_assert_eq(disagg_estimate(&s, &at32, err, sizeof err), 0, "%s", err);
+    /* a TPOT target just above d(32) and below d(33) picks C = 32 */
+    disagg_setup s33 = s;
+    s33.base.concurrency = 33;
+    disagg_result at33;
+    cr_assert_eq(disagg_estimate(&s33, &at33, err, sizeof err), 0, "%s", err);
+    cr_assert(at33.tpot > at32.tpot);
+    double target = (at32.tpot + at33.tpot) / 2;
+    cr_assert_eq(disagg_search(&s, 8, 0, target, &best, &r, &found, err, sizeof err), 0, "%s", err);
+    cr_assert(found);
+    cr_expect_eq(best.base.concurrency, 32);
+    const double p = at32.prefill_time, d = at32.decode_step, ratio = 32 * p / (255 * d);
+    double x = 8 * ratio / (1 + ratio);
+    int lo = (int)floor(x), hi = lo + 1;
+    if (lo < 1)
+        lo = 1;
+    if (hi > 7)
+        hi = 7;
+    double rate_lo = fmin(lo / p, (8 - lo) * 32 / (255 * d)), rate_hi = fmin(hi / p, (8 - hi) * 32 / (255 * d));
+    int want = rate_hi > rate_lo ? hi : lo;
+    cr_expect_eq(best.prefill_gpus, want, "balanced at %.3f prefill GPUs", x);
+    cr_expect_eq(best.decode_gpus, 8 - want);
+    near(r.requests_per_s, fmax(rate_lo, rate_hi));
+}
+
+Test(disagg, refusals)
+{
+    disagg_setup s = setup(0, 4);
+    disagg_result d;
+    char err[256];
+    cr_expect_eq(disagg_estimate(&s, &d, err, sizeof err), -1);
+    s = setup(2, 2);
+    s.kv_link_bw = 0;
+    cr_expect_eq(disagg_estimate(&s, &d, err, sizeof err), -1);
+    s = setup(2, 2);
+    disagg_setup best;
+    int found;
+    cr_expect_eq(disagg_search(&s, 1, 0, 0, &best, &d, &found, err, sizeof err), -1);
+}
