@@ -200,3 +200,21 @@ Test(cli_train, help_and_suffixes)
     cr_assert_float_eq(tsv_value(out, "tokens"), 1.56e13, 1);
     cr_assert_eq(tsv_value(out, "params"), 2500);
 }
+
+Test(cli_train, gradient_and_master_dtypes)
+{
+    char out[OUT_MAX];
+    /* The first stage of TP 8 x PP 4 holds 2,270,470,144 parameters a GPU
+     * (tests/test_ch12.c): fp32 gradients 4 B each, 9.0819 GB; with bf16
+     * master weights the ZeRO-1 optimizer over 16 is 8 B / 16 each, 1.1352 GB. */
+    cr_assert_eq(run("train --model llama3-70b --tp 8 --pp 4 --dp 16 --zero 1 --sp --grad-dtype fp32 "
+                     "--master-dtype bf16 --format tsv",
+                     out, sizeof out),
+                 0, "%s", out);
+    cr_assert_float_eq(tsv_value(out, "grads"), 2270470144.0 * 4, 1);
+    cr_assert_float_eq(tsv_value(out, "optimizer"), 2270470144.0 * 8 / 16, 1);
+    cr_assert_eq(run("train --model llama3-70b --grad-dtype fp16", out, sizeof out), 2, "%s", out);
+    cr_assert(strstr(out, "--grad-dtype") && strstr(out, "fp32"), "%s", out);
+    cr_assert_eq(run("train --model llama3-70b --master-dtype fp8", out, sizeof out), 2, "%s", out);
+    cr_assert(strstr(out, "--master-dtype"), "%s", out);
+}

@@ -128,6 +128,7 @@ local FIELDS = {
   seq = { num = { 1, 131072, 1 } }, ["micro-batch"] = { num = { 1, 64, 1 } },
   pp = { num = { 1, 64, 1 } }, dp = { num = { 1, 1024, 1 } }, sp = { flag = true },
   zero = { select = { "0", "1", "2", "3" } }, recompute = { select = { "none", "selective", "full" } },
+  ["grad-dtype"] = { select = { "bf16", "fp32" } }, ["master-dtype"] = { select = { "fp32", "bf16" } },
 }
 
 -- Where a command gives a flag another range.

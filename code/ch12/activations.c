@@ -69,7 +69,8 @@ int main(void)
     double sbh = (double)seq * m.hidden;
 
     nb_value("ch12_70b_5ash", "%.0f", 5.0 * m.heads * seq / m.hidden);
-    nb_value("ch12_70b_sbh_mb", "%.0f", sbh * 2 / 1e6); /* one bf16 copy of the residual stream */
+    /* the unit the coefficients count in: n_seq * b_mb * d bytes (they are already bytes) */
+    nb_value("ch12_70b_sbh_mb", "%.1f", sbh / 1e6);
     for (int i = 0; i < NSET; i++) {
         const setting *s = &SETTINGS[i];
         train_layout l = layout_for(s, seq);
@@ -123,6 +124,23 @@ int main(void)
     nb_value("ch12_70b_total_gb", "%.1f", mem.total / 1e9);
     nb_value("ch12_70b_cap_gb", "%.0f", mem.capacity / 1e9);
     nb_value("ch12_70b_room_gb", "%.1f", (mem.capacity - state) / 1e9);
+    /* Megatron-LM's default keeps the gradients in fp32: 2 + 4 + 12 bytes */
+    {
+        train_state_bytes b32;
+        char e[256];
+        if (train_state_adam("fp32", "fp32", &b32, e, sizeof e) != 0) {
+            fprintf(stderr, "activations: %s\n", e);
+            exit(1);
+        }
+        train_memory m32;
+        if (train_memory_plan(&m, &g, &base, &b32, &m32, e, sizeof e) != 0) {
+            fprintf(stderr, "activations: %s\n", e);
+            exit(1);
+        }
+        nb_value("ch12_70b_grads_fp32_gb", "%.2f", m32.grads / 1e9);
+        nb_value("ch12_70b_total_fp32_gb", "%.1f", m32.total / 1e9);
+        nb_value("ch12_70b_max_mb_fp32", "%d", train_max_micro_batch(&m, &g, &base, &b32, 4096));
+    }
     nb_value("ch12_70b_whole_state_tb", "%.2f", 16.0 * model_params(&m).total / 1e12);
     /* the pipeline: GPipe with 16 microbatches holds all of them */
     train_layout gp = base;

@@ -198,6 +198,30 @@ train_state_bytes train_state_adam_mixed(void)
     return b;
 }
 
+//> adam_state
+int train_state_adam(const char *grad_dtype, const char *master_dtype, train_state_bytes *out, char *err,
+                     size_t errlen)
+{
+    train_state_bytes b = {2.0, 0.0, 8.0}; /* bf16 weights; fp32 momentum and variance */
+    if (strcmp(grad_dtype, "bf16") == 0)
+        b.grads = 2.0;
+    else if (strcmp(grad_dtype, "fp32") == 0)
+        b.grads = 4.0;
+    else {
+        snprintf(err, errlen, "--grad-dtype: unknown '%s' (choices: bf16, fp32)", grad_dtype);
+        return -1;
+    }
+    if (strcmp(master_dtype, "fp32") == 0)
+        b.optimizer += 4.0; /* an fp32 copy of the weights that the update is applied to */
+    else if (strcmp(master_dtype, "bf16") != 0) {
+        snprintf(err, errlen, "--master-dtype: unknown '%s' (choices: fp32, bf16)", master_dtype);
+        return -1;
+    }
+    *out = b;
+    return 0;
+}
+//< adam_state
+
 int train_layout_check(const model_spec *m, const train_layout *l, char *err, size_t errlen)
 {
     const char *flag = NULL, *why = NULL;
