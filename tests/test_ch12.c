@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "chapter_values.h"
+#include "specs.h"
 #include "train.h"
 
 #define NEAR(a, b, tol)                                                                                    \
@@ -64,4 +65,18 @@ Test(ch12, fp32_gradients_of_the_first_stage)
 {
     NEAR(chapter_value("ch12/activations", "ch12_70b_grads_fp32_gb"), 2270470144.0 * 4 / 1e9, 0.005);
     NEAR(chapter_value("ch12/activations", "ch12_70b_grads_gb"), 2270470144.0 * 2 / 1e9, 0.005);
+}
+
+/* One memory policy: a GPU offers 90% of what its driver reports, 0.9 x
+ * 85.5e9 = 76.95 GB for an H100.  The first stage (TP 8 x PP 4, SP, ZeRO-1)
+ * holds 10.78 GB of state (2,270,470,144 x (2 + 2 + 12/16) B) and 22.5 GB of
+ * activations per microbatch (tests/test_train.c): floor((76.95 - 10.78) /
+ * 22.50) = 2, not the 3 that all 85.5 GB would hold. */
+Test(ch12, one_usable_memory_policy)
+{
+    gpu_spec g = gpu_builtin("h100");
+    NEAR(chapter_value("ch12/activations", "ch12_70b_cap_gb"), floor(0.9 * g.mem_bytes / 1e9 + 0.5), 0);
+    double state = 2270470144.0 * (2 + 2 + 12.0 / 16), act = 22502440960.0;
+    NEAR(chapter_value("ch12/activations", "ch12_70b_m_tp_sp_max_mb"), floor((0.9 * g.mem_bytes - state) / act), 0);
+    NEAR(chapter_value("ch12/activations", "ch12_70b_m_tp_sp_max_mb"), 2, 0);
 }

@@ -151,10 +151,13 @@ int main(void)
     pp8.pp = 8;
     pp8.dp = 8;
     nb_value("ch12_70b_pp8_gpu_gb", "%.1f", plan(&m, &g, &pp8).activations / 1e9);
-    /* microbatch 2 doubles the activations */
-    train_layout mb2 = base;
-    mb2.micro_batch = 2;
-    nb_value("ch12_70b_mb2_gpu_gb", "%.1f", plan(&m, &g, &mb2).activations / 1e9);
+    /* one microbatch past the largest that fits: activations grow in proportion */
+    train_layout next = base;
+    next.micro_batch = train_max_micro_batch(&m, &g, &base, &b, 4096) + 1;
+    train_memory mn = plan(&m, &g, &next);
+    nb_value("ch12_70b_mb_next", "%d", next.micro_batch);
+    nb_value("ch12_70b_mb_next_gpu_gb", "%.1f", mn.activations / 1e9);
+    nb_value("ch12_70b_mb_next_total_gb", "%.1f", mn.total / 1e9);
 
     /* --- figure: activations per GPU against sequence length --- */
     FILE *fd = nb_data_open("12-activations.tsv");

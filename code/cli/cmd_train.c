@@ -10,6 +10,7 @@
 #include "cli_count.h"
 #include "cli_lookup.h"
 #include "commands.h"
+#include "memory.h"
 #include "train.h"
 
 #include <math.h>
@@ -233,8 +234,8 @@ static void report_parts(report *r, const train_memory *mem, const train_flags *
     report_num(r, "act_logits", "fp32 logits of the loss", U_BYTES, mem->act_logits);
     report_num(r, "activations", "activations", U_BYTES, mem->activations);
     report_num(r, "total", "total", U_BYTES, mem->total);
-    report_num(r, "capacity", "GPU memory", U_BYTES, mem->capacity);
-    report_int(r, "fits", "fits (1 yes, 0 no)", mem->fits);
+    report_num(r, "capacity", "usable GPU memory", U_BYTES, mem->capacity);
+    report_int(r, "fits", "fits in usable memory (1 = yes)", mem->fits);
     report_int(r, "max_micro_batch", "largest microbatch that fits", max_mb);
 }
 
@@ -353,8 +354,8 @@ static int run_memory(const train_flags *f, const model_spec *m, const gpu_spec 
         }
     }
     report_note(r, "mixed-precision Adam: %.0f + %.0f + %.0f bytes per parameter (weights, %s gradients, optimizer); "
-                   "capacity is the GPU table's memory",
-                b.weights, b.grads, b.optimizer, f->grad_dtype);
+                   "capacity is %.0f%% of what the driver reports, as everywhere in the book",
+                b.weights, b.grads, b.optimizer, f->grad_dtype, 100 * memory_policy_default().usable_fraction);
     int prc = report_print(r, format, stdout);
     report_free(r);
     return rc ? rc : prc;

@@ -1,5 +1,6 @@
 #include "train.h"
 
+#include "memory.h"
 #include "transformer.h"
 
 #include <math.h>
@@ -343,7 +344,9 @@ int train_memory_plan(const model_spec *m, const gpu_spec *g, const train_layout
     out->activations = out->act_layers + out->act_working + out->act_logits;
     //< stage_activations
     out->total = out->weights + out->grads + out->optimizer + out->activations;
-    out->capacity = g->mem_bytes;
+    /* the book's one usable-memory policy: a share of what the driver reports (memory.h) */
+    memory_policy pol = memory_policy_default();
+    out->capacity = policy_capacity(&pol, g) * pol.usable_fraction;
     out->fits = out->total <= out->capacity;
     return 0;
 }

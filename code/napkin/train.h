@@ -193,7 +193,7 @@ typedef struct {
     double act_logits;   /* pp = 1: fp32 logits of the loss, 4 s b V / tp */
     double activations;  /* act_layers + act_working + act_logits */
     double total;
-    double capacity;     /* the GPU's memory (gpu_spec.mem_bytes) */
+    double capacity;     /* usable memory: memory_policy_default()'s share of what the driver reports */
     int fits;            /* total <= capacity */
 } train_memory;
 
