@@ -218,3 +218,15 @@ Test(cli_train, gradient_and_master_dtypes)
     cr_assert_eq(run("train --model llama3-70b --master-dtype fp8", out, sizeof out), 2, "%s", out);
     cr_assert(strstr(out, "--master-dtype"), "%s", out);
 }
+
+Test(cli_train, suggestions_leave_out_what_is_set)
+{
+    char out[OUT_MAX];
+    /* 405B on 8 GPUs: 6.5 TB of state cannot fit whatever the layout */
+    cr_assert_eq(run("train --model llama3-405b --search --gpus 8 --sp", out, sizeof out), 1, "%s", out);
+    cr_assert(strstr(out, "try --zero 3, --recompute full or more GPUs") != NULL, "%s", out);
+    cr_assert(strstr(out, "try --zero 3, --sp") == NULL, "suggests --sp though it is set: %s", out);
+    cr_assert_eq(run("train --model llama3-405b --search --gpus 8 --sp --zero 3 --recompute full", out, sizeof out), 1,
+                 "%s", out);
+    cr_assert(strstr(out, "try more GPUs") != NULL, "%s", out);
+}

@@ -87,6 +87,15 @@ static int layout_from_flags(const train_flags *f, train_layout *l)
     return 0;
 }
 
+/* The memory levers a layout does not use yet, for a "try ..." note:
+ * "--zero 3, --sp, --recompute full or more GPUs" less those already set. */
+static const char *untried_levers(const train_layout *l, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s%s%smore GPUs", l->zero < 3 ? "--zero 3, " : "", l->sp ? "" : "--sp, ",
+             l->recompute == RECOMPUTE_FULL ? "" : "--recompute full or ");
+    return buf;
+}
+
 /* Does the model fit the cluster?  The least model-parallel layout of
  * `gpus` that holds it at the flags' sequence, microbatch and settings. */
 static int report_cluster_layout(report *r, const char *prefix, const model_spec *m, const gpu_spec *g,
@@ -97,9 +106,9 @@ static int report_cluster_layout(report *r, const char *prefix, const model_spec
     char key[64];
     int n = train_layout_search(m, g, gpus, node_size, base, &b, &best, 1);
     if (n <= 0) {
-        report_note(r, "no tp x pp x dp layout of %d GPUs holds %s at microbatch %d (seq %d, ZeRO %d); try a higher "
-                       "--zero, --sp, --recompute full or more GPUs",
-                    gpus, m->key, base->micro_batch, base->seq, base->zero);
+        char levers[96];
+        report_note(r, "no tp x pp x dp layout of %d GPUs holds %s at microbatch %d (seq %d, ZeRO %d); try %s", gpus,
+                    m->key, base->micro_batch, base->seq, base->zero, untried_levers(base, levers, sizeof levers));
         return EXIT_NO_FIT;
     }
     snprintf(key, sizeof key, "%s_tp", prefix);
@@ -317,9 +326,9 @@ static int run_memory(const train_flags *f, const model_spec *m, const gpu_spec 
             report_cell_int(t, fits[i].max_micro_batch);
         }
         if (n == 0) {
-            report_note(r, "no layout of %d GPUs fits %s on %s at microbatch %d; try more GPUs, --zero 3, --sp or "
-                           "--recompute full",
-                        f->gpus, m->key, g->key, l.micro_batch);
+            char levers[96];
+            report_note(r, "no layout of %d GPUs fits %s on %s at microbatch %d; try %s", f->gpus, m->key, g->key,
+                        l.micro_batch, untried_levers(&l, levers, sizeof levers));
             rc = EXIT_NO_FIT;
         }
     } else {
@@ -346,10 +355,11 @@ static int run_memory(const train_flags *f, const model_spec *m, const gpu_spec 
                     report_note(r, "not even microbatch 1 fits; on the same %d GPUs tp %d pp %d dp %d does (up to "
                                    "microbatch %d)",
                                 gpus, best.tp, best.pp, best.dp, best.max_micro_batch);
-                else
-                    report_note(r, "not even microbatch 1 fits, and no tp x pp x dp of %d GPUs does; try --zero 3, "
-                                   "--sp, --recompute full or more GPUs",
-                                gpus);
+                else {
+                    char levers[96];
+                    report_note(r, "not even microbatch 1 fits, and no tp x pp x dp of %d GPUs does; try %s", gpus,
+                                untried_levers(&l, levers, sizeof levers));
+                }
             }
         }
     }
