@@ -17,7 +17,9 @@ width of 1280 px and again at a phone's 390 px:
     (on a phone they may, inside their box);
   - every link of the navigation bar is whole on screen (not clipped);
   - no figure's text is drawn smaller than 9 px (its SVG's smallest font
-    size times the scale the page draws the image at).
+    size times the scale the page draws the image at);
+  - the navigation bar's search box finds the first chapter by its title
+    and the first figure by its caption.
 and saves a screenshot of each chapter's first screen at each width under
 the given directory (chapter-NN.png, chapter-NN-390px.png).  Exit 0 when every check passes, 1 with one line per problem,
 2 when Chromium cannot be started or does not answer in time.
@@ -134,6 +136,22 @@ CHECK_JS = r"""
         problems.push("navigation link clipped (" + Math.round(r.left) + " to " + Math.round(r.right) + " of " + W
           + " px): " + a.textContent.trim());
     }
+  // the search box finds the first chapter by its title and a figure by its caption
+  const search = document.querySelector("#nb-bar .nb-search"), found = document.querySelector(".nb-results");
+  if (search && found) {
+    const h = Array.from(document.querySelectorAll("h1[data-number]")).find(x => !x.closest("header"));
+    const cap = document.querySelector("figcaption");
+    for (const probe of [h, cap]) {
+      if (!probe) continue;
+      const words = probe.textContent.replace(/^\s*(Figure )?[\d.:]+\s*/, "").trim().split(/\s+/).slice(0, 3).join(" ");
+      search.value = words;
+      search.dispatchEvent(new Event("input"));
+      if (found.hidden || !found.querySelector("button"))
+        problems.push("the search box finds nothing for '" + words + "'");
+    }
+    search.value = "";
+    search.dispatchEvent(new Event("input"));
+  }
   for (const el of document.querySelectorAll("table, pre")) {
     if (!wide_only) break;
     if (toc && toc.contains(el)) continue;
