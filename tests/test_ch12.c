@@ -80,3 +80,12 @@ Test(ch12, one_usable_memory_policy)
     NEAR(chapter_value("ch12/activations", "ch12_70b_m_tp_sp_max_mb"), floor((0.9 * g.mem_bytes - state) / act), 0);
     NEAR(chapter_value("ch12/activations", "ch12_70b_m_tp_sp_max_mb"), 2, 0);
 }
+
+/* Figure 12.2's two coinciding curves: Korthikanti's TP + SP + selective keeps
+ * 34 / 8 = 4.25 sbh per layer; the modern TP + SP keeps (8d + 4 d_q + 4 d_kv +
+ * 4 n_h + 6 d_ff) / 8 = (65,536 + 32,768 + 4,096 + 256 + 172,032) / 8 =
+ * 34,336 B per token, 34,336 / 8192 = 4.1914 sbh: 1.40% apart at every length. */
+Test(ch12, coinciding_curves_are_said_to)
+{
+    NEAR(chapter_value("ch12/activations", "ch12_ksel_msp_gap_pct"), 100 * (4.25 / (34336.0 / 8192) - 1), 0.05);
+}
