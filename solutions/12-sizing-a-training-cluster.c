@@ -3,6 +3,7 @@
  * records the numbers the written solutions quote. */
 #include "12-sizing-a-training-cluster.h"
 
+#include "memory.h"
 #include "notebook.h"
 #include "specs.h"
 #include "train.h"
@@ -185,7 +186,7 @@ int main(void)
         nb_value(n, "%d", ex12_max_micro_batch("llama3-70b", "h100", 8192, 8, 4, 16, 1, zeros[i]));
     }
     nb_value("ch12_ex6_mb_z1_nosp", "%d", ex12_max_micro_batch("llama3-70b", "h100", 8192, 8, 4, 16, 0, 1));
-    nb_value("ch12_ex6_cap", "%.0f", h100.mem_bytes / 1e9);
+    nb_value("ch12_ex6_cap", "%.0f", memory_policy_default().usable_fraction * h100.mem_bytes / 1e9);
     /* 7: Llama 3 405B */
     double u = ex12_implied_utilisation(3.8e25, peak, 30.84e6);
     nb_value("ch12_ex7_util", "%.1f", 100 * u);

@@ -34,6 +34,10 @@ Test(browser_check, names_every_defect, .timeout = 200)
         "console error: fixture error",
         "math without size",
         "figure not drawn",
+        /* 10 px text in a 2000 px SVG drawn 300 px wide: 1.5 px */
+        "figure text drawn at 1.5 px (< 9 px)",
+        /* the bar's link starts at 340 px: whole at 1280 px, cut off at a phone's 390 */
+        "at 390 px: navigation link clipped",
     };
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
         cr_expect_neq(strstr(err, expected[i]), NULL, "missing '%s' in:\n%s", expected[i], err);

@@ -86,7 +86,7 @@ Test(cli_graphs, table_format_and_help)
     cr_assert(strstr(out, "Share saved by batch") != NULL, "%s", out);
     cr_assert_eq(run("graphs --help", out, sizeof out), 0);
     cr_assert(strstr(out, "--capture-sizes") != NULL, "%s", out);
-    cr_assert(strstr(out, "max(GPU time, host time)") != NULL, "%s", out);
+    cr_assert(strstr(out, "max(GPU time, launch time)") && strstr(out, "--step-host-us"), "%s", out);
     cr_assert_eq(run("help", out, sizeof out), 0);
     cr_assert(strstr(out, "graphs") != NULL, "%s", out);
 }
@@ -134,4 +134,20 @@ Test(cli_graphs, speculative_tokens_pad_in_tokens)
                  0, "%s", out);
     cr_assert_eq(tsv_value(out, "saved"), 0);
     cr_assert_eq(tsv_value(out, "largest_capture"), 512);
+}
+
+Test(cli_graphs, step_host_work_adds_to_both_steps)
+{
+    char out[OUT_MAX];
+    /* the same step with 1,500 us of host work a step: eager 1.5 + 6.46 ms, graph 1.5 ms + the GPU */
+    cr_assert_eq(run("graphs --model llama3-8b --gpu h100 --batch 1 --context 4096 --launch-us 20 --step-host-us 1500 "
+                     "--format tsv",
+                     out, sizeof out),
+                 0, "%s", out);
+    cr_assert_float_eq(tsv_value(out, "step_host_s"), 1.5e-3, 1e-12);
+    cr_assert_float_eq(tsv_value(out, "step_eager"), 1.5e-3 + 6.46e-3, 1e-12);
+    double gpu = tsv_value(out, "gpu_time");
+    cr_assert_float_eq(tsv_value(out, "step_graph"), 1.5e-3 + gpu, 1e-12);
+    cr_assert_eq(run("graphs --model llama3-8b --gpu h100 --step-host-us -3", out, sizeof out), 2, "%s", out);
+    cr_assert(strstr(out, "--step-host-us") != NULL, "%s", out);
 }

@@ -26,11 +26,13 @@ Test(cli_image, qwen_1080p_two_images_tp2)
     cr_assert_eq(tsv_value(out, "resized_width"), 1932);
     cr_assert_eq(tsv_value(out, "resized_height"), 1092);
     cr_assert_eq(tsv_value(out, "tokens_per_image"), 2691);
-    /* 200 + 2 * 2691 = 5582; + 256 output = 5838 */
-    cr_assert_eq(tsv_value(out, "prompt_tokens"), 5582);
-    cr_assert_eq(tsv_value(out, "context_tokens"), 5838);
+    /* each image sits between <|vision_start|> and <|vision_end|>: 2691 + 2 in the prompt;
+     * 200 + 2 * 2693 = 5586; + 256 output = 5842 */
+    cr_assert_eq(tsv_value(out, "context_tokens_per_image"), 2693);
+    cr_assert_eq(tsv_value(out, "prompt_tokens"), 5586);
+    cr_assert_eq(tsv_value(out, "context_tokens"), 5842);
     /* Qwen2 7B KV per token: 2 * 28 layers * 4 KV heads * 128 * 2 B = 57,344 */
-    assert_rel(tsv_value(out, "kv_per_request"), 5838 * 57344.0, 1e-12);
+    assert_rel(tsv_value(out, "kv_per_request"), 5842 * 57344.0, 1e-12);
     assert_rel(tsv_value(out, "text_kv_per_request"), 456 * 57344.0, 1e-12);
     /* the two images run one on each GPU: the request's encoder time is one
      * image's plus a small all-gather, not two images' */

@@ -200,3 +200,33 @@ Test(cli_train, help_and_suffixes)
     cr_assert_float_eq(tsv_value(out, "tokens"), 1.56e13, 1);
     cr_assert_eq(tsv_value(out, "params"), 2500);
 }
+
+Test(cli_train, gradient_and_master_dtypes)
+{
+    char out[OUT_MAX];
+    /* The first stage of TP 8 x PP 4 holds 2,270,470,144 parameters a GPU
+     * (tests/test_ch12.c): fp32 gradients 4 B each, 9.0819 GB; with bf16
+     * master weights the ZeRO-1 optimizer over 16 is 8 B / 16 each, 1.1352 GB. */
+    cr_assert_eq(run("train --model llama3-70b --tp 8 --pp 4 --dp 16 --zero 1 --sp --grad-dtype fp32 "
+                     "--master-dtype bf16 --format tsv",
+                     out, sizeof out),
+                 0, "%s", out);
+    cr_assert_float_eq(tsv_value(out, "grads"), 2270470144.0 * 4, 1);
+    cr_assert_float_eq(tsv_value(out, "optimizer"), 2270470144.0 * 8 / 16, 1);
+    cr_assert_eq(run("train --model llama3-70b --grad-dtype fp16", out, sizeof out), 2, "%s", out);
+    cr_assert(strstr(out, "--grad-dtype") && strstr(out, "fp32"), "%s", out);
+    cr_assert_eq(run("train --model llama3-70b --master-dtype fp8", out, sizeof out), 2, "%s", out);
+    cr_assert(strstr(out, "--master-dtype"), "%s", out);
+}
+
+Test(cli_train, suggestions_leave_out_what_is_set)
+{
+    char out[OUT_MAX];
+    /* 405B on 8 GPUs: 6.5 TB of state cannot fit whatever the layout */
+    cr_assert_eq(run("train --model llama3-405b --search --gpus 8 --sp", out, sizeof out), 1, "%s", out);
+    cr_assert(strstr(out, "try --zero 3, --recompute full or more GPUs") != NULL, "%s", out);
+    cr_assert(strstr(out, "try --zero 3, --sp") == NULL, "suggests --sp though it is set: %s", out);
+    cr_assert_eq(run("train --model llama3-405b --search --gpus 8 --sp --zero 3 --recompute full", out, sizeof out), 1,
+                 "%s", out);
+    cr_assert(strstr(out, "try more GPUs") != NULL, "%s", out);
+}

@@ -92,7 +92,12 @@ Test(cli_video, bad_input_exits_2_naming_the_choices)
     cr_expect(strstr(out, "multiples of 16") != NULL, "%s", out);
     cr_expect_eq(run("video --gpus 16", out, sizeof out), 2);
     cr_expect(strstr(out, "--sp-efficiency") != NULL, "%s", out);
-    cr_expect_eq(run("video --gpus 16 --sp-efficiency 0.6 --format tsv", out, sizeof out), 0, "%s", out);
+    cr_expect_eq(run("video --gpus 20 --sp-efficiency 0.6 --format tsv", out, sizeof out), 0, "%s", out);
+    /* Wan2.1-14B has 40 heads: Ulysses splits them 1, 2, 4, 5, 8, 10 or 20 ways, never 3 or 6 */
+    cr_expect_eq(run("video --gpus 3", out, sizeof out), 2);
+    cr_expect(strstr(out, "--gpus 3") && strstr(out, "40 heads") && strstr(out, "1, 2, 4, 5, 8, 10"), "%s", out);
+    cr_expect_eq(run("video --gpus 6", out, sizeof out), 2);
+    cr_expect_eq(run("video --gpus 5 --format tsv", out, sizeof out), 0, "%s", out);
     cr_expect_eq(run("video --efficiency 1.5", out, sizeof out), 2);
     cr_expect_eq(run("video --forwards 3", out, sizeof out), 2);
     cr_expect_eq(run("video --bogus", out, sizeof out), 2);

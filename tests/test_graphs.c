@@ -97,14 +97,14 @@ Test(graphs, fusion_names_round_trip_and_bad_input)
 
 Test(graphs, host_cost_by_hand)
 {
-    launch_costs lc = {4e-6, 5e-6, 1e-6};
+    launch_costs lc = {4e-6, 5e-6, 1e-6, 0};
     /* 323 x 4 us = 1292 us; 5 + 323 x 1 = 328 us */
     REL(host_time_eager(323, &lc), 1292e-6, 1e-12);
     REL(host_time_graph(323, &lc), 328e-6, 1e-12);
     cr_assert_eq(step_wall_time(2e-3, 1e-3), 2e-3);
     cr_assert_eq(step_wall_time(1e-3, 2e-3), 2e-3);
     REL(graph_share_saved(10e-3, 7.5e-3), 0.25, 1e-12);
-    launch_costs bad = {-1e-6, 0, 0};
+    launch_costs bad = {-1e-6, 0, 0, 0};
     char err[128];
     cr_assert_eq(launch_costs_check(&bad, err, sizeof err), -1);
     launch_costs d = launch_costs_default();
@@ -153,7 +153,7 @@ Test(graphs, share_saved_host_bound_eager)
     model_spec m = model_builtin("llama3-8b");
     gpu_spec g = gpu_builtin("h100");
     step_shape s = shape(1, 1, 1);
-    launch_costs lc = {20e-6, 4e-6, 1e-6};
+    launch_costs lc = {20e-6, 4e-6, 1e-6, 0};
     graph_step r;
     char err[256];
     cr_assert_eq(graph_step_cost(&m, &g, &s, FUSE_NONE, &lc, NULL, &r, err, sizeof err), 0, "%s", err);
@@ -170,7 +170,7 @@ Test(graphs, share_saved_host_bound_both_ways_at_two_batches)
      * about 5.2 ms).  Saved = 1 - 16.25 / 32.3 = 0.496904 at both. */
     model_spec m = model_builtin("llama3-8b");
     gpu_spec g = gpu_builtin("h100");
-    launch_costs lc = {100e-6, 100e-6, 50e-6};
+    launch_costs lc = {100e-6, 100e-6, 50e-6, 0};
     int batches[2] = {1, 16};
     for (int i = 0; i < 2; i++) {
         step_shape s = shape(batches[i], 1024, 1);
@@ -189,7 +189,7 @@ Test(graphs, fusion_shrinks_the_eager_host_time)
     model_spec m = model_builtin("llama3-8b");
     gpu_spec g = gpu_builtin("h100");
     step_shape s = shape(1, 1, 1);
-    launch_costs lc = {20e-6, 4e-6, 1e-6};
+    launch_costs lc = {20e-6, 4e-6, 1e-6, 0};
     graph_step r;
     char err[256];
     cr_assert_eq(graph_step_cost(&m, &g, &s, FUSE_ALL, &lc, NULL, &r, err, sizeof err), 0, "%s", err);
@@ -344,7 +344,7 @@ Test(graphs, beyond_the_list_runs_eager)
     step_shape s = shape(600, 128, 1);
     capture_list c;
     capture_list_vllm(512, &c);
-    launch_costs lc = {20e-6, 4e-6, 1e-6};
+    launch_costs lc = {20e-6, 4e-6, 1e-6, 0};
     graph_step r;
     char err[256];
     cr_assert_eq(graph_step_cost(&m, &g, &s, FUSE_NONE, &lc, &c, &r, err, sizeof err), 0, "%s", err);
@@ -384,7 +384,7 @@ Test(graphs, threshold_batch_extremes)
     cr_assert_eq(graph_threshold_batch(&m, &g, &s, FUSE_NONE, &lc, 0.05, 64, &b, err, sizeof err), 0, "%s", err);
     cr_assert_eq(b, 1);
     /* host-bound both ways through batch 16: saved 0.497 >= 0.4 throughout */
-    launch_costs slow = {100e-6, 100e-6, 50e-6};
+    launch_costs slow = {100e-6, 100e-6, 50e-6, 0};
     cr_assert_eq(graph_threshold_batch(&m, &g, &s, FUSE_NONE, &slow, 0.4, 16, &b, err, sizeof err), 0);
     cr_assert_eq(b, 0);
     cr_assert_eq(graph_threshold_batch(&m, &g, &s, FUSE_NONE, &slow, 1.5, 16, &b, err, sizeof err), -1);
@@ -401,7 +401,7 @@ Test(graphs, threshold_batch_by_hand)
     model_spec m = model_builtin("llama3-8b");
     gpu_spec g = gpu_builtin("h100");
     step_shape s = shape(1, 4096, 1);
-    launch_costs lc = {20e-6, 4e-6, 1e-6};
+    launch_costs lc = {20e-6, 4e-6, 1e-6, 0};
     int b = -1;
     char err[256];
     cr_assert_eq(graph_threshold_batch(&m, &g, &s, FUSE_NONE, &lc, 0.05, 256, &b, err, sizeof err), 0, "%s", err);
@@ -501,7 +501,7 @@ Test(graphs, chapter_threshold_at_the_implied_launch_cost)
     model_spec m = model_builtin("llama3-8b");
     gpu_spec g = gpu_builtin("h100");
     step_shape s = shape(1, 1024, 1);
-    launch_costs lc = {0.012 / 323, 4e-6, 1e-6};
+    launch_costs lc = {0.012 / 323, 4e-6, 1e-6, 0};
     int b;
     char err[256];
     cr_assert_eq(graph_threshold_batch(&m, &g, &s, FUSE_NONE, &lc, 0.05, 433, &b, err, sizeof err), 0, "%s", err);
@@ -527,4 +527,26 @@ Test(graphs, chapter_padding_of_batch_257)
     cr_assert_eq(graph_step_cost(&m, &g, &s, FUSE_NONE, &lc, &c, &r, err, sizeof err), 0, "%s", err);
     cr_assert_eq(r.padded_tokens, 272);
     REL(r.pad_waste, 155765760.0 / 35127727104.0, 1e-9);
+}
+
+Test(graphs, per_step_host_work_is_checked_and_paid_both_ways)
+{
+    char err[256];
+    launch_costs bad = {4e-6, 4e-6, 1e-6, -1e-3};
+    cr_assert_eq(launch_costs_check(&bad, err, sizeof err), -1);
+    cr_assert(strstr(err, "per-step") != NULL, "%s", err);
+    /* 8B at batch 1, 1024-token context, 20 us a launch: eager 323 x 20 us = 6.46 ms of
+     * launches over a 4.52 ms GPU step, graph 4 + 323 us of host under it.  2 ms of
+     * per-step host work adds to both: saved 1 - (2 + gpu) / (2 + 6.46) */
+    model_spec m = model_builtin("llama3-8b");
+    gpu_spec g = gpu_builtin("h100");
+    step_shape s = shape(1, 1024, 1);
+    launch_costs lc = {20e-6, 4e-6, 1e-6, 0}, lh = {20e-6, 4e-6, 1e-6, 2e-3};
+    graph_step a, b;
+    cr_assert_eq(graph_step_cost(&m, &g, &s, FUSE_NONE, &lc, NULL, &a, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(graph_step_cost(&m, &g, &s, FUSE_NONE, &lh, NULL, &b, err, sizeof err), 0, "%s", err);
+    cr_assert_float_eq(b.step_eager - a.step_eager, 2e-3, 1e-12);
+    cr_assert_float_eq(b.step_graph - a.step_graph, 2e-3, 1e-12);
+    cr_assert_float_eq(b.step_eager, 2e-3 + 323 * 20e-6, 1e-9);
+    cr_assert_float_eq(b.saved, 1 - (2e-3 + a.gpu) / (2e-3 + 323 * 20e-6), 1e-9);
 }

@@ -298,10 +298,12 @@ Test(train_mem, llama3_70b_tp8_pp4_dp16_zero1)
     cr_assert_eq(mem.activations, 22502440960.0);
     double state = 2 * 4540940288.0 + 1702852608.0;
     cr_assert_eq(mem.total, state + 22502440960.0);
-    cr_assert_eq(mem.capacity, g.mem_bytes);
-    cr_assert_eq(mem.fits, state + 22502440960.0 <= g.mem_bytes);
+    /* usable memory: 90% of what the driver reports, the book's one policy (memory.h) */
+    double usable = 0.9 * g.mem_bytes;
+    cr_assert_float_eq(mem.capacity, usable, 1);
+    cr_assert_eq(mem.fits, state + 22502440960.0 <= usable);
     /* activations grow with the microbatch, the state does not */
-    int want = (int)floor((g.mem_bytes - state) / 22502440960.0);
+    int want = (int)floor((usable - state) / 22502440960.0);
     cr_assert_eq(train_max_micro_batch(&m, &g, &l, &b, 4096), want);
     /* ZeRO-3 shards weights and gradients too: each 4,540,940,288 / 16 */
     l.zero = 3;
@@ -368,14 +370,15 @@ Test(train_mem, layout_search_for_70b_on_64_h100)
     layout_fit fits[16];
     int n = train_layout_search(&m, &g, 64, 8, &l, &b, fits, 16);
     cr_assert(n >= 1);
-    if (g.mem_bytes >= 58.9e9 && g.mem_bytes < 83e9) {
-        cr_assert_eq(fits[0].tp, 8);
-        cr_assert_eq(fits[0].pp, 4);
-        cr_assert_eq(fits[0].dp, 2);
-    }
+    /* usable: 90% of the driver's 85.5 GB = 76.95 GB, between 58.8 and 83.4 */
+    double usable = 0.9 * g.mem_bytes;
+    cr_assert(usable >= 58.9e9 && usable < 83e9, "usable %g", usable);
+    cr_assert_eq(fits[0].tp, 8);
+    cr_assert_eq(fits[0].pp, 4);
+    cr_assert_eq(fits[0].dp, 2);
     for (int i = 0; i < n && i < 16; i++) {
         cr_assert_eq(fits[i].tp * fits[i].pp * fits[i].dp, 64);
-        cr_assert(fits[i].total <= g.mem_bytes);
+        cr_assert(fits[i].total <= usable);
         if (i > 0)
             cr_assert(fits[i - 1].tp * fits[i - 1].pp <= fits[i].tp * fits[i].pp);
     }

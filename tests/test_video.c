@@ -264,7 +264,12 @@ Test(video_request, compute_bound_at_batch_one_and_batching_buys_nothing)
     cr_expect(fabs(e.intensity - 8887) < 2, "%g", e.intensity);
     cr_expect_eq(e.bound, BOUND_COMPUTE);
     cr_expect(e.intensity > 30 * e.ridge);
-    /* two requests in one step take twice as long: the gain is under 1% */
+    /* two requests in one step take twice as long: the gain is under 1%.  A step is
+     * both guidance forwards: 2 x 6.52329e15 / (989.4e12 x 0.45) = 29.30 s */
+    cr_expect(rel_close(video_batch_step_time(&r, 1), 2 * 6.52329e15 / (989.4e12 * 0.45), 1e-4), "%g",
+              video_batch_step_time(&r, 1));
+    cr_expect(rel_close(video_batch_step_time(&r, 1), e.t_step, 1e-9), "%g vs %g", video_batch_step_time(&r, 1),
+              e.t_step);
     double t1 = video_batch_step_time(&r, 1), t2 = video_batch_step_time(&r, 2);
     cr_expect(rel_close(t2, 2 * t1, 1e-9), "t1 %g t2 %g", t1, t2);
     cr_expect(video_batch_gain(&r, 2) < 1.01);
@@ -297,6 +302,9 @@ Test(video_request, sequence_parallel_efficiency_from_the_published_table)
     cr_expect_eq(video_estimate_compute(&r, &e8, err, sizeof err), -1);
     cr_expect(strstr(err, "beyond 8") != NULL, "%s", err);
     r.sp_efficiency = 0.6;
+    cr_expect_eq(video_estimate_compute(&r, &e8, err, sizeof err), -1); /* 40 heads do not split 16 ways */
+    cr_expect(strstr(err, "--gpus 16") != NULL, "%s", err);
+    r.gpus = 20;
     cr_expect_eq(video_estimate_compute(&r, &e8, err, sizeof err), 0, "%s", err);
 }
 

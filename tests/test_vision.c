@@ -471,11 +471,13 @@ Test(vision, ttft_and_requests_within_the_budget)
     cr_assert_eq(vision_estimate_compute(&q, &e, err, sizeof err), 0, "%s", err);
     /* TTFT: preprocessing + the encoder (compute-bound) + the prefill */
     assert_rel(e.ttft, 0.010 + e.encoder.flop / 989.4e12 + e.prefill_time, 1e-9);
-    /* 8192 / 2891 = 2 requests per step, memory permitting */
+    /* 200 text + 2691 image tokens + their 2 delimiters = 2893; 8192 / 2893 = 2 requests
+     * per step, memory permitting */
+    cr_assert_eq(e.prompt_tokens, 2893);
     cr_assert_eq(e.budget_requests, 2);
     cr_assert_eq(e.step_requests, 2);
     double t2;
-    vision_prefill_time(&q, 2, 2891, 0, NULL, &t2, err, sizeof err);
+    vision_prefill_time(&q, 2, 2893, 0, NULL, &t2, err, sizeof err);
     assert_rel(e.requests_per_s, 2 / (2 * e.encoder.time + t2), 1e-9);
     /* a target below one request's TTFT admits nothing */
     q.ttft_target = e.ttft * 0.99;

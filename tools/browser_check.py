@@ -5,17 +5,23 @@
 
 Speaks the DevTools protocol over --remote-debugging-pipe (file descriptors
 3 and 4, NUL-separated JSON), standard library only.  Checks, at a desktop
-width of 1280 px:
+width of 1280 px and again at a phone's 390 px:
   - no console error and no uncaught exception;
   - no request leaves the file (only file:, data:, about:, blob: URLs);
   - every MathML element outside the contents lays out with a non-zero size;
   - every figure's image loads, and its SVG has text (axis labels);
   - every in-page link (#id) names an element that exists;
   - no element reaches past the page width (unless a scrolling box of its
-    own holds it inside the page), and no table or code block scrolls
-    sideways: wide ones must fit or wrap.
-and saves a screenshot of each chapter's first screen under the given
-directory.  Exit 0 when every check passes, 1 with one line per problem,
+    own holds it inside the page), and the page itself does not scroll
+    sideways; at 1280 px no table or code block scrolls sideways either
+    (on a phone they may, inside their box);
+  - every link of the navigation bar is whole on screen (not clipped);
+  - no figure's text is drawn smaller than 9 px (its SVG's smallest font
+    size times the scale the page draws the image at);
+  - the navigation bar's search box finds the first chapter by its title
+    and the first figure by its caption.
+and saves a screenshot of each chapter's first screen at each width under
+the given directory (chapter-NN.png, chapter-NN-390px.png).  Exit 0 when every check passes, 1 with one line per problem,
 2 when Chromium cannot be started or does not answer in time.
 Set CHROMIUM to the browser to use (default: chromium, chromium-browser).
 """
@@ -30,10 +36,12 @@ import tempfile
 import time
 
 WIDTH, HEIGHT = 1280, 900
+PHONE_WIDTH, PHONE_HEIGHT = 390, 844
+MIN_FIGURE_TEXT_PX = 9
 STEP_S = float(os.environ.get("NB_BROWSER_STEP_S", "60"))  # per protocol answer
 
 CHECK_JS = r"""
-(() => {
+((wide_only, min_text) => {
   const problems = [];
   const W = document.documentElement.clientWidth;
   const where = (el) => {
@@ -72,6 +80,23 @@ CHECK_JS = r"""
         const rotated = Array.from(svg.querySelectorAll("text, g")).filter(t => /rotate\(\s*(-?90|270)\b/.test(t.getAttribute("transform") || "") && t.textContent.trim() !== "");
         if (texts.length < 2) problems.push("figure without axis labels near " + where(img) + ": " + label);
         else if (rotated.length === 0) problems.push("figure without a y-axis label near " + where(img) + ": " + label);
+        // the smallest font any text is set in, inherited from its groups, times the drawn scale
+        const root = svg.documentElement;
+        const natural = parseFloat(root.getAttribute("width")) ||
+          parseFloat((root.getAttribute("viewBox") || "0 0 0").split(/[ ,]+/)[2]) || img.naturalWidth;
+        const scale = img.getBoundingClientRect().width / natural;
+        let smallest = Infinity;
+        for (const t of svg.querySelectorAll("text")) {
+          if (!t.textContent.trim()) continue;
+          for (let n = t; n && n.getAttribute; n = n.parentNode) {
+            const m = (n.getAttribute("style") || "").match(/font-size:\s*([\d.]+)/);
+            const v = m ? parseFloat(m[1]) : parseFloat(n.getAttribute("font-size"));
+            if (v > 0) { smallest = Math.min(smallest, v); break; }
+          }
+        }
+        if (smallest < Infinity && smallest * scale < min_text - 0.01)
+          problems.push("figure text drawn at " + (smallest * scale).toFixed(1) + " px (< " + min_text
+            + " px) near " + where(img) + ": " + label);
       } catch (e) {
         problems.push("figure SVG unreadable near " + where(img) + ": " + e);
       }
@@ -102,7 +127,33 @@ CHECK_JS = r"""
       problems.push("overflows the page width (" + Math.round(r.right) + " > " + W + " px): <"
         + el.tagName.toLowerCase() + (el.className ? " class=" + el.className : "") + "> near " + where(el));
   }
+  const bar = document.getElementById("nb-bar");
+  if (bar)
+    for (const a of bar.querySelectorAll("a")) {
+      if (a.hidden || a.getClientRects().length === 0) continue;
+      const r = a.getBoundingClientRect();
+      if (r.left < -1 || r.right > W + 1 || a.scrollWidth > a.clientWidth + 1 || r.width === 0)
+        problems.push("navigation link clipped (" + Math.round(r.left) + " to " + Math.round(r.right) + " of " + W
+          + " px): " + a.textContent.trim());
+    }
+  // the search box finds the first chapter by its title and a figure by its caption
+  const search = document.querySelector("#nb-bar .nb-search"), found = document.querySelector(".nb-results");
+  if (search && found) {
+    const h = Array.from(document.querySelectorAll("h1[data-number]")).find(x => !x.closest("header"));
+    const cap = document.querySelector("figcaption");
+    for (const probe of [h, cap]) {
+      if (!probe) continue;
+      const words = probe.textContent.replace(/^\s*(Figure )?[\d.:]+\s*/, "").trim().split(/\s+/).slice(0, 3).join(" ");
+      search.value = words;
+      search.dispatchEvent(new Event("input"));
+      if (found.hidden || !found.querySelector("button"))
+        problems.push("the search box finds nothing for '" + words + "'");
+    }
+    search.value = "";
+    search.dispatchEvent(new Event("input"));
+  }
   for (const el of document.querySelectorAll("table, pre")) {
+    if (!wide_only) break;
     if (toc && toc.contains(el)) continue;
     if (el.scrollWidth > el.clientWidth + 1)
       problems.push("a " + el.tagName.toLowerCase() + " scrolls sideways (" + el.scrollWidth + " > "
@@ -114,7 +165,7 @@ CHECK_JS = r"""
   const chapters = Array.from(document.querySelectorAll("h1[id]"))
     .filter(h => h.getAttribute("data-number")).map(h => [h.getAttribute("data-number"), h.id]);
   return JSON.stringify({ problems, counts: { maths, figures, links }, chapters });
-})()
+})(%s, %d)
 """
 
 
@@ -235,22 +286,31 @@ def main():
                            session=False)["sessionId"]
         for domain in ("Page", "Runtime", "Log", "Network"):
             b.send(domain + ".enable")
-        b.send("Emulation.setDeviceMetricsOverride",
-               {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False})
-        b.events.clear()
-        b.send("Page.navigate", {"url": "file://" + page})
-        b.wait_event("Page.loadEventFired")
-        b.drain(1.0)
-        verdict = json.loads(b.send("Runtime.evaluate", {"expression": CHECK_JS, "returnByValue": True})
-                             ["result"]["value"])
-        problems = list(verdict["problems"])
-        for num, hid in verdict["chapters"]:
-            b.send("Runtime.evaluate", {"expression":
-                   "document.getElementById(%s).scrollIntoView(); window.scrollBy(0, -40)" % json.dumps(hid)})
-            b.drain(0.3)
-            png = base64.b64decode(b.send("Page.captureScreenshot", {"format": "png"})["data"])
-            with open(os.path.join(shots, "chapter-%02d.png" % int(num)), "wb") as f:
-                f.write(png)
+        problems = []
+        for width, height, suffix in ((WIDTH, HEIGHT, ""), (PHONE_WIDTH, PHONE_HEIGHT, "-%dpx" % PHONE_WIDTH)):
+            phone = width != WIDTH
+            b.send("Emulation.setDeviceMetricsOverride",
+                   {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": phone})
+            b.send("Page.navigate", {"url": "file://" + page})
+            b.wait_event("Page.loadEventFired")
+            b.drain(1.0)
+            js = CHECK_JS % ("false" if phone else "true", MIN_FIGURE_TEXT_PX)
+            verdict = json.loads(b.send("Runtime.evaluate", {"expression": js, "returnByValue": True})
+                                 ["result"]["value"])
+            problems += [("at %d px: " % width if phone else "") + p for p in verdict["problems"]]
+            for num, hid in verdict["chapters"]:
+                b.send("Runtime.evaluate", {"expression":
+                       "document.getElementById(%s).scrollIntoView(); window.scrollBy(0, -40)" % json.dumps(hid)})
+                b.drain(0.3)
+                png = base64.b64decode(b.send("Page.captureScreenshot", {"format": "png"})["data"])
+                with open(os.path.join(shots, "chapter-%02d%s.png" % (int(num), suffix)), "wb") as f:
+                    f.write(png)
+            if not verdict["chapters"]:  # a page without chapters: its first screen
+                b.send("Runtime.evaluate", {"expression": "window.scrollTo(0, 0)"})
+                png = base64.b64decode(b.send("Page.captureScreenshot", {"format": "png"})["data"])
+                name = os.path.splitext(os.path.basename(page))[0]
+                with open(os.path.join(shots, "%s%s.png" % (name, suffix)), "wb") as f:
+                    f.write(png)
         b.drain(0.5)
         for e in b.events:
             m, p = e.get("method"), e.get("params", {})
@@ -273,8 +333,10 @@ def main():
     c = verdict["counts"]
     for p in problems:
         print("browser check: %s: %s" % (os.path.relpath(page), p), file=sys.stderr)
-    print("browser check: %s: %d math elements, %d figures, %d in-page links, %d chapter screenshots in %s: %s"
-          % (os.path.relpath(page), c["maths"], c["figures"], c["links"], len(verdict["chapters"]), shots,
+    print("browser check: %s: %d math elements, %d figures, %d in-page links, %d chapter screenshots at %d and %d px "
+          "in %s: %s"
+          % (os.path.relpath(page), c["maths"], c["figures"], c["links"], len(verdict["chapters"]), WIDTH, PHONE_WIDTH,
+             shots,
              "%d problems" % len(problems) if problems else "all good"))
     return 1 if problems else 0
 

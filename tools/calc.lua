@@ -116,7 +116,8 @@ local FIELDS = {
   -- image
   width = { num = { 1, 8192, 1 } }, height = { num = { 1, 8192, 1 } }, images = { num = { 1, 64, 1 } },
   ["text-tokens"] = { num = { 0, 131072, 1 } }, ["output-tokens"] = { num = { 0, 32768, 1 } },
-  budget = { num = { 1, 65536, 1 } },
+  budget = { num = { 1, 65536, 1 } }, ["ttft-target"] = { num = { 0.01, 60, 0.01 } },
+  ["encoder-efficiency"] = { num = { 0.001, 1, 0.001 } }, ["lm-efficiency"] = { num = { 0.001, 1, 0.001 } },
   -- graphs
   ["new-tokens"] = { num = { 1, 16, 1 } }, ["graph-launch-us"] = { num = { 0, 50, 0.1 } },
   ["node-us"] = { num = { 0, 10, 0.1 } }, ["capture-max"] = { num = { 1, 4096, 1 } },
@@ -130,6 +131,7 @@ local FIELDS = {
   zero = { select = { "0", "1", "2", "3" } }, recompute = { select = { "none", "selective", "full" } },
   -- ep
   ep = { num = { 1, 256, 1 } }, imbalance = { num = { 1, 4, 0.05 } }, ["net-gb-s"] = { num = { 1, 1000, 1 } },
+  ["grad-dtype"] = { select = { "bf16", "fp32" } }, ["master-dtype"] = { select = { "fp32", "bf16" } },
 }
 
 -- Where a command gives a flag another range.

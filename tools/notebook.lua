@@ -685,6 +685,21 @@ local function Str(el)
   return s and el or nil
 end
 
+-- A calculator panel starts from the chapter's worked example, so a
+-- default may be a value: {{name}} in a .calc block's attributes.
+local function calc_defaults(el)
+  if not has_class(el, "calc") then return nil end
+  local changed = false
+  for k, v in pairs(el.attributes) do
+    local s = substitute(v)
+    if s then
+      el.attributes[k] = s
+      changed = true
+    end
+  end
+  return changed and el or nil
+end
+
 return {
   { Pandoc = header_filter },
   { Image = Image, CodeBlock = CodeBlock, Table = Table, Para = problem },
@@ -695,5 +710,6 @@ return {
     Code = text_field("text"),
     RawInline = text_field("text"),
     RawBlock = text_field("text"),
+    CodeBlock = calc_defaults,
   },
 }

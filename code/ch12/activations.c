@@ -9,6 +9,7 @@
 #include "train.h"
 #include "transformer.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -69,7 +70,8 @@ int main(void)
     double sbh = (double)seq * m.hidden;
 
     nb_value("ch12_70b_5ash", "%.0f", 5.0 * m.heads * seq / m.hidden);
-    nb_value("ch12_70b_sbh_mb", "%.0f", sbh * 2 / 1e6); /* one bf16 copy of the residual stream */
+    /* the unit the coefficients count in: n_seq * b_mb * d bytes (they are already bytes) */
+    nb_value("ch12_70b_sbh_mb", "%.1f", sbh / 1e6);
     for (int i = 0; i < NSET; i++) {
         const setting *s = &SETTINGS[i];
         train_layout l = layout_for(s, seq);
@@ -123,6 +125,23 @@ int main(void)
     nb_value("ch12_70b_total_gb", "%.1f", mem.total / 1e9);
     nb_value("ch12_70b_cap_gb", "%.0f", mem.capacity / 1e9);
     nb_value("ch12_70b_room_gb", "%.1f", (mem.capacity - state) / 1e9);
+    /* Megatron-LM's default keeps the gradients in fp32: 2 + 4 + 12 bytes */
+    {
+        train_state_bytes b32;
+        char e[256];
+        if (train_state_adam("fp32", "fp32", &b32, e, sizeof e) != 0) {
+            fprintf(stderr, "activations: %s\n", e);
+            exit(1);
+        }
+        train_memory m32;
+        if (train_memory_plan(&m, &g, &base, &b32, &m32, e, sizeof e) != 0) {
+            fprintf(stderr, "activations: %s\n", e);
+            exit(1);
+        }
+        nb_value("ch12_70b_grads_fp32_gb", "%.2f", m32.grads / 1e9);
+        nb_value("ch12_70b_total_fp32_gb", "%.1f", m32.total / 1e9);
+        nb_value("ch12_70b_max_mb_fp32", "%d", train_max_micro_batch(&m, &g, &base, &b32, 4096));
+    }
     nb_value("ch12_70b_whole_state_tb", "%.2f", 16.0 * model_params(&m).total / 1e12);
     /* the pipeline: GPipe with 16 microbatches holds all of them */
     train_layout gp = base;
@@ -133,10 +152,13 @@ int main(void)
     pp8.pp = 8;
     pp8.dp = 8;
     nb_value("ch12_70b_pp8_gpu_gb", "%.1f", plan(&m, &g, &pp8).activations / 1e9);
-    /* microbatch 2 doubles the activations */
-    train_layout mb2 = base;
-    mb2.micro_batch = 2;
-    nb_value("ch12_70b_mb2_gpu_gb", "%.1f", plan(&m, &g, &mb2).activations / 1e9);
+    /* one microbatch past the largest that fits: activations grow in proportion */
+    train_layout next = base;
+    next.micro_batch = train_max_micro_batch(&m, &g, &base, &b, 4096) + 1;
+    train_memory mn = plan(&m, &g, &next);
+    nb_value("ch12_70b_mb_next", "%d", next.micro_batch);
+    nb_value("ch12_70b_mb_next_gpu_gb", "%.1f", mn.activations / 1e9);
+    nb_value("ch12_70b_mb_next_total_gb", "%.1f", mn.total / 1e9);
 
     /* --- figure: activations per GPU against sequence length --- */
     FILE *fd = nb_data_open("12-activations.tsv");
@@ -159,5 +181,14 @@ int main(void)
         }
     }
     fclose(fd);
+    /* two curves of the figure that lie on one line: Korthikanti's TP + SP + selective
+     * (34 / t per sbh) and the modern TP + SP; their largest gap over the plotted lengths */
+    double gap = 0;
+    for (int sq = 1024; sq <= 131072; sq *= 2) {
+        train_layout a = layout_for(&SETTINGS[4], sq), c = layout_for(&SETTINGS[8], sq);
+        double x = plan(&m, &g, &a).activations, y = plan(&m, &g, &c).activations;
+        gap = fmax(gap, fabs(x - y) / y);
+    }
+    nb_value("ch12_ksel_msp_gap_pct", "%.1f", 100 * gap);
     return 0;
 }

@@ -15,7 +15,8 @@ static const cli_doc DOC = {
     "graphs",
     "CUDA graphs: kernels per step, launch time against GPU time, share saved, padding, graph memory",
     "--model M --gpu G [--tp N] [--batch B] [--context C] [--new-tokens N]\n"
-    "                     [--launch-us U] [--graph-launch-us U] [--node-us U] [--fusion F]\n"
+    "                     [--launch-us U] [--graph-launch-us U] [--node-us U] [--step-host-us U]\n"
+    "                     [--fusion F]\n"
     "                     [--capture-sizes vllm|1,2,4,8,...] [--capture-max N] [--graph-mib MIB]\n"
     "                     [--threshold F] [--dtype D ...] [--usable F] [--hbm BYTES] [--no-comm]\n"
     "                     [--calibrate published:SYSTEM/BACKEND | --roofline] [--format table|tsv|json]",
@@ -25,7 +26,8 @@ static const cli_doc DOC = {
     "the gate/up GEMM (gate-act), or both (all).  Host time eagerly: kernels x launch;\n"
     "as a graph: one graph launch + kernels x node.  The host enqueues a whole step\n"
     "ahead of the GPU and no further (the next step needs this one's tokens), so a step\n"
-    "takes max(GPU time, host time); share saved = 1 - graph step / eager step.  Graphs\n"
+    "takes --step-host-us (host work graphs do not remove) + max(GPU time, launch time);\n"
+    "share saved = 1 - graph step / eager step.  Graphs\n"
     "change the host's cost, not the kernels': the GPU time is the same both ways.\n"
     "A graph replays a captured size: the batch's tokens are padded up to the next size\n"
     "of the capture list (vllm: [1, 2, 4] + range(8, 256, 8) + range(256, max + 1, 16),\n"
@@ -45,6 +47,7 @@ typedef struct {
     int batch, new_tokens, capture_max, no_comm;
     double launch_us, graph_launch_us, node_us, graph_mib, threshold;
     const char *fusion, *capture;
+    double step_host_us;
 } graph_flags;
 
 /* The graph memory must fit beside the weights, and the batch's KV beside both. */
@@ -108,6 +111,7 @@ static void report_result(report *r, const graph_step *g, const capture_list *c,
     report_num(r, "launch_s", "launch, per kernel (eager)", U_SECONDS, f->launch_us * 1e-6);
     report_num(r, "graph_launch_s", "graph launch", U_SECONDS, f->graph_launch_us * 1e-6);
     report_num(r, "node_s", "replay, per node", U_SECONDS, f->node_us * 1e-6);
+    report_num(r, "step_host_s", "host work per step, both ways", U_SECONDS, f->step_host_us * 1e-6);
     report_num(r, "gpu_time", "GPU time (op rooflines + collectives)", U_SECONDS, g->gpu);
     report_num(r, "host_eager", "host time, eager", U_SECONDS, g->host_eager);
     report_num(r, "host_graph", "host time, graph", U_SECONDS, g->host_graph);
@@ -129,7 +133,9 @@ static void report_result(report *r, const graph_step *g, const capture_list *c,
 
     report_section(r, "Where graphs stop paying");
     report_num(r, "threshold", "threshold", U_REAL, f->threshold);
-    report_num(r, "threshold_batch", "first batch saving less", U_INT, threshold_batch > 0 ? threshold_batch : NAN);
+    char below[96];
+    snprintf(below, sizeof below, "first batch where graphs save less than %g%%", 100 * f->threshold);
+    report_num(r, "threshold_batch", below, U_INT, threshold_batch > 0 ? threshold_batch : NAN);
     report_int(r, "threshold_search_max", "searched up to batch", search_max);
     if (g->padded_tokens == 0)
         report_note(r, "%d tokens exceed the largest captured size (%d): the step runs eagerly", g->tokens,
@@ -138,7 +144,7 @@ static void report_result(report *r, const graph_step *g, const capture_list *c,
         report_note(r, "the saving stays at or above %g up to batch %d, the largest that fits", f->threshold,
                     search_max);
     report_note(r, "queue depth: the host enqueues one whole step ahead of the GPU, never more (the next step "
-                   "needs this one's tokens): step = max(GPU, host)");
+                   "needs this one's tokens): step = host work per step + max(GPU, launches)");
 }
 
 /* The same step with the GPU time at measured kernel rates: the host's cost is unchanged. */
@@ -160,12 +166,12 @@ static void report_calibrated(report *r, const cli_rates *cal, const graph_step 
 int cmd_graphs(int argc, char **argv)
 {
     replica_flags rf = replica_flags_default();
-    graph_flags f = {1, 1, 512, 0, 4, 4, 1, GRAPH_BYTES_DEFAULT / (1024.0 * 1024.0), 0.05, NULL, NULL};
+    graph_flags f = {1, 1, 512, 0, 4, 4, 1, GRAPH_BYTES_DEFAULT / (1024.0 * 1024.0), 0.05, NULL, NULL, 0};
     int roofline = 0;
     const char *calibrate = NULL;
-    cli_opt opts[REPLICA_NOPTS + 13];
+    cli_opt opts[REPLICA_NOPTS + 14];
     replica_flag_opts(&rf, opts);
-    const cli_opt mine[13] = {
+    const cli_opt mine[14] = {
         {"--batch", OPT_POS_INT, &f.batch, "B", "sequences decoded together (default 1)", 0, 0},
         {"--new-tokens", OPT_POS_INT, &f.new_tokens, "N",
          "tokens per sequence per step: 1 to decode, 1 + k to verify k drafts (default 1)", 0, 0},
@@ -174,6 +180,8 @@ int cmd_graphs(int argc, char **argv)
         {"--graph-launch-us", OPT_POS_REAL, &f.graph_launch_us, "U", "host microseconds per graph launch (default 4)",
          0, 0},
         {"--node-us", OPT_POS_REAL, &f.node_us, "U", "host microseconds per replayed node (default 1)", 0, 0},
+        {"--step-host-us", OPT_POS_REAL, &f.step_host_us, "U",
+         "host microseconds per step that graphs do not remove: scheduling, sampling (default 0)", 0, 0},
         {"--fusion", OPT_STRING, &f.fusion, "F", "none, norm-residual, gate-act or all (default none)", 0, 0},
         {"--capture-sizes", OPT_STRING, &f.capture, "LIST", "vllm (default) or sizes like 1,2,4,8", 0, 0},
         {"--capture-max", OPT_POS_INT, &f.capture_max, "N", "largest size of the vllm list (default 512)", 0, 0},
@@ -204,7 +212,7 @@ int cmd_graphs(int argc, char **argv)
         capture_list_vllm(f.capture_max, &capture);
     else if (capture_list_parse(f.capture, &capture, err, sizeof err) != 0)
         return cli_fail(DOC.name, EXIT_USAGE, "--capture-sizes: %s", err);
-    launch_costs lc = {f.launch_us * 1e-6, f.graph_launch_us * 1e-6, f.node_us * 1e-6};
+    launch_costs lc = {f.launch_us * 1e-6, f.graph_launch_us * 1e-6, f.node_us * 1e-6, f.step_host_us * 1e-6};
     double graph_bytes = capture_memory_bytes(&capture, f.graph_mib * 1024 * 1024);
 
     cli_specs specs;

@@ -54,7 +54,7 @@ static void report_image(report *r, const vision_spec *v, const vision_estimate 
         report_text(r, "unpadded", "unpadded features", buf);
     }
     report_num(r, "tokens_per_image", "tokens per image", U_TOKENS, im->tokens);
-    report_num(r, "context_tokens_per_image", "of which in the self-attention context", U_TOKENS,
+    report_num(r, "context_tokens_per_image", "in the self-attention context, delimiters included", U_TOKENS,
                im->context_tokens);
     report_num(r, "encoder_tokens_per_image", "tokens through the encoder", U_TOKENS, im->encoder_tokens);
 }
@@ -274,17 +274,19 @@ int cmd_image(int argc, char **argv)
     report_num(r, "kv_per_request", "KV per request (all GPUs)", U_BYTES, e.kv_bytes);
     report_num(r, "vision_bytes", "vision weights per GPU", U_BYTES, e.vision_bytes);
     report_num(r, "kv_budget", "KV budget per GPU", U_BYTES, e.fit.kv_budget);
-    report_int(r, "max_batch", "largest concurrent batch", e.max_batch);
+    report_int(r, "max_batch", "largest concurrent batch, with images", e.max_batch);
     report_int(r, "budget_requests", "requests one prefill step admits", e.budget_requests);
     report_int(r, "step_requests", "of which meet the TTFT target", e.step_requests);
     report_num(r, "ttft_target", "TTFT target", U_SECONDS, ttft_target);
-    report_num(r, "requests_per_s", "requests per second within the prefill budget", U_REAL, e.requests_per_s);
+    report_num(r, "requests_per_s", "requests per second within the prefill budget, with images", U_REAL,
+               e.requests_per_s);
     report_section(r, "text only (same text, no image)");
     report_num(r, "text_prompt_tokens", "prompt tokens", U_TOKENS, t.prompt_tokens);
     report_num(r, "text_ttft", "time to first token", U_SECONDS, t.ttft);
     report_num(r, "text_kv_per_request", "KV per request", U_BYTES, t.kv_bytes);
-    report_int(r, "text_max_batch", "largest concurrent batch", t.max_batch);
-    report_num(r, "text_requests_per_s", "requests per second within the prefill budget", U_REAL, t.requests_per_s);
+    report_int(r, "text_max_batch", "largest concurrent batch, text only", t.max_batch);
+    report_num(r, "text_requests_per_s", "requests per second within the prefill budget, text only", U_REAL,
+               t.requests_per_s);
 
     report_table *tb = report_table_add(r, "compare", "images vs text only");
     report_col(tb, "request", "request", U_TEXT, 0);

@@ -10,6 +10,7 @@
 #include "cli_count.h"
 #include "cli_lookup.h"
 #include "commands.h"
+#include "memory.h"
 #include "train.h"
 
 #include <math.h>
@@ -24,7 +25,8 @@ static const cli_doc DOC = {
     "training: FLOPs, the cluster for a deadline, and memory per GPU with activations",
     "--tokens D (--model M | --params N) [--days T] [--gpus N] [--gpu G] [--mfu F] [--price P]\n"
     "       napkin train --model M [--seq S] [--micro-batch B] [--tp N] [--pp N] [--dp N] [--sp]\n"
-    "                    [--recompute none|selective|full] [--zero 0-3] [--gpu G] [--search --gpus N]",
+    "                    [--recompute none|selective|full] [--zero 0-3] [--grad-dtype bf16|fp32]\n"
+    "                    [--master-dtype fp32|bf16] [--gpu G] [--search --gpus N]",
     "Compute (with --tokens): model FLOPs = (6 N + 12 L s d) D, N the parameters that multiply\n"
     "(the embedding lookup excluded), d = heads x head dim; --params alone omits the attention\n"
     "term.  GPU-seconds = FLOPs / (dense peak x MFU); the cluster is rounded up to whole\n"
@@ -32,8 +34,10 @@ static const cli_doc DOC = {
     "on 16,384 GPUs (arXiv 2407.21783), each losing the time that left them 90% goodput;\n"
     "--goodput F fixes it instead.  With --model the cluster must also hold the model: the\n"
     "least model-parallel layout that does is shown.  Counts take suffixes: 1T, 300B, 7e9.\n"
-    "Memory (without --tokens): mixed-precision Adam keeps 2 + 2 + 12 bytes per parameter,\n"
-    "ZeRO --zero 1/2/3 shards the 12, the gradients, the weights over --dp.  Activations per\n"
+    "Memory (without --tokens): mixed-precision Adam keeps 2 + 2 + 12 bytes per parameter\n"
+    "(bf16 weights and gradients; fp32 master, momentum, variance); --grad-dtype fp32 makes the\n"
+    "gradients 4 (Megatron-LM's default), --master-dtype bf16 drops the master copy.\n"
+    "ZeRO --zero 1/2/3 shards the optimizer, the gradients, the weights over --dp.  Activations per\n"
     "layer follow Korthikanti et al. (arXiv 2205.05198) with --activations korthikanti, or a\n"
     "Llama-style layer with flash attention (no s^2 term), GQA and a gated MLP (default\n"
     "modern).  The first stage of a 1F1B pipeline holds pp microbatches in flight.\n"
@@ -58,7 +62,7 @@ typedef struct {
     double days, mfu, goodput, price, interruptions, hours_lost;
     int gpus, node_size, seq;
     int micro_batch, tp, pp, dp, sp, zero, microbatches, search;
-    const char *recompute_text, *act_text, *schedule_text;
+    const char *recompute_text, *act_text, *schedule_text, *grad_dtype, *master_dtype;
 } train_flags;
 
 /* The layout the memory flags describe; EXIT_USAGE for an unknown choice. */
@@ -85,6 +89,15 @@ static int layout_from_flags(const train_flags *f, train_layout *l)
     return 0;
 }
 
+/* The memory levers a layout does not use yet, for a "try ..." note:
+ * "--zero 3, --sp, --recompute full or more GPUs" less those already set. */
+static const char *untried_levers(const train_layout *l, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s%s%smore GPUs", l->zero < 3 ? "--zero 3, " : "", l->sp ? "" : "--sp, ",
+             l->recompute == RECOMPUTE_FULL ? "" : "--recompute full or ");
+    return buf;
+}
+
 /* Does the model fit the cluster?  The least model-parallel layout of
  * `gpus` that holds it at the flags' sequence, microbatch and settings. */
 static int report_cluster_layout(report *r, const char *prefix, const model_spec *m, const gpu_spec *g,
@@ -95,9 +108,9 @@ static int report_cluster_layout(report *r, const char *prefix, const model_spec
     char key[64];
     int n = train_layout_search(m, g, gpus, node_size, base, &b, &best, 1);
     if (n <= 0) {
-        report_note(r, "no tp x pp x dp layout of %d GPUs holds %s at microbatch %d (seq %d, ZeRO %d); try a higher "
-                       "--zero, --sp, --recompute full or more GPUs",
-                    gpus, m->key, base->micro_batch, base->seq, base->zero);
+        char levers[96];
+        report_note(r, "no tp x pp x dp layout of %d GPUs holds %s at microbatch %d (seq %d, ZeRO %d); try %s", gpus,
+                    m->key, base->micro_batch, base->seq, base->zero, untried_levers(base, levers, sizeof levers));
         return EXIT_NO_FIT;
     }
     snprintf(key, sizeof key, "%s_tp", prefix);
@@ -219,13 +232,17 @@ static int run_compute(const train_flags *f, const cli_opt *opts, int nopts, con
 
 /* ------------------------------------------------------------ memory */
 
-static void report_parts(report *r, const train_memory *mem, int max_mb)
+static void report_parts(report *r, const train_memory *mem, const train_flags *f, int max_mb)
 {
+    char grads[64], optimizer[96];
+    snprintf(grads, sizeof grads, "gradients (%s)", f->grad_dtype);
+    snprintf(optimizer, sizeof optimizer, "optimizer: %smomentum, variance (fp32)",
+             strcmp(f->master_dtype, "fp32") == 0 ? "master weights, " : "");
     report_section(r, "memory per GPU (first pipeline stage)");
     report_num(r, "params_per_gpu", "parameters on this GPU before ZeRO", U_PARAMS, mem->params);
     report_num(r, "weights", "weights (bf16)", U_BYTES, mem->weights);
-    report_num(r, "grads", "gradients (bf16)", U_BYTES, mem->grads);
-    report_num(r, "optimizer", "optimizer: fp32 master, momentum, variance", U_BYTES, mem->optimizer);
+    report_num(r, "grads", grads, U_BYTES, mem->grads);
+    report_num(r, "optimizer", optimizer, U_BYTES, mem->optimizer);
     report_num(r, "act_per_layer", "activations per layer, one microbatch", U_BYTES, mem->act_per_layer);
     report_int(r, "layers_per_stage", "layers on this stage", mem->layers);
     report_int(r, "in_flight", "microbatches in flight", mem->in_flight);
@@ -233,8 +250,8 @@ static void report_parts(report *r, const train_memory *mem, int max_mb)
     report_num(r, "act_logits", "fp32 logits of the loss", U_BYTES, mem->act_logits);
     report_num(r, "activations", "activations", U_BYTES, mem->activations);
     report_num(r, "total", "total", U_BYTES, mem->total);
-    report_num(r, "capacity", "GPU memory", U_BYTES, mem->capacity);
-    report_int(r, "fits", "fits (1 yes, 0 no)", mem->fits);
+    report_num(r, "capacity", "usable GPU memory", U_BYTES, mem->capacity);
+    report_int(r, "fits", "fits in usable memory (1 = yes)", mem->fits);
     report_int(r, "max_micro_batch", "largest microbatch that fits", max_mb);
 }
 
@@ -281,7 +298,9 @@ static int run_memory(const train_flags *f, const model_spec *m, const gpu_spec 
     train_memory mem;
     if (train_layout_check(m, &l, err, sizeof err) != 0)
         return cli_fail(CMD, EXIT_USAGE, "%s", err);
-    train_state_bytes b = train_state_adam_mixed();
+    train_state_bytes b;
+    if (train_state_adam(f->grad_dtype, f->master_dtype, &b, err, sizeof err) != 0)
+        return cli_fail(CMD, EXIT_USAGE, "%s", err);
 
     report *r = report_new(CMD);
     report_section(r, "layout");
@@ -314,9 +333,9 @@ static int run_memory(const train_flags *f, const model_spec *m, const gpu_spec 
             report_cell_int(t, fits[i].max_micro_batch);
         }
         if (n == 0) {
-            report_note(r, "no layout of %d GPUs fits %s on %s at microbatch %d; try more GPUs, --zero 3, --sp or "
-                           "--recompute full",
-                        f->gpus, m->key, g->key, l.micro_batch);
+            char levers[96];
+            report_note(r, "no layout of %d GPUs fits %s on %s at microbatch %d; try %s", f->gpus, m->key, g->key,
+                        l.micro_batch, untried_levers(&l, levers, sizeof levers));
             rc = EXIT_NO_FIT;
         }
     } else {
@@ -327,7 +346,7 @@ static int run_memory(const train_flags *f, const model_spec *m, const gpu_spec 
         report_int(r, "dp", "data parallel", l.dp);
         report_int(r, "sp", "sequence parallel", l.sp);
         report_text(r, "recompute", "recompute", recompute_name(l.recompute));
-        report_parts(r, &mem, max_mb);
+        report_parts(r, &mem, f, max_mb);
         report_settings(r, m, g, &l, &b);
         if (!mem.fits) {
             rc = EXIT_NO_FIT;
@@ -343,14 +362,17 @@ static int run_memory(const train_flags *f, const model_spec *m, const gpu_spec 
                     report_note(r, "not even microbatch 1 fits; on the same %d GPUs tp %d pp %d dp %d does (up to "
                                    "microbatch %d)",
                                 gpus, best.tp, best.pp, best.dp, best.max_micro_batch);
-                else
-                    report_note(r, "not even microbatch 1 fits, and no tp x pp x dp of %d GPUs does; try --zero 3, "
-                                   "--sp, --recompute full or more GPUs",
-                                gpus);
+                else {
+                    char levers[96];
+                    report_note(r, "not even microbatch 1 fits, and no tp x pp x dp of %d GPUs does; try %s", gpus,
+                                untried_levers(&l, levers, sizeof levers));
+                }
             }
         }
     }
-    report_note(r, "mixed-precision Adam: 2 + 2 + 12 bytes per parameter; capacity is the GPU table's memory");
+    report_note(r, "mixed-precision Adam: %.0f + %.0f + %.0f bytes per parameter (weights, %s gradients, optimizer); "
+                   "capacity is %.0f%% of what the driver reports, as everywhere in the book",
+                b.weights, b.grads, b.optimizer, f->grad_dtype, 100 * memory_policy_default().usable_fraction);
     int prc = report_print(r, format, stdout);
     report_free(r);
     return rc ? rc : prc;
@@ -360,7 +382,8 @@ int cmd_train(int argc, char **argv)
 {
     train_flags f = {.gpu_key = "h100", .dtype_text = "bf16", .mfu = 0.4, .goodput = 0.9, .node_size = 8,
                      .seq = 8192, .micro_batch = 1, .tp = 1, .pp = 1, .dp = 1, .recompute_text = "none",
-                     .act_text = "modern", .schedule_text = "1f1b"};
+                     .act_text = "modern", .schedule_text = "1f1b", .grad_dtype = "bf16",
+                     .master_dtype = "fp32"};
     cli_opt opts[] = {
         {"--model", OPT_STRING, &f.model_key, "M", "model from the table (parameters and shape)", 0, 0},
         {"--params", OPT_STRING, &f.params_text, "N", "parameters that multiply, e.g. 7B (overrides the model's)", 0,
@@ -390,6 +413,10 @@ int cmd_train(int argc, char **argv)
         {"--activations", OPT_STRING, &f.act_text, "A", "modern (default) or korthikanti", 0, 0},
         {"--schedule", OPT_STRING, &f.schedule_text, "S", "pipeline schedule: 1f1b (default) or gpipe", 0, 0},
         {"--microbatches", OPT_POS_INT, &f.microbatches, "M", "microbatches per step (default --pp)", 0, 0},
+        {"--grad-dtype", OPT_STRING, &f.grad_dtype, "D",
+         "gradients kept and reduced in bf16 (default) or fp32 (Megatron-LM's default)", 0, 0},
+        {"--master-dtype", OPT_STRING, &f.master_dtype, "D", "master weights in fp32 (default) or bf16 (no copy)", 0,
+         0},
         {"--search", OPT_FLAG, &f.search, NULL, "list the tp x pp x dp layouts of --gpus that fit", 0, 0},
     };
     cli_common common;

@@ -137,15 +137,15 @@ int step_kernel_sequence(const model_spec *m, const step_shape *s, int fusion, s
 
 launch_costs launch_costs_default(void)
 {
-    launch_costs lc = {4e-6, 4e-6, 1e-6};
+    launch_costs lc = {4e-6, 4e-6, 1e-6, 0.0};
     return lc;
 }
 
 int launch_costs_check(const launch_costs *lc, char *err, size_t errlen)
 {
     if (!(lc->launch >= 0 && isfinite(lc->launch)) || !(lc->graph_launch >= 0 && isfinite(lc->graph_launch)) ||
-        !(lc->node >= 0 && isfinite(lc->node))) {
-        snprintf(err, errlen, "launch, graph launch and per-node costs must be finite and not negative");
+        !(lc->node >= 0 && isfinite(lc->node)) || !(lc->step_host >= 0 && isfinite(lc->step_host))) {
+        snprintf(err, errlen, "launch, graph launch, per-node and per-step host costs must be finite and not negative");
         return -1;
     }
     return 0;
@@ -173,6 +173,31 @@ double graph_share_saved(double t_eager, double t_graph)
     return 1.0 - t_graph / t_eager;
 }
 //< host_cost
+
+//> implied_launch
+double implied_launch_cost(double t_eager, double t_graph, int kernels, const launch_costs *lc)
+{
+    if (kernels < 1 || !(t_graph <= t_eager))
+        return NAN;
+    /* eager - graph = max(gpu, K tl) - max(gpu, tg + K tn) (the per-step host work H cancels).
+     * A saving means the eager step was host-bound, K tl > gpu, so
+     * eager - graph = K tl - max(gpu, tg + K tn) <= K tl - tg - K tn: a floor on tl. */
+    return (t_eager - t_graph + lc->graph_launch) / kernels + lc->node;
+}
+
+double launch_cost_on_gpu(double t_eager, double t_graph, double gpu, int kernels, const launch_costs *lc,
+                          double *step_host)
+{
+    *step_host = NAN;
+    if (kernels < 1 || !(t_graph <= t_eager) || !(gpu >= lc->graph_launch + kernels * lc->node) || gpu > t_graph)
+        return NAN;
+    double h = t_graph - gpu, launch = (t_eager - h) / kernels;
+    if (!(kernels * launch > gpu)) /* a host-bound eager step is what a saving needs */
+        return NAN;
+    *step_host = h;
+    return launch;
+}
+//< implied_launch
 
 /* ---------------------------------------------------------------- capture sizes */
 
@@ -325,7 +350,7 @@ int graph_step_cost(const model_spec *m, const gpu_spec *g, const step_shape *s,
     r.gpu = c.time;
     r.host_eager = host_time_eager(r.kernels.total, lc);
     r.host_graph = host_time_graph(r.kernels.total, lc);
-    r.step_eager = step_wall_time(r.gpu, r.host_eager);
+    r.step_eager = lc->step_host + step_wall_time(r.gpu, r.host_eager);
     r.padded_tokens = capture ? capture_padded_tokens(capture, r.tokens) : r.tokens;
     if (r.padded_tokens == 0) { /* no graph this large: the step runs eagerly */
         r.gpu_padded = r.gpu;
@@ -333,7 +358,7 @@ int graph_step_cost(const model_spec *m, const gpu_spec *g, const step_shape *s,
     } else {
         if (padded_step_time(m, g, s, r.padded_tokens, &r.gpu_padded, err, errlen) != 0)
             return -1;
-        r.step_graph = step_wall_time(r.gpu_padded, r.host_graph);
+        r.step_graph = lc->step_host + step_wall_time(r.gpu_padded, r.host_graph);
     }
     r.saved = graph_share_saved(r.step_eager, r.step_graph);
     r.pad_waste = r.gpu_padded / r.gpu - 1.0;

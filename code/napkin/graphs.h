@@ -89,9 +89,12 @@ typedef struct {
     double launch;       /* host seconds to enqueue one kernel eagerly */
     double graph_launch; /* host seconds for one graph launch */
     double node;         /* host seconds per captured kernel when a graph is replayed */
+    double step_host;    /* host seconds per step that graphs do not remove (scheduling, input
+                          * preparation, sampling): paid before and after the step, both ways */
 } launch_costs;
 
-/* 4 us per eager launch and per graph launch, 1 us per replayed node.
+/* 4 us per eager launch and per graph launch, 1 us per replayed node, no
+ * per-step host work (so the share saved is an upper bound).
  * Measured elsewhere (CUDA 13.3, ocannl issue #488): 2.6-2.8 us to enqueue a
  * launch, 6.3-7.5 us with its wait, a graph replay 15 us + 0.58 us per node;
  * cuLaunchKernel 3.0 us on a GB200 (tritonbench PR #1017).
@@ -108,6 +111,20 @@ double host_time_graph(int kernels, const launch_costs *lc);
 double step_wall_time(double gpu, double host);
 /* 1 - t_graph / t_eager. */
 double graph_share_saved(double t_eager, double t_graph);
+/* The least eager launch cost per kernel consistent with a published pair of
+ * step times: graphs saved t_eager - t_graph over `kernels` launches, so
+ * kernels x launch >= (t_eager - t_graph) + graph_launch + kernels x node, with
+ * equality when the graph step is host-bound.  The per-step host work cancels.
+ * NAN when kernels < 1 or t_graph > t_eager. */
+double implied_launch_cost(double t_eager, double t_graph, int kernels, const launch_costs *lc);
+/* The same pair read on a GPU whose step takes `gpu`: if the graph step is
+ * GPU-bound, what is left of it is per-step host work, step_host = t_graph -
+ * gpu, and the eager step's launches are t_eager - step_host, so launch =
+ * (t_eager - step_host) / kernels.  Returns the launch cost and sets
+ * *step_host; NAN when the pair does not fit that GPU (its step alone is
+ * longer than t_graph, or the launches it implies would not exceed it). */
+double launch_cost_on_gpu(double t_eager, double t_graph, double gpu, int kernels, const launch_costs *lc,
+                          double *step_host);
 
 /* ---- capture sizes ---- */
 
@@ -149,8 +166,8 @@ typedef struct {
     double gpu_padded; /* GPU time of the padded step the graph replays */
     double host_eager; /* kernels * launch */
     double host_graph; /* graph_launch + kernels * node */
-    double step_eager; /* max(gpu, host_eager) */
-    double step_graph; /* max(gpu_padded, host_graph), or step_eager beyond the capture list */
+    double step_eager; /* step_host + max(gpu, host_eager) */
+    double step_graph; /* step_host + max(gpu_padded, host_graph), or step_eager beyond the capture list */
     double saved;      /* 1 - step_graph / step_eager */
     double pad_waste;  /* gpu_padded / gpu - 1 */
 } graph_step;

@@ -1,5 +1,6 @@
 #include "train.h"
 
+#include "memory.h"
 #include "transformer.h"
 
 #include <limits.h>
@@ -199,6 +200,30 @@ train_state_bytes train_state_adam_mixed(void)
     return b;
 }
 
+//> adam_state
+int train_state_adam(const char *grad_dtype, const char *master_dtype, train_state_bytes *out, char *err,
+                     size_t errlen)
+{
+    train_state_bytes b = {2.0, 0.0, 8.0}; /* bf16 weights; fp32 momentum and variance */
+    if (strcmp(grad_dtype, "bf16") == 0)
+        b.grads = 2.0;
+    else if (strcmp(grad_dtype, "fp32") == 0)
+        b.grads = 4.0;
+    else {
+        snprintf(err, errlen, "--grad-dtype: unknown '%s' (choices: bf16, fp32)", grad_dtype);
+        return -1;
+    }
+    if (strcmp(master_dtype, "fp32") == 0)
+        b.optimizer += 4.0; /* an fp32 copy of the weights that the update is applied to */
+    else if (strcmp(master_dtype, "bf16") != 0) {
+        snprintf(err, errlen, "--master-dtype: unknown '%s' (choices: fp32, bf16)", master_dtype);
+        return -1;
+    }
+    *out = b;
+    return 0;
+}
+//< adam_state
+
 int train_layout_check(const model_spec *m, const train_layout *l, char *err, size_t errlen)
 {
     const char *flag = NULL, *why = NULL;
@@ -320,7 +345,9 @@ int train_memory_plan(const model_spec *m, const gpu_spec *g, const train_layout
     out->activations = out->act_layers + out->act_working + out->act_logits;
     //< stage_activations
     out->total = out->weights + out->grads + out->optimizer + out->activations;
-    out->capacity = g->mem_bytes;
+    /* the book's one usable-memory policy: a share of what the driver reports (memory.h) */
+    memory_policy pol = memory_policy_default();
+    out->capacity = policy_capacity(&pol, g) * pol.usable_fraction;
     out->fits = out->total <= out->capacity;
     return 0;
 }

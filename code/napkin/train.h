@@ -158,8 +158,17 @@ typedef struct {
     double weights, grads, optimizer; /* bytes per parameter */
 } train_state_bytes;
 
-/* Mixed-precision Adam: 2, 2, 12. */
+/* Mixed-precision Adam: 2, 2, 12 (bf16 weights and gradients; fp32 master,
+ * momentum and variance), the count of ZeRO (Rajbhandari et al. 2020). */
 train_state_bytes train_state_adam_mixed(void);
+
+/* Mixed-precision Adam with the gradients kept in grad_dtype ("bf16" or
+ * "fp32": Megatron-LM accumulates and all-reduces in fp32 by default) and
+ * the master weights in master_dtype ("fp32", or "bf16" for none beyond the
+ * bf16 weights themselves).  Returns 0, or -1 with a message naming
+ * --grad-dtype or --master-dtype. */
+int train_state_adam(const char *grad_dtype, const char *master_dtype, train_state_bytes *out, char *err,
+                     size_t errlen);
 
 /* Check a layout against a model: positive sizes, tp dividing the heads
  * (and the KV heads, or they dividing tp), pp dividing the layers, ZeRO 0..3.
@@ -184,7 +193,7 @@ typedef struct {
     double act_logits;   /* pp = 1: fp32 logits of the loss, 4 s b V / tp */
     double activations;  /* act_layers + act_working + act_logits */
     double total;
-    double capacity;     /* the GPU's memory (gpu_spec.mem_bytes) */
+    double capacity;     /* usable memory: memory_policy_default()'s share of what the driver reports */
     int fits;            /* total <= capacity */
 } train_memory;
 

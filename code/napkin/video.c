@@ -174,6 +174,19 @@ static int check_request(const video_request *r, char *err, size_t errlen)
                  VIDEO_SP_TABLE_MAX_GPUS);
         return -1;
     }
+    if (r->model->heads % r->gpus != 0) {
+        /* Ulysses gives each GPU all the tokens of heads / gpus heads: the count must divide */
+        char fit[128] = "";
+        size_t n = 0;
+        for (int g = 1; g <= 2 * VIDEO_SP_TABLE_MAX_GPUS && n + 8 < sizeof fit; g++)
+            if (r->model->heads % g == 0)
+                n += (size_t)snprintf(fit + n, sizeof fit - n, "%s%d", n ? ", " : "", g);
+        snprintf(err, errlen,
+                 "--gpus %d: head-splitting sequence parallelism cannot split %s's %d heads %d ways (counts up to %d "
+                 "that divide them: %s); ring attention could, and is not modelled",
+                 r->gpus, r->model->key, r->model->heads, r->gpus, 2 * VIDEO_SP_TABLE_MAX_GPUS, fit);
+        return -1;
+    }
     return 0;
 }
 
@@ -264,10 +277,12 @@ double video_batch_step_time(const video_request *r, int batch)
     video_forward_flops f = video_forward_flop(r->model, &l);
     double weights = r->model->params * r->bytes_per_elem;
     double act = video_forward_bytes(r->model, &l, r->bytes_per_elem) - weights;
-    /* the weights are read once for the whole batch; FLOPs and activations grow with it */
-    /* the forward as one lump of bf16 GEMM work (fixed costs not counted) */
-    return price_compute(r->gpu, RC_GEMM_BF16, batch * f.total, weights + batch * act,
-                         gpu_peak_flops(r->gpu, DT_BF16) * r->efficiency, 0, NULL);
+    /* the weights are read once for the whole batch; FLOPs and activations grow with it.  A
+     * step is every guidance forward, as in video_estimate_compute; the forward is one lump of
+     * bf16 GEMM work (its kernels' fixed costs not counted) */
+    int forwards = r->forwards > 0 ? r->forwards : r->model->forwards;
+    return forwards * price_compute(r->gpu, RC_GEMM_BF16, batch * f.total, weights + batch * act,
+                                    gpu_peak_flops(r->gpu, DT_BF16) * r->efficiency, 0, NULL);
 }
 //< batch_step
 

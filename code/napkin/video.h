@@ -167,8 +167,9 @@ int video_estimate_compute(const video_request *r, video_estimate *out, char *er
  * memory at r's resolution and GPUs; 0 when not even one frame fits. */
 int video_max_frames_that_fit(const video_request *r);
 
-/* Step time of a batch of b identical requests on one GPU (roofline at the
- * request's efficiency): compute-bound steps grow in proportion to b. */
+/* Time of one denoising step (every guidance forward) for a batch of b
+ * identical requests on one GPU (roofline at the request's efficiency):
+ * compute-bound steps grow in proportion to b. */
 double video_batch_step_time(const video_request *r, int batch);
 /* Throughput gain of a batch of b over b runs alone: b t(1) / t(b). */
 double video_batch_gain(const video_request *r, int batch);
@@ -183,6 +184,13 @@ double mmc_wait(double lambda, double service, int c);
 /* M/D/c mean wait by the usual approximation Wq(M/D/c) ~ Wq(M/M/c) / 2
  * (exact at c = 1, where it is the M/D/1 formula). */
 double mdc_wait_approx(double lambda, double service, int c);
+
+/* M/D/1, first come first served, exactly: P(wait <= t) by Erlang's formula
+ * (NAN for bad input, rho >= 1, or a t so far in the tail that the
+ * alternating sum loses its digits, about lambda t > 25), and the q-quantile
+ * of the time in system (wait plus the service), seconds. */
+double md1_wait_cdf(double lambda, double service, double t);
+double md1_time_quantile(double lambda, double service, double q);
 
 typedef enum { MDC_FIXED, MDC_EXPONENTIAL } mdc_service;
 

@@ -39,6 +39,59 @@ double mdc_wait_approx(double lambda, double service, int c)
 }
 //< mdc_approx
 
+/* The largest term the alternating sum may hold: long double carries 19
+ * digits, so terms up to 1e14 leave the sum good to about 1e-6. */
+#define MD1_MAX_TERM 1e14L
+
+//> md1_exact
+double md1_wait_cdf(double lambda, double service, double t)
+{
+    double rho = lambda * service;
+    if (!(lambda > 0) || !(service > 0) || !(rho < 1) || !(t >= 0) || !isfinite(t))
+        return NAN;
+    /* Erlang's M/D/1 waiting-time distribution (first come, first served):
+     * P(Wq <= t) = (1 - rho) sum_{k=0}^{floor(t/D)} (-x_k)^k / k! e^{x_k},
+     * x_k = lambda (t - k D).  The terms alternate and can grow like
+     * e^{2 lambda t}; past MD1_MAX_TERM the digits are gone. */
+    long double sum = 0, largest = 0;
+    for (int k = 0; k * service <= t; k++) {
+        long double x = (long double)lambda * ((long double)t - (long double)k * service), term = expl(x);
+        for (int i = 1; i <= k; i++)
+            term *= -x / i;
+        sum += term;
+        if (fabsl(term) > largest)
+            largest = fabsl(term);
+    }
+    if (largest > MD1_MAX_TERM)
+        return NAN;
+    double p = (double)((1 - rho) * sum);
+    return p < 0 ? 0 : p > 1 ? 1 : p;
+}
+
+double md1_time_quantile(double lambda, double service, double q)
+{
+    if (!(q > 0 && q < 1) || isnan(md1_wait_cdf(lambda, service, 0)))
+        return NAN;
+    if (md1_wait_cdf(lambda, service, 0) >= q) /* the job finds the server free */
+        return service;
+    double lo = 0, hi = service, p;
+    while ((p = md1_wait_cdf(lambda, service, hi)) < q) { /* grow the bracket a service at a time: the sum has a range */
+        lo = hi;
+        hi += service;
+    }
+    if (isnan(p))
+        return NAN;
+    for (int i = 0; i < 200 && hi - lo > 1e-9 * hi; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (md1_wait_cdf(lambda, service, mid) < q)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return service + hi; /* time in system = wait + the fixed service */
+}
+//< md1_exact
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

@@ -449,8 +449,14 @@ int vision_image_tokens(const vision_spec *v, int width, int height, vision_imag
     out->projector_tokens = v->family == VF_CROSS ? out->encoder_tokens
                                                    : (out->encoder_tokens - out->tiles * v->cls) /
                                                          (v->merge * v->merge);
-    out->context_tokens = v->family == VF_CROSS ? 1 : out->tokens; /* one <|image|> token in the text */
+    /* one <|image|> token in the text of the cross family; the others' template delimiters */
+    out->context_tokens = v->family == VF_CROSS ? 1 : out->tokens + vision_delimiter_tokens(v);
     return 0;
+}
+
+int vision_delimiter_tokens(const vision_spec *v)
+{
+    return v->family == VF_NATIVE || v->family == VF_TILES ? 2 : 0;
 }
 
 /* ------------------------------------------------------------ encoder */
@@ -601,6 +607,60 @@ int vision_prefill_time(const vision_request *q, int batch, int prompt, int cros
     return 0;
 }
 //< prefill_time
+
+/* The efficiency in (0, 1] at which time_at(eff) = target; time_at falls as eff grows. */
+static int solve_efficiency(double (*time_at)(const vision_request *, double), const vision_request *q,
+                            double target, double *out)
+{
+    if (!(time_at(q, 1.0) <= target))
+        return -1;
+    double lo = 1e-4, hi = 1.0;
+    if (time_at(q, lo) < target)
+        return -1;
+    for (int i = 0; i < 100 && hi - lo > 1e-12; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (time_at(q, mid) > target)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *out = 0.5 * (lo + hi);
+    return 0;
+}
+
+static double encoder_time_at(const vision_request *q, double eff)
+{
+    vision_request r = *q;
+    r.encoder_efficiency = eff;
+    vision_estimate e;
+    char err[256];
+    return vision_estimate_compute(&r, &e, err, sizeof err) == 0 ? e.encoder_time : NAN;
+}
+
+static double prefill_time_at(const vision_request *q, double eff)
+{
+    vision_request r = *q;
+    r.lm_efficiency = eff;
+    vision_estimate e;
+    char err[256];
+    return vision_estimate_compute(&r, &e, err, sizeof err) == 0 ? e.prefill_time : NAN;
+}
+
+//> calibrate
+int vision_calibrate(const vision_request *q, double encoder_s, double prefill_s, double *encoder_efficiency,
+                     double *lm_efficiency, char *err, size_t errlen)
+{
+    /* bisect each share of the peak until the model's own time equals the measured one */
+    if (solve_efficiency(encoder_time_at, q, encoder_s, encoder_efficiency) != 0 ||
+        solve_efficiency(prefill_time_at, q, prefill_s, lm_efficiency) != 0) {
+        snprintf(err, errlen, "a measured time (encoder %g s, prefill %g s) is shorter than the roofline at peak "
+                              "or longer than at 0.01%% of it",
+                 encoder_s, prefill_s);
+        return -1;
+    }
+    return 0;
+}
+//< calibrate
 
 static int request_check(const vision_request *q, char *err, size_t errlen)
 {

@@ -181,6 +181,21 @@ int vision_estimate_compute(const vision_request *q, vision_estimate *out, char 
  * the LM efficiency, with logits for the last position of each sequence
  * only; cross layers (Llama 3.2 Vision) over `cross_tokens` image tokens per
  * request included.  *flop (may be NULL) gets the FLOPs per GPU. */
+/* Tokens a family's prompt template puts around each image besides the
+ * processor's count: Qwen2-VL's <|vision_start|> and <|vision_end|>,
+ * InternVL's <img> and </img> (2); none for LLaVA, whose features replace the
+ * <image> token, nor for the cross family. */
+int vision_delimiter_tokens(const vision_spec *v);
+
+/* The FLOP efficiencies (share of the dense peak the GEMMs and attention
+ * reach; memory-bound work stays at the full bandwidth) at which request q
+ * takes exactly `encoder_s` in its encoder and `prefill_s` in its prefill.
+ * Calibrating the share that the model applies, rather than a ratio of
+ * roofline times, is what lets the model give back its calibration point.
+ * 0, or -1 with a message when a time is shorter than the roofline at peak. */
+int vision_calibrate(const vision_request *q, double encoder_s, double prefill_s, double *encoder_efficiency,
+                     double *lm_efficiency, char *err, size_t errlen);
+
 int vision_prefill_time(const vision_request *q, int batch, int prompt, int cross_tokens, double *flop,
                         double *time, char *err, size_t errlen);
 
