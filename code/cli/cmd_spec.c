@@ -271,6 +271,10 @@ int cmd_spec(int argc, char **argv)
         report_cell_num(t, spec_tokens_cdf(alpha, gamma, k));
     }
     report_calibrated(r, &cal, &sc);
+    if (best_roof_s < 1) /* the search's best is a loss: say so in words, not as a raw 0.99 */
+        report_note(r, "no draft length pays at this batch under regime (ii): the best, gamma %d, runs at %.4f of "
+                       "plain decoding's speed",
+                    best_roof, best_roof_s);
     if (even_batch == 0)
         report_note(r, "no loss within %s: regime (ii) stays above 1 up to batch %d",
                     search_max < batch_max ? "memory" : "--batch-max", search_max);
