@@ -120,7 +120,7 @@ local FIELDS = {
   ["encoder-efficiency"] = { num = { 0.001, 1, 0.001 } }, ["lm-efficiency"] = { num = { 0.001, 1, 0.001 } },
   -- graphs
   ["new-tokens"] = { num = { 1, 16, 1 } }, ["graph-launch-us"] = { num = { 0, 50, 0.1 } },
-  ["node-us"] = { num = { 0, 10, 0.1 } }, ["capture-max"] = { num = { 1, 4096, 1 } },
+  ["node-us"] = { num = { 0, 10, 0.1 } }, ["step-host-us"] = { num = { 0, 10000, 0.1 } }, ["capture-max"] = { num = { 1, 4096, 1 } },
   fusion = { select = { "none", "norm-residual", "gate-act", "all" } },
   -- video
   frames = { num = { 1, 481, 4 } }, steps = { num = { 1, 200, 1 } }, gpus = { num = { 1, 64, 1 } },

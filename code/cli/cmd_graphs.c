@@ -168,7 +168,7 @@ int cmd_graphs(int argc, char **argv)
     replica_flags rf = replica_flags_default();
     graph_flags f = {1, 1, 512, 0, 4, 4, 1, GRAPH_BYTES_DEFAULT / (1024.0 * 1024.0), 0.05, NULL, NULL, 0};
     int roofline = 0;
-    const char *calibrate = NULL;
+    const char *calibrate = NULL, *step_host_text = NULL;
     cli_opt opts[REPLICA_NOPTS + 14];
     replica_flag_opts(&rf, opts);
     const cli_opt mine[14] = {
@@ -180,7 +180,7 @@ int cmd_graphs(int argc, char **argv)
         {"--graph-launch-us", OPT_POS_REAL, &f.graph_launch_us, "U", "host microseconds per graph launch (default 4)",
          0, 0},
         {"--node-us", OPT_POS_REAL, &f.node_us, "U", "host microseconds per replayed node (default 1)", 0, 0},
-        {"--step-host-us", OPT_POS_REAL, &f.step_host_us, "U",
+        {"--step-host-us", OPT_STRING, &step_host_text, "U",
          "host microseconds per step that graphs do not remove: scheduling, sampling (default 0)", 0, 0},
         {"--fusion", OPT_STRING, &f.fusion, "F", "none, norm-residual, gate-act or all (default none)", 0, 0},
         {"--capture-sizes", OPT_STRING, &f.capture, "LIST", "vllm (default) or sizes like 1,2,4,8", 0, 0},
@@ -200,6 +200,9 @@ int cmd_graphs(int argc, char **argv)
     if (rc != CLI_GO)
         return rc == CLI_HELP_SHOWN ? 0 : rc;
 
+    /* 0 is allowed (the default: no host work beyond the launches), which OPT_POS_REAL is not */
+    if (step_host_text && (rc = cli_real_in(DOC.name, "--step-host-us", step_host_text, 0, 1e9, &f.step_host_us)) != 0)
+        return rc;
     int fusion = FUSE_NONE;
     if (f.fusion && fusion_parse(f.fusion, &fusion) != 0)
         return cli_fail(DOC.name, EXIT_USAGE, "--fusion: unknown setting '%s' (choices: %s)", f.fusion,
