@@ -12,7 +12,7 @@
 static const cli_doc DOC = {
     "calibrate",
     "achieved rates of each op class fitted to published kernel measurements, with residuals",
-    "--set DIR --backend B --gpu G [--name NAME] [--rows] [--format table|tsv|json]",
+    "--set DIR --backend B --gpu G [--name SOURCE:DETAIL] [--rows [--header]] [--format table|tsv|json]",
     "DIR holds a published set (code/specs/measured/<system>/<backend>/: gemm.tsv,\n"
     "attention_decode.tsv, attention_prefill.tsv, allreduce.tsv), measured on the\n"
     "GPU row G.  Each compute class gets t0 + (tc^q + tm^q)^(1/q) with tc = FLOP /\n"
@@ -31,7 +31,7 @@ int cmd_calibrate(int argc, char **argv)
         {"--set", OPT_STRING, &set, "DIR", "a published measured set", 1, 0},
         {"--backend", OPT_STRING, &backend, "B", "the engine it was measured with: trtllm, vllm or sglang", 1, 0},
         {"--gpu", OPT_STRING, &gpu, "G", "the GPU row it was measured on (napkin specs --gpus)", 1, 0},
-        {"--name", OPT_STRING, &name, "NAME", "what to call the calibration (default: DIR)", 0, 0},
+        {"--name", OPT_STRING, &name, "NAME", "what to call the calibration, SOURCE:DETAIL (default: DIR)", 0, 0},
         {"--rows", OPT_FLAG, &rows, NULL, "print calibrations.tsv rows", 0, 0},
         {"--header", OPT_FLAG, &header, NULL, "with --rows: the header row first", 0, 0},
     };
@@ -39,6 +39,10 @@ int cmd_calibrate(int argc, char **argv)
     int rc = cli_parse(&DOC, argc, argv, opts, CLI_NOPTS(opts), &common);
     if (rc != CLI_GO)
         return rc == CLI_HELP_SHOWN ? 0 : rc;
+    if (name && (!strchr(name, ':') || strlen(name) >= RATE_NAME_MAX || strpbrk(name, " \t\n")))
+        return cli_fail(DOC.name, EXIT_USAGE, "--name: a calibration is named SOURCE:DETAIL without spaces, shorter "
+                                              "than %d characters (e.g. published:h100_sxm/trtllm)",
+                        RATE_NAME_MAX);
     if (strcmp(backend, "trtllm") && strcmp(backend, "vllm") && strcmp(backend, "sglang"))
         return cli_fail(DOC.name, EXIT_USAGE, "--backend '%s': choose trtllm, vllm or sglang", backend);
     cli_specs specs;
