@@ -16,7 +16,8 @@
 # Environment: NB_REVISION (the code's revision; else git, else ./REVISION),
 # NB_DEADLINE_S (seconds for the runs, counted from the end of the build,
 # default 330), NB_BUILD_LIMIT_S (the whole build's limit, retries
-# included, default 240), NB_PACK_TO (a second place for the archive, e.g.
+# included, default 240), NB_BUILD_JOBS (parallel compiles, default nproc),
+# NB_PACK_TO (a second place for the archive, e.g.
 # $OUT/kernels-set.tar.gz), NB_PACK_RESERVE_S (seconds kept for packing at
 # the deadline, default 15), NB_MIN_START_S (a program needs this many
 # seconds left to start, default 10), NB_SASS_CHECK=1 (check_sass.sh on the
@@ -132,7 +133,7 @@ unset MAKEFLAGS MFLAGS MAKELEVEL
 warn="WARN=-std=c11 -Wall -Wextra"
 if [ $build_it = 1 ]; then
     echo "== build ($build)"
-    jobs=$(nproc 2>/dev/null || echo 4)
+    jobs=${NB_BUILD_JOBS:-$(nproc 2>/dev/null || echo 4)}
     blim=${NB_BUILD_LIMIT_S:-240}
     build_end_s=$(($(date +%s) + blim))
     if [ $have_gpu = 1 ]; then

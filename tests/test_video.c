@@ -382,3 +382,20 @@ Test(video_queue, one_parallel_job_or_many_independent_ones)
     cr_expect_eq(p.stable_sp, 0);
     cr_expect_eq(p.stable_independent, 1);
 }
+
+Test(video_queue, a_simulation_keeps_to_its_work_limit)
+{
+    /* 40 independent servers (as many as wan2.1's 40 heads allow), 200,000 jobs asked; each
+     * arrival scans every server, so 5e6 / (1.1 x 40) = 113,636 arrivals fit MDC_WORK_LIMIT
+     * (warm-up included: the 1.1), and the result says it measured those, not 200,000 */
+    gpu_spec g = gpu_builtin("h100");
+    video_model w = vm("wan2.1-14b");
+    video_request r = video_request_default(&w, &g);
+    r.gpus = 40;
+    r.sp_efficiency = 0.5;
+    video_placement p;
+    char err[256];
+    cr_assert_eq(video_placements(&r, 2, 200000, 7, &p, err, sizeof err), 0, "%s", err);
+    cr_expect(p.jobs_independent > 100000 && p.jobs_independent < 200000, "%ld", p.jobs_independent);
+    cr_expect(p.jobs_independent * 1.1 * 40 <= MDC_WORK_LIMIT + 40, "%ld", p.jobs_independent);
+}
