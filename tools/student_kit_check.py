@@ -37,8 +37,8 @@ import student_kit  # noqa: E402  (the comment stripper)
 
 # Published kernel measurements and their fixtures: thousands of timings of
 # other machines' kernels, inputs that no exercise derives.  Their digits
-# match short answers by chance ("1.915" in 1.915200e-05), so the search for
-# answers leaves them out.
+# match short answers by chance (a three-figure answer inside a timing's
+# mantissa), so the search for answers leaves them out.
 MEASURED_DATA = ("code/specs/measured/", "tests/published_fixture/", "tests/measured_fixture/")
 
 
