@@ -142,3 +142,23 @@ void practice_add_slip(practice_part *p, double value, const char *hint)
         p->judge.n_slips++;
     }
 }
+
+int practice_variant_program(int chapter)
+{
+    uint64_t seed;
+    const char *text = getenv("NB_SEED");
+    if (practice_parse_seed(text, &seed) != 0) {
+        fprintf(stderr, "exercise_variant: NB_SEED=%s: give a whole number from 0 to %llu\n", text,
+                PRACTICE_MAX_SEED);
+        return 2;
+    }
+    practice_set s;
+    if (practice_build(chapter, seed, &s) != 0) {
+        fprintf(stderr, "exercise_variant: chapter %d has no variants\n", chapter);
+        return 1;
+    }
+    practice_record_values(&s);
+    printf("chapter %d exercises, seed %llu: %d inputs, %d parts\n", chapter, (unsigned long long)seed, s.n_inputs,
+           s.n_parts);
+    return 0;
+}

@@ -73,6 +73,11 @@ const practice_input *practice_input_named(const practice_set *s, const char *na
 const char *practice_input_text(const practice_input *in, char *buf, size_t n);
 /* Records every input as a value (nb_value), for the exercise prose. */
 void practice_record_values(const practice_set *s);
+/* The whole of a chapter's exercise_variant program: the variant of the
+ * seed in $NB_SEED (0 when unset) recorded as values, one line on stdout.
+ * Returns the program's exit status (2 for a bad seed, 1 for a chapter
+ * without variants). */
+int practice_variant_program(int chapter);
 
 /* ---- for the chapters' generators (practice_chNN.c) */
 void practice_add_input(practice_set *s, const char *name, double value, const char *fmt, double lo, double hi);
