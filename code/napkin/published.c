@@ -8,22 +8,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int load(const char *dir, const char *file, measured_table *t, char *err, size_t errlen)
+/* dir/file loaded with the columns `names` found (their indexes in ci).
+ * Returns 0, or -1 with "file: reason" (the table is left empty). */
+static int load_columns(const char *dir, const char *file, const char *const *names, int n, measured_table *t,
+                        int *ci, char *err, size_t errlen)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", dir, file);
-    return measured_table_load(path, t, err, errlen);
-}
-
-static int cols(const measured_table *t, const char *file, const char *const *names, int n, int *out, char *err,
-                size_t errlen)
-{
+    if (measured_table_load(path, t, err, errlen) != 0)
+        return -1;
     for (int i = 0; i < n; i++)
-        if ((out[i] = measured_col(t, names[i])) < 0) {
+        if ((ci[i] = measured_col(t, names[i])) < 0) {
             snprintf(err, errlen, "%s: no column '%s'", file, names[i]);
+            measured_table_free(t);
             return -1;
         }
     return 0;
+}
+
+/* The one class no table measures: norms, adds and activation products are
+ * streaming kernels of their own, with the GEMMs' fixed cost and byte share. */
+static void elementwise_from_gemm(rate_model *m)
+{
+    const op_rate *g = &m->op[RC_GEMM_BF16];
+    m->op[RC_ELEMENTWISE] = (op_rate){g->t0, 0, 1.0, g->byte_frac, g->blend};
+    m->has_op[RC_ELEMENTWISE] = 1;
 }
 
 static int dtype_of(const char *s, dtype *d)
@@ -113,13 +122,9 @@ int published_rate_points(const char *dir, rate_class c, const gpu_spec *g, rate
                                                                                                          : dec_cols;
     int ncol = names == gemm_cols ? 5 : 7;
     measured_table t;
-    if (load(dir, file, &t, err, errlen) != 0)
-        return -1;
     int ci[7];
-    if (cols(&t, file, names, ncol, ci, err, errlen) != 0) {
-        measured_table_free(&t);
+    if (load_columns(dir, file, names, ncol, &t, ci, err, errlen) != 0)
         return -1;
-    }
     rate_point *p = malloc((size_t)(t.nrows > 0 ? t.nrows : 1) * sizeof *p);
     if (!p) {
         measured_table_free(&t);
@@ -149,15 +154,11 @@ int published_link_points(const char *dir, const char *implementation, int tp, l
 {
     *pts = NULL;
     *n = 0;
-    measured_table t;
-    if (load(dir, "allreduce.tsv", &t, err, errlen) != 0)
-        return -1;
     static const char *const names[] = {"implementation", "tp", "bytes", "time_s"};
+    measured_table t;
     int ci[4];
-    if (cols(&t, "allreduce.tsv", names, 4, ci, err, errlen) != 0) {
-        measured_table_free(&t);
+    if (load_columns(dir, "allreduce.tsv", names, 4, &t, ci, err, errlen) != 0)
         return -1;
-    }
     link_point *p = malloc((size_t)(t.nrows > 0 ? t.nrows : 1) * sizeof *p);
     if (!p) {
         measured_table_free(&t);
@@ -239,12 +240,8 @@ int published_fit(const char *dir, const char *backend, const gpu_spec *g, int e
         if (sums)
             sums[c] = s;
     }
-    if (out->has_op[RC_GEMM_BF16]) {
-        /* a streaming kernel of its own: the GEMMs' fixed cost and byte share */
-        const op_rate *gm = &out->op[RC_GEMM_BF16];
-        out->op[RC_ELEMENTWISE] = (op_rate){gm->t0, 0, 1.0, gm->byte_frac, gm->blend};
-        out->has_op[RC_ELEMENTWISE] = 1;
-    }
+    if (out->has_op[RC_GEMM_BF16])
+        elementwise_from_gemm(out);
     const char *impl = published_allreduce_implementation(backend);
     for (int s = 0; s < RATE_TP_SLOTS; s++) {
         if (link_sums)
@@ -275,15 +272,11 @@ int measured_set_fit(const char *dir, const gpu_spec *device, int half, rate_mod
 {
     memset(out, 0, sizeof *out);
     snprintf(out->name, sizeof out->name, "%s", dir);
-    measured_table t;
-    if (load(dir, "gemm.tsv", &t, err, errlen) != 0)
-        return -1;
     static const char *const names[] = {"m", "n", "k", "time_s"};
+    measured_table t;
     int ci[4];
-    if (cols(&t, "gemm.tsv", names, 4, ci, err, errlen) != 0) {
-        measured_table_free(&t);
+    if (load_columns(dir, "gemm.tsv", names, 4, &t, ci, err, errlen) != 0)
         return -1;
-    }
     const char *dt_s = measured_meta(&t, "dtype");
     dtype dt = dt_s && strncmp(dt_s, "fp32", 4) == 0 ? DT_FP32 : DT_BF16;
     int shape = measured_col(&t, "shape");
@@ -334,7 +327,6 @@ int measured_set_fit(const char *dir, const gpu_spec *device, int half, rate_mod
     snprintf(out->gpu, sizeof out->gpu, "%s", device->key);
     out->op[RC_GEMM_BF16] = r;
     out->has_op[RC_GEMM_BF16] = 1;
-    out->op[RC_ELEMENTWISE] = (op_rate){r.t0, 0, 1.0, r.byte_frac, r.blend};
-    out->has_op[RC_ELEMENTWISE] = 1;
+    elementwise_from_gemm(out);
     return 0;
 }

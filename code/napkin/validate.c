@@ -152,29 +152,35 @@ int validate_engine_agreement(const char *root, const gpu_table *gpus, op_valida
             snprintf(err, errlen, "the GPU table has no %s row", GPUS[si]);
             return -1;
         }
-        for (int b = 1; b < 3; b++)
-            for (int c = 0; c < RC_COUNT; c++) {
+        /* TensorRT-LLM's points of each class, read once for both other engines */
+        char da[1024], na[VALIDATE_NAME_MAX];
+        snprintf(da, sizeof da, "%s/%s/trtllm", root, SYSTEMS[si]);
+        snprintf(na, sizeof na, "%s/trtllm", SYSTEMS[si]);
+        rate_point *pa[RC_COUNT] = {NULL};
+        int ka[RC_COUNT] = {0}, rc = 0;
+        for (int c = 0; c < RC_COUNT && rc == 0; c++)
+            if (c != RC_ELEMENTWISE)
+                rc = published_rate_points(da, (rate_class)c, g, &pa[c], &ka[c], err, errlen);
+        for (int b = 1; b < 3 && rc == 0; b++)
+            for (int c = 0; c < RC_COUNT && rc == 0; c++) {
                 if (c == RC_ELEMENTWISE)
                     continue;
-                char da[1024], db[1024], na[VALIDATE_NAME_MAX], nb[VALIDATE_NAME_MAX];
-                snprintf(da, sizeof da, "%s/%s/trtllm", root, SYSTEMS[si]);
+                char db[1024], nb[VALIDATE_NAME_MAX];
                 snprintf(db, sizeof db, "%s/%s/%s", root, SYSTEMS[si], BACKENDS[b]);
-                snprintf(na, sizeof na, "%s/trtllm", SYSTEMS[si]);
                 snprintf(nb, sizeof nb, "%s/%s", SYSTEMS[si], BACKENDS[b]);
-                rate_point *pa, *pb;
-                int ka, kb;
-                if (published_rate_points(da, (rate_class)c, g, &pa, &ka, err, errlen) != 0)
-                    return -1;
-                if (published_rate_points(db, (rate_class)c, g, &pb, &kb, err, errlen) != 0) {
-                    free(pa);
-                    return -1;
-                }
+                rate_point *pb;
+                int kb;
+                if ((rc = published_rate_points(db, (rate_class)c, g, &pb, &kb, err, errlen)) != 0)
+                    break;
                 fit_summary s;
-                agreement(pa, ka, pb, kb, &s);
-                free(pa);
+                agreement(pa[c], ka[c], pb, kb, &s);
                 free(pb);
                 add(rows, &n, max, na, nb, rate_class_name(c), &s);
             }
+        for (int c = 0; c < RC_COUNT; c++)
+            free(pa[c]);
+        if (rc != 0)
+            return -1;
     }
     return n;
 }
@@ -215,18 +221,15 @@ static const char *model_key_of(const char *name)
     return NULL;
 }
 
-static int cmp_double(const void *a, const void *b)
+/* The median of n relative errors and of their sizes (fit.h's summary);
+ * NAN for none. */
+static void medians(double *e, int n, double *signed_median, double *abs_median)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    if (n == 0)
-        return NAN;
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    fit_summary s;
+    summarize_errors(e, n, &s);
+    *signed_median = n > 0 ? s.median_err : NAN;
+    if (abs_median)
+        *abs_median = n > 0 ? s.median_abs_err : NAN;
 }
 
 typedef struct {
@@ -250,7 +253,7 @@ int validate_serving(const char *runs_path, const gpu_table *gpus, const model_t
         }
     int ng = 0;
     int *group = malloc((size_t)(t.nrows > 0 ? t.nrows : 1) * sizeof *group);
-    double *e1 = malloc((size_t)(t.nrows > 0 ? t.nrows : 1) * 5 * sizeof *e1);
+    double *e1 = malloc((size_t)(t.nrows > 0 ? t.nrows : 1) * 3 * sizeof *e1);
     if (!group || !e1) {
         free(group);
         free(e1);
@@ -287,7 +290,7 @@ int validate_serving(const char *runs_path, const gpu_table *gpus, const model_t
         group[r] = g;
         rows[g].runs++;
     }
-    double *tr = e1, *tc = e1 + t.nrows, *ta = e1 + 2 * t.nrows, *fc = e1 + 3 * t.nrows, *fa = e1 + 4 * t.nrows;
+    double *tr = e1, *tc = e1 + t.nrows, *fc = e1 + 2 * t.nrows;
     for (int g = 0; g < ng; g++) {
         serving_validation *v = &rows[g];
         const char *gpu_key = strcmp(v->system, "h200_sxm") == 0 ? "h200" : "h100";
@@ -324,17 +327,13 @@ int validate_serving(const char *runs_path, const gpu_table *gpus, const model_t
             double tpot = measured_num(&t, r, c[10]), ttft = measured_num(&t, r, c[9]);
             tr[k] = er.tpot / tpot - 1;
             tc[k] = ec.tpot / tpot - 1;
-            ta[k] = fabs(tc[k]);
             fc[k] = ec.ttft_closed / ttft - 1;
-            fa[k] = fabs(fc[k]);
             k++;
         }
         v->priced = k;
-        v->tpot_err_roofline = median(tr, k);
-        v->tpot_err_calibrated = median(tc, k);
-        v->tpot_abs_err_calibrated = median(ta, k);
-        v->ttft_err_calibrated = median(fc, k);
-        v->ttft_abs_err_calibrated = median(fa, k);
+        medians(tr, k, &v->tpot_err_roofline, NULL);
+        medians(tc, k, &v->tpot_err_calibrated, &v->tpot_abs_err_calibrated);
+        medians(fc, k, &v->ttft_err_calibrated, &v->ttft_abs_err_calibrated);
     }
     err[0] = 0;
     free(group);
