@@ -146,6 +146,7 @@ static void serving_figure(const rate_model *cal)
     gpu_spec roof = gpu_builtin("h100"), calg = with_rates("h100", cal);
     FILE *f = nb_data_open("02-pub-serving.tsv");
     fprintf(f, "tp\tmeasured_ms\troofline_ms\tcalibrated_ms\tttft_measured_ms\tttft_closed_ms\n");
+    int lo[3] = {1 << 30, 1 << 30, 1 << 30}, hi[3] = {0, 0, 0}; /* prompt, output, concurrency */
     for (int r = 0; r < t.nrows; r++) {
         if (strcmp(measured_cell(&t, r, cm), "meta-llama/Llama-3.1-8B-Instruct") ||
             strcmp(measured_cell(&t, r, cs), "h100_sxm") || strcmp(measured_cell(&t, r, cb), "trtllm"))
@@ -153,6 +154,11 @@ static void serving_figure(const rate_model *cal)
         request_setup s = {&m, &roof, precision_uniform(DT_BF16), (int)measured_num(&t, r, ctp),
                            (int)measured_num(&t, r, ci), (int)measured_num(&t, r, co), (int)measured_num(&t, r, cc),
                            0, 0, memory_policy_default(), 0, 1};
+        const int shape[3] = {s.prompt, s.output, s.concurrency};
+        for (int i = 0; i < 3; i++) {
+            lo[i] = shape[i] < lo[i] ? shape[i] : lo[i];
+            hi[i] = shape[i] > hi[i] ? shape[i] : hi[i];
+        }
         request_estimate er, ec;
         if (request_estimate_compute(&s, &er, err, sizeof err) != 0)
             die("serve", err);
@@ -168,6 +174,14 @@ static void serving_figure(const rate_model *cal)
         }
         fprintf(f, "%d\t%.4f\t%.4f\t%.4f\t%.2f\t%.2f\n", s.tp, measured_num(&t, r, ctpot) * 1e3, er.tpot * 1e3,
                 ec.tpot * 1e3, measured_num(&t, r, cttft) * 1e3, ec.ttft_closed * 1e3);
+    }
+    static const char *const what[3] = {"prompt", "output", "concurrency"};
+    for (int i = 0; i < 3; i++) {
+        char name[48];
+        snprintf(name, sizeof name, "ch02_pub_8b_%s_min", what[i]);
+        nb_value(name, "%d", lo[i]);
+        snprintf(name, sizeof name, "ch02_pub_8b_%s_max", what[i]);
+        nb_value(name, "%d", hi[i]);
     }
     fclose(f);
     measured_table_free(&t);
