@@ -245,6 +245,22 @@ static void fitted_values(const rate_model *h100, const rate_model *h200)
     nb_value("ch02_pub_ridge_cal", "%.0f", g->flop_frac * peak / (g->byte_frac * h.mem_bw));
 }
 
+/* A rate class as the prose names it. */
+static const char *class_in_words(const char *c)
+{
+    static const struct {
+        const char *name, *words;
+    } w[] = {{"gemm_bf16", "a bf16 GEMM"},
+             {"gemm_fp8", "an fp8 GEMM"},
+             {"attn_decode_bf16", "a decode attention kernel over a bf16 cache"},
+             {"attn_decode_fp8", "a decode attention kernel over an fp8 cache"},
+             {"attn_prefill", "a prefill attention kernel"}};
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
+        if (strcmp(c, w[i].name) == 0)
+            return w[i].words;
+    return c; /* all-reduce classes name their TP degree */
+}
+
 /* The held-out verdicts the chapter quotes. */
 static void validation_values(void)
 {
@@ -258,6 +274,8 @@ static void validation_values(void)
     int na = validate_engine_agreement(ROOT, &gt, agree, 64, err, sizeof err);
     if (n < 0 || na < 0)
         die("validate", err);
+    double xsys_worst = 0; /* the worst single kernel of any class, H100 fit judged on H200 */
+    const char *xsys_worst_class = "";
     for (int i = 0; i < n; i++) {
         const char *f = v[i].fitted_on, *e = v[i].evaluated_on, *c = v[i].op_class;
         if (strcmp(f, "h100_sxm/trtllm") == 0 && strcmp(e, "h200_sxm/trtllm") == 0) {
@@ -266,12 +284,16 @@ static void validation_values(void)
             nb_value(name, "%.0f", v[i].s.median_abs_err * 100);
             snprintf(name, sizeof name, "ch02_pub_xsys_%s_worst", c);
             nb_value(name, "%.0f", v[i].s.worst_abs_err * 100);
+            if (v[i].s.worst_abs_err > xsys_worst)
+                xsys_worst = v[i].s.worst_abs_err, xsys_worst_class = c;
         }
         if (strcmp(f, "h100_sxm/trtllm odd rows") == 0 && strcmp(c, "gemm_bf16") == 0)
             nb_value("ch02_pub_half_gemm_median", "%.1f", v[i].s.median_abs_err * 100);
         if (strcmp(f, "h100_sxm/trtllm") == 0 && strcmp(e, "h100_sxm/vllm") == 0 && strcmp(c, "attn_decode_bf16") == 0)
             nb_value("ch02_pub_xeng_attn_median", "%.0f", v[i].s.median_abs_err * 100);
     }
+    nb_value("ch02_pub_xsys_worst", "%.0f", xsys_worst * 100);
+    nb_value("ch02_pub_xsys_worst_class", "%s", class_in_words(xsys_worst_class));
     for (int i = 0; i < na; i++) {
         const char *e = agree[i].evaluated_on, *c = agree[i].op_class;
         if (strcmp(e, "h100_sxm/vllm") == 0 && strcmp(c, "attn_decode_bf16") == 0)

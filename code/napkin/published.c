@@ -93,6 +93,11 @@ static int point_of_row(const measured_table *t, const int *c, int row, rate_cla
         double hd = measured_num(t, row, c[4]), time = measured_num(t, row, c[6]);
         if (!(b > 0 && len > 0 && heads > 0 && kvh > 0 && hd > 0 && time > 0))
             return -1;
+        /* The cost model prices a one-token prompt as decode attention (a
+         * sequence's KV head per work item), so a one-token row of the
+         * prefill table has no prefill op to be compared with. */
+        if (rc == RC_ATTN_PREFILL && len < 2)
+            return 0;
         op_cost a[2];
         if (rc == RC_ATTN_PREFILL)
             attention_op_costs(b, 0, len, heads, kvh, hd, kv, DT_BF16, a);
