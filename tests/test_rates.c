@@ -20,16 +20,16 @@ Test(rates, achieved_rate_by_hand)
     /* t0 2 us, half the peak, half the bandwidth, q = 1 (no overlap):
      * 1e12 FLOP at 0.5 x 1e15 = 2 ms; 1e9 B at 0.5 x 1e12 = 2 ms; sum 4 ms + 2 us */
     op_rate r = {.t0 = 2e-6, .flop_frac = 0.5, .byte_frac = 0.5, .blend = 1};
-    cr_assert_float_eq(op_rate_time(&r, 1e12, 1e9, 0, 1e15, 1e12), 4.002e-3, 1e-12);
+    cr_assert_float_eq(op_rate_time(&r, 1e12, 1e9, 0, 0, 1e15, 1e12), 4.002e-3, 1e-12);
     /* q = 2: sqrt(2) x 2 ms = 2.828427 ms */
     r.blend = 2;
-    cr_assert_float_eq(op_rate_time(&r, 1e12, 1e9, 0, 1e15, 1e12), 2e-6 + 2e-3 * sqrt(2.0), 1e-12);
+    cr_assert_float_eq(op_rate_time(&r, 1e12, 1e9, 0, 0, 1e15, 1e12), 2e-6 + 2e-3 * sqrt(2.0), 1e-12);
     /* a large q is the max: 64th root of 2 is 1.0109, so within 1.1 % of 2 ms */
     r.blend = 64;
-    double t = op_rate_time(&r, 1e12, 1e9, 0, 1e15, 1e12) - 2e-6;
+    double t = op_rate_time(&r, 1e12, 1e9, 0, 0, 1e15, 1e12) - 2e-6;
     cr_assert(t > 2e-3 && t < 2e-3 * 1.011, "t %g", t);
     /* the fixed cost alone for no work */
-    cr_assert_float_eq(op_rate_time(&r, 0, 0, 0, 1e15, 1e12), 2e-6, 1e-18);
+    cr_assert_float_eq(op_rate_time(&r, 0, 0, 0, 0, 1e15, 1e12), 2e-6, 1e-18);
 }
 
 Test(rates, link_rate_picks_the_faster_line)
@@ -54,7 +54,7 @@ static int synthetic_gemms(const op_rate *truth, rate_point *p)
         for (int m = 1; m <= 8192; m *= 2) {
             op_cost op = gemm_op_cost(m, shapes[s][0], shapes[s][1], DT_BF16, DT_BF16, DT_BF16);
             double bytes = op_bytes(&op);
-            p[n] = (rate_point){op.flop, bytes, peak, bw, op_rate_time(truth, op.flop, bytes, 0, peak, bw), 0};
+            p[n] = (rate_point){op.flop, bytes, peak, bw, op_rate_time(truth, op.flop, bytes, 0, 0, peak, bw), 0, 0};
             n++;
         }
     return n;
@@ -95,12 +95,55 @@ Test(rates, gemm_fit_shrugs_off_outliers)
     cr_assert(s.median_abs_err < 0.02, "median %g", s.median_abs_err);
 }
 
+Test(rates, decode_attention_regimes_by_hand)
+{
+    /* 1e8 B over 100 work items, no FLOPs, on 1e12 B/s: tm = 1e8 / (0.5 x 1e12) = 200 us;
+     * the items' setup 100 x 10 ns = 1 us; one item's 1e6 B at a quarter of the bandwidth,
+     * 1e6 / 2.5e11 = 4 us.  q = 64 is the max to double precision here ((1/200)^64 ~ 0). */
+    op_rate r = {.t0 = 2e-6, .t_item = 1e-8, .flop_frac = 0.5, .byte_frac = 0.5, .blend = 64, .item_frac = 0.25,
+                 .t_long = 3e-6};
+    /* a short cache: the setup hides under the read; 2 + 4 + 200 us */
+    cr_assert_float_eq(op_rate_time(&r, 0, 1e8, 100, 64, 1e15, 1e12), 206e-6, 1e-15);
+    /* a long one: setup, the long path's 3 us and the read add; 2 + 4 + 3 + 1 + 200 us */
+    cr_assert_float_eq(op_rate_time(&r, 0, 1e8, 100, 4096, 1e15, 1e12), 210e-6, 1e-15);
+    /* no span: the formula of every other class, 2 + 1 + 200 us */
+    cr_assert_float_eq(op_rate_time(&r, 0, 1e8, 100, 0, 1e15, 1e12), 203e-6, 1e-15);
+}
+
+Test(rates, fused_halves_price_the_whole_kernel)
+{
+    /* the cost model counts fused attention as two ops, each with half the bytes and
+     * items and half the fixed costs: the two halves must sum to the kernel's time */
+    op_rate r = {.t0 = 8e-6, .t_item = 3e-8, .flop_frac = 0.06, .byte_frac = 0.9, .blend = 2, .item_frac = 0.8,
+                 .t_long = 3e-6};
+    rate_model m;
+    memset(&m, 0, sizeof m);
+    m.op[RC_ATTN_DECODE_BF16] = r;
+    m.has_op[RC_ATTN_DECODE_BF16] = 1;
+    gpu_spec g = gpu_builtin("h100");
+    g.rates = &m;
+    const double flop = 4e9, bytes = 2e8, items = 64, peak = 989.4e12;
+    for (double span = 100; span < 1e4; span *= 10) {
+        double whole = op_rate_time(&r, flop, bytes, items, span, peak, g.mem_bw);
+        double half = price_compute_items(&g, RC_ATTN_DECODE_BF16, flop / 2, bytes / 2, items / 2, span, peak, 0.5,
+                                          NULL);
+        cr_assert_float_eq(2 * half / whole, 1, 1e-12, "span %g: %g against %g", span, 2 * half, whole);
+    }
+}
+
 Test(rates, attention_fit_recovers_the_work_item_cost)
 {
     /* decode attention of 32 query / 8 KV heads over batches 1..1024 and contexts
-     * 64..32k, timed exactly by a rate whose work items (a sequence's KV head) cost
-     * 25 ns each: the fit must find all five parameters */
-    const op_rate truth = {.t0 = 9e-6, .t_item = 25e-9, .flop_frac = 0.3, .byte_frac = 0.8, .blend = 8};
+     * 64..32k (both sides of the one-tile boundary), timed exactly by a rate whose work
+     * items (a sequence's KV head) cost 25 ns each, one item drawing at most 90 % of the
+     * bandwidth and a long cache costing 3 us more: the fit must find all seven */
+    const op_rate truth = {.t0 = 9e-6,
+                           .t_item = 25e-9,
+                           .flop_frac = 0.3,
+                           .byte_frac = 0.8,
+                           .blend = 8,
+                           .item_frac = 0.9,
+                           .t_long = 3e-6};
     rate_point p[128];
     int n = 0;
     for (int b = 1; b <= 1024; b *= 4)
@@ -109,10 +152,12 @@ Test(rates, attention_fit_recovers_the_work_item_cost)
             attention_op_costs(b, ctx - 1, 1, 32, 8, 128, DT_BF16, DT_BF16, a);
             double flop = a[0].flop + a[1].flop, bytes = op_bytes(&a[0]) + op_bytes(&a[1]);
             double items = a[0].items + a[1].items; /* b x 8 */
-            p[n++] = (rate_point){flop, bytes, 989.4e12, 3.35e12,
-                                  op_rate_time(&truth, flop, bytes, items, 989.4e12, 3.35e12), items};
+            p[n++] = (rate_point){flop,  bytes, 989.4e12, 3.35e12, op_rate_time(&truth, flop, bytes, items, a[0].span,
+                                                                                989.4e12, 3.35e12),
+                                  items, a[0].span};
         }
     cr_assert_float_eq(p[0].items, 8, 1e-12);
+    cr_assert_float_eq(p[0].span, 64, 1e-12); /* the new token is the 64th position attended */
     op_rate r = {.t0 = 3e-6, .t_item = 1e-9, .flop_frac = 0.8, .byte_frac = 0.5, .blend = 2};
     fit_summary s;
     char err[256];
@@ -121,6 +166,8 @@ Test(rates, attention_fit_recovers_the_work_item_cost)
     cr_assert_float_eq(r.t_item / truth.t_item, 1, 0.01, "t_item %g", r.t_item);
     cr_assert_float_eq(r.byte_frac / truth.byte_frac, 1, 0.01, "byte_frac %g", r.byte_frac);
     cr_assert_float_eq(r.t0 / truth.t0, 1, 0.01, "t0 %g", r.t0);
+    cr_assert_float_eq(r.item_frac / truth.item_frac, 1, 0.01, "item_frac %g", r.item_frac);
+    cr_assert_float_eq(r.t_long / truth.t_long, 1, 0.01, "t_long %g", r.t_long);
 }
 
 Test(rates, fit_refuses_bad_points)
@@ -132,7 +179,7 @@ Test(rates, fit_refuses_bad_points)
     cr_assert_eq(fit_op_rate(p, 3, &r, &s, err, sizeof err), -1);
     cr_assert(strstr(err, "cannot fit"), "%s", err);
     for (int i = 0; i < 8; i++)
-        p[i] = (rate_point){1e9, 1e6, 1e15, 1e12, i == 5 ? 0 : 1e-5, 0};
+        p[i] = (rate_point){1e9, 1e6, 1e15, 1e12, i == 5 ? 0 : 1e-5, 0, 0};
     cr_assert_eq(fit_op_rate(p, 8, &r, &s, err, sizeof err), -1);
     cr_assert(strstr(err, "point 6"), "%s", err);
 }

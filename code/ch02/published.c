@@ -230,6 +230,11 @@ static void fitted_values(const rate_model *h100, const rate_model *h200)
     nb_value("ch02_pub_attn_t0_us", "%.1f", d->t0 * 1e6);
     nb_value("ch02_pub_attn_item_ns", "%.0f", d->t_item * 1e9);
     nb_value("ch02_pub_attn_byte_pct", "%.0f", d->byte_frac * 100);
+    nb_value("ch02_pub_attn_long_us", "%.1f", d->t_long * 1e6);
+    /* one sequence of LLaMA-3-8B's 8 KV heads: the tail (one head's bytes at item_frac)
+     * against the whole read (8 heads' bytes at byte_frac) is byte_frac / (8 item_frac) */
+    nb_value("ch02_pub_attn_tail_b1_pct", "%.0f", d->item_frac > 0 ? d->byte_frac / (8 * d->item_frac) * 100 : 0);
+    nb_value("ch02_pub_attn_tile", "%d", RATE_SHORT_SPAN);
     nb_value("ch02_pub_prefill_t0_us", "%.1f", p->t0 * 1e6);
     nb_value("ch02_pub_prefill_flop_pct", "%.0f", p->flop_frac * 100);
     nb_value("ch02_pub_prefill_item_ns", "%.0f", p->t_item * 1e9);

@@ -71,13 +71,16 @@ int cmd_calibrate(int argc, char **argv)
     report_text(r, "gpu", "measured on (GPU row)", g->key);
     report_text(r, "backend", "engine", backend);
     report_table *t =
-        report_table_add(r, "classes", "Op classes (f_c, f_b: shares of peak and bandwidth; q: blend; |error| as fitted)");
+        report_table_add(r, "classes", "Op classes (f_c, f_b: shares of peak and bandwidth; q: blend; f_i: one item's share "
+                                         "of the bandwidth; t_long: a cache longer than one tile; |error| as fitted)");
     report_col(t, "class", "class", U_TEXT, 0);
     report_col(t, "t0", "t0", U_SECONDS, 0);
     report_col(t, "t_item", "t_item", U_SECONDS, 0);
     report_col(t, "flop_frac", "f_c", U_REAL, 0);
     report_col(t, "byte_frac", "f_b", U_REAL, 0);
     report_col(t, "blend", "q", U_REAL, 0);
+    report_col(t, "item_frac", "f_i", U_REAL, 0);
+    report_col(t, "t_long", "t_long", U_SECONDS, 0);
     report_col(t, "points", "points", U_INT, 0);
     report_col(t, "median_abs_err", "median", U_REAL, 0);
     report_col(t, "worst_abs_err", "worst", U_REAL, 0);
@@ -90,6 +93,8 @@ int cmd_calibrate(int argc, char **argv)
         report_cell_num(t, m.op[c].flop_frac);
         report_cell_num(t, m.op[c].byte_frac);
         report_cell_num(t, m.op[c].blend);
+        report_cell_num(t, m.op[c].item_frac > 0 ? m.op[c].item_frac : NAN); /* "-": no span */
+        report_cell_num(t, m.op[c].t_long > 0 ? m.op[c].t_long : NAN);
         report_cell_int(t, sums[c].points);
         report_cell_num(t, sums[c].points ? sums[c].median_abs_err : NAN);
         report_cell_num(t, sums[c].points ? sums[c].worst_abs_err : NAN);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NP 5                /* t0, flop_frac, byte_frac, blend, t_item */
+#define NP 7                /* t0, flop_frac, byte_frac, blend, t_item, item_frac, t_long */
 #define SOFT_L1_SCALE 0.10  /* residuals (in log time) beyond ~10 % count linearly, not squared */
 #define MAX_ITER 300
 
@@ -43,12 +43,14 @@ static void to_rate(const double *u, int np, op_rate *r)
     r->byte_frac = exp(u[2]);
     r->blend = exp(u[3]);
     r->t_item = np > 4 ? exp(u[4]) : 0;
+    r->item_frac = np > 5 ? exp(u[5]) : 0;
+    r->t_long = np > 6 ? exp(u[6]) : 0;
 }
 
 static void clamp_u(double *u)
 {
-    const double lo[NP] = {log(1e-9), log(1e-3), log(1e-3), 0, log(1e-15)};
-    const double hi[NP] = {0, log(1.5), log(1.5), log(64.0), log(1e-3)};
+    const double lo[NP] = {log(1e-9), log(1e-3), log(1e-3), 0, log(1e-15), log(1e-3), log(1e-12)};
+    const double hi[NP] = {0, log(1.5), log(1.5), log(64.0), log(1e-3), log(1.5), log(1e-3)};
     for (int i = 0; i < NP; i++)
         u[i] = u[i] < lo[i] ? lo[i] : u[i] > hi[i] ? hi[i] : u[i];
 }
@@ -57,7 +59,7 @@ static double residual(const double *u, int np, const rate_point *p)
 {
     op_rate r;
     to_rate(u, np, &r);
-    return log(op_rate_time(&r, p->flop, p->bytes, p->items, p->peak, p->bandwidth) / p->time);
+    return log(op_rate_time(&r, p->flop, p->bytes, p->items, p->span, p->peak, p->bandwidth) / p->time);
 }
 
 static double robust_cost(const double *u, int np, const rate_point *pts, int n)
@@ -108,13 +110,26 @@ static int solve(int m, double a[NP][NP], double *b, double *x)
     return 0;
 }
 
+/* How many parameters the points can tell apart: t_item only where some
+ * point has work items, item_frac and t_long only where some has a span. */
+static int parameters_of(const rate_point *pts, int n)
+{
+    int np = 4;
+    for (int i = 0; i < n; i++) {
+        if (pts[i].items > 0 && np < 5)
+            np = 5;
+        if (pts[i].span > 0 && pts[i].items > 0)
+            np = 7;
+    }
+    return np;
+}
+
+/* One Levenberg-Marquardt descent from u; returns the robust cost reached. */
+static double descend(const rate_point *pts, int n, int np, double *u, double *res, double *jac, int *iterations);
+
 int fit_op_rate(const rate_point *pts, int n, op_rate *r, fit_summary *s, char *err, size_t errlen)
 {
-    /* t_item is a parameter only where some point has work items */
-    int np = NP - 1;
-    for (int i = 0; i < n; i++)
-        if (pts[i].items > 0)
-            np = NP;
+    int np = parameters_of(pts, n);
     if (n < np + 1) {
         snprintf(err, errlen, "%d points cannot fit %d parameters", n, np);
         return -1;
@@ -126,9 +141,10 @@ int fit_op_rate(const rate_point *pts, int n, op_rate *r, fit_summary *s, char *
                      i + 1);
             return -1;
         }
-    double u[NP] = {log(r->t0 > 0 ? r->t0 : 1e-6), log(r->flop_frac > 0 ? r->flop_frac : 0.8),
+    double u[NP] = {log(r->t0 > 0 ? r->t0 : 1e-6),       log(r->flop_frac > 0 ? r->flop_frac : 0.8),
                     log(r->byte_frac > 0 ? r->byte_frac : 0.8), log(r->blend >= 1 ? r->blend : 2),
-                    log(r->t_item > 0 ? r->t_item : 1e-9)};
+                    log(r->t_item > 0 ? r->t_item : 1e-9),     log(r->item_frac > 0 ? r->item_frac : 1),
+                    log(r->t_long > 0 ? r->t_long : 1e-6)};
     clamp_u(u);
     double *res = malloc((size_t)n * sizeof *res);
     double *jac = malloc((size_t)n * NP * sizeof *jac);
@@ -138,6 +154,36 @@ int fit_op_rate(const rate_point *pts, int n, op_rate *r, fit_summary *s, char *
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    int it = 0;
+    double cost = descend(pts, n, np, u, res, jac, &it);
+    if (np == 7) {
+        /* Seven parameters have more than one valley: also start from a
+         * sharp and a soft blend with a cheap and a dear work item, keep the
+         * lowest cost. */
+        const double blends[] = {2, 8}, items[] = {1e-8, 3e-8};
+        for (int b = 0; b < 2; b++)
+            for (int k = 0; k < 2; k++) {
+                double v[NP];
+                memcpy(v, u, sizeof v);
+                v[3] = log(blends[b]);
+                v[4] = log(items[k]);
+                clamp_u(v);
+                int vit = 0;
+                double c = descend(pts, n, np, v, res, jac, &vit);
+                if (c < cost)
+                    cost = c, it = vit, memcpy(u, v, sizeof v);
+            }
+    }
+    free(res);
+    free(jac);
+    to_rate(u, np, r);
+    op_rate_errors(r, pts, n, s);
+    s->iterations = it;
+    return 0;
+}
+
+static double descend(const rate_point *pts, int n, int np, double *u, double *res, double *jac, int *iterations)
+{
     double cost = robust_cost(u, np, pts, n), lambda = 1e-3;
     int it = 0;
     for (; it < MAX_ITER; it++) {
@@ -180,7 +226,7 @@ int fit_op_rate(const rate_point *pts, int n, op_rate *r, fit_summary *s, char *
             double c = robust_cost(v, np, pts, n);
             if (c < cost) {
                 double drop = cost - c;
-                memcpy(u, v, sizeof u);
+                memcpy(u, v, NP * sizeof *u);
                 cost = c;
                 lambda = lambda / 3 > 1e-12 ? lambda / 3 : 1e-12;
                 accepted = drop > 1e-14 * (1 + cost) ? 1 : 2;
@@ -191,12 +237,8 @@ int fit_op_rate(const rate_point *pts, int n, op_rate *r, fit_summary *s, char *
         if (accepted != 1)
             break;
     }
-    free(res);
-    free(jac);
-    to_rate(u, np, r);
-    op_rate_errors(r, pts, n, s);
-    s->iterations = it;
-    return 0;
+    *iterations = it;
+    return cost;
 }
 
 void op_rate_errors(const op_rate *r, const rate_point *pts, int n, fit_summary *s)
@@ -207,7 +249,8 @@ void op_rate_errors(const op_rate *r, const rate_point *pts, int n, fit_summary 
         return;
     }
     for (int i = 0; i < n; i++)
-        e[i] = op_rate_time(r, pts[i].flop, pts[i].bytes, pts[i].items, pts[i].peak, pts[i].bandwidth) / pts[i].time -
+        e[i] = op_rate_time(r, pts[i].flop, pts[i].bytes, pts[i].items, pts[i].span, pts[i].peak, pts[i].bandwidth) /
+                   pts[i].time -
                1;
     summarize_errors(e, n, s);
     free(e);

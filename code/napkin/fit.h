@@ -1,8 +1,9 @@
 /* Fitting achieved rates (rates.h) to measured times.
  *
  * Compute ops: a Levenberg-Marquardt least-squares fit of the parameters
- * (t0, flop_frac, byte_frac, blend, and t_item where the points have work
- * items) on the log of predicted over measured
+ * (t0, flop_frac, byte_frac, blend; t_item where the points have work
+ * items; item_frac and t_long where they have a span) on the log of
+ * predicted over measured
  * time, so a 10 % miss on a 3 us kernel weighs what it weighs on a 3 ms one.
  * The loss is soft-L1 (rho(r) = 2 s^2 (sqrt(1 + (r/s)^2) - 1), solved by
  * reweighting): near zero it is least squares, far out it grows like |r|,
@@ -24,6 +25,7 @@
 typedef struct {
     double flop, bytes, peak, bandwidth, time;
     double items; /* work items (0 where the class has none) */
+    double span;  /* cached positions each item reads (decode attention; 0 elsewhere) */
 } rate_point;
 
 typedef struct {

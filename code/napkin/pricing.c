@@ -8,22 +8,30 @@ int gpu_has_rates(const gpu_spec *g, rate_class c)
 }
 
 //> price_compute
-double price_compute_items(const gpu_spec *g, rate_class c, double flop, double bytes, double items, double peak,
-                           double fixed_share, bound_kind *bound)
+double price_compute_items(const gpu_spec *g, rate_class c, double flop, double bytes, double items, double span,
+                           double peak, double fixed_share, bound_kind *bound)
 {
     double roofline = roofline_time(flop, bytes, peak, g->mem_bw, bound);
     if (!gpu_has_rates(g, c))
         return roofline;
     op_rate r = g->rates->op[c];
+    /* an op that is part of a kernel carries its share of the kernel's fixed
+     * costs, and of one item's serial floor: its bytes per item are the
+     * kernel's, so the floor is scaled by a bandwidth 1/share as large */
     r.t0 *= fixed_share;
-    return op_rate_time(&r, flop, bytes, items, peak, g->mem_bw);
+    r.t_long *= fixed_share;
+    if (fixed_share > 0)
+        r.item_frac /= fixed_share;
+    else
+        r.item_frac = 0;
+    return op_rate_time(&r, flop, bytes, items, span, peak, g->mem_bw);
 }
 //< price_compute
 
 double price_compute(const gpu_spec *g, rate_class c, double flop, double bytes, double peak, double fixed_share,
                      bound_kind *bound)
 {
-    return price_compute_items(g, c, flop, bytes, 0, peak, fixed_share, bound);
+    return price_compute_items(g, c, flop, bytes, 0, 0, peak, fixed_share, bound);
 }
 
 double price_allreduce(const gpu_spec *g, int tp, double bytes)

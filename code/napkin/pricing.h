@@ -20,9 +20,10 @@
  * verdict either way. */
 double price_compute(const gpu_spec *g, rate_class c, double flop, double bytes, double peak, double fixed_share,
                      bound_kind *bound);
-/* The same for an op of `items` work items (rates.h: attention kernels). */
-double price_compute_items(const gpu_spec *g, rate_class c, double flop, double bytes, double items, double peak,
-                           double fixed_share, bound_kind *bound);
+/* The same for an op of `items` work items, each reading `span` cached
+ * positions (rates.h: attention kernels; span 0 where it does not apply). */
+double price_compute_items(const gpu_spec *g, rate_class c, double flop, double bytes, double items, double span,
+                           double peak, double fixed_share, bound_kind *bound);
 
 /* Seconds for one all-reduce of `bytes` over tp GPUs: the calibrated curve
  * of that TP degree where g carries one, else comm.h's ring. */

@@ -31,7 +31,7 @@ static int load_columns(const char *dir, const char *file, const char *const *na
 static void elementwise_from_gemm(rate_model *m)
 {
     const op_rate *g = &m->op[RC_GEMM_BF16];
-    m->op[RC_ELEMENTWISE] = (op_rate){g->t0, 0, 1.0, g->byte_frac, g->blend};
+    m->op[RC_ELEMENTWISE] = (op_rate){g->t0, 0, 1.0, g->byte_frac, g->blend, 0, 0};
     m->has_op[RC_ELEMENTWISE] = 1;
 }
 
@@ -79,7 +79,7 @@ static int point_of_row(const measured_table *t, const int *c, int row, rate_cla
         if (!(m > 0 && n > 0 && k > 0 && time > 0))
             return -1;
         op_cost op = gemm_op_cost(m, k, n, d, d, DT_BF16);
-        *p = (rate_point){op.flop, op_bytes(&op), gpu_peak_flops(g, d), g->mem_bw, time, 0};
+        *p = (rate_point){op.flop, op_bytes(&op), gpu_peak_flops(g, d), g->mem_bw, time, 0, 0};
     } else {
         dtype kv;
         if (dtype_of(measured_cell(t, row, c[5]), &kv) != 0)
@@ -104,7 +104,7 @@ static int point_of_row(const measured_table *t, const int *c, int row, rate_cla
         else /* the new token is one of the `len` attended: len - 1 were cached */
             attention_op_costs(b, len - 1, 1, heads, kvh, hd, kv, DT_BF16, a);
         *p = (rate_point){a[0].flop + a[1].flop, op_bytes(&a[0]) + op_bytes(&a[1]), bf16_peak, g->mem_bw, time,
-                          a[0].items + a[1].items};
+                          a[0].items + a[1].items, a[0].span};
     }
     *keep = 1;
     return 0;
@@ -233,7 +233,7 @@ int published_fit(const char *dir, const char *backend, const gpu_spec *g, int e
             free(p);
             continue;
         }
-        op_rate r = {3e-6, 1e-9, 0.8, 0.8, 2};
+        op_rate r = {3e-6, 1e-9, 0.8, 0.8, 2, 1, 1e-6};
         fit_summary s;
         if (fit_op_rate(p, n, &r, &s, err, errlen) != 0) {
             free(p);
@@ -308,7 +308,7 @@ int measured_set_fit(const char *dir, const gpu_spec *device, int half, rate_mod
             return -1;
         }
         op_cost op = gemm_op_cost(m, kk, nn, dt, dt, dt);
-        rate_point pt = {op.flop, op_bytes(&op), gpu_peak_flops(device, dt), device->mem_bw, time, 0};
+        rate_point pt = {op.flop, op_bytes(&op), gpu_peak_flops(device, dt), device->mem_bw, time, 0, 0};
         if (half == 0 || k % 2 == half - 1)
             p[n++] = pt;
         else

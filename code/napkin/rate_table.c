@@ -10,9 +10,9 @@
 
 extern const char napkin_calibrations_tsv[];
 
-static const char *const COLS[] = {"calibration", "gpu",        "class",      "tp",     "t0_s",     "t_item_s",
-                                   "flop_frac",   "byte_frac",  "blend",      "latency1_s",
-                                   "bandwidth1",  "latency2_s", "bandwidth2", "points", "median_abs_err",
+static const char *const COLS[] = {"calibration", "gpu",        "class",      "tp",        "t0_s",     "t_item_s",
+                                   "flop_frac",   "byte_frac",  "blend",      "item_frac", "t_long_s", "latency1_s",
+                                   "bandwidth1",  "latency2_s", "bandwidth2", "points",    "median_abs_err",
                                    "worst_abs_err"};
 #define NCOLS ((int)(sizeof COLS / sizeof COLS[0]))
 
@@ -26,8 +26,8 @@ void rate_model_write(FILE *out, const rate_model *r, const fit_summary sums[RC_
         if (!r->has_op[c])
             continue;
         const op_rate *o = &r->op[c];
-        fprintf(out, "%s\t%s\t%s\t-\t%.6e\t%.6e\t%.6f\t%.6f\t%.6f\t-\t-\t-\t-\t", r->name, r->gpu,
-                rate_class_name(c), o->t0, o->t_item, o->flop_frac, o->byte_frac, o->blend);
+        fprintf(out, "%s\t%s\t%s\t-\t%.6e\t%.6e\t%.6f\t%.6f\t%.6f\t%.6f\t%.6e\t-\t-\t-\t-\t", r->name, r->gpu,
+                rate_class_name(c), o->t0, o->t_item, o->flop_frac, o->byte_frac, o->blend, o->item_frac, o->t_long);
         if (sums && sums[c].points > 0)
             fprintf(out, "%d\t%.4f\t%.4f\n", sums[c].points, sums[c].median_abs_err, sums[c].worst_abs_err);
         else
@@ -37,7 +37,7 @@ void rate_model_write(FILE *out, const rate_model *r, const fit_summary sums[RC_
         if (!r->has_allreduce[s])
             continue;
         const link_rate *l = &r->allreduce[s];
-        fprintf(out, "%s\t%s\tallreduce\t%d\t-\t-\t-\t-\t-\t%.6e\t%.6e\t%.6e\t%.6e\t", r->name, r->gpu,
+        fprintf(out, "%s\t%s\tallreduce\t%d\t-\t-\t-\t-\t-\t-\t-\t%.6e\t%.6e\t%.6e\t%.6e\t", r->name, r->gpu,
                 rate_slot_tp(s),
                 l->latency1, l->bandwidth1, l->latency2, l->bandwidth2);
         if (link_sums && link_sums[s].points > 0)
@@ -79,8 +79,8 @@ int rate_model_parse(const char *text, const char *filename, const char *name, r
         if (strcmp(cls, "allreduce") == 0) {
             int slot = rate_tp_slot((int)measured_num(&t, r, ci[3]));
             link_rate l;
-            if (slot < 0 || positive(&t, r, ci[9], &l.latency1) || positive(&t, r, ci[10], &l.bandwidth1) ||
-                positive(&t, r, ci[11], &l.latency2) || positive(&t, r, ci[12], &l.bandwidth2)) {
+            if (slot < 0 || positive(&t, r, ci[11], &l.latency1) || positive(&t, r, ci[12], &l.bandwidth1) ||
+                positive(&t, r, ci[13], &l.latency2) || positive(&t, r, ci[14], &l.bandwidth2)) {
                 snprintf(err, errlen, "%s: data row %d: an all-reduce row needs tp 2, 4 or 8 and four positive "
                                       "link figures", filename, r + 1);
                 rc = -1;
@@ -93,10 +93,14 @@ int rate_model_parse(const char *text, const char *filename, const char *name, r
         int c = rate_class_parse(cls);
         op_rate o;
         o.t_item = measured_num(&t, r, ci[5]);
+        o.item_frac = measured_num(&t, r, ci[9]);
+        o.t_long = measured_num(&t, r, ci[10]);
         if (c < 0 || positive(&t, r, ci[4], &o.t0) || !(o.t_item >= 0) || positive(&t, r, ci[6], &o.flop_frac) ||
-            positive(&t, r, ci[7], &o.byte_frac) || positive(&t, r, ci[8], &o.blend) || o.blend < 1) {
+            positive(&t, r, ci[7], &o.byte_frac) || positive(&t, r, ci[8], &o.blend) || o.blend < 1 ||
+            !(o.item_frac >= 0 && o.item_frac < INFINITY) || !(o.t_long >= 0 && o.t_long < INFINITY)) {
             snprintf(err, errlen, "%s: data row %d: class '%s' needs a known class, positive t0_s, flop_frac, "
-                                  "byte_frac, a t_item_s not negative and a blend of at least 1", filename, r + 1, cls);
+                                  "byte_frac, t_item_s, item_frac and t_long_s not negative and a blend of at least 1",
+                     filename, r + 1, cls);
             rc = -1;
             break;
         }

@@ -5,7 +5,7 @@
  * published set under code/specs/measured/ (published.h) and writes it; a
  * test refits and compares, so it cannot drift from the data.
  * Columns: calibration gpu class tp t0_s t_item_s flop_frac byte_frac blend
- * latency1_s bandwidth1 latency2_s bandwidth2 points median_abs_err
+ * item_frac t_long_s latency1_s bandwidth1 latency2_s bandwidth2 points median_abs_err
  * worst_abs_err ("-" where a column does not apply: op classes have no tp
  * or link figures, all-reduce rows, class "allreduce", no op figures). */
 #ifndef NAPKIN_RATE_TABLE_H

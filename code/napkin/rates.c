@@ -31,18 +31,28 @@ int rate_slot_tp(int slot)
 }
 
 //> achieved_rate
-double op_rate_time(const op_rate *r, double flop, double bytes, double items, double peak, double bandwidth)
+/* (a^q + b^q + c^q)^(1/q), scaled by the largest term so a large q cannot overflow */
+static double blend3(double a, double b, double c, double q)
+{
+    double hi = a > b ? a : b;
+    hi = hi > c ? hi : c;
+    if (hi <= 0)
+        return 0;
+    return hi * pow(pow(a / hi, q) + pow(b / hi, q) + pow(c / hi, q), 1 / q);
+}
+
+double op_rate_time(const op_rate *r, double flop, double bytes, double items, double span, double peak,
+                    double bandwidth)
 {
     double tc = flop / (r->flop_frac * peak);
     double tm = bytes / (r->byte_frac * bandwidth);
-    double hi = tc > tm ? tc : tm;
-    double fixed = r->t0 + r->t_item * items;
-    if (hi <= 0)
-        return fixed;
-    /* (tc^q + tm^q)^(1/q), scaled by the larger term so a large q cannot overflow */
-    double q = r->blend;
-    double blended = hi * pow(pow(tc / hi, q) + pow(tm / hi, q), 1 / q);
-    return fixed + blended;
+    double ti = r->t_item * items;
+    if (span <= 0)
+        return r->t0 + ti + blend3(tc, tm, 0, r->blend);
+    double serial = r->item_frac > 0 && items > 0 ? bytes / items / (r->item_frac * bandwidth) : 0;
+    if (span <= RATE_SHORT_SPAN) /* the cache rides in the first tile, under the items' setup */
+        return r->t0 + serial + blend3(ti, tc, tm, r->blend);
+    return r->t0 + serial + r->t_long + ti + blend3(tc, tm, 0, r->blend);
 }
 
 double link_rate_time(const link_rate *l, double bytes)

@@ -17,6 +17,22 @@
  *    (q -> infinity is the roofline's max; q = 1 is no overlap at all).
  * With t0 = 0, both fractions 1 and q -> infinity it is the roofline.
  *
+ * Decode attention has two more terms, for ops that say how many cached
+ * positions each work item reads (its span):
+ *
+ *     span <= RATE_SHORT_SPAN:  t = t0 + t_serial + (ti^q + tc^q + tm^q)^(1/q)
+ *     span >  RATE_SHORT_SPAN:  t = t0 + t_serial + t_long + ti + (tc^q + tm^q)^(1/q)
+ *         ti = t_item * items,  t_serial = (bytes / items) / (item_frac * bandwidth)
+ *
+ *  - a short cache fits the kernel's first tile, which it reads while it sets
+ *    the item up, so the two overlap; a longer one is walked tile by tile
+ *    after the setup, split over more blocks and merged, at t_long more;
+ *  - t_serial, the tail: one work item's bytes, read at item_frac of the
+ *    bandwidth with nothing left to overlap them (the last block of the
+ *    split, then the merge).  It is small against a large batch's read and
+ *    a visible share of a batch of a few sequences (item_frac = 0: no tail).
+ * Ops with span 0 (GEMMs, prefill, elementwise) use the first formula.
+ *
  * A collective (all-reduce) of `bytes` over tp GPUs takes the faster of two
  * algorithms, each a latency plus bytes over a bandwidth:
  *
@@ -48,7 +64,12 @@ typedef struct {
     double flop_frac; /* share of the dense peak reached when compute-bound */
     double byte_frac; /* share of the HBM bandwidth reached when memory-bound */
     double blend;     /* q >= 1 */
+    double item_frac; /* share of the bandwidth one work item's tail is read at (0: no tail) */
+    double t_long;    /* seconds, the extra fixed cost of a cache longer than one tile */
 } op_rate;
+
+/* The cached positions one tile of a decode attention kernel holds. */
+#define RATE_SHORT_SPAN 128
 
 typedef struct {
     double latency1, bandwidth1; /* the algorithm that starts fast (s, B/s) */
@@ -75,8 +96,10 @@ const char *rate_class_name(rate_class c);
 /* "gemm_bf16" -> RC_GEMM_BF16; -1 when unknown. */
 int rate_class_parse(const char *s);
 
-/* The time of a compute op of `items` work items under r (see above). */
-double op_rate_time(const op_rate *r, double flop, double bytes, double items, double peak, double bandwidth);
+/* The time of a compute op of `items` work items, each reading `span`
+ * cached positions (0 where the op has no such span), under r (see above). */
+double op_rate_time(const op_rate *r, double flop, double bytes, double items, double span, double peak,
+                    double bandwidth);
 /* The time of one collective of `bytes` under l. */
 double link_rate_time(const link_rate *l, double bytes);
 

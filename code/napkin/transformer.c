@@ -135,7 +135,7 @@ int layer_projection_shapes(const model_spec *m, int tp, projection_shape *out)
 
 static op_cost make_op(const char *name, op_kind kind, int per_layer)
 {
-    op_cost op = {name, kind, per_layer, 0, 0, 0, 0, 0, RC_ELEMENTWISE, 1, 0, 0, 0};
+    op_cost op = {name, kind, per_layer, 0, 0, 0, 0, 0, RC_ELEMENTWISE, 1, 0, 0, 0, 0};
     return op;
 }
 
@@ -203,13 +203,15 @@ static void attention_span(double ctx, double n, double window, double *pairs, d
 /* How a calibration prices one fused attention kernel that the cost model
  * counts as two ops (scores, values): decode (one new token) or prefill, over
  * a 16-bit or a one-byte cache; each half carries half the kernel's fixed
- * cost and half its work items (rates.h). */
-static void attention_rates(op_cost *score, op_cost *value, double n, double items, double kb)
+ * cost and half its work items, and in decode the positions each item reads
+ * (rates.h). */
+static void attention_rates(op_cost *score, op_cost *value, double n, double items, double positions, double kb)
 {
     score->rate = value->rate =
         n == 1 ? rate_class_decode_attention(kb < 2 ? DT_FP8 : DT_BF16) : RC_ATTN_PREFILL;
     score->fixed_share = value->fixed_share = 0.5;
     score->items = value->items = items / 2;
+    score->span = value->span = n == 1 ? positions : 0;
 }
 
 //> attention_op
@@ -236,7 +238,7 @@ static void gqa_attention(const attention_view *a, int per_layer, const char *sc
     value->kv_bytes = kv_read + kv_write;
     value->act_bytes = T * heads_l * hd * a->ab; /* the attention output */
     /* work items: a sequence's KV head in decode; in prefill a head's 128-row tile of new tokens */
-    attention_rates(score, value, n, n == 1 ? B * kvh_l : B * heads_l * ceil(n / 128), a->kb);
+    attention_rates(score, value, n, n == 1 ? B * kvh_l : B * heads_l * ceil(n / 128), positions, a->kb);
 }
 //< attention_op
 
@@ -292,7 +294,7 @@ static int mla_attention(const model_spec *m, const step_shape *s, double wb, do
         score.act_bytes = T * H_l * latent * ab;
         value.flop = 2 * B * H_l * kv * pairs;
         value.act_bytes = T * H_l * kv * ab;
-        attention_rates(&score, &value, n, n == 1 ? B : B * H_l * ceil(n / 128), kb); /* one latent "KV head" */
+        attention_rates(&score, &value, n, n == 1 ? B : B * H_l * ceil(n / 128), ctx + n, kb); /* one latent "KV head" */
         out[c++] = score;
         out[c++] = value;
         op_cost uv = projection("v_absorb", T, kv, H_l * v, wb, ab);
@@ -307,7 +309,7 @@ static int mla_attention(const model_spec *m, const step_shape *s, double wb, do
         score.act_bytes = T * H_l * (nope + rope) * ab + P * H_l * (nope + rope) * ab; /* Q, and K */
         value.flop = 2 * B * H_l * v * pairs;
         value.act_bytes = P * H_l * v * ab + T * H_l * v * ab; /* V, and the output */
-        attention_rates(&score, &value, n, B * H_l * ceil(n / 128), kb);
+        attention_rates(&score, &value, n, B * H_l * ceil(n / 128), ctx + n, kb);
         out[c++] = score;
         out[c++] = value;
     }
@@ -464,7 +466,8 @@ double op_time(const op_cost *op, const gpu_spec *g, double peak, int tp, bound_
         return price_allgather(g, tp, op->comm_bytes);
     if (op->kind == OP_ALLTOALL)
         return alltoall_time(g, op->comm_bytes, op->comm_intra_share, op->comm_net_bw);
-    return price_compute_items(g, op->rate, op->flop, op_bytes(op), op->items, peak, op->fixed_share, bound);
+    return price_compute_items(g, op->rate, op->flop, op_bytes(op), op->items, op->span, peak, op->fixed_share,
+                               bound);
 }
 
 int op_repeats(const model_spec *m, const op_cost *op)

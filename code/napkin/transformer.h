@@ -121,6 +121,7 @@ typedef struct {
     rate_class rate;     /* the class a calibration prices it in (pricing.h) */
     double fixed_share;  /* its share of one kernel's fixed cost: 1, or 0.5 for each half of fused attention */
     double items;        /* work items a calibration charges t_item for (rates.h); 0 for all but attention */
+    double span;         /* cached positions each decode attention item reads (rates.h); 0 elsewhere */
     double comm_intra_share; /* OP_ALLTOALL: share of comm_bytes that stays inside the node (NVLink) */
     double comm_net_bw;      /* OP_ALLTOALL: bytes/s per GPU across nodes */
 } op_cost;
