@@ -76,7 +76,7 @@ Test(ch13, experts_touched)
  * 64 x 8 x 31/32 x 7168 = 3,555,328 B over 32 GPUs. */
 Test(ch13, all_to_all_bytes)
 {
-    ep_layout l8 = {8, 8, 50e9, 1, 1, 2}, l32 = {32, 8, 50e9, 1, 1, 2};
+    ep_layout l8 = {8, 8, 50e9, 1, 1, 2, 0}, l32 = {32, 8, 50e9, 1, 1, 2, 0};
     ep_cost a, b;
     char err[256];
     cr_assert_eq(ep_step_cost(&ds, &h200, &l8, 64, &a, err, sizeof err), 0);

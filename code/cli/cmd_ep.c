@@ -70,7 +70,7 @@ int cmd_ep(int argc, char **argv)
         return rc;
     }
     char err[512];
-    ep_layout l = {ep, per_node, net_gb_s * 1e9, imbalance, dtype_bytes(prec.act) < 2 ? 1.0 : 2.0, 2.0};
+    ep_layout l = {ep, per_node, net_gb_s * 1e9, imbalance, dtype_bytes(prec.act) < 2 ? 1.0 : 2.0, 2.0, 0};
     ep_cost a2a;
     fit_check fit;
     memory_policy pol = cli_policy(usable, -1, -1, 0);

@@ -77,6 +77,7 @@ typedef struct {
     precision prec;
     int skip_comm;  /* 1: leave the TP collectives out (the pure roofline) */
     int logits_last; /* 1: logits for each sequence's last new token only (a prefill) */
+    double routing_skew; /* a mixture's router: 0 uniform, s > 0 Zipf(s) over the experts (moe.h) */
 } step_shape;
 
 /* A prefill of `prompt` tokens for each of `batch` sequences with `context`
@@ -226,6 +227,9 @@ int compute_bound_batch(const model_spec *m, const gpu_spec *g, const step_shape
 /* Experts of a mixture that at least one of `tokens` tokens routes to, in
  * expectation under uniform top-k routing: E * (1 - (1 - k/E)^tokens). */
 double moe_experts_touched(const model_spec *m, double tokens);
+/* The same under the shape's router: uniform at routing_skew 0, else the
+ * Zipf-skewed expectation of moe_zipf_touched. */
+double moe_step_experts_touched(const model_spec *m, const step_shape *s, double tokens);
 
 /* What the replica serves: tokens of the whole batch per second. */
 double step_tokens_per_second(const step_cost *c);
