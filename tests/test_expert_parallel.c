@@ -7,6 +7,7 @@
 
 #include "expert_parallel.h"
 #include "moe.h"
+#include "request.h"
 #include "specs.h"
 
 #define near(got, want)                                                                                      \
@@ -239,4 +240,39 @@ Test(ep, weights_with_tensor_parallel_replicas)
     cr_expect_eq(f.max_batch, (int)floor(budget / (61.0 * 576 * 8192)), "MLA's latent, whole on each GPU");
     cr_expect(f.fits);
     cr_expect_eq(ep_fit_adjust(&m, precision_uniform(DT_FP8), 8, 3, 16, 8192, &f, err, sizeof err), -1);
+}
+
+/* A request on one attention replica of an EP 8 group (tp 1): the closed
+ * loop of request.h with p the prompt's prefill and d the mean of the decode
+ * steps at the first and last contexts, each priced as one GPU of the group
+ * (ep_decoder_step_cost): e2e = C p + (o - 1) d, GPU-seconds per request
+ * tp e2e / C = e2e / C. */
+Test(ep, a_request_on_an_attention_replica)
+{
+    model_spec m = model_builtin("deepseek-v3");
+    gpu_spec g = gpu_builtin("h200");
+    const precision p8 = precision_uniform(DT_FP8);
+    request_setup s = {&m, &g, p8, 1, 4096, 512, 32, 0, 0, memory_policy_default(), 0, 1};
+    request_options o = {layout(8), 0, 0};
+    request_estimate e;
+    char err[256];
+    cr_assert_eq(request_estimate_with(&s, &o, &e, err, sizeof err), 0, "%s", err);
+    step_shape pf = prefill_shape(1, 0, 4096, 1, p8), lo = decode_shape(32, 4096, 1, p8),
+               hi = decode_shape(32, 4096 + 510, 1, p8);
+    pf.logits_last = 1;
+    step_cost cp, cl, ch;
+    cr_assert_eq(ep_decoder_step_cost(&m, &g, &pf, &o.ep, &cp, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(ep_decoder_step_cost(&m, &g, &lo, &o.ep, &cl, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(ep_decoder_step_cost(&m, &g, &hi, &o.ep, &ch, err, sizeof err), 0, "%s", err);
+    const double d = (cl.time + ch.time) / 2, e2e = 32 * cp.time + 511 * d;
+    near(e.prefill_time, cp.time);
+    near(e.decode_step, d);
+    near(e.e2e, e2e);
+    near(e.gpu_seconds_per_request, e2e / 32);
+    cr_expect(e.fit.fits);
+    /* memory: one GPU of the group holds ep_weight_bytes_per_gpu of weights */
+    near(e.fit.weights, ep_weight_bytes_per_gpu(&m, DT_FP8, 8));
+    /* a pipeline with EP is refused */
+    s.pp = 2;
+    cr_expect_eq(request_estimate_with(&s, &o, &e, err, sizeof err), -1);
 }
