@@ -194,8 +194,17 @@ Test(cli_today, serve_and_search_with_expert_parallelism)
 Test(cli_today, disaggregated_combinations)
 {
     char out[OUT_MAX];
-    cr_expect_eq(run("serve --model llama3-8b --gpu h100 --disaggregate --prefill-gpus 1 --decode-gpus 1 --rate 2", out,
-                     sizeof out), 2, "%s", out);
+    /* a rate on one split: the smallest decode concurrency that keeps up (test_disagg.c checks it) */
+    cr_assert_eq(run("serve --model llama3-8b --gpu h100 --disaggregate --prefill-gpus 2 --decode-gpus 6 --rate 20 "
+                     "--roofline --format tsv", out, sizeof out), 0, "%s", out);
+    cr_expect_geq(tsv_value(out, "requests_per_s"), 20);
+    cr_expect_geq(tsv_value(out, "agg_requests_per_s"), 20);
+    /* a rate above what the prefill pool of one GPU serves (1 / p, about 30 requests/s) names the pool */
+    cr_expect_eq(run("serve --model llama3-8b --gpu h100 --disaggregate --prefill-gpus 1 --decode-gpus 6 --rate 60",
+                     out, sizeof out), 1, "%s", out);
+    cr_expect(strstr(out, "prefill pool") && strstr(out, "--prefill-gpus"), "%s", out);
+    cr_expect_eq(run("serve --model llama3-8b --gpu h100 --disaggregate --search --rate 2", out, sizeof out), 2, "%s",
+                 out);
     cr_expect(strstr(out, "--rate"), "%s", out);
     cr_expect_eq(run("serve --model llama3-8b --gpu h100 --disaggregate --prefill-gpus 1 --decode-gpus 1 "
                      "--chunked-prefill 512", out, sizeof out), 2, "%s", out);

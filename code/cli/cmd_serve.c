@@ -52,8 +52,9 @@ static const cli_doc DOC = {
     "crosses --kv-link-gb-s per GPU (default the GPU row's NVLink); TTFT = p +\n"
     "transfer, TPOT = d, against the aggregated server on as many GPUs.  With\n"
     "--search: the split of --gpus and the concurrency that serve the most.\n"
-    "Not modelled with --disaggregate: --rate (the split search already finds\n"
-    "the concurrency each pool sustains; give --concurrency), --chunked-prefill\n"
+    "With a split, --rate R finds the smallest decode concurrency at which both\n"
+    "pools keep up (the aggregated server beside it at the same rate).  Not\n"
+    "with --disaggregate: --rate with --search, --chunked-prefill\n"
     "(it mixes prompt chunks into one pool's decode steps, and disaggregation\n"
     "has no prompts on the decode pool to mix), --pp, --prefix and --ep.\n"
     "Exit status 1 when C requests of prompt + output tokens do not fit (the\n"
@@ -247,10 +248,10 @@ int cmd_serve(int argc, char **argv)
     if (prefix && prefix >= prompt)
         return cli_fail(DOC.name, EXIT_USAGE, "--prefix %d must be shorter than the --prompt (%d tokens)", prefix,
                         prompt);
-    if (disaggregate && rate > 0)
-        return cli_fail(DOC.name, EXIT_USAGE, "--disaggregate with --rate is not modelled: the split (or its search) "
-                                              "gives the requests/s each pool sustains at --concurrency; compare "
-                                              "that with the rate");
+    if (disaggregate && rate > 0 && do_search)
+        return cli_fail(DOC.name, EXIT_USAGE, "--rate with --disaggregate --search: the search finds the split that "
+                                              "serves the most; give the split (--prefill-gpus, --decode-gpus) to "
+                                              "serve a --rate");
     if (disaggregate && chunk)
         return cli_fail(DOC.name, EXIT_USAGE, "--disaggregate with --chunked-prefill has no meaning: chunking mixes "
                                               "prompt chunks into the decode steps of one pool, and a disaggregated "
@@ -317,7 +318,7 @@ int cmd_serve(int argc, char **argv)
     device_report(r, &d);
 
     if (disaggregate) {
-        if ((rc = serve_disaggregated(r, &s, &dg, do_search, gpus, ttft, tpot)) == 0)
+        if ((rc = serve_disaggregated(r, &s, &dg, do_search, gpus, ttft, tpot, rate)) == 0)
             rc = report_print(r, common.format, stdout);
         report_free(r);
         cli_specs_free(&specs);
