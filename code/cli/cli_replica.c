@@ -122,6 +122,11 @@ void replica_report_memory(report *r, const replica_setup *s)
     report_num(r, "params_active", "parameters used per token (embedding counted)", U_PARAMS, pc.active);
     report_num(r, "params_active_nonembedding", "parameters used per token, embedding aside", U_PARAMS,
                pc.active_nonembedding);
+    if (m->mtp_layers > 0) { /* released beside the model, not served here */
+        report_num(r, "params_mtp", "multi-token-prediction module, as released (not served)", U_PARAMS, pc.mtp);
+        report_num(r, "params_active_with_mtp", "used per training token, embedding aside, MTP included", U_PARAMS,
+                   pc.active_nonembedding + pc.mtp_active);
+    }
     report_num(r, "hbm_bytes", s->policy.capacity > 0 ? "memory (--hbm)" : "memory the driver reports", U_BYTES,
                s->mem.hbm);
     report_num(r, "hbm_datasheet_bytes", "memory on the datasheet", U_BYTES, s->gpu->mem_bytes_datasheet);

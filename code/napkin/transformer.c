@@ -67,6 +67,15 @@ param_count model_params(const model_spec *m)
     p.total = p.embedding + p.head + p.attention + p.mlp + p.router + p.norms;
     p.active = p.total - Lm * (E - m->experts_active) * 3 * h * fe;
     p.active_nonembedding = p.active - p.embedding;
+    /* DeepSeek-V3's MTP module: enorm and hnorm, eh_proj (2h -> h), one
+     * decoder layer of the MoE kind, a final norm, and the copies of the
+     * embedding and head the release stores with it */
+    const double D = m->mtp_layers, fe_k = E > 1 ? fe : m->ffn;
+    const double layer_shared = attention_params_per_layer(m) + 2 * h + 2 * h * h + 3 * h;
+    const double mlp_all = E > 1 ? h * E + (E + S) * 3 * h * fe_k : 3 * h * m->ffn;
+    const double mlp_used = E > 1 ? h * E + (m->experts_active + S) * 3 * h * fe_k : 3 * h * m->ffn;
+    p.mtp = D * (layer_shared + mlp_all + 2.0 * m->vocab * h);
+    p.mtp_active = D * (layer_shared + mlp_used);
     return p;
 }
 //< params

@@ -58,6 +58,10 @@ typedef struct {
     double active;    /* used per token: total less the experts not routed to */
     double routed;    /* the routed experts of all layers (in mlp): what MXFP4 stores at 4.25 bits */
     double active_nonembedding; /* active less the input embedding (gpt-oss's and many cards' convention) */
+    double mtp;         /* the multi-token-prediction modules as released (their own embedding and head
+                           copies included); not in total */
+    double mtp_active;  /* used per token in them: one MoE layer's active part, eh_proj, norms
+                           (the embedding and head are the main model's) */
 } param_count;
 
 /* Layers by kind (the arch column of models.tsv): MoE layers and the dense
