@@ -185,6 +185,12 @@ Test(cli_today, serve_and_search_with_expert_parallelism)
     cr_expect(fabs(tsv_value(one, "tokens_per_s") * 16 - tokens) < 1e-6 * tokens);
     cr_expect(fabs(tsv_value(one, "gpu_seconds_per_request") - tsv_value(one, "e2e") / c) < 1e-12);
     cr_expect(fabs(tsv_value(one, "group_tokens_per_s") - 8 * tsv_value(one, "tokens_per_s")) < 1e-6);
+    /* --rate is the group's: 20 requests/s over four attention replicas of tp 2, 5 each */
+    cr_assert_eq(run("serve --model deepseek-v3 --gpu h200 --dtype fp8 --ep 8 --tp 2 --rate 20 --roofline --format tsv",
+                     one, sizeof one), 0, "%s", one);
+    cr_expect_geq(tsv_value(one, "group_requests_per_s"), 20);
+    cr_expect_geq(tsv_value(one, "requests_per_s"), 5);
+    cr_expect(fabs(tsv_value(one, "group_requests_per_s") - 4 * tsv_value(one, "requests_per_s")) < 1e-9);
     cr_expect_eq(run("serve --model deepseek-v3 --gpu h200 --dtype fp8 --ep 8 --search", out, sizeof out), 2, "%s",
                  out);
     cr_expect_eq(run("serve --model deepseek-v3 --gpu h200 --dtype fp8 --ep 8 --pp 2", out, sizeof out), 2, "%s", out);

@@ -44,9 +44,10 @@ static const cli_doc DOC = {
     "--ep N (a mixture): the routed experts spread over a group of N GPUs whose\n"
     "attention runs in N/tp replicas of --tp GPUs (napkin decode --ep); C is each\n"
     "attention replica's, the throughput and the cost are one replica's and the\n"
-    "group's throughput N/tp times that.  --search also tries every EP degree\n"
-    "that divides the experts with every tp dividing it (the `ep` column; 1 =\n"
-    "none), and keeps --prefix and --routing-skew in every candidate.\n"
+    "group's throughput N/tp times that (--rate R is the group's: R tp/N each).\n"
+    "--search also tries every EP degree that divides the experts with every tp\n"
+    "dividing it (the `ep` column; 1 = none), and keeps --prefix and\n"
+    "--routing-skew in every candidate.\n"
     "--disaggregate: prefill on --prefill-gpus, decode on --decode-gpus (each a\n"
     "multiple of --tp, --concurrency per decode instance); the KV of each prompt\n"
     "crosses --kv-link-gb-s per GPU (default the GPU row's NVLink); TTFT = p +\n"
@@ -360,7 +361,9 @@ int cmd_serve(int argc, char **argv)
         return rc;
     }
     if (rate > 0) {
-        int c = request_concurrency_for_rate_with(&s, &opt, rate, err, sizeof err);
+        /* with --ep, the group's rate: each of its ep / tp attention replicas serves an equal share */
+        const double share = epl.ep > 1 ? rate * tp / epl.ep : rate;
+        int c = request_concurrency_for_rate_with(&s, &opt, share, err, sizeof err);
         if (c <= 0) {
             report_free(r);
             if (c < 0) {
@@ -375,9 +378,10 @@ int cmd_serve(int argc, char **argv)
             t.concurrency = full.fit.max_batch > 0 ? full.fit.max_batch : 1;
             request_estimate_with(&t, &opt, &full, err, sizeof err);
             rc = cli_fail(DOC.name, EXIT_NO_FIT,
-                          "--rate %g requests/s is more than one replica serves: at the largest concurrency "
+                          "--rate %g requests/s is more than one %s serves: at the largest concurrency "
                           "that fits (%d) it serves %.3g requests/s (add replicas, or a larger --tp)",
-                          rate, full.fit.max_batch, full.fit.max_batch > 0 ? full.requests_per_s : 0.0);
+                          rate, epl.ep > 1 ? "expert-parallel group" : "replica", full.fit.max_batch,
+                          full.fit.max_batch > 0 ? full.requests_per_s * rate / share : 0.0);
             cli_specs_free(&specs);
             return rc;
         }
