@@ -127,3 +127,19 @@ Test(moe, skewed_routing_in_the_decode_step)
     char err[128];
     cr_expect_eq(step_shape_check(&m, &s, err, sizeof err), -1, "a negative skew is refused");
 }
+
+/* A skew so large that (i + 1)^-s underflows past the first expert: the
+ * limit router always picks the hottest k, so any number of tokens touches
+ * exactly k = 8 experts. */
+Test(moe, an_extreme_skew_is_the_top_k_limit)
+{
+    double pi[E];
+    cr_assert_eq(moe_zipf_inclusion(E, K, 1e15, pi), 0);
+    double sum = 0;
+    for (int i = 0; i < E; i++)
+        sum += pi[i];
+    cr_expect(fabs(sum - K) < 1e-12, "sum %f", sum);
+    for (int i = 0; i < K; i++)
+        cr_expect_eq(pi[i], 1.0);
+    cr_expect(fabs(moe_expected_touched(pi, E, 1000) - K) < 1e-12);
+}

@@ -27,8 +27,17 @@ int moe_zipf_inclusion(int experts, int k, double s, double *pi)
                 rest += pi[i];
             }
         }
-        if (!over || rest <= 0)
+        if (!over)
             break;
+        if (rest <= 0) { /* the tail underflowed (a very large s): the limit, top-k always the hottest k */
+            double left = k - capped;
+            for (int i = 0; i < experts && left > 0; i++)
+                if (pi[i] < 1) {
+                    pi[i] = left < 1 ? left : 1;
+                    left -= pi[i];
+                }
+            break;
+        }
         double scale = (k - capped) / rest;
         for (int i = 0; i < experts; i++)
             if (pi[i] < 1)
