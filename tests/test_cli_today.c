@@ -12,6 +12,9 @@ Test(cli_today, deepseek_config_through_memory)
     cr_expect_eq(tsv_value(out, "kv_bytes_per_token"), 61 * 576);
     cr_expect_eq(tsv_value(out, "kv_bytes_per_token_per_gpu"), 61 * 576);
     cr_expect_eq(tsv_value(out, "params_total"), 671026404352.0);
+    /* num_nextn_predict_layers 1: the MTP module (tests/test_models_today.c derives both) */
+    cr_expect_eq(tsv_value(out, "params_mtp"), 13463426048.0);
+    cr_expect_eq(tsv_value(out, "params_active_with_mtp"), 36625603584.0 + 688100352.0);
     /* bf16 weights do not fit 8 H200s: 1.34 TB over 8 is 168 GB each */
     cr_expect_eq(run("memory --model deepseek-v3 --gpu h200 --tp 8", out, sizeof out), 1, "%s", out);
 }
