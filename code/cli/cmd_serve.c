@@ -207,7 +207,7 @@ int cmd_serve(int argc, char **argv)
         {"--dtype", OPT_STRING, &dtype_s, "D", "weights, KV, activations and compute (default bf16)", 0, 0},
         {"--usable", OPT_FRACTION, &usable, "F", "share of GPU memory the server may use (default 0.9)", 0, 0},
         {"--hbm", OPT_POS_REAL, &hbm, "BYTES", "memory of one GPU in bytes (default: what the driver reports)", 0, 0},
-        {"--search", OPT_FLAG, &do_search, NULL, "try every tensor-parallel degree up to --gpus", 0, 0},
+        {"--search", OPT_FLAG, &do_search, NULL, "try every tp x pp layout and EP group up to --gpus", 0, 0},
         {"--ttft", OPT_POS_REAL, &ttft, "S", "with --search: the most time to first token allowed", 0, 0},
         {"--tpot", OPT_POS_REAL, &tpot, "S", "with --search: the most time per output token allowed", 0, 0},
         {"--gpus", OPT_POS_INT, &gpus, "N", "with --search: GPUs to fill with replicas (default 8)", 0, 0},
