@@ -331,7 +331,7 @@ $(B)/tests/%: tests/%.c $(LIB) $(NAPKIN)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(DEPFLAGS) $< $(LIB) $(CRITERION_LIBS) $(LDLIBS) -o $@
 # A chapter's suite (tests/test_chNN.c) may run that chapter's programs (tests/chapter_values.h).
-$(foreach n,07 08 09 12,$(foreach d,tests asan/tests,$(eval $(B)/$(d)/test_ch$(n): $(filter $(B)/bin/ch$(n)/%,$(CH_BIN)))))
+$(foreach n,07 08 09 12 13,$(foreach d,tests asan/tests,$(eval $(B)/$(d)/test_ch$(n): $(filter $(B)/bin/ch$(n)/%,$(CH_BIN)))))
 $(B)/tsan/tests/%: tests/%.c $(B)/tsan/lib/libnapkin.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(WARN) $(SAN_TSAN) $< $(B)/tsan/lib/libnapkin.a $(CRITERION_LIBS) $(LDLIBS) -o $@

@@ -13,6 +13,8 @@
 #include "moe.h"
 #include "request.h"
 
+#include "chapter_values.h"
+
 static model_spec ds;
 static gpu_spec h200;
 
@@ -76,7 +78,7 @@ Test(ch13, experts_touched)
  * 64 x 8 x 31/32 x 7168 = 3,555,328 B over 32 GPUs. */
 Test(ch13, all_to_all_bytes)
 {
-    ep_layout l8 = {8, 8, 50e9, 1, 1, 2}, l32 = {32, 8, 50e9, 1, 1, 2};
+    ep_layout l8 = {8, 8, 50e9, 1, 1, 2, 0}, l32 = {32, 8, 50e9, 1, 1, 2, 0};
     ep_cost a, b;
     char err[256];
     cr_assert_eq(ep_step_cost(&ds, &h200, &l8, 64, &a, err, sizeof err), 0);
@@ -125,4 +127,84 @@ Test(ch13, prefix_capacity)
     const double budget = none.fit.kv_budget;
     cr_expect_eq(hit.fit.max_batch, (int)floor((budget - 3072 * 131072.0) / (1588 * 131072.0)));
     cr_expect(hit.ttft < none.ttft);
+}
+
+/* The chapter's count of DeepSeek-V3 (tests/test_models_today.c derives
+ * each term): 37,552,282,624 with the embedding, 36,625,603,584 without,
+ * 13,463,426,048 in the MTP module as released (671.03 + 13.46 = 684.49B,
+ * the card's 685B), 688,100,352 of it used per token: 37,313,703,936 per
+ * training token without the embedding, +0.85 % from the report's 37B. */
+Test(ch13, deepseek_v3_parameter_count)
+{
+    cr_expect_eq(chapter_value("ch13/today", "ch13_ds_active_b"), 37.55);
+    cr_expect_eq(chapter_value("ch13/today", "ch13_ds_active_ne_b"), 36.63);
+    cr_expect_eq(chapter_value("ch13/today", "ch13_ds_mtp_b"), 13.46);
+    cr_expect_eq(chapter_value("ch13/today", "ch13_ds_active_mtp_b"), 37.31);
+    cr_expect_eq(chapter_value("ch13/today", "ch13_ds_active_mtp_pct"), 0.8);
+    cr_expect_eq(chapter_value("ch13/today", "ch13_ds_released_b"), 684.5);
+    cr_expect(fabs(37313703936.0 / 37e9 - 1) < 0.01, "within 1 % of the report");
+}
+
+/* The busiest GPU of EP 8 under the chapter's Zipf 0.8 router, by hand in
+ * this test: weights (i + 1)^-0.8 scaled to sum 8, those above 1 capped and
+ * the rest rescaled; GPU 0 holds experts 0, 8, 16, ...; its load is
+ * 8 x (its inclusion sum) / 8. */
+Test(ch13, the_busiest_gpu_of_a_skewed_router)
+{
+    double pi[256], sum = 0;
+    for (int i = 0; i < 256; i++)
+        sum += pi[i] = pow(i + 1.0, -0.8);
+    for (int i = 0; i < 256; i++)
+        pi[i] *= 8 / sum;
+    for (int round = 0; round < 256; round++) {
+        double capped = 0, rest = 0;
+        int over = 0;
+        for (int i = 0; i < 256; i++) {
+            if (pi[i] >= 1) {
+                over += pi[i] > 1;
+                pi[i] = 1;
+                capped++;
+            } else
+                rest += pi[i];
+        }
+        if (!over)
+            break;
+        for (int i = 0; i < 256; i++)
+            if (pi[i] < 1)
+                pi[i] *= (8 - capped) / rest;
+    }
+    double share = 0;
+    for (int i = 0; i < 256; i += 8)
+        share += pi[i];
+    cr_expect(fabs(chapter_value("ch13/today", "ch13_skew_load") - share) < 0.005, "load %f", share);
+    cr_expect_gt(chapter_value("ch13/today", "ch13_skew_comm_ms"), chapter_value("ch13/today", "ch13_flat_comm_ms"));
+}
+
+/* Sixteen H200s, DeepSeek-V3 in fp8, TPOT <= 50 ms: the chapter's
+ * concurrencies are the largest that meet the target (one more does not),
+ * and two EP 8 groups (16 attention replicas of one GPU) serve more than
+ * two TP 8 replicas: each GPU reads only its own sequences' latents. */
+Test(ch13, expert_parallel_layout_in_the_search)
+{
+    const int ca = (int)chapter_value("ch13/today", "ch13_srch_tp8_c"), cb = (int)chapter_value("ch13/today", "ch13_srch_ep8_c");
+    request_setup s = {&ds, &h200, precision_uniform(DT_FP8), 8, 4096, 512, ca, 0, 0, memory_policy_default(), 0, 1};
+    ep_layout l = {8, 8, 50e9, 1, 1, 2, 0};
+    request_options none = {{0}, 0, 0}, ep = {l, 0, 0};
+    request_estimate e;
+    char err[256];
+    cr_assert_eq(request_estimate_with(&s, &none, &e, err, sizeof err), 0, "%s", err);
+    cr_expect(e.tpot <= 0.05 && e.fit.fits);
+    s.concurrency = ca + 1;
+    cr_assert_eq(request_estimate_with(&s, &none, &e, err, sizeof err), 0, "%s", err);
+    cr_expect(e.tpot > 0.05 || !e.fit.fits);
+    s.tp = 1;
+    s.concurrency = cb;
+    cr_assert_eq(request_estimate_with(&s, &ep, &e, err, sizeof err), 0, "%s", err);
+    cr_expect(e.tpot <= 0.05 && e.fit.fits);
+    const double tps = 16 * e.tokens_per_s; /* 16 attention replicas */
+    s.concurrency = cb + 1;
+    cr_assert_eq(request_estimate_with(&s, &ep, &e, err, sizeof err), 0, "%s", err);
+    cr_expect(e.tpot > 0.05 || !e.fit.fits);
+    cr_expect(fabs(chapter_value("ch13/today", "ch13_srch_ep8_ktps") - tps / 1e3) < 0.05);
+    cr_expect_gt(chapter_value("ch13/today", "ch13_srch_gain"), 1.5);
 }

@@ -71,10 +71,12 @@ Test(cli_serve, rate_search_and_errors)
     double last = 0;
     /* the roofline's block ends at the empty line before the calibrated search's */
     for (const char *line = strchr(h + 1, '\n') + 1; *line && *line != '\n'; line = strchr(line, '\n') + 1) {
-        int tp, pp, replicas, c;
+        int tp, pp, ep, replicas, c;
         double ttft, tpot, tps, gsec;
-        cr_assert_eq(sscanf(line, "%d %d %d %d %lf %lf %lf %lf", &tp, &pp, &replicas, &c, &ttft, &tpot, &tps, &gsec),
-                     8, "%s", line);
+        cr_assert_eq(sscanf(line, "%d %d %d %d %d %lf %lf %lf %lf", &tp, &pp, &ep, &replicas, &c, &ttft, &tpot, &tps,
+                            &gsec),
+                     9, "%s", line);
+        cr_assert_eq(ep, 1, "a dense model has no expert-parallel layout: %s", line);
         cr_assert(tp * pp > 1, "a 141 GB model on one GPU: %s", line);
         cr_assert(tpot <= 0.05);
         cr_assert(gsec >= last, "not ranked: %s", line);

@@ -12,6 +12,9 @@ Test(cli_today, deepseek_config_through_memory)
     cr_expect_eq(tsv_value(out, "kv_bytes_per_token"), 61 * 576);
     cr_expect_eq(tsv_value(out, "kv_bytes_per_token_per_gpu"), 61 * 576);
     cr_expect_eq(tsv_value(out, "params_total"), 671026404352.0);
+    /* num_nextn_predict_layers 1: the MTP module (tests/test_models_today.c derives both) */
+    cr_expect_eq(tsv_value(out, "params_mtp"), 13463426048.0);
+    cr_expect_eq(tsv_value(out, "params_active_with_mtp"), 36625603584.0 + 688100352.0);
     /* bf16 weights do not fit 8 H200s: 1.34 TB over 8 is 168 GB each */
     cr_expect_eq(run("memory --model deepseek-v3 --gpu h200 --tp 8", out, sizeof out), 1, "%s", out);
 }
@@ -69,7 +72,154 @@ Test(cli_today, prefix_caching)
     char out[OUT_MAX];
     cr_expect_eq(run("serve --model llama3-8b --gpu h100 --prompt 1024 --prefix 1024", out, sizeof out), 2, "%s", out);
     cr_expect_eq(run("serve --model llama3-8b --gpu h100 --prefix-hit 0.5", out, sizeof out), 2, "%s", out);
-    cr_expect_eq(run("serve --model llama3-8b --gpu h100 --prefix 100 --search", out, sizeof out), 2, "%s", out);
+    cr_expect_eq(run("serve --model llama3-8b --gpu h100 --prefix 100 --disaggregate --search", out, sizeof out), 2,
+                 "%s", out);
+}
+
+/* Prefix caching in the search: with 3072 of 4096 prompt tokens cached for
+ * every request, a slot holds 4096 + 256 - 3072 = 1280 tokens of its own
+ * instead of 4352, so every layout's concurrency grows (here more than 3x,
+ * as in the single-replica case above) and its TTFT falls. */
+Test(cli_today, prefix_caching_in_the_search)
+{
+    char with[OUT_MAX], without[OUT_MAX];
+    cr_assert_eq(run("serve --model llama3-8b --gpu h100 --prompt 4096 --output 256 --search --gpus 2 --roofline "
+                     "--prefix 3072 --format tsv", with, sizeof with), 0, "%s", with);
+    cr_assert_eq(run("serve --model llama3-8b --gpu h100 --prompt 4096 --output 256 --search --gpus 2 --roofline "
+                     "--format tsv", without, sizeof without), 0, "%s", without);
+    /* the tp 1 row: "1<TAB>1<TAB>1<TAB>replicas<TAB>C<TAB>TTFT..." */
+    const char *a = strstr(with, "\n1\t1\t1\t"), *b = strstr(without, "\n1\t1\t1\t");
+    cr_assert(a && b, "%s\n%s", with, without);
+    int ra, ca, rb, cb;
+    double ta, tb;
+    cr_assert_eq(sscanf(a, "\n1\t1\t1\t%d\t%d\t%lf", &ra, &ca, &ta), 3);
+    cr_assert_eq(sscanf(b, "\n1\t1\t1\t%d\t%d\t%lf", &rb, &cb, &tb), 3);
+    cr_expect_gt(ca, 3 * cb, "C %d with the prefix, %d without", ca, cb);
+    cr_expect_lt(ta, tb, "TTFT %g with the prefix, %g without", ta, tb);
+}
+
+/* decode --ep 8 --tp 2: DeepSeek-V3 in fp8, four attention replicas of two
+ * H200s, 64 sequences each.  Each GPU dispatches 64 / 2 = 32 tokens:
+ * 32 x 8 x 7/8 = 224 vectors of 7168 fp8 bytes = 1,605,632 B.  Weights per
+ * GPU: the 14,563,302,400 that are neither routed nor shared experts halved,
+ * the shared 2,554,331,136 whole, the routed 653,908,770,816 over 8:
+ * 7,281,651,200 + 2,554,331,136 + 81,738,596,352 = 91,574,578,688 B.  The
+ * whole model over the two GPUs of one replica (335.5 GB each) does not fit. */
+Test(cli_today, decode_with_expert_parallelism_and_tp)
+{
+    char out[OUT_MAX];
+    cr_assert_eq(run("decode --model deepseek-v3 --gpu h200 --dtype fp8 --tp 2 --ep 8 --batch 64 --format tsv", out,
+                     sizeof out), 0, "%s", out);
+    cr_expect_eq(tsv_value(out, "dispatch_bytes"), 1605632);
+    cr_expect_eq(tsv_value(out, "combine_bytes"), 2 * 1605632);
+    cr_expect_eq(tsv_value(out, "weight_bytes_per_gpu"), 91574578688.0);
+    cr_expect_eq(tsv_value(out, "attention_replicas"), 4);
+    cr_expect_eq(tsv_value(out, "experts_per_gpu"), 32);
+    cr_expect(fabs(tsv_value(out, "group_tokens_per_s") / tsv_value(out, "tokens_per_s") - 4) < 1e-9);
+    cr_expect(tsv_value(out, "step_time_calibrated") > 0, "the calibrated answer stays");
+    cr_expect_eq(run("decode --model deepseek-v3 --gpu h200 --dtype fp8 --tp 2 --batch 64", out, sizeof out), 1,
+                 "%s", out);
+    /* refusals name the flag */
+    cr_expect_eq(run("decode --model llama3-8b --gpu h100 --ep 2", out, sizeof out), 2, "%s", out);
+    cr_expect(strstr(out, "--ep"), "%s", out);
+    cr_expect_eq(run("decode --model deepseek-v3 --gpu h200 --dtype fp8 --ep 4 --tp 8", out, sizeof out), 2, "%s", out);
+    cr_expect_eq(run("decode --model deepseek-v3 --gpu h200 --dtype fp8 --ep 6", out, sizeof out), 2, "%s", out);
+    cr_expect_eq(run("decode --model deepseek-v3 --gpu h200 --dtype fp8 --tp 8 --imbalance 1.5", out, sizeof out), 2,
+                 "%s", out);
+    cr_expect(strstr(out, "--imbalance"), "%s", out);
+    cr_expect_eq(run("decode --model deepseek-v3 --gpu h200 --dtype fp8 --ep 8 --imbalance 1.5 --routing-skew 1", out,
+                     sizeof out), 2, "%s", out);
+    cr_expect_eq(run("decode --model deepseek-v3 --gpu h200 --dtype fp8 --ep 8 --imbalance 0.5", out, sizeof out), 2,
+                 "%s", out);
+    cr_expect_eq(run("decode --model deepseek-v3 --gpu h200 --dtype fp8 --ep 8 --no-comm", out, sizeof out), 2, "%s",
+                 out);
+    /* an imbalance of 1.5 sends 1.5 times the bytes from the busiest GPU */
+    cr_assert_eq(run("decode --model deepseek-v3 --gpu h200 --dtype fp8 --tp 2 --ep 8 --batch 64 --imbalance 1.5 "
+                     "--format tsv", out, sizeof out), 0, "%s", out);
+    cr_expect_eq(tsv_value(out, "dispatch_bytes"), 1.5 * 1605632);
+}
+
+/* A skewed router in decode: Mixtral's 8 experts, top 2, Zipf(1), batch 2:
+ * 4 - 4 S_8 / H_8^2 = 3.1729 experts touched against the uniform
+ * 8 (1 - (3/4)^2) = 3.5 (tests/test_moe.c derives it). */
+Test(cli_today, decode_with_a_skewed_router)
+{
+    char out[OUT_MAX];
+    cr_assert_eq(run("decode --model mixtral-8x7b --gpu h100 --tp 2 --batch 2 --routing-skew 1 --format tsv", out,
+                     sizeof out), 0, "%s", out);
+    cr_expect(fabs(tsv_value(out, "experts_touched") - 3.1729) < 1e-4);
+    cr_expect(fabs(tsv_value(out, "experts_touched_uniform") - 3.5) < 1e-12);
+    cr_expect_eq(run("decode --model llama3-8b --gpu h100 --routing-skew 1", out, sizeof out), 2, "%s", out);
+    cr_expect(strstr(out, "dense"), "%s", out);
+}
+
+/* prefill --ep 8 --tp 2 of one 4096-token prompt: each GPU dispatches
+ * 4096 / 2 = 2048 tokens, 2048 x 8 x 7/8 x 7168 = 102,760,448 B. */
+Test(cli_today, prefill_with_expert_parallelism)
+{
+    char out[OUT_MAX];
+    cr_assert_eq(run("prefill --model deepseek-v3 --gpu h200 --dtype fp8 --tp 2 --ep 8 --prompt 4096 --format tsv",
+                     out, sizeof out), 0, "%s", out);
+    cr_expect_eq(tsv_value(out, "tokens_dispatched_per_gpu"), 2048);
+    cr_expect_eq(tsv_value(out, "dispatch_bytes"), 102760448);
+    cr_expect(fabs(tsv_value(out, "group_tokens_per_s") / tsv_value(out, "tokens_per_s") - 4) < 1e-9);
+}
+
+/* serve --ep 8: one attention replica's closed loop, GPU-seconds per request
+ * tp x e2e / C; the group serves 8 replicas' requests.  The search over 16
+ * GPUs tries EP groups (the ep column) and its row for ep 8, tp 1 is the
+ * same estimate as serve --ep 8 at that row's concurrency. */
+Test(cli_today, serve_and_search_with_expert_parallelism)
+{
+    char out[OUT_MAX], one[OUT_MAX];
+    cr_assert_eq(run("serve --model deepseek-v3 --gpu h200 --dtype fp8 --search --gpus 16 --prompt 4096 --output 512 "
+                     "--tpot 0.05 --roofline --format tsv", out, sizeof out), 0, "%s", out);
+    const char *row = strstr(out, "\n1\t1\t8\t");
+    cr_assert(row, "no ep 8, tp 1 row:\n%s", out);
+    int replicas, c;
+    double ttft, tpot, tokens;
+    cr_assert_eq(sscanf(row, "\n1\t1\t8\t%d\t%d\t%lf\t%lf\t%lf", &replicas, &c, &ttft, &tpot, &tokens), 5);
+    cr_expect_eq(replicas, 16, "two groups of 8, one replica per GPU");
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "serve --model deepseek-v3 --gpu h200 --dtype fp8 --ep 8 --concurrency %d --prompt 4096 "
+             "--output 512 --roofline --format tsv", c);
+    cr_assert_eq(run(cmd, one, sizeof one), 0, "%s", one);
+    cr_expect(fabs(tsv_value(one, "tpot") - tpot) < 1e-12);
+    cr_expect(fabs(tsv_value(one, "tokens_per_s") * 16 - tokens) < 1e-6 * tokens);
+    cr_expect(fabs(tsv_value(one, "gpu_seconds_per_request") - tsv_value(one, "e2e") / c) < 1e-12);
+    cr_expect(fabs(tsv_value(one, "group_tokens_per_s") - 8 * tsv_value(one, "tokens_per_s")) < 1e-6);
+    /* --rate is the group's: 20 requests/s over four attention replicas of tp 2, 5 each */
+    cr_assert_eq(run("serve --model deepseek-v3 --gpu h200 --dtype fp8 --ep 8 --tp 2 --rate 20 --roofline --format tsv",
+                     one, sizeof one), 0, "%s", one);
+    cr_expect_geq(tsv_value(one, "group_requests_per_s"), 20);
+    cr_expect_geq(tsv_value(one, "requests_per_s"), 5);
+    cr_expect(fabs(tsv_value(one, "group_requests_per_s") - 4 * tsv_value(one, "requests_per_s")) < 1e-9);
+    cr_expect_eq(run("serve --model deepseek-v3 --gpu h200 --dtype fp8 --ep 8 --search", out, sizeof out), 2, "%s",
+                 out);
+    cr_expect_eq(run("serve --model deepseek-v3 --gpu h200 --dtype fp8 --ep 8 --pp 2", out, sizeof out), 2, "%s", out);
+}
+
+/* Disaggregation refuses what it does not model, naming the flags. */
+Test(cli_today, disaggregated_combinations)
+{
+    char out[OUT_MAX];
+    /* a rate on one split: the smallest decode concurrency that keeps up (test_disagg.c checks it) */
+    cr_assert_eq(run("serve --model llama3-8b --gpu h100 --disaggregate --prefill-gpus 2 --decode-gpus 6 --rate 20 "
+                     "--roofline --format tsv", out, sizeof out), 0, "%s", out);
+    cr_expect_geq(tsv_value(out, "requests_per_s"), 20);
+    cr_expect_geq(tsv_value(out, "agg_requests_per_s"), 20);
+    /* a rate above what the prefill pool of one GPU serves (1 / p, about 30 requests/s) names the pool */
+    cr_expect_eq(run("serve --model llama3-8b --gpu h100 --disaggregate --prefill-gpus 1 --decode-gpus 6 --rate 60",
+                     out, sizeof out), 1, "%s", out);
+    cr_expect(strstr(out, "prefill pool") && strstr(out, "--prefill-gpus"), "%s", out);
+    cr_expect_eq(run("serve --model llama3-8b --gpu h100 --disaggregate --search --rate 2", out, sizeof out), 2, "%s",
+                 out);
+    cr_expect(strstr(out, "--rate"), "%s", out);
+    cr_expect_eq(run("serve --model llama3-8b --gpu h100 --disaggregate --prefill-gpus 1 --decode-gpus 1 "
+                     "--chunked-prefill 512", out, sizeof out), 2, "%s", out);
+    cr_expect(strstr(out, "--chunked-prefill") && strstr(out, "no meaning"), "%s", out);
+    cr_expect_eq(run("serve --model deepseek-v3 --gpu h200 --disaggregate --prefill-gpus 8 --decode-gpus 8 --ep 8", out,
+                     sizeof out), 2, "%s", out);
 }
 
 /* napkin ep: DeepSeek-V3 in fp8 over 8 H200s, 64 sequences each: a GPU

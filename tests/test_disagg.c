@@ -102,3 +102,43 @@ Test(disagg, refusals)
     int found;
     cr_expect_eq(disagg_search(&s, 1, 0, 0, &best, &d, &found, err, sizeof err), -1);
 }
+
+/* Open-loop arrivals on the 2 + 6 split: requests/s at decode concurrency C
+ * is min(2 / p, 6 C / (255 d(C))), p and d(C) from request.h; the answer is
+ * the smallest C whose rate reaches R (checked at C and C - 1 by that
+ * formula).  A rate above the prefill pool's 2 / p is served by no C.  The
+ * aggregated server beside it: 8 replicas, each at the smallest C serving
+ * R / 8. */
+Test(disagg, a_rate_on_one_split)
+{
+    disagg_setup s = setup(2, 6);
+    char err[256];
+    const double R = 20;
+    int c;
+    disagg_result x;
+    cr_assert_eq(disagg_for_rate(&s, R, &c, &x, err, sizeof err), 0, "%s", err);
+    cr_assert_gt(c, 1);
+    request_setup b = s.base;
+    request_estimate at, below;
+    b.concurrency = c;
+    cr_assert_eq(request_estimate_compute(&b, &at, err, sizeof err), 0, "%s", err);
+    b.concurrency = c - 1;
+    cr_assert_eq(request_estimate_compute(&b, &below, err, sizeof err), 0, "%s", err);
+    const double p = at.prefill_time;
+    cr_expect_geq(fmin(2 / p, 6.0 * c / (255 * at.decode_step)), R);
+    cr_expect_lt(fmin(2 / p, 6.0 * (c - 1) / (255 * below.decode_step)), R);
+    near(x.requests_per_s, fmin(2 / p, 6.0 * c / (255 * at.decode_step)));
+    near(x.tpot, at.decode_step);
+    /* the aggregated server */
+    cr_assert_gt(x.agg_concurrency, 0);
+    b.concurrency = x.agg_concurrency;
+    request_estimate agg;
+    cr_assert_eq(request_estimate_compute(&b, &agg, err, sizeof err), 0, "%s", err);
+    cr_expect_geq(8 * agg.requests_per_s, R);
+    near(x.agg_requests_per_s, 8 * agg.requests_per_s);
+    /* more than the prefill pool serves */
+    cr_assert_eq(disagg_for_rate(&s, 1.01 * 2 / p, &c, &x, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(c, 0);
+    cr_expect_lt(x.prefill_rate, 1.01 * 2 / p);
+    cr_expect_eq(disagg_for_rate(&s, 0, &c, &x, err, sizeof err), -1);
+}

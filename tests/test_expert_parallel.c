@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "expert_parallel.h"
+#include "moe.h"
+#include "request.h"
 #include "specs.h"
 
 #define near(got, want)                                                                                      \
@@ -14,7 +16,7 @@
 
 static ep_layout layout(int ep)
 {
-    ep_layout l = {ep, 8, 50e9, 1.0, 1.0, 2.0}; /* fp8 dispatch, bf16 combine, a 400 Gb/s NIC per GPU */
+    ep_layout l = {ep, 8, 50e9, 1.0, 1.0, 2.0, 0}; /* fp8 dispatch, bf16 combine, a 400 Gb/s NIC per GPU */
     return l;
 }
 
@@ -118,8 +120,8 @@ Test(ep, decode_step_on_one_gpu_of_the_group)
     step_cost c;
     cr_assert_eq(ep_decoder_step_cost(&m, &g, &s, &l, &c, err, sizeof err), 0, "%s", err);
     near(c.time_comm, 58 * (a.dispatch_time + a.combine_time));
-    /* tp > 1 is refused: the attention runs data-parallel */
-    s.tp = 2;
+    /* a tensor-parallel degree that does not divide the group is refused */
+    s.tp = 16;
     cr_expect_eq(ep_decoder_step_ops(&m, &g, &s, &l, ops, DECODER_MAX_OPS, err, sizeof err), -1);
 }
 
@@ -141,4 +143,136 @@ Test(ep, weights_and_memory_per_gpu)
     near(f.kv_budget, budget);
     cr_expect_eq(f.max_batch, (int)floor(budget / (61.0 * 576 * 8192)));
     cr_expect(f.fits);
+}
+
+/* EP 8 with TP 2 attention replicas (four of them), 64 sequences each, fp8:
+ * each GPU dispatches half its replica's tokens, 32, so the expert part is
+ * the tp 1, 32-sequence step's: 32 x 8 x 7/8 = 224 vectors of 7168 bytes =
+ * 1,605,632 B a dispatch; of its 32 experts, 32 (1 - (31/32)^256) touched by
+ * the group's 32 x 8 = 256 tokens, plus the shared one; 32 x 9 pairs.  The
+ * attention is the tp 2 one: o_proj 64 heads x 128 x 7168 = 58,720,256 B;
+ * the attention all-reduce stays in all 61 layers, the MLP's only in the 3
+ * dense ones. */
+Test(ep, tensor_parallel_attention_replicas_by_hand)
+{
+    model_spec m = model_builtin("deepseek-v3");
+    gpu_spec g = gpu_builtin("h200");
+    ep_layout l = layout(8);
+    step_shape s = decode_shape(64, 4096, 2, precision_uniform(DT_FP8));
+    op_cost ops[DECODER_MAX_OPS];
+    char err[256];
+    int n = ep_decoder_step_ops(&m, &g, &s, &l, ops, DECODER_MAX_OPS, err, sizeof err);
+    cr_assert_gt(n, 0, "%s", err);
+    const op_cost *down = find_op(ops, n, "down_proj"), *disp = find_op(ops, n, "ep_dispatch"),
+                  *o = find_op(ops, n, "o_proj"), *attn_ar = find_op(ops, n, "attn_allreduce"),
+                  *mlp_ar = find_op(ops, n, "mlp_allreduce");
+    cr_assert(down && disp && o && attn_ar && mlp_ar);
+    near(disp->comm_bytes, 1605632);
+    double touched = 32 * (1 - pow(31.0 / 32, 256));
+    near(down->weight_bytes, (touched + 1) * 2048 * 7168);
+    near(down->flop, 2.0 * 32 * 9 * 2048 * 7168);
+    near(o->weight_bytes, 58720256);
+    cr_expect_eq(op_repeats(&m, attn_ar), 61);
+    cr_expect_eq(op_repeats(&m, mlp_ar), 3);
+    /* Qwen3-235B-A22B has no dense layer: no MLP all-reduce at all */
+    model_spec q = model_builtin("qwen3-235b-a22b");
+    step_shape sq = decode_shape(64, 4096, 2, precision_uniform(DT_FP8));
+    n = ep_decoder_step_ops(&q, &g, &sq, &l, ops, DECODER_MAX_OPS, err, sizeof err);
+    cr_assert_gt(n, 0, "%s", err);
+    cr_expect_null(find_op(ops, n, "mlp_allreduce"));
+}
+
+/* A Zipf(1) router over E = 4 experts, top 1, on ep 2: inclusion
+ * 12/25, 6/25, 4/25, 3/25 (1, 1/2, 1/3, 1/4 over 25/12).  GPU 0 holds experts
+ * 0 and 2: 16/25 of the pairs where the mean is 1/2, so the busiest GPU
+ * carries 32/25 = 1.28 times the mean; two tokens touch (1 - (13/25)^2) +
+ * (1 - (21/25)^2) = 0.7296 + 0.2944 = 1.024 of its experts. */
+Test(ep, skewed_router_sets_the_busiest_gpu)
+{
+    double load, touched;
+    cr_assert_eq(moe_zipf_hot_rank(4, 1, 1.0, 2, 2, &load, &touched), 0);
+    near(load, 1.28);
+    near(touched, 1.024);
+    /* uniform routing: the mean load, and (E/ep)(1 - (1 - k/E)^T) */
+    cr_assert_eq(moe_zipf_hot_rank(4, 1, 0.0, 2, 2, &load, &touched), 0);
+    near(load, 1);
+    near(touched, 2 * (1 - 0.75 * 0.75));
+    cr_expect_eq(moe_zipf_hot_rank(4, 1, 1.0, 3, 2, &load, &touched), -1, "ep 3 does not divide 4 experts");
+    /* in the step: DeepSeek-V3 at ep 8 with a skewed router sends the busiest
+     * GPU's share, above the mean, and ep_busiest_gpu agrees */
+    model_spec m = model_builtin("deepseek-v3");
+    gpu_spec g = gpu_builtin("h200");
+    ep_layout l = layout(8);
+    l.routing_skew = 1;
+    double imb, hot;
+    char err[256];
+    cr_assert_eq(ep_busiest_gpu(&m, &l, 256, &imb, &hot, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(moe_zipf_hot_rank(256, 8, 1.0, 8, 256, &load, &touched), 0);
+    near(imb, load);
+    near(hot, touched);
+    cr_expect_gt(imb, 1);
+    step_shape s = decode_shape(32, 4096, 1, precision_uniform(DT_FP8));
+    op_cost ops[DECODER_MAX_OPS];
+    int n = ep_decoder_step_ops(&m, &g, &s, &l, ops, DECODER_MAX_OPS, err, sizeof err);
+    cr_assert_gt(n, 0, "%s", err);
+    near(find_op(ops, n, "ep_dispatch")->comm_bytes, 32 * 8 * 7.0 / 8 * load * 7168);
+    near(find_op(ops, n, "down_proj")->weight_bytes, (touched + 1) * 2048 * 7168);
+}
+
+/* EP 8 with TP 2 in fp8: the routed experts 1/8, the shared ones
+ * (58 x 3 x 7168 x 2048 = 2,554,331,136) whole, the rest (671,026,404,352 -
+ * 653,908,770,816 - 2,554,331,136 = 14,563,302,400) halved. */
+Test(ep, weights_with_tensor_parallel_replicas)
+{
+    model_spec m = model_builtin("deepseek-v3");
+    const double routed = 653908770816.0, shared = 2554331136.0, rest = 14563302400.0;
+    near(ep_tp_weight_bytes_per_gpu(&m, DT_FP8, 8, 2), rest / 2 + shared + routed / 8);
+    near(ep_tp_weight_bytes_per_gpu(&m, DT_FP8, 8, 1), ep_weight_bytes_per_gpu(&m, DT_FP8, 8));
+    fit_check f;
+    char err[256];
+    resident_model rm = {&m, precision_uniform(DT_FP8), 2};
+    gpu_spec g = gpu_builtin("h200");
+    cr_assert_eq(memory_fit(&g, memory_policy_default(), &rm, 1, 0, 16, 8192, &f, err, sizeof err), 0, "%s", err);
+    cr_expect(!f.fits, "the whole model on two H200s does not fit");
+    double budget = f.kv_budget + (671026404352.0 / 2 - (rest / 2 + shared + routed / 8));
+    cr_assert_eq(ep_fit_adjust(&m, precision_uniform(DT_FP8), 8, 2, 16, 8192, &f, err, sizeof err), 0, "%s", err);
+    near(f.kv_budget, budget);
+    cr_expect_eq(f.max_batch, (int)floor(budget / (61.0 * 576 * 8192)), "MLA's latent, whole on each GPU");
+    cr_expect(f.fits);
+    cr_expect_eq(ep_fit_adjust(&m, precision_uniform(DT_FP8), 8, 3, 16, 8192, &f, err, sizeof err), -1);
+}
+
+/* A request on one attention replica of an EP 8 group (tp 1): the closed
+ * loop of request.h with p the prompt's prefill and d the mean of the decode
+ * steps at the first and last contexts, each priced as one GPU of the group
+ * (ep_decoder_step_cost): e2e = C p + (o - 1) d, GPU-seconds per request
+ * tp e2e / C = e2e / C. */
+Test(ep, a_request_on_an_attention_replica)
+{
+    model_spec m = model_builtin("deepseek-v3");
+    gpu_spec g = gpu_builtin("h200");
+    const precision p8 = precision_uniform(DT_FP8);
+    request_setup s = {&m, &g, p8, 1, 4096, 512, 32, 0, 0, memory_policy_default(), 0, 1};
+    request_options o = {layout(8), 0, 0};
+    request_estimate e;
+    char err[256];
+    cr_assert_eq(request_estimate_with(&s, &o, &e, err, sizeof err), 0, "%s", err);
+    step_shape pf = prefill_shape(1, 0, 4096, 1, p8), lo = decode_shape(32, 4096, 1, p8),
+               hi = decode_shape(32, 4096 + 510, 1, p8);
+    pf.logits_last = 1;
+    step_cost cp, cl, ch;
+    cr_assert_eq(ep_decoder_step_cost(&m, &g, &pf, &o.ep, &cp, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(ep_decoder_step_cost(&m, &g, &lo, &o.ep, &cl, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(ep_decoder_step_cost(&m, &g, &hi, &o.ep, &ch, err, sizeof err), 0, "%s", err);
+    const double d = (cl.time + ch.time) / 2, e2e = 32 * cp.time + 511 * d;
+    near(e.prefill_time, cp.time);
+    near(e.decode_step, d);
+    near(e.e2e, e2e);
+    near(e.gpu_seconds_per_request, e2e / 32);
+    cr_expect(e.fit.fits);
+    /* memory: one GPU of the group holds ep_weight_bytes_per_gpu of weights */
+    near(e.fit.weights, ep_weight_bytes_per_gpu(&m, DT_FP8, 8));
+    /* a pipeline with EP is refused */
+    s.pp = 2;
+    cr_expect_eq(request_estimate_with(&s, &o, &e, err, sizeof err), -1);
 }

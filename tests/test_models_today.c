@@ -39,7 +39,7 @@ Test(today, configs_match_their_rows)
         SAME(experts); SAME(experts_active); SAME(tied_embeddings); SAME(max_position);
         SAME(q_lora_rank); SAME(kv_lora_rank); SAME(qk_nope_dim); SAME(qk_rope_dim); SAME(v_head_dim);
         SAME(moe_ffn); SAME(shared_experts); SAME(dense_layers); SAME(window); SAME(window_layers); SAME(sinks);
-        SAME(expert_format);
+        SAME(expert_format); SAME(mtp_layers);
 #undef SAME
         cr_expect_eq(model_params(&m).total, model_params(&row).total, "%s parameters", keys[i]);
     }
@@ -49,15 +49,28 @@ Test(today, configs_match_their_rows)
  * q_lora 1536, kv_lora 512, nope 128, rope 64, v 128, 256 routed experts of
  * 2048 top 8, 1 shared, first 3 layers dense of 18432, vocab 129280):
  *   attention per layer  7168*1536 + 1536 + 1536*128*192 + 7168*576 + 512
- *                        + 512*128*256 + 128*128*7168       = 187,107,840
+ *                        + 512*128*256 + 128*128*7168       = 187,107,328
  *   expert               3*7168*2048                        =  44,040,192
  *   dense MLP            3*7168*18432                       = 396,361,728
  *   embedding = head     129280*7168                        = 926,679,040
  *   routers              58*7168*256 = 106,430,464; norms 61*2*7168 + 7168 = 881,664
- *   total = 2*926,679,040 + 61*187,107,840 + 3*396,361,728 + 58*257*44,040,192
+ *   total = 2*926,679,040 + 61*187,107,328 + 3*396,361,728 + 58*257*44,040,192
  *         + 106,430,464 + 881,664 = 671,026,404,352
- * The paper's 671B; its "37B activated" lies between the count with the
- * embedding table (37.55B) and without it (36.63B), within 1.5 % of each. */
+ * The paper's 671B.
+ * The multi-token-prediction module (num_nextn_predict_layers 1), as the
+ * release stores it: enorm + hnorm 2*7168, eh_proj 14336*7168 = 102,760,448,
+ * one MoE layer (187,107,328 + 2*7168 + router 1,835,008 + 257 experts
+ * 11,318,329,344), a final norm 7168, and its own embedding and head copies
+ * 2*926,679,040: 13,463,426,048 in all.  The model card: "685B, which
+ * includes 671B of the Main Model weights and 14B of the MTP Module" (685 -
+ * 671 = 14 is a difference of rounded figures: 13.46B lies within 13..15).
+ * Used per token in it: 187,107,328 + 14,336 + 102,760,448 + 21,504 +
+ * 1,835,008 + 9*44,040,192 = 688,100,352.
+ * The report's "37B activated" (section 4.2, for the model as trained, MTP
+ * depth 1) is, within 1 %, the parameters a training token passes through,
+ * the embedding table aside (a lookup reads one row of it): 36,625,603,584 +
+ * 688,100,352 = 37,313,703,936 (+0.85 %).  Counting the embedding gives
+ * 37.55B (+1.5 %); leaving the MTP module out, 36.63B (-1.0 %). */
 Test(today, deepseek_v3_parameters)
 {
     model_spec m = model_builtin("deepseek-v3");
@@ -66,8 +79,17 @@ Test(today, deepseek_v3_parameters)
     expect_rel(p.total, 671e9, 0.01, "DeepSeek-V3 total vs 671B");
     /* active: total less 58 layers x 248 experts not routed to */
     cr_expect_eq(p.active, 671026404352.0 - 58.0 * 248 * 44040192, "active %.0f", p.active);
-    expect_rel(p.active, 37e9, 0.015, "active with the embedding vs 37B");
-    expect_rel(p.active_nonembedding, 37e9, 0.015, "active without the embedding vs 37B");
+    cr_expect_eq(p.active_nonembedding, 671026404352.0 - 58.0 * 248 * 44040192 - 926679040.0);
+    cr_expect_eq(p.mtp, 13463426048.0, "mtp %.0f", p.mtp);
+    cr_expect_eq(p.mtp_active, 688100352.0, "mtp active %.0f", p.mtp_active);
+    expect_rel(p.total + p.mtp, 685e9, 0.01, "main model and MTP vs the card's 685B");
+    expect_rel(p.active_nonembedding + p.mtp_active, 37e9, 0.01, "active per training token vs 37B");
+    /* the other conventions miss by more */
+    cr_expect_gt(fabs(p.active / 37e9 - 1), 0.01);
+    cr_expect_gt(fabs(p.active_nonembedding / 37e9 - 1), 0.0099);
+    /* a model without the module has none */
+    model_spec q = model_builtin("qwen3-235b-a22b");
+    cr_expect_eq(model_params(&q).mtp, 0);
 }
 
 /* gpt-oss model card (arXiv 2508.10925, table 1): 120b has 116.83B total and

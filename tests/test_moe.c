@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 
 #include <math.h>
+#include <string.h>
 
 #include "moe.h"
 #include "specs.h"
@@ -89,4 +90,56 @@ Test(moe, a_token_routes_to_k_distinct_experts)
                 cr_assert_neq(out[i], out[j]);
         }
     }
+}
+
+/* A skewed router in the step cost: Mixtral (8 experts, top 2, ffn 14336,
+ * hidden 4096, bf16) decoding 2 sequences under Zipf(1).  Inclusion
+ * pi_i = 2 / (i H_8) with H_8 = 1 + 1/2 + ... + 1/8 (each below 1), so two
+ * tokens touch sum 1 - (1 - pi_i)^2 = 2 sum pi_i - sum pi_i^2
+ * = 4 - 4 S_8 / H_8^2 experts, S_8 = sum 1/i^2 (3.1729 against the uniform
+ * 8 (1 - (3/4)^2) = 3.5); down_proj reads that many 14336 x 4096 matrices. */
+Test(moe, skewed_routing_in_the_decode_step)
+{
+    double H = 0, S2 = 0;
+    for (int i = 1; i <= 8; i++) {
+        H += 1.0 / i;
+        S2 += 1.0 / ((double)i * i);
+    }
+    const double touched = 4 - 4 * S2 / (H * H);
+    cr_expect(fabs(touched - 3.1729) < 1e-3, "%f", touched);
+    model_spec m = model_builtin("mixtral-8x7b");
+    step_shape s = decode_shape(2, 1024, 1, precision_uniform(DT_BF16));
+    s.routing_skew = 1;
+    cr_expect(fabs(moe_step_experts_touched(&m, &s, 2) - touched) < 1e-12);
+    op_cost ops[DECODER_MAX_OPS];
+    int n = decoder_step_ops(&m, &s, ops, DECODER_MAX_OPS);
+    cr_assert_gt(n, 0);
+    const op_cost *down = NULL;
+    for (int i = 0; i < n; i++)
+        if (strcmp(ops[i].name, "down_proj") == 0)
+            down = &ops[i];
+    cr_assert(down);
+    cr_expect(fabs(down->weight_bytes - touched * 14336.0 * 4096 * 2) < 1, "%f", down->weight_bytes);
+    /* uniform: 3.5 experts */
+    s.routing_skew = 0;
+    cr_expect(fabs(moe_step_experts_touched(&m, &s, 2) - 3.5) < 1e-12);
+    s.routing_skew = -1;
+    char err[128];
+    cr_expect_eq(step_shape_check(&m, &s, err, sizeof err), -1, "a negative skew is refused");
+}
+
+/* A skew so large that (i + 1)^-s underflows past the first expert: the
+ * limit router always picks the hottest k, so any number of tokens touches
+ * exactly k = 8 experts. */
+Test(moe, an_extreme_skew_is_the_top_k_limit)
+{
+    double pi[E];
+    cr_assert_eq(moe_zipf_inclusion(E, K, 1e15, pi), 0);
+    double sum = 0;
+    for (int i = 0; i < E; i++)
+        sum += pi[i];
+    cr_expect(fabs(sum - K) < 1e-12, "sum %f", sum);
+    for (int i = 0; i < K; i++)
+        cr_expect_eq(pi[i], 1.0);
+    cr_expect(fabs(moe_expected_touched(pi, E, 1000) - K) < 1e-12);
 }

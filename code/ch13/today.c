@@ -27,7 +27,7 @@ static void die(const char *what, const char *err)
 
 static ep_layout layout(int ep)
 {
-    ep_layout l = {ep, 8, 50e9, 1.0, 1.0, 2.0}; /* fp8 dispatch, bf16 combine, 400 Gb/s per GPU across nodes */
+    ep_layout l = {ep, 8, 50e9, 1.0, 1.0, 2.0, 0}; /* fp8 dispatch, bf16 combine, 400 Gb/s per GPU across nodes */
     return l;
 }
 
@@ -238,6 +238,72 @@ static void prefix_caching(void)
     nb_value("ch13_px_hit_tpot_ms", "%.1f", hit.tpot * 1e3);
 }
 
+/* DeepSeek-V3's parameters under each convention, against the report's 37B. */
+static void parameters(const model_spec *m)
+{
+    param_count p = model_params(m);
+    nb_value("ch13_ds_total_b", "%.1f", p.total / 1e9);
+    nb_value("ch13_ds_active_b", "%.2f", p.active / 1e9);
+    nb_value("ch13_ds_active_ne_b", "%.2f", p.active_nonembedding / 1e9);
+    nb_value("ch13_ds_mtp_b", "%.2f", p.mtp / 1e9);
+    nb_value("ch13_ds_mtp_active_b", "%.2f", p.mtp_active / 1e9);
+    nb_value("ch13_ds_active_mtp_b", "%.2f", (p.active_nonembedding + p.mtp_active) / 1e9);
+    nb_value("ch13_ds_active_mtp_pct", "%.1f", ((p.active_nonembedding + p.mtp_active) / 37e9 - 1) * 100);
+    nb_value("ch13_ds_active_pct", "%.1f", (p.active / 37e9 - 1) * 100);
+    nb_value("ch13_ds_released_b", "%.1f", (p.total + p.mtp) / 1e9);
+}
+
+/* A skewed router on the EP 8 group: the hottest GPU's load and the step it sets. */
+static void skewed_group(const model_spec *m, const gpu_spec *g)
+{
+    char err[256];
+    double load, touched;
+    if (moe_zipf_hot_rank(m->experts, m->experts_active, SKEW, EP, 64.0 * EP, &load, &touched) != 0)
+        die("hot rank", "bad arguments");
+    nb_value("ch13_skew_load", "%.2f", load);
+    nb_value("ch13_skew_touched", "%.1f", touched);
+    ep_layout flat = layout(EP), skew = flat;
+    skew.routing_skew = SKEW;
+    step_shape s = decode_shape(64, CONTEXT, 1, precision_uniform(DT_FP8));
+    step_cost a, b;
+    if (ep_decoder_step_cost(m, g, &s, &flat, &a, err, sizeof err) != 0 ||
+        ep_decoder_step_cost(m, g, &s, &skew, &b, err, sizeof err) != 0)
+        die("skewed step", err);
+    nb_value("ch13_skew_step_ms", "%.1f", b.time * 1e3);
+    nb_value("ch13_flat_step_ms", "%.1f", a.time * 1e3);
+    nb_value("ch13_skew_comm_ms", "%.2f", b.time_comm * 1e3);
+    nb_value("ch13_flat_comm_ms", "%.2f", a.time_comm * 1e3);
+}
+
+/* Sixteen H200s serving DeepSeek-V3 in fp8 under a 50 ms TPOT target: two
+ * tensor-parallel replicas of 8 against two EP groups of 8 with
+ * data-parallel attention (one attention replica per GPU), as serve
+ * --search compares them. */
+static void serve_layouts(const model_spec *m, const gpu_spec *g)
+{
+    char err[256];
+    request_setup s = {m, g, precision_uniform(DT_FP8), 8, 4096, 512, 1, 0, 0, memory_policy_default(), 0, 1};
+    request_options tp8 = {{0}, 0, 0}, ep8 = {layout(EP), 0, 0};
+    request_estimate a, b;
+    int ca = request_best_concurrency_with(&s, &tp8, 0, 0.05, err, sizeof err);
+    s.concurrency = ca;
+    if (ca <= 0 || request_estimate_with(&s, &tp8, &a, err, sizeof err) != 0)
+        die("tp 8 layout", ca < 0 ? err : "no concurrency meets the target");
+    s.tp = 1;
+    int cb = request_best_concurrency_with(&s, &ep8, 0, 0.05, err, sizeof err);
+    s.concurrency = cb;
+    if (cb <= 0 || request_estimate_with(&s, &ep8, &b, err, sizeof err) != 0)
+        die("ep 8 layout", cb < 0 ? err : "no concurrency meets the target");
+    const double tps_tp8 = 2 * a.tokens_per_s, tps_ep8 = 16 * b.tokens_per_s; /* 2 replicas; 16 attention replicas */
+    nb_value("ch13_srch_tp8_c", "%d", ca);
+    nb_value("ch13_srch_tp8_ktps", "%.1f", tps_tp8 / 1e3);
+    nb_value("ch13_srch_ep8_c", "%d", cb);
+    nb_value("ch13_srch_ep8_ktps", "%.1f", tps_ep8 / 1e3);
+    nb_value("ch13_srch_ep8_ttft_ms", "%.0f", b.ttft * 1e3);
+    nb_value("ch13_srch_tp8_ttft_ms", "%.0f", a.ttft * 1e3);
+    nb_value("ch13_srch_gain", "%.1f", tps_ep8 / tps_tp8);
+}
+
 int main(void)
 {
     model_spec m = model_builtin("deepseek-v3");
@@ -248,5 +314,8 @@ int main(void)
     all_to_all(&m, &g);
     disaggregation();
     prefix_caching();
+    parameters(&m);
+    skewed_group(&m, &g);
+    serve_layouts(&m, &g);
     return 0;
 }

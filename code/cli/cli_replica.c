@@ -1,5 +1,6 @@
 #include "cli_replica.h"
 
+#include "expert_parallel.h"
 #include "pipeline.h"
 
 #include <math.h>
@@ -8,7 +9,7 @@
 
 replica_flags replica_flags_default(void)
 {
-    replica_flags f = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 4096, 1, NAN, -1, -1, 0, "", "", ""};
+    replica_flags f = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 4096, 1, NAN, -1, -1, 0, 0, "", "", ""};
     memory_policy p = memory_policy_default();
     snprintf(f.usable_help, sizeof f.usable_help, "share of HBM the server may use (default %g)",
              p.usable_fraction);
@@ -66,7 +67,22 @@ int replica_setup_resolve(const char *cmd, const cli_specs *specs, const replica
     if (pipeline_stage_model(out->full, f->pp, &out->stage, err, sizeof err) != 0)
         return cli_fail(cmd, EXIT_USAGE, "--pp %d: %s", f->pp, err);
     out->model = &out->stage; /* memory and steps are one stage's */
-    if (replica_memory_plan(out->model, out->gpu, out->prec, f->tp, out->policy, &out->mem, err, sizeof err) != 0)
+    out->ep = f->ep > 1 ? f->ep : 1;
+    const model_spec *m = out->full;
+    if (out->ep > 1 && (m->experts <= 1 || m->experts % out->ep != 0 || out->ep % f->tp != 0 || f->pp > 1))
+        return cli_fail(cmd, EXIT_USAGE, "--ep %d needs a mixture whose routed experts it divides (%s has %d), a "
+                        "multiple of --tp %d, and no --pp", out->ep, m->key, m->experts, f->tp);
+    int planned = replica_memory_plan(out->model, out->gpu, out->prec, f->tp, out->policy, &out->mem, err, sizeof err);
+    if (out->ep > 1) { /* each GPU holds 1/ep of the routed experts: replica_memory_plan's budget, less them */
+        double held = ep_tp_weight_bytes_per_gpu(out->model, out->prec.weights, out->ep, f->tp);
+        out->mem.kv_budget += out->mem.weights - held;
+        out->mem.weights = held;
+        planned = out->mem.kv_budget > 0 ? 0 : -1;
+        if (planned)
+            snprintf(err, sizeof err, "the weights (%.1f GB per GPU at --ep %d) and the activation reserve exceed "
+                     "the usable memory", held / 1e9, out->ep);
+    }
+    if (planned != 0)
         return cli_fail(cmd, EXIT_NO_FIT, "%s (--tp %d now)", err, f->tp);
     return 0;
 }
@@ -106,6 +122,11 @@ void replica_report_memory(report *r, const replica_setup *s)
     report_num(r, "params_active", "parameters used per token (embedding counted)", U_PARAMS, pc.active);
     report_num(r, "params_active_nonembedding", "parameters used per token, embedding aside", U_PARAMS,
                pc.active_nonembedding);
+    if (m->mtp_layers > 0) { /* released beside the model, not served here */
+        report_num(r, "params_mtp", "multi-token-prediction module, as released (not served)", U_PARAMS, pc.mtp);
+        report_num(r, "params_active_with_mtp", "used per training token, embedding aside, MTP included", U_PARAMS,
+                   pc.active_nonembedding + pc.mtp_active);
+    }
     report_num(r, "hbm_bytes", s->policy.capacity > 0 ? "memory (--hbm)" : "memory the driver reports", U_BYTES,
                s->mem.hbm);
     report_num(r, "hbm_datasheet_bytes", "memory on the datasheet", U_BYTES, s->gpu->mem_bytes_datasheet);

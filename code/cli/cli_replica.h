@@ -15,6 +15,7 @@ typedef struct {
     int activation_tokens; /* -1 = policy default */
     int sampled_tokens;    /* -1 = policy default */
     double hbm;            /* bytes of one GPU; 0 = what the driver reports (the GPU row) */
+    int ep;                /* expert-parallel GPUs (not a flag here: cli_ep.h's --ep); 0 or 1 = none */
     char usable_help[96], activation_help[128], sampled_help[128]; /* help lines naming the policy defaults */
 } replica_flags;
 
@@ -36,7 +37,8 @@ typedef struct {
     precision prec;
     memory_policy policy;
     int tp, context;
-    replica_memory mem; /* one GPU of the tp group */
+    int ep;             /* expert-parallel group of ep GPUs (attention replicas of tp); 1 = none */
+    replica_memory mem; /* one GPU of the tp group (of the ep group with ep > 1) */
 } replica_setup;
 
 /* Resolve and check the flags (out->model may point into *out: do not copy

@@ -1,5 +1,6 @@
 /* napkin decode: the whole chain for one decode step of a batch, from the
  * memory that decides the batch to the tokens per second the step allows. */
+#include "cli_ep.h"
 #include "cli_rates.h"
 #include "cli_replica.h"
 #include "pipeline.h"
@@ -14,7 +15,8 @@ static const cli_doc DOC = {
     "--model M --gpu G [--tp N] [--batch B] [--context C]\n"
     "                     [--dtype D | --weights D --kv D --act D --compute D]\n"
     "                     [--usable F] [--activation-tokens T] [--sampled-tokens S] [--hbm BYTES]\n"
-    "                     [--no-comm] [--pp N [--microbatches M]]\n"
+    "                     [--no-comm] [--pp N [--microbatches M]] [--routing-skew S]\n"
+    "                     [--ep N [--gpus-per-node N] [--net-gb-s B] [--imbalance F]]\n"
     "                     [--calibrate published:SYSTEM/BACKEND | --roofline] [--format table|tsv|json]",
     "One GPU of a tensor-parallel group runs every op of the step; each op takes\n"
     "its roofline time, max(FLOP / peak, bytes / bandwidth), and the step time is\n"
@@ -28,6 +30,15 @@ static const cli_doc DOC = {
     "rates fitted to published kernel measurements (napkin calibrate): by default\n"
     "the GPU's published TensorRT-LLM set (h100, h200), or --calibrate NAME;\n"
     "--roofline gives the bound alone.\n"
+    "A mixture reads the experts its batch touches: E(1 - (1 - k/E)^tokens) under\n"
+    "uniform routing, fewer under --routing-skew S (a Zipf(S) router).\n"
+    "--ep N spreads the routed experts over N GPUs (N a multiple of --tp): the\n"
+    "attention runs in N/tp replicas of --tp GPUs, each decoding --batch\n"
+    "sequences; each GPU dispatches batch/tp tokens to the GPUs of their top-k\n"
+    "experts and combines the outputs back (the all-to-all of napkin ep, NVLink\n"
+    "inside --gpus-per-node, --net-gb-s across), and the step waits for the\n"
+    "busiest GPU: --imbalance F times the mean, or the hottest GPU of the skewed\n"
+    "router.  Tokens/s are one attention replica's; the group's are N/tp times.\n"
     "A batch whose KV cache does not fit is an error (exit status 1) that names\n"
     "the largest batch that does; so is a model whose weights do not fit (try a\n"
     "larger --tp).  Exit status 2 for a bad flag, value or choice.",
@@ -39,7 +50,8 @@ static int check_batch_fits(const replica_setup *s, int batch)
     resident_model rm = {s->model, s->prec, s->tp};
     fit_check f;
     char err[256];
-    if (memory_fit(s->gpu, s->policy, &rm, 1, 0, batch, s->context, &f, err, sizeof err) != 0)
+    if (memory_fit(s->gpu, s->policy, &rm, 1, 0, batch, s->context, &f, err, sizeof err) != 0 ||
+        (s->ep > 1 && ep_fit_adjust(s->model, s->prec, s->ep, s->tp, batch, s->context, &f, err, sizeof err) != 0))
         return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
     if (f.fits)
         return 0;
@@ -60,10 +72,12 @@ static int check_batch_fits(const replica_setup *s, int batch)
 }
 
 static void report_ops(report *r, const model_spec *m, const gpu_spec *g, const cli_rates *cal,
-                       const step_shape *shape, double peak)
+                       const step_shape *shape, const ep_layout *ep, double peak)
 {
     op_cost ops[DECODER_MAX_OPS];
-    int n = decoder_step_ops(m, shape, ops, DECODER_MAX_OPS);
+    char err[256];
+    int n = ep->ep > 1 ? ep_decoder_step_ops(m, g, shape, ep, ops, DECODER_MAX_OPS, err, sizeof err)
+                       : decoder_step_ops(m, shape, ops, DECODER_MAX_OPS);
     report_table *t = report_table_add(r, "ops", "Ops of one step on one GPU (one occurrence each; x = per step)");
     report_col(t, "op", "op", U_TEXT, 0);
     report_col(t, "count", "x", U_INT, 0);
@@ -110,8 +124,9 @@ static void report_step(report *r, const gpu_spec *g, const step_shape *shape, c
     report_num(r, "ridge", "ridge (peak / bandwidth)", U_INTENSITY, ridge_intensity(peak, g->mem_bw));
     report_num(r, "time_memory", "memory time (bytes / bandwidth)", U_SECONDS, c->time_memory);
     report_num(r, "time_compute", "compute time (FLOP / peak)", U_SECONDS, c->time_compute);
-    report_num(r, "comm_bytes", "TP collective bytes (messages)", U_BYTES, c->comm_bytes);
-    report_num(r, "time_comm", shape->skip_comm ? "communication (left out: --no-comm)" : "communication (TP collectives)",
+    report_num(r, "comm_bytes", "collective bytes (messages)", U_BYTES, c->comm_bytes);
+    report_num(r, "time_comm", shape->skip_comm ? "communication (left out: --no-comm)"
+                                                : "communication (TP collectives and EP all-to-alls)",
                U_SECONDS, c->time_comm);
     report_num(r, "comm_share", "communication share of the step", U_REAL, c->time_comm / c->time);
     report_num(r, "step_time", "step time (op rooflines + collectives)", U_SECONDS, c->time);
@@ -124,10 +139,12 @@ static void report_step(report *r, const gpu_spec *g, const step_shape *shape, c
 int cmd_decode(int argc, char **argv)
 {
     replica_flags f = replica_flags_default();
+    ep_flags epf = ep_flags_default();
     int batch = 1, no_comm = 0, microbatches = 0, roofline = 0;
     const char *calibrate = NULL;
-    cli_opt opts[REPLICA_NOPTS + 5];
+    cli_opt opts[REPLICA_NOPTS + 5 + EP_NOPTS];
     replica_flag_opts(&f, opts);
+    ep_flag_opts(&epf, opts + REPLICA_NOPTS + 5);
     opts[REPLICA_NOPTS] =
         (cli_opt){"--batch", OPT_POS_INT, &batch, "B", "sequences decoded together (default 1)", 0, 0};
     opts[REPLICA_NOPTS + 1] = (cli_opt){"--no-comm", OPT_FLAG, &no_comm, NULL,
@@ -149,7 +166,10 @@ int cmd_decode(int argc, char **argv)
         return rc;
     replica_setup s;
     double peak = 0;
+    f.ep = epf.ep;
+    ep_layout epl;
     if ((rc = replica_setup_resolve(DOC.name, &specs, &f, &s)) != 0 ||
+        (rc = ep_flags_layout(DOC.name, &epf, s.full, s.tp, s.prec, &epl)) != 0 ||
         (rc = cli_gpu_peak(DOC.name, s.gpu, s.prec.compute, &peak)) != 0 || (rc = check_batch_fits(&s, batch)) != 0) {
         cli_specs_free(&specs);
         return rc;
@@ -161,10 +181,19 @@ int cmd_decode(int argc, char **argv)
     }
     step_shape shape = decode_shape(batch, s.context, s.tp, s.prec);
     shape.skip_comm = no_comm;
+    shape.routing_skew = epl.routing_skew;
     step_cost cost, cost_cal;
     char err[512];
-    if (decoder_step_cost(s.model, s.gpu, &shape, &cost, err, sizeof err) != 0 ||
-        (cal.have && decoder_step_cost(s.model, &cal.gpu, &shape, &cost_cal, err, sizeof err) != 0)) {
+    if (epl.ep > 1 && no_comm) {
+        cli_specs_free(&specs);
+        return cli_fail(DOC.name, EXIT_USAGE, "--no-comm with --ep: the all-to-alls are the point of expert "
+                                              "parallelism; leave --no-comm out");
+    }
+    if (epl.ep > 1 ? ep_decoder_step_cost(s.model, s.gpu, &shape, &epl, &cost, err, sizeof err) != 0 ||
+                         (cal.have && ep_decoder_step_cost(s.model, &cal.gpu, &shape, &epl, &cost_cal, err,
+                                                           sizeof err) != 0)
+                   : decoder_step_cost(s.model, s.gpu, &shape, &cost, err, sizeof err) != 0 ||
+                         (cal.have && decoder_step_cost(s.model, &cal.gpu, &shape, &cost_cal, err, sizeof err) != 0)) {
         cli_specs_free(&specs);
         return cli_fail(DOC.name, EXIT_USAGE, "%s (or --no-comm)", err);
     }
@@ -212,7 +241,21 @@ int cmd_decode(int argc, char **argv)
         report_num(r, "pipeline_tokens_per_s", "aggregate tokens/s", U_TOKENS_PER_S, batch / pc.cycle_time);
         report_num(r, "pipeline_tokens_per_s_per_user", "tokens/s per user", U_TOKENS_PER_S, 1 / pc.cycle_time);
     }
-    report_ops(r, s.model, s.gpu, &cal, &shape, peak);
+    if (epl.ep > 1) {
+        ep_report(r, s.model, s.gpu, &epl, s.tp, (double)batch / s.tp);
+        report_num(r, "group_tokens_per_s", "tokens/s, the whole group", U_TOKENS_PER_S,
+                   step_tokens_per_second(&cost) * epl.ep / s.tp);
+        if (cal.have)
+            report_num(r, "group_tokens_per_s_calibrated", "tokens/s, the whole group, calibrated", U_TOKENS_PER_S,
+                       step_tokens_per_second(&cost_cal) * epl.ep / s.tp);
+    } else if (epl.routing_skew > 0) {
+        report_section(r, "The router");
+        report_num(r, "routing_skew", "Zipf exponent of the router", U_REAL, epl.routing_skew);
+        report_num(r, "experts_touched", "experts the batch touches per MoE layer", U_REAL,
+                   moe_step_experts_touched(s.model, &shape, batch));
+        report_num(r, "experts_touched_uniform", "under uniform routing", U_REAL, moe_experts_touched(s.model, batch));
+    }
+    report_ops(r, s.model, s.gpu, &cal, &shape, &epl, peak);
     /* The arithmetic holds at any context; the model does not. */
     if (s.model->max_position > 0 && s.context > s.model->max_position)
         report_note(r, "warning: context %d exceeds %s's maximum position, %d tokens (max_position_embeddings): "

@@ -11,7 +11,8 @@ static const cli_doc DOC = {
     "ep",
     "expert parallelism: a MoE decode step over an EP group, memory, all-to-all, tokens per second",
     "--model M --gpu G --ep N [--batch B] [--context C] [--dtype D] [--net-gb-s B]\n"
-    "                     [--gpus-per-node N] [--imbalance F] [--usable F] [--format table|tsv|json]",
+    "                     [--gpus-per-node N] [--imbalance F | --routing-skew S] [--usable F]\n"
+    "                     [--format table|tsv|json]",
     "The routed experts are spread over --ep GPUs (each holds experts / ep of\n"
     "them whole); every GPU holds everything else and decodes --batch sequences\n"
     "of its own (data-parallel attention).  Each MoE layer dispatches every\n"
@@ -22,7 +23,10 @@ static const cli_doc DOC = {
     "rest (--net-gb-s per GPU, default 50: a 400 Gb/s NIC), the two at once.\n"
     "A GPU reads only its experts that some token of the group routes to:\n"
     "(E/ep)(1 - (1 - k/E)^(batch x ep)).  --imbalance F: the busiest GPU gets F\n"
-    "times the mean load, and the step waits for it.\n"
+    "times the mean load, and the step waits for it.  --routing-skew S: a Zipf(S)\n"
+    "router instead of a uniform one, the experts dealt out round-robin hottest\n"
+    "first; the hottest GPU sets the load and the experts read.\n"
+    "napkin decode, prefill and serve take --ep too, with --tp attention replicas.\n"
     "Exit status 1 when the batch does not fit a GPU (the message gives the\n"
     "largest that does); 2 for a bad flag, a dense model or an --ep that does\n"
     "not divide the experts.",
@@ -33,7 +37,7 @@ int cmd_ep(int argc, char **argv)
     device_flags df = device_flags_default();
     const char *model_key = NULL, *dtype_s = "bf16";
     int ep = 0, batch = 1, context = 4096, per_node = 8;
-    double net_gb_s = 50, imbalance = 1, usable = NAN;
+    double net_gb_s = 50, imbalance = 1, usable = NAN, skew = 0;
     cli_opt more[] = {
         {"--model", OPT_STRING, &model_key, "M", "model key (napkin specs --models)", 1, 0},
         {"--ep", OPT_POS_INT, &ep, "N", "GPUs the routed experts are spread over", 1, 0},
@@ -44,6 +48,7 @@ int cmd_ep(int argc, char **argv)
         {"--gpus-per-node", OPT_POS_INT, &per_node, "N", "GPUs joined by NVLink (default 8)", 0, 0},
         {"--imbalance", OPT_POS_REAL, &imbalance, "F", "busiest GPU's load over the mean, >= 1 (default 1)", 0, 0},
         {"--usable", OPT_FRACTION, &usable, "F", "share of GPU memory the server may use (default 0.9)", 0, 0},
+        {"--routing-skew", OPT_POS_REAL, &skew, "S", "a Zipf(S) router over the experts (default uniform)", 0, 0},
     };
     enum { NMORE = (int)(sizeof more / sizeof more[0]) };
     cli_opt opts[DEVICE_NOPTS + NMORE];
@@ -54,6 +59,9 @@ int cmd_ep(int argc, char **argv)
     int rc = cli_parse(&DOC, argc, argv, opts, CLI_NOPTS(opts), &common);
     if (rc != CLI_GO)
         return rc == CLI_HELP_SHOWN ? 0 : rc;
+    if (imbalance != 1 && skew > 0)
+        return cli_fail(DOC.name, EXIT_USAGE, "give --imbalance or --routing-skew, not both: the skewed router sets "
+                                              "the busiest GPU's load");
     if (imbalance < 1)
         return cli_fail(DOC.name, EXIT_USAGE, "--imbalance %g: the busiest GPU carries at least the mean (>= 1)",
                         imbalance);
@@ -70,11 +78,14 @@ int cmd_ep(int argc, char **argv)
         return rc;
     }
     char err[512];
-    ep_layout l = {ep, per_node, net_gb_s * 1e9, imbalance, dtype_bytes(prec.act) < 2 ? 1.0 : 2.0, 2.0};
+    ep_layout l = {ep, per_node, net_gb_s * 1e9, imbalance, dtype_bytes(prec.act) < 2 ? 1.0 : 2.0, 2.0, skew};
     ep_cost a2a;
     fit_check fit;
     memory_policy pol = cli_policy(usable, -1, -1, 0);
-    if (ep_step_cost(m, &d.timed, &l, batch, &a2a, err, sizeof err) != 0 ||
+    ep_layout busy = l;
+    double touched = 0;
+    if (ep_busiest_gpu(m, &l, (double)batch * ep, &busy.imbalance, &touched, err, sizeof err) != 0 ||
+        ep_step_cost(m, &d.timed, &busy, batch, &a2a, err, sizeof err) != 0 ||
         ep_memory_fit(m, &d.timed, prec, pol, ep, batch, context, &fit, err, sizeof err) != 0) {
         rc = cli_fail(DOC.name, EXIT_USAGE, "--ep %d: %s", ep, err);
         cli_specs_free(&specs);
@@ -108,8 +119,9 @@ int cmd_ep(int argc, char **argv)
     report_int(r, "max_batch", "largest batch per GPU at this context", fit.max_batch);
     report_section(r, "Experts");
     report_num(r, "experts_per_gpu", "routed experts each GPU holds", U_REAL, a2a.experts_per_gpu);
-    report_num(r, "experts_touched_per_gpu", "of them touched by the group's tokens", U_REAL,
-               moe_experts_touched(m, (double)batch * ep) / ep);
+    report_num(r, "experts_touched_per_gpu", "of them touched by the group's tokens (the busiest GPU)", U_REAL,
+               touched);
+    report_num(r, "busiest_gpu_load", "the busiest GPU's load over the mean", U_REAL, busy.imbalance);
     report_section(r, "All-to-all, one MoE layer");
     report_num(r, "dispatch_bytes", "bytes a GPU sends in a dispatch", U_BYTES, a2a.dispatch_bytes);
     report_num(r, "combine_bytes", "and in a combine", U_BYTES, a2a.combine_bytes);

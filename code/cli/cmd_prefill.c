@@ -2,6 +2,7 @@
  * bytes, time, bound and the collectives, with logits only where the server
  * samples. */
 #include "cli_device.h"
+#include "cli_ep.h"
 #include "commands.h"
 #include "roofline.h"
 
@@ -12,7 +13,8 @@ static const cli_doc DOC = {
     "one prefill step: FLOPs, bytes, time and bound of a prompt, logits where the server samples",
     "--model M --gpu G [--tp N] [--prompt T] [--batch B] [--all-logits] [--dtype D]\n"
     "                     [--efficiency F | --bw-efficiency F --flops-efficiency F | --calibrate DIR]\n"
-    "                     [--no-comm] [--format table|tsv|json]",
+    "                     [--no-comm] [--routing-skew S] [--ep N [--gpus-per-node N] [--net-gb-s B]\n"
+    "                     [--imbalance F]] [--format table|tsv|json]",
     "A prefill runs the whole prompt of each of --batch sequences in one step:\n"
     "2 x parameters x tokens for the projections plus causal attention (each\n"
     "position attends to those before it), at the roofline of each op, plus the\n"
@@ -20,7 +22,11 @@ static const cli_doc DOC = {
     "position (where the first output token is sampled); --all-logits computes\n"
     "them at every position, as speculative verification needs.  With\n"
     "--calibrate DIR the measured ceilings replace the datasheet's and both\n"
-    "predictions are shown.  Exit status 1 when the prompts do not fit memory.",
+    "predictions are shown.  --ep N: the routed experts spread over N GPUs, the\n"
+    "attention in N/tp replicas of --tp GPUs, each prefilling --batch prompts at\n"
+    "once (every replica in the same step), with the all-to-all dispatch and\n"
+    "combine of each MoE layer (as napkin decode --ep and napkin ep).\n"
+    "Exit status 1 when the prompts do not fit memory.",
 };
 
 static void add_step(report *r, const char *prefix, const char *label, const step_cost *c)
@@ -34,13 +40,23 @@ static void add_step(report *r, const char *prefix, const char *label, const ste
     report_text(r, key, lab, bound_name(c->bound));
 }
 
+/* One GPU's step: of a tp replica, or of the expert-parallel group. */
+static int price_step(const model_spec *m, const gpu_spec *g, const step_shape *sh, const ep_layout *epl,
+                      step_cost *c, char *err, size_t errlen)
+{
+    return epl->ep > 1 ? ep_decoder_step_cost(m, g, sh, epl, c, err, errlen)
+                       : decoder_step_cost(m, g, sh, c, err, errlen);
+}
+
 int cmd_prefill(int argc, char **argv)
 {
     device_flags df = device_flags_default();
     const char *model_key = NULL, *dtype_s = "bf16";
     int tp = 1, prompt = 2048, batch = 1, all_logits = 0, no_comm = 0;
-    cli_opt opts[DEVICE_NOPTS + 7];
+    ep_flags epf = ep_flags_default();
+    cli_opt opts[DEVICE_NOPTS + 7 + EP_NOPTS];
     device_flag_opts(&df, opts);
+    ep_flag_opts(&epf, opts + DEVICE_NOPTS + 7);
     cli_opt more[] = {
         {"--model", OPT_STRING, &model_key, "M", "model key (napkin specs --models)", 1, 0},
         {"--tp", OPT_POS_INT, &tp, "N", "tensor-parallel degree (default 1)", 0, 0},
@@ -68,17 +84,29 @@ int cmd_prefill(int argc, char **argv)
         cli_specs_free(&specs);
         return rc;
     }
+    ep_layout epl;
+    if ((rc = ep_flags_layout(DOC.name, &epf, m, tp, prec, &epl)) != 0) {
+        cli_specs_free(&specs);
+        return rc;
+    }
     step_shape sh = prefill_shape(batch, 0, prompt, tp, prec);
     sh.logits_last = !all_logits;
     sh.skip_comm = no_comm;
+    sh.routing_skew = epl.routing_skew;
     char err[512];
+    if (epl.ep > 1 && no_comm) {
+        cli_specs_free(&specs);
+        return cli_fail(DOC.name, EXIT_USAGE, "--no-comm with --ep: the all-to-alls are the point of expert "
+                                              "parallelism; leave --no-comm out");
+    }
     if (step_shape_check(m, &sh, err, sizeof err) != 0) {
         cli_specs_free(&specs);
         return cli_fail(DOC.name, EXIT_USAGE, "--tp %d: %s", tp, err);
     }
     resident_model rm = {m, prec, tp};
     fit_check fit;
-    if (memory_fit(&d.timed, memory_policy_default(), &rm, 1, 0, batch, prompt, &fit, err, sizeof err) != 0) {
+    if (memory_fit(&d.timed, memory_policy_default(), &rm, 1, 0, batch, prompt, &fit, err, sizeof err) != 0 ||
+        (epl.ep > 1 && ep_fit_adjust(m, prec, epl.ep, tp, batch, prompt, &fit, err, sizeof err) != 0)) {
         cli_specs_free(&specs);
         return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
     }
@@ -89,13 +117,13 @@ int cmd_prefill(int argc, char **argv)
         return cli_fail(DOC.name, EXIT_NO_FIT, "--batch %d of --prompt %d does not fit: %s", batch, prompt, why);
     }
     step_cost c, sheet_cost;
-    if (decoder_step_cost(m, &d.timed, &sh, &c, err, sizeof err) != 0 ||
-        (d.calibrated && d.has_sheet && decoder_step_cost(m, &d.sheet, &sh, &sheet_cost, err, sizeof err) != 0)) {
+    if (price_step(m, &d.timed, &sh, &epl, &c, err, sizeof err) != 0 ||
+        (d.calibrated && d.has_sheet && price_step(m, &d.sheet, &sh, &epl, &sheet_cost, err, sizeof err) != 0)) {
         cli_specs_free(&specs);
         return cli_fail(DOC.name, EXIT_USAGE, "%s%s", err, no_comm ? "" : " (or --no-comm)");
     }
     step_cost cc;
-    if (d.rates.have && decoder_step_cost(m, &d.rates.gpu, &sh, &cc, err, sizeof err) != 0) {
+    if (d.rates.have && price_step(m, &d.rates.gpu, &sh, &epl, &cc, err, sizeof err) != 0) {
         cli_specs_free(&specs);
         return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
     }
@@ -120,6 +148,11 @@ int cmd_prefill(int argc, char **argv)
     report_num(r, "tokens_per_s", "prompt tokens per second", U_TOKENS_PER_S, (double)batch * prompt / c.time);
     if (d.calibrated && d.has_sheet)
         add_step(r, "datasheet_", " (datasheet)", &sheet_cost);
+    if (epl.ep > 1) {
+        ep_report(r, m, &d.timed, &epl, tp, (double)batch * prompt / tp);
+        report_num(r, "group_tokens_per_s", "prompt tokens per second, the whole group", U_TOKENS_PER_S,
+                   (double)batch * prompt * epl.ep / tp / c.time);
+    }
     if (d.rates.have) {
         report_section(r, "The same step at measured kernel rates (calibrated)");
         report_num(r, "time_calibrated", "prefill time, calibrated", U_SECONDS, cc.time);

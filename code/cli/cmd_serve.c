@@ -3,6 +3,7 @@
  * million tokens, and --search for the cheapest tensor-parallel degree that
  * meets latency targets. */
 #include "cli_device.h"
+#include "cli_ep.h"
 #include "commands.h"
 #include "request.h"
 #include "serve_disagg.h"
@@ -17,7 +18,8 @@ static const cli_doc DOC = {
     "                     [--chunked-prefill T] [--all-logits] [--price P] [--dtype D] [--usable F] [--hbm BYTES]\n"
     "                     [--efficiency F | --bw-efficiency F --flops-efficiency F | --calibrate DIR]\n"
     "                     [--search [--ttft S] [--tpot S] [--gpus N]] [--format table|tsv|json]\n"
-    "                     [--prefix T [--prefix-hit F]]\n"
+    "                     [--prefix T [--prefix-hit F]] [--routing-skew S]\n"
+    "                     [--ep N [--gpus-per-node N] [--net-gb-s B] [--imbalance F]]\n"
     "                     [--disaggregate (--prefill-gpus N --decode-gpus N | --search) [--kv-link-gb-s B]]",
     "A closed loop of C requests in flight on one replica of --tp GPUs: each\n"
     "request is a prefill of its prompt (p, logits at the last position), then\n"
@@ -39,11 +41,23 @@ static const cli_doc DOC = {
     "--prefix T: the first T tokens of every prompt are shared and cached (a\n"
     "system prompt); --prefix-hit F of requests find them (default 1): a hit\n"
     "prefills the rest of its prompt only, and the slots share one copy.\n"
+    "--ep N (a mixture): the routed experts spread over a group of N GPUs whose\n"
+    "attention runs in N/tp replicas of --tp GPUs (napkin decode --ep); C is each\n"
+    "attention replica's, the throughput and the cost are one replica's and the\n"
+    "group's throughput N/tp times that (--rate R is the group's: R tp/N each).\n"
+    "--search also tries every EP degree that divides the experts with every tp\n"
+    "dividing it (the `ep` column; 1 = none), and keeps --prefix and\n"
+    "--routing-skew in every candidate.\n"
     "--disaggregate: prefill on --prefill-gpus, decode on --decode-gpus (each a\n"
     "multiple of --tp, --concurrency per decode instance); the KV of each prompt\n"
     "crosses --kv-link-gb-s per GPU (default the GPU row's NVLink); TTFT = p +\n"
     "transfer, TPOT = d, against the aggregated server on as many GPUs.  With\n"
     "--search: the split of --gpus and the concurrency that serve the most.\n"
+    "With a split, --rate R finds the smallest decode concurrency at which both\n"
+    "pools keep up (the aggregated server beside it at the same rate).  Not\n"
+    "with --disaggregate: --rate with --search, --chunked-prefill\n"
+    "(it mixes prompt chunks into one pool's decode steps, and disaggregation\n"
+    "has no prompts on the decode pool to mix), --pp, --prefix and --ep.\n"
     "Exit status 1 when C requests of prompt + output tokens do not fit (the\n"
     "message names the largest C that does) or the rate cannot be served.",
 };
@@ -79,12 +93,47 @@ static void report_estimate(report *r, const request_estimate *e, double price)
 }
 
 /* Every tp that divides the heads (and suits the KV heads), up to gpus. */
-static int search(report *r, const char *key, const char *title, const request_setup *base, int gpus, double ttft,
-                  double tpot, char *err, size_t errlen)
+/* One candidate layout: tp x pp, or an expert-parallel group of ep GPUs with
+ * attention replicas of tp (pp 1). */
+typedef struct {
+    int tp, pp, ep, replicas, c;
+    request_estimate e;
+} layout_row;
+
+static int try_layout(const request_setup *base, const request_options *opt, int gpus, int tp, int pp, int ep,
+                      double ttft, double tpot, layout_row *out, char *err, size_t errlen)
+{
+    request_setup s = *base;
+    s.tp = tp;
+    s.pp = pp;
+    request_options o = *opt;
+    o.ep.ep = ep;
+    step_shape probe = decode_shape(1, 0, tp, s.prec);
+    if (step_shape_check(s.model, &probe, err, errlen) != 0 || s.model->layers % pp != 0 ||
+        (pp > 1 && s.chunk > 0 && s.chunk < s.prompt) || (pp > 1 && o.prefix_tokens > 0))
+        return 0;
+    int c = request_best_concurrency_with(&s, &o, ttft, tpot, err, errlen);
+    if (c <= 0)
+        return c;
+    s.concurrency = c;
+    if (request_estimate_with(&s, &o, &out->e, err, errlen) != 0)
+        return -1;
+    out->tp = tp;
+    out->pp = pp;
+    out->ep = ep;
+    out->c = c;
+    /* attention replicas: of tp x pp GPUs, or ep / tp in each of the groups that fit */
+    out->replicas = ep > 1 ? gpus / ep * (ep / tp) : gpus / (tp * pp);
+    return 1;
+}
+
+static int search(report *r, const char *key, const char *title, const request_setup *base,
+                  const request_options *opt, int gpus, double ttft, double tpot, char *err, size_t errlen)
 {
     report_table *t = report_table_add(r, key, title);
     report_col(t, "tp", "tp", U_INT, 0);
     report_col(t, "pp", "pp", U_INT, 0);
+    report_col(t, "ep", "ep", U_INT, 0);
     report_col(t, "replicas", "replicas", U_INT, 0);
     report_col(t, "concurrency", "C", U_INT, 0);
     report_col(t, "ttft", "TTFT", U_SECONDS, 0);
@@ -93,43 +142,35 @@ static int search(report *r, const char *key, const char *title, const request_s
     report_col(t, "gpu_seconds_per_request", "GPU-s a request", U_SECONDS, 0);
     report_col(t, "cost_per_m_input", "cost per M input", U_REAL, 0);
     report_col(t, "cost_per_m_output", "cost per M output", U_REAL, 0);
-    typedef struct {
-        int tp, pp, replicas, c;
-        request_estimate e;
-    } row;
-    row rows[64];
+    layout_row rows[128];
     int n = 0;
     /* 64-bit counters: doubling past any int gpus cannot wrap */
     for (long long tp = 1; tp <= gpus; tp *= 2)
-        for (long long pp = 1; tp * pp <= gpus && n < 64; pp *= 2) {
-            request_setup s = *base;
-            s.tp = tp;
-            s.pp = pp;
-            step_shape probe = decode_shape(1, 0, tp, s.prec);
-            if (step_shape_check(s.model, &probe, err, errlen) != 0 || s.model->layers % pp != 0 ||
-                (pp > 1 && s.chunk > 0 && s.chunk < s.prompt))
-                continue;
-            int c = request_best_concurrency(&s, ttft, tpot, err, errlen);
-            if (c < 0)
+        for (long long pp = 1; tp * pp <= gpus && n < 128; pp *= 2) {
+            int k = try_layout(base, opt, gpus, (int)tp, (int)pp, 1, ttft, tpot, &rows[n], err, errlen);
+            if (k < 0)
                 return -1;
-            if (c == 0)
-                continue;
-            s.concurrency = c;
-            request_estimate e;
-            if (request_estimate_compute(&s, &e, err, errlen) != 0)
+            n += k;
+        }
+    const model_spec *m = base->model;
+    for (long long ep = 2; m->experts > 1 && ep <= gpus; ep *= 2) /* expert-parallel groups, attention replicas of tp */
+        for (long long tp = 1; tp <= ep && m->experts % ep == 0 && n < 128; tp *= 2) {
+            int k = try_layout(base, opt, gpus, (int)tp, 1, (int)ep, ttft, tpot, &rows[n], err, errlen);
+            if (k < 0)
                 return -1;
-            rows[n++] = (row){tp, pp, gpus / (tp * pp), c, e};
+            n += k;
         }
     /* cheapest first: GPU-seconds per request, the order of cost per token */
     for (int i = 1; i < n; i++)
         for (int j = i; j > 0 && rows[j].e.gpu_seconds_per_request < rows[j - 1].e.gpu_seconds_per_request; j--) {
-            row tmp = rows[j];
+            layout_row tmp = rows[j];
             rows[j] = rows[j - 1];
             rows[j - 1] = tmp;
         }
     for (int i = 0; i < n; i++) {
         report_cell_int(t, rows[i].tp);
         report_cell_int(t, rows[i].pp);
+        report_cell_int(t, rows[i].ep);
         report_cell_int(t, rows[i].replicas);
         report_cell_int(t, rows[i].c);
         report_cell_num(t, rows[i].e.ttft);
@@ -151,6 +192,7 @@ int cmd_serve(int argc, char **argv)
     double rate = 0, price = 0, ttft = 0, tpot = 0, usable = NAN, hbm = 0, prefix_hit = 0;
     int disaggregate = 0, prefix = 0;
     disagg_flags dg = {0, 0, 0, 0};
+    ep_flags epf = ep_flags_default();
     cli_opt more[] = {
         {"--model", OPT_STRING, &model_key, "M", "model key (napkin specs --models)", 1, 0},
         {"--tp", OPT_POS_INT, &tp, "N", "tensor-parallel degree (default 1)", 0, 0},
@@ -165,7 +207,7 @@ int cmd_serve(int argc, char **argv)
         {"--dtype", OPT_STRING, &dtype_s, "D", "weights, KV, activations and compute (default bf16)", 0, 0},
         {"--usable", OPT_FRACTION, &usable, "F", "share of GPU memory the server may use (default 0.9)", 0, 0},
         {"--hbm", OPT_POS_REAL, &hbm, "BYTES", "memory of one GPU in bytes (default: what the driver reports)", 0, 0},
-        {"--search", OPT_FLAG, &do_search, NULL, "try every tensor-parallel degree up to --gpus", 0, 0},
+        {"--search", OPT_FLAG, &do_search, NULL, "try every tp x pp layout and EP group up to --gpus", 0, 0},
         {"--ttft", OPT_POS_REAL, &ttft, "S", "with --search: the most time to first token allowed", 0, 0},
         {"--tpot", OPT_POS_REAL, &tpot, "S", "with --search: the most time per output token allowed", 0, 0},
         {"--gpus", OPT_POS_INT, &gpus, "N", "with --search: GPUs to fill with replicas (default 8)", 0, 0},
@@ -179,10 +221,11 @@ int cmd_serve(int argc, char **argv)
          "with --disaggregate: GB/s per GPU the KV crosses (default the GPU row's link)", 0, 0},
     };
     enum { NMORE = (int)(sizeof more / sizeof more[0]) };
-    cli_opt opts[DEVICE_NOPTS + NMORE];
+    cli_opt opts[DEVICE_NOPTS + NMORE + EP_NOPTS];
     device_flag_opts(&df, opts);
     for (int i = 0; i < NMORE; i++)
         opts[DEVICE_NOPTS + i] = more[i];
+    ep_flag_opts(&epf, opts + DEVICE_NOPTS + NMORE);
     cli_common common;
     int rc = cli_parse(&DOC, argc, argv, opts, CLI_NOPTS(opts), &common);
     if (rc != CLI_GO)
@@ -195,14 +238,27 @@ int cmd_serve(int argc, char **argv)
         return cli_fail(DOC.name, EXIT_USAGE, "--prefill-gpus, --decode-gpus and --kv-link-gb-s go with --disaggregate");
     if (prefix_hit > 0 && !prefix)
         return cli_fail(DOC.name, EXIT_USAGE, "--prefix-hit goes with --prefix");
-    if (prefix && (do_search || rate > 0 || disaggregate))
-        return cli_fail(DOC.name, EXIT_USAGE, "--prefix is modelled for one replica at a --concurrency: not with "
-                                              "--search, --rate or --disaggregate");
+    if (prefix && (disaggregate || pp > 1 || chunk))
+        return cli_fail(DOC.name, EXIT_USAGE, "--prefix is not modelled with --disaggregate, --pp or "
+                                              "--chunked-prefill: a hit's shorter prefill is priced on one pool, "
+                                              "whole, in one stage");
+    if (epf.ep && (disaggregate || do_search))
+        return cli_fail(DOC.name, EXIT_USAGE, "--ep with %s: %s", disaggregate ? "--disaggregate" : "--search",
+                        disaggregate ? "expert-parallel pools are not modelled; give one or the other"
+                                     : "the search tries every EP degree itself; leave --ep out");
     if (prefix && prefix >= prompt)
         return cli_fail(DOC.name, EXIT_USAGE, "--prefix %d must be shorter than the --prompt (%d tokens)", prefix,
                         prompt);
-    if (disaggregate && (rate > 0 || pp > 1 || chunk))
-        return cli_fail(DOC.name, EXIT_USAGE, "--disaggregate is modelled without --rate, --pp and --chunked-prefill");
+    if (disaggregate && rate > 0 && do_search)
+        return cli_fail(DOC.name, EXIT_USAGE, "--rate with --disaggregate --search: the search finds the split that "
+                                              "serves the most; give the split (--prefill-gpus, --decode-gpus) to "
+                                              "serve a --rate");
+    if (disaggregate && chunk)
+        return cli_fail(DOC.name, EXIT_USAGE, "--disaggregate with --chunked-prefill has no meaning: chunking mixes "
+                                              "prompt chunks into the decode steps of one pool, and a disaggregated "
+                                              "decode pool runs no prompts");
+    if (disaggregate && pp > 1)
+        return cli_fail(DOC.name, EXIT_USAGE, "--disaggregate with --pp is not modelled: give one or the other");
     if (prefix && !(prefix_hit > 0))
         prefix_hit = 1;
     if (cli_hbm_check(DOC.name, hbm) != 0)
@@ -234,6 +290,19 @@ int cmd_serve(int argc, char **argv)
         cli_specs_free(&specs);
         return cli_fail(DOC.name, EXIT_USAGE, "--chunked-prefill with --pp is not modelled: give one or the other");
     }
+    ep_layout epl;
+    if (!do_search && epf.ep && pp > 1) {
+        cli_specs_free(&specs);
+        return cli_fail(DOC.name, EXIT_USAGE, "--ep with --pp is not modelled: give one or the other");
+    }
+    if ((rc = ep_flags_layout(DOC.name, &epf, m, do_search ? 1 : tp, prec, &epl)) != 0) {
+        cli_specs_free(&specs);
+        return rc;
+    }
+    if (do_search && !(epl.imbalance >= 1)) /* the search's EP candidates: the flags' links, uniform load */
+        epl = (ep_layout){0, epf.gpus_per_node, epf.net_gb_s * 1e9, 1, dtype_bytes(prec.act) < 2 ? 1.0 : 2.0, 2.0,
+                          epf.routing_skew};
+    request_options opt = {epl, prefix, prefix_hit};
     request_setup s = {m, &d.timed, prec, tp, prompt, output, concurrency ? concurrency : 1, chunk, all_logits,
                        cli_policy(usable, -1, -1, hbm), price, pp};
     report *r = report_new(DOC.name);
@@ -250,21 +319,25 @@ int cmd_serve(int argc, char **argv)
     device_report(r, &d);
 
     if (disaggregate) {
-        if ((rc = serve_disaggregated(r, &s, &dg, do_search, gpus, ttft, tpot)) == 0)
+        if ((rc = serve_disaggregated(r, &s, &dg, do_search, gpus, ttft, tpot, rate)) == 0)
             rc = report_print(r, common.format, stdout);
         report_free(r);
         cli_specs_free(&specs);
         return rc;
     }
     if (do_search) {
-        int n = search(r, "search", "Layouts (tp x pp) that fit and meet the targets, cheapest first", &s, gpus, ttft,
-                       tpot, err, sizeof err);
+        if (prefix) {
+            report_int(r, "prefix", "shared prefix tokens (cached)", prefix);
+            report_num(r, "prefix_hit", "share of requests that find it", U_REAL, prefix_hit);
+        }
+        int n = search(r, "search", "Layouts (tp x pp, or EP groups of ep GPUs) that fit and meet the targets, "
+                                    "cheapest first", &s, &opt, gpus, ttft, tpot, err, sizeof err);
         if (n >= 0 && d.rates.have) { /* the same search at measured kernel rates */
             request_setup c = s;
             c.gpu = &d.rates.gpu;
             int nc = search(r, "search_calibrated", "The same search, calibrated: layouts that meet the targets at "
                                                    "measured kernel rates, cheapest first",
-                            &c, gpus, ttft, tpot, err, sizeof err);
+                            &c, &opt, gpus, ttft, tpot, err, sizeof err);
             if (nc < 0)
                 n = nc;
             else if (nc == 0)
@@ -288,7 +361,9 @@ int cmd_serve(int argc, char **argv)
         return rc;
     }
     if (rate > 0) {
-        int c = request_concurrency_for_rate(&s, rate, err, sizeof err);
+        /* with --ep, the group's rate: each of its ep / tp attention replicas serves an equal share */
+        const double share = epl.ep > 1 ? rate * tp / epl.ep : rate;
+        int c = request_concurrency_for_rate_with(&s, &opt, share, err, sizeof err);
         if (c <= 0) {
             report_free(r);
             if (c < 0) {
@@ -299,13 +374,14 @@ int cmd_serve(int argc, char **argv)
             request_estimate full;
             request_setup t = s;
             t.concurrency = 1;
-            request_estimate_compute(&t, &full, err, sizeof err);
+            request_estimate_with(&t, &opt, &full, err, sizeof err);
             t.concurrency = full.fit.max_batch > 0 ? full.fit.max_batch : 1;
-            request_estimate_compute(&t, &full, err, sizeof err);
+            request_estimate_with(&t, &opt, &full, err, sizeof err);
             rc = cli_fail(DOC.name, EXIT_NO_FIT,
-                          "--rate %g requests/s is more than one replica serves: at the largest concurrency "
+                          "--rate %g requests/s is more than one %s serves: at the largest concurrency "
                           "that fits (%d) it serves %.3g requests/s (add replicas, or a larger --tp)",
-                          rate, full.fit.max_batch, full.fit.max_batch > 0 ? full.requests_per_s : 0.0);
+                          rate, epl.ep > 1 ? "expert-parallel group" : "replica", full.fit.max_batch,
+                          full.fit.max_batch > 0 ? full.requests_per_s * rate / share : 0.0);
             cli_specs_free(&specs);
             return rc;
         }
@@ -313,7 +389,7 @@ int cmd_serve(int argc, char **argv)
         report_num(r, "rate", "request rate asked for", U_REAL, rate);
     }
     request_estimate e;
-    if (request_estimate_cached(&s, prefix, prefix_hit, &e, err, sizeof err) != 0) {
+    if (request_estimate_with(&s, &opt, &e, err, sizeof err) != 0) {
         report_free(r);
         cli_specs_free(&specs);
         return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
@@ -332,11 +408,17 @@ int cmd_serve(int argc, char **argv)
         report_num(r, "prefix_hit", "share of requests that find it", U_REAL, prefix_hit);
     }
     report_estimate(r, &e, price);
+    if (epl.ep > 1) { /* the numbers above are one attention replica's */
+        ep_report(r, m, &d.timed, &epl, tp, (double)s.concurrency / tp);
+        report_num(r, "group_tokens_per_s", "output tokens/s, the whole group", U_TOKENS_PER_S,
+                   e.tokens_per_s * epl.ep / tp);
+        report_num(r, "group_requests_per_s", "requests/s, the whole group", U_REAL, e.requests_per_s * epl.ep / tp);
+    }
     if (d.rates.have) {
         request_setup t = s;
         t.gpu = &d.rates.gpu;
         request_estimate ec;
-        if (request_estimate_compute(&t, &ec, err, sizeof err) == 0) {
+        if (request_estimate_with(&t, &opt, &ec, err, sizeof err) == 0) {
             report_section(r, "The same at measured kernel rates (calibrated)");
             report_num(r, "prefill_time_calibrated", "prefill of one prompt", U_SECONDS, ec.prefill_time);
             report_num(r, "decode_step_calibrated", "mean decode step", U_SECONDS, ec.decode_step);
@@ -356,7 +438,7 @@ int cmd_serve(int argc, char **argv)
         request_setup t = s;
         t.gpu = &d.sheet;
         request_estimate es;
-        if (request_estimate_cached(&t, prefix, prefix_hit, &es, err, sizeof err) == 0) {
+        if (request_estimate_with(&t, &opt, &es, err, sizeof err) == 0) {
             report_section(r, "The same on the datasheet's ceilings");
             report_num(r, "datasheet_ttft", "time to first token", U_SECONDS, es.ttft);
             report_num(r, "datasheet_tpot", "time per output token", U_SECONDS, es.tpot);

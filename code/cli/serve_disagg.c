@@ -32,7 +32,7 @@ static void report_result(report *r, const disagg_setup *d, const disagg_result 
 }
 
 int serve_disaggregated(report *r, const request_setup *s, const disagg_flags *f, int search, int gpus,
-                        double ttft, double tpot)
+                        double ttft, double tpot, double rate)
 {
     disagg_setup d = {*s, f->prefill_gpus, f->decode_gpus, 0, f->kv_link_us * 1e-6};
     d.kv_link_bw = f->kv_link_gb_s > 0 ? f->kv_link_gb_s * 1e9 : s->gpu->link_bw;
@@ -57,6 +57,27 @@ int serve_disaggregated(report *r, const request_setup *s, const disagg_flags *f
     }
     if (!f->prefill_gpus || !f->decode_gpus)
         return cli_fail("serve", EXIT_USAGE, "--disaggregate needs --prefill-gpus and --decode-gpus (or --search)");
+    if (rate > 0) { /* open-loop arrivals: the decode concurrency that keeps up */
+        int c;
+        if (disagg_for_rate(&d, rate, &c, &x, err, sizeof err) != 0)
+            return cli_fail("serve", EXIT_USAGE, "%s", err);
+        if (c == 0) {
+            if (x.max_concurrency < 1)
+                return cli_fail("serve", EXIT_NO_FIT, "--rate %g: not one request fits a decode instance", rate);
+            return cli_fail("serve", EXIT_NO_FIT,
+                            "--rate %g requests/s is more than the split serves: the %s pool tops out at %.3g "
+                            "requests/s (add %s)", rate, x.prefill_rate < rate ? "prefill" : "decode",
+                            x.prefill_rate < rate ? x.prefill_rate : x.decode_rate,
+                            x.prefill_rate < rate ? "--prefill-gpus" : "--decode-gpus");
+        }
+        d.base.concurrency = c;
+        report_num(r, "rate", "request rate asked for", U_REAL, rate);
+        report_result(r, &d, &x);
+        if (x.agg_concurrency == 0)
+            report_note(r, "the aggregated server on %d GPUs cannot serve %g requests/s", f->prefill_gpus + f->decode_gpus,
+                        rate);
+        return 0;
+    }
     if (disagg_estimate(&d, &x, err, sizeof err) != 0)
         return cli_fail("serve", EXIT_USAGE, "%s", err);
     if (!x.fits)

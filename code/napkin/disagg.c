@@ -138,3 +138,66 @@ int disagg_search(const disagg_setup *s, int gpus, double ttft_max, double tpot_
     }
     return 0;
 }
+
+//> disagg_for_rate
+int disagg_for_rate(const disagg_setup *s, double rate, int *c, disagg_result *out, char *err, size_t errlen)
+{
+    if (!(rate > 0) || !isfinite(rate)) {
+        snprintf(err, errlen, "the request rate must be a finite number > 0");
+        return -1;
+    }
+    disagg_setup t = *s;
+    disagg_result x;
+    t.base.concurrency = 1;
+    if (disagg_estimate(&t, &x, err, errlen) != 0)
+        return -1;
+    int hi = x.max_concurrency;
+    *c = 0;
+    if (hi < 1) {
+        *out = x;
+        return 0;
+    }
+    t.base.concurrency = hi;
+    if (disagg_estimate(&t, &x, err, errlen) != 0)
+        return -1;
+    if (x.requests_per_s < rate) { /* a pool falls short even at the fullest decode batch */
+        *out = x;
+        return 0;
+    }
+    int lo = 0; /* requests/s at lo < rate <= at hi */
+    while (hi - lo > 1) {
+        int mid = lo + (hi - lo) / 2;
+        t.base.concurrency = mid;
+        if (disagg_estimate(&t, &x, err, errlen) != 0)
+            return -1;
+        if (x.requests_per_s >= rate)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    t.base.concurrency = hi;
+    if (disagg_estimate(&t, &x, err, errlen) != 0)
+        return -1;
+    *c = hi;
+    /* the aggregated server: each of its replicas serves an equal share of the rate */
+    const double replicas = (double)(s->prefill_gpus + s->decode_gpus) / s->base.tp;
+    request_setup a = s->base;
+    int ca = request_concurrency_for_rate(&a, rate / replicas, err, errlen);
+    if (ca < 0)
+        return -1;
+    x.agg_concurrency = ca;
+    x.agg_ttft = x.agg_tpot = x.agg_requests_per_s = x.agg_tokens_per_s = NAN;
+    if (ca > 0) {
+        request_estimate e;
+        a.concurrency = ca;
+        if (request_estimate_compute(&a, &e, err, errlen) != 0)
+            return -1;
+        x.agg_ttft = e.ttft;
+        x.agg_tpot = e.tpot;
+        x.agg_requests_per_s = replicas * e.requests_per_s;
+        x.agg_tokens_per_s = replicas * e.tokens_per_s;
+    }
+    *out = x;
+    return 0;
+}
+//< disagg_for_rate

@@ -68,4 +68,15 @@ int disagg_estimate(const disagg_setup *s, disagg_result *out, char *err, size_t
 int disagg_search(const disagg_setup *s, int gpus, double ttft_max, double tpot_max, disagg_setup *best,
                   disagg_result *best_result, int *found, char *err, size_t errlen);
 
+/* Open-loop arrivals at `rate` requests/s on one split: the smallest decode
+ * concurrency C (1 .. what fits a decode instance) at which the split
+ * serves the rate, found by bisection (requests/s grow with C), in *c; 0
+ * when it cannot (the prefill pool's 1/p per instance, or the fullest decode
+ * pool, falls short: *out is then the fullest split's).  The aggregated
+ * fields of *out are the aggregated server's on the same GPUs at the same
+ * rate: (prefill + decode) / tp replicas, each at the smallest C that serves
+ * its share (request_concurrency_for_rate; agg_concurrency 0 and NANs when
+ * none does).  Returns 0, or -1 with a message for a bad setup or rate. */
+int disagg_for_rate(const disagg_setup *s, double rate, int *c, disagg_result *out, char *err, size_t errlen);
+
 #endif

@@ -1,6 +1,7 @@
 #include "expert_parallel.h"
 
 #include "comm.h"
+#include "moe.h"
 #include "transformer.h"
 
 #include <math.h>
@@ -54,27 +55,49 @@ int ep_step_cost(const model_spec *m, const gpu_spec *g, const ep_layout *l, dou
 }
 //< ep_step_cost
 
+int ep_busiest_gpu(const model_spec *m, const ep_layout *l, double group_tokens, double *imbalance,
+                   double *touched, char *err, size_t errlen)
+{
+    *imbalance = l->imbalance;
+    *touched = moe_experts_touched(m, group_tokens) / l->ep;
+    if (!(l->routing_skew > 0))
+        return 0;
+    double load;
+    if (!isfinite(l->routing_skew) ||
+        moe_zipf_hot_rank(m->experts, m->experts_active, l->routing_skew, l->ep, group_tokens, &load, touched) != 0) {
+        snprintf(err, errlen, "routing skew %g over %d experts on %d GPUs: no skewed router", l->routing_skew,
+                 m->experts, l->ep);
+        return -1;
+    }
+    if (load > *imbalance)
+        *imbalance = load;
+    return 0;
+}
+
 //> ep_decoder_step_ops
 int ep_decoder_step_ops(const model_spec *m, const gpu_spec *g, const step_shape *s, const ep_layout *l,
                         op_cost *ops, int max_ops, char *err, size_t errlen)
 {
-    if (s->tp != 1) {
-        snprintf(err, errlen, "expert parallelism here runs the attention data-parallel: tp must be 1 (got %d)", s->tp);
-        return -1;
-    }
     if (step_shape_check(m, s, err, errlen) != 0)
         return -1;
-    const double T = (double)s->batch * s->new_tokens;
+    if (l->ep < 1 || l->ep % s->tp != 0) {
+        snprintf(err, errlen, "the tensor-parallel degree %d must divide the expert-parallel degree %d", s->tp,
+                 l->ep);
+        return -1;
+    }
+    const double T = (double)s->batch * s->new_tokens / s->tp; /* tokens this GPU dispatches */
+    ep_layout busy = *l;
+    double touched;
+    if (ep_busiest_gpu(m, l, T * l->ep, &busy.imbalance, &touched, err, errlen) != 0)
+        return -1;
     ep_cost a2a;
-    if (ep_step_cost(m, g, l, T, &a2a, err, errlen) != 0)
+    if (ep_step_cost(m, g, &busy, T, &a2a, err, errlen) != 0)
         return -1;
     op_cost all[DECODER_MAX_OPS];
     int n = decoder_step_ops(m, s, all, DECODER_MAX_OPS);
     const double h = m->hidden, fe = m->moe_ffn > 0 ? m->moe_ffn : m->ffn, S = m->shared_experts;
     const double ab = dtype_bytes(s->prec.act), eb = expert_weight_bytes(m, s->prec.weights);
-    /* this GPU's experts that some token of the whole group routes to */
-    const double touched = moe_experts_touched(m, T * l->ep) / l->ep;
-    const double k_here = m->experts_active * l->imbalance + S; /* pairs per local token */
+    const double k_here = m->experts_active * busy.imbalance + S; /* pairs per local token */
     int c = 0;
     for (int i = 0; i < n && c < max_ops; i++) {
         if (strcmp(all[i].name, "gate_up_proj") == 0) { /* the three expert ops, replaced together */
@@ -100,6 +123,11 @@ int ep_decoder_step_ops(const model_spec *m, const gpu_spec *g, const step_shape
             i += 2; /* act_mul and down_proj follow gate_up_proj */
             continue;
         }
+        if (strcmp(all[i].name, "mlp_allreduce") == 0) { /* the experts' outputs come back by the combine */
+            if (m->dense_layers == 0)
+                continue;
+            all[i].per_layer = OP_DENSE_LAYERS;
+        }
         ops[c++] = all[i];
     }
     return c;
@@ -118,9 +146,41 @@ int ep_decoder_step_cost(const model_spec *m, const gpu_spec *g, const step_shap
 
 double ep_weight_bytes_per_gpu(const model_spec *m, dtype w, int ep)
 {
+    return ep_tp_weight_bytes_per_gpu(m, w, ep, 1);
+}
+
+double ep_tp_weight_bytes_per_gpu(const model_spec *m, dtype w, int ep, int tp)
+{
     param_count p = model_params(m);
     double routed = p.routed * expert_weight_bytes(m, w);
-    return weight_bytes(m, w) - routed + routed / ep;
+    double shared = model_moe_layers(m) * m->shared_experts * 3.0 * m->hidden *
+                    (m->moe_ffn > 0 ? m->moe_ffn : m->ffn) * dtype_bytes(w);
+    return (weight_bytes(m, w) - routed - shared) / tp + shared + routed / ep;
+}
+
+int ep_fit_adjust(const model_spec *m, precision prec, int ep, int tp, int batch, int context, fit_check *f,
+                  char *err, size_t errlen)
+{
+    if (ep < 1 || m->experts % ep != 0 || tp < 1 || ep % tp != 0) {
+        snprintf(err, errlen, "the expert-parallel degree %d must divide the %d routed experts of %s, and the "
+                 "tensor-parallel degree %d must divide it", ep, m->experts, m->key, tp);
+        return -1;
+    }
+    const double freed = weight_bytes_per_gpu(m, prec.weights, tp) - ep_tp_weight_bytes_per_gpu(m, prec.weights, ep, tp);
+    f->weights -= freed;
+    f->kv_budget += freed;
+    double per_seq = kv_sequence_bytes(f->kv_per_token, kv_window_bytes_per_token_per_gpu(m, prec.kv, tp), m->window,
+                                       context);
+    if (f->kv_budget <= 0)
+        f->max_batch = 0;
+    else if (context == 0 || !(per_seq > 0))
+        f->max_batch = INT_MAX;
+    else {
+        double seqs = floor(f->kv_budget / per_seq);
+        f->max_batch = seqs > INT_MAX ? INT_MAX : (int)seqs;
+    }
+    f->fits = f->kv_budget > 0 && batch <= f->max_batch;
+    return 0;
 }
 
 int ep_memory_fit(const model_spec *m, const gpu_spec *g, precision prec, memory_policy pol, int ep, int batch,
@@ -134,22 +194,9 @@ int ep_memory_fit(const model_spec *m, const gpu_spec *g, precision prec, memory
     /* the fit of the whole model on one GPU, then the experts it does not hold taken back */
     resident_model rm = {m, prec, 1};
     fit_check f;
-    if (memory_fit(g, pol, &rm, 1, 0, batch, context, &f, err, errlen) != 0)
+    if (memory_fit(g, pol, &rm, 1, 0, batch, context, &f, err, errlen) != 0 ||
+        ep_fit_adjust(m, prec, ep, 1, batch, context, &f, err, errlen) != 0)
         return -1;
-    const double freed = f.weights - ep_weight_bytes_per_gpu(m, prec.weights, ep);
-    f.weights -= freed;
-    f.kv_budget += freed;
-    double per_seq = kv_sequence_bytes(f.kv_per_token, kv_window_bytes_per_token_per_gpu(m, prec.kv, 1), m->window,
-                                       context);
-    if (f.kv_budget <= 0)
-        f.max_batch = 0;
-    else if (context == 0)
-        f.max_batch = INT_MAX;
-    else {
-        double seqs = floor(f.kv_budget / per_seq);
-        f.max_batch = seqs > INT_MAX ? INT_MAX : (int)seqs;
-    }
-    f.fits = f.kv_budget > 0 && batch <= f.max_batch;
     *out = f;
     return 0;
 }

@@ -32,6 +32,8 @@ typedef struct {
     double imbalance;    /* busiest GPU's load over the mean, >= 1 */
     double dispatch_bytes_per_value; /* 1 for fp8 dispatch, 2 for bf16 */
     double combine_bytes_per_value;  /* 2: outputs come back in bf16 */
+    double routing_skew; /* 0: uniform routing; s > 0: a Zipf(s) router, whose hottest GPU
+                            (moe_zipf_hot_rank) sets the imbalance and the experts it reads */
 } ep_layout;
 
 typedef struct {
@@ -58,14 +60,28 @@ double ep_alltoall_bytes(double tokens, int k, int hidden, int ep, double imbala
 int ep_step_cost(const model_spec *m, const gpu_spec *g, const ep_layout *l, double tokens, ep_cost *out,
                  char *err, size_t errlen);
 
-/* One step on one GPU of the expert-parallel group, the attention
- * data-parallel (the shape's batch is this GPU's; tp must be 1): the
- * decoder's ops with the routed experts replaced by this GPU's share,
- * (E/ep)(1 - (1 - k/E)^(T ep)) of its experts touched by the group's T ep
- * tokens, T k imbalance token-expert pairs computed here (the shared
- * experts on its own T tokens), and a dispatch and a combine per MoE layer
- * (OP_ALLTOALL, priced by op_time).  Returns the op count, or -1 with a
- * message (bad shape, tp > 1, what ep_step_cost refuses). */
+/* The busiest GPU's load over the mean and the expected routed experts of
+ * its own that `group_tokens` tokens of the whole group touch: the
+ * layout's imbalance and (E/ep)(1 - (1 - k/E)^T) under uniform routing;
+ * under a skewed router (routing_skew > 0) the hottest GPU's, from
+ * moe_zipf_hot_rank, with the imbalance the larger of the two.  Returns 0,
+ * or -1 with a message. */
+int ep_busiest_gpu(const model_spec *m, const ep_layout *l, double group_tokens, double *imbalance,
+                   double *touched, char *err, size_t errlen);
+
+/* One step on one GPU of the expert-parallel group.  The attention runs in
+ * ep/tp data-parallel replicas of tp GPUs each (tp = 1: data-parallel
+ * attention; tp must divide ep); the shape is one replica's (its batch, its
+ * tp).  Each GPU dispatches T/tp of its replica's T tokens; the decoder's ops
+ * at that tp are kept but for the routed experts, replaced by this GPU's
+ * share: its experts touched by the group's (T/tp) ep tokens, (T/tp) k
+ * imbalance token-expert pairs (the shared experts, whole on every GPU, on
+ * its own T/tp tokens), and a dispatch and a combine per MoE layer
+ * (OP_ALLTOALL, priced by op_time).  At tp > 1 the attention's all-reduce
+ * stays (in a MoE layer a reduce-scatter into the dispatch and an all-gather
+ * after the combine, the same ring bytes) and the MLP's is left to the dense
+ * layers.  Returns the op count, or -1 with a message (bad shape, tp not
+ * dividing ep, what ep_step_cost refuses). */
 int ep_decoder_step_ops(const model_spec *m, const gpu_spec *g, const step_shape *s, const ep_layout *l,
                         op_cost *ops, int max_ops, char *err, size_t errlen);
 
@@ -76,11 +92,23 @@ int ep_decoder_step_cost(const model_spec *m, const gpu_spec *g, const step_shap
 /* Weights on one GPU of the group: everything but the routed experts
  * whole, and 1/ep of those. */
 double ep_weight_bytes_per_gpu(const model_spec *m, dtype w, int ep);
+/* The same with tensor-parallel attention replicas of tp GPUs: the routed
+ * experts 1/ep, the shared experts whole, everything else 1/tp. */
+double ep_tp_weight_bytes_per_gpu(const model_spec *m, dtype w, int ep, int tp);
 
 /* Whether `batch` sequences of `context` tokens fit one GPU of the group
  * (its own sequences' KV, whole: attention is data-parallel).  Fills *out
  * and returns 0; -1 with a message for a bad policy or ep. */
 int ep_memory_fit(const model_spec *m, const gpu_spec *g, precision prec, memory_policy pol, int ep, int batch,
                   int context, fit_check *out, char *err, size_t errlen);
+
+/* Turn memory_fit's answer for one GPU of a tp replica (the whole model
+ * split 1/tp, `batch` sequences of `context` tokens, any extra bytes
+ * already in) into that GPU's in an ep group: the weights become
+ * ep_tp_weight_bytes_per_gpu's, the KV budget and the largest batch follow.
+ * Returns 0, or -1 with a message (ep not dividing the experts, tp not
+ * dividing ep). */
+int ep_fit_adjust(const model_spec *m, precision prec, int ep, int tp, int batch, int context, fit_check *f,
+                  char *err, size_t errlen);
 
 #endif

@@ -166,7 +166,7 @@ static int family_shape(json_t *cfg, json_t *root, int family, const char *origi
         }
         dense = layers - moe_layers;
     } else if (family == ARCH_DEEPSEEK_V3) {
-        long long q, kv, nope, rope, v, freq;
+        long long q, kv, nope, rope, v, freq, mtp;
         if (need_count(cfg, origin, "n_routed_experts", experts, err, errlen) ||
             need_count(cfg, origin, "moe_intermediate_size", &moe_ffn, err, errlen) ||
             need_count(cfg, origin, "kv_lora_rank", &kv, err, errlen) ||
@@ -176,13 +176,16 @@ static int family_shape(json_t *cfg, json_t *root, int family, const char *origi
             get_count0(cfg, origin, "q_lora_rank", 0, &q, err, errlen) ||
             get_count0(cfg, origin, "n_shared_experts", 0, &shared, err, errlen) ||
             get_count0(cfg, origin, "first_k_dense_replace", 0, &dense, err, errlen) ||
-            get_count0(cfg, origin, "moe_layer_freq", 1, &freq, err, errlen))
+            get_count0(cfg, origin, "moe_layer_freq", 1, &freq, err, errlen) ||
+            get_count0(cfg, origin, "num_nextn_predict_layers", 0, &mtp, err, errlen))
             return -1;
         if (freq != 1)
             return failf(err, errlen, "%s: key 'moe_layer_freq' is %lld; napkin reads 1 (every layer past "
                                       "first_k_dense_replace has experts)", origin, freq);
         *head_dim = nope + rope; /* the query-key width; the config's head_dim, if any, is the rope part */
         ARCH_ADD("mla=%lld/%lld/%lld/%lld/%lld", q, kv, nope, rope, v);
+        if (mtp > 0) /* multi-token-prediction modules, counted apart */
+            ARCH_ADD("mtp=%lld", mtp);
     } else if (family == ARCH_GPT_OSS) {
         long long window, sliding = count_in_array(cfg, "layer_types", "sliding_attention", 0);
         if (get_count0(cfg, origin, "sliding_window", 0, &window, err, errlen))

@@ -27,8 +27,17 @@ int moe_zipf_inclusion(int experts, int k, double s, double *pi)
                 rest += pi[i];
             }
         }
-        if (!over || rest <= 0)
+        if (!over)
             break;
+        if (rest <= 0) { /* the tail underflowed (a very large s): the limit, top-k always the hottest k */
+            double left = k - capped;
+            for (int i = 0; i < experts && left > 0; i++)
+                if (pi[i] < 1) {
+                    pi[i] = left < 1 ? left : 1;
+                    left -= pi[i];
+                }
+            break;
+        }
         double scale = (k - capped) / rest;
         for (int i = 0; i < experts; i++)
             if (pi[i] < 1)
@@ -47,6 +56,42 @@ double moe_expected_touched(const double *pi, int experts, double tokens)
     return touched;
 }
 //< moe_expected_touched
+
+double moe_zipf_touched(int experts, int k, double s, double tokens)
+{
+    if (experts < 1)
+        return NAN;
+    double *pi = malloc(sizeof *pi * (size_t)experts);
+    double t = NAN;
+    if (pi && moe_zipf_inclusion(experts, k, s, pi) == 0)
+        t = moe_expected_touched(pi, experts, tokens);
+    free(pi);
+    return t;
+}
+
+//> moe_zipf_hot_rank
+int moe_zipf_hot_rank(int experts, int k, double s, int ep, double tokens, double *load, double *touched)
+{
+    if (experts < 1 || ep < 1 || experts % ep != 0 || !(tokens >= 0))
+        return -1;
+    double *pi = malloc(sizeof *pi * (size_t)experts);
+    if (!pi || moe_zipf_inclusion(experts, k, s, pi) != 0) {
+        free(pi);
+        return -1;
+    }
+    double share = 0, hit = 0;
+    for (int i = 0; i < experts; i += ep) { /* GPU 0 holds experts 0, ep, 2 ep, ...: the hottest of each round */
+        share += pi[i];
+        hit += 1 - pow(1 - pi[i], tokens);
+    }
+    free(pi);
+    *load = share * ep / k; /* its pairs over the mean k / ep per token */
+    if (*load < 1) /* rounding at s = 0 */
+        *load = 1;
+    *touched = hit;
+    return 0;
+}
+//< moe_zipf_hot_rank
 
 int moe_tokens_to_cover(int experts, int k, double share)
 {

@@ -26,6 +26,20 @@ int moe_zipf_inclusion(int experts, int k, double s, double *pi);
 /* Expected distinct experts touched by `tokens` tokens: sum 1 - (1-pi_i)^T. */
 double moe_expected_touched(const double *pi, int experts, double tokens);
 
+/* Expected distinct experts touched by `tokens` tokens of a Zipf(s)
+ * router (moe_zipf_inclusion then moe_expected_touched); NAN for bad
+ * arguments or out of memory. */
+double moe_zipf_touched(int experts, int k, double s, double tokens);
+
+/* The hottest GPU of an expert-parallel group under a Zipf(s) router, the
+ * experts dealt out round-robin hottest first (expert i on GPU i mod ep, the
+ * placement a balancer approaches without replicas): GPU 0.  *load is its
+ * share of the routed pairs over the mean, ep x sum_{i = 0 mod ep} pi_i / k
+ * (1 when s = 0), *touched the expected experts of its own that `tokens`
+ * tokens of the whole group touch.  Returns 0, or -1 for bad arguments
+ * (ep not dividing the experts) or out of memory. */
+int moe_zipf_hot_rank(int experts, int k, double s, int ep, double tokens, double *load, double *touched);
+
 /* The fewest tokens that touch at least `share` (0 < share < 1) of the
  * experts in expectation under uniform routing: the smallest T with
  * (1 - k/E)^T <= 1 - share.  -1 for bad arguments. */

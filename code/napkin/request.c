@@ -39,8 +39,12 @@ static int stages(const request_setup *s)
  * what the step takes end to end: one prompt's trip through the stages (a
  * prefill, one microbatch), or the steady-state cycle of min(batch, pp)
  * microbatches (a decode step, every sequence advanced once). */
-static int step(const request_setup *s, step_shape sh, step_cost *c, char *err, size_t errlen)
+static int step(const request_setup *s, const request_options *o, step_shape sh, step_cost *c, char *err,
+                size_t errlen)
 {
+    if (o && o->ep.ep > 1) /* one GPU of the expert-parallel group, its replica's shape */
+        return ep_decoder_step_cost(s->model, s->gpu, &sh, &o->ep, c, err, errlen);
+    sh.routing_skew = o ? o->ep.routing_skew : 0;
     if (stages(s) == 1)
         return decoder_step_cost(s->model, s->gpu, &sh, c, err, errlen);
     int decode = sh.new_tokens == 1;
@@ -56,7 +60,8 @@ static int step(const request_setup *s, step_shape sh, step_cost *c, char *err, 
 /* Mean decode step of `batch` sequences over the contexts prompt .. prompt +
  * output - 2: the step is linear in the context, so the step at the mean
  * context is the mean step (one evaluation instead of output - 1). */
-static int mean_decode_step(const request_setup *s, int batch, double *t, char *err, size_t errlen)
+static int mean_decode_step(const request_setup *s, const request_options *o, int batch, double *t, char *err,
+                            size_t errlen)
 {
     if (s->output < 2) {
         *t = 0;
@@ -64,8 +69,8 @@ static int mean_decode_step(const request_setup *s, int batch, double *t, char *
     }
     double lo_ctx = s->prompt, hi_ctx = s->prompt + s->output - 2;
     step_cost a, b;
-    if (step(s, decode_shape(batch, (int)lo_ctx, s->tp, s->prec), &a, err, errlen) ||
-        step(s, decode_shape(batch, (int)hi_ctx, s->tp, s->prec), &b, err, errlen))
+    if (step(s, o, decode_shape(batch, (int)lo_ctx, s->tp, s->prec), &a, err, errlen) ||
+        step(s, o, decode_shape(batch, (int)hi_ctx, s->tp, s->prec), &b, err, errlen))
         return -1;
     *t = 0.5 * (a.time + b.time);
     return 0;
@@ -109,8 +114,22 @@ int request_estimate_compute(const request_setup *s, request_estimate *out, char
 int request_estimate_cached(const request_setup *s, int prefix_tokens, double prefix_hit, request_estimate *out,
                             char *err, size_t errlen)
 {
+    request_options o = {{0}, prefix_tokens, prefix_hit};
+    return request_estimate_with(s, &o, out, err, errlen);
+}
+
+int request_estimate_with(const request_setup *s, const request_options *opt, request_estimate *out, char *err,
+                          size_t errlen)
+{
     if (check_setup(s, err, errlen))
         return -1;
+    const int prefix_tokens = opt ? opt->prefix_tokens : 0;
+    const double prefix_hit = opt ? opt->prefix_hit : 0;
+    const int ep = opt && opt->ep.ep > 1 ? opt->ep.ep : 1;
+    if (ep > 1 && s->pp > 1) {
+        snprintf(err, errlen, "expert parallelism with pipeline parallelism is not modelled: give one or the other");
+        return -1;
+    }
     const int cached = prefix_tokens > 0 && prefix_hit > 0;
     if (prefix_tokens < 0 || prefix_tokens >= s->prompt || !(prefix_hit >= 0 && prefix_hit <= 1)) {
         snprintf(err, errlen, "the cached prefix must be from 0 to prompt - 1 tokens and its hit rate from 0 to 1");
@@ -122,7 +141,7 @@ int request_estimate_cached(const request_setup *s, int prefix_tokens, double pr
     }
     request_estimate r = {0};
     const double C = s->concurrency, o = s->output;
-    const int gpus = s->tp * stages(s);
+    const int gpus = s->tp * stages(s); /* with ep: one attention replica's share of the group */
     model_spec stage; /* what one stage's GPUs hold: the whole model without a pipeline */
     if (pipeline_stage_model(s->model, stages(s), &stage, err, errlen) != 0)
         return -1;
@@ -136,12 +155,17 @@ int request_estimate_cached(const request_setup *s, int prefix_tokens, double pr
         if (memory_fit(s->gpu, s->policy, &rm, 1, shared, s->concurrency, own, &r.fit, err, errlen))
             return -1;
     }
+    if (ep > 1 && ep_fit_adjust(&stage, s->prec, ep, s->tp, s->concurrency,
+                                cached ? prefix_own_tokens(s->prompt, s->output, prefix_tokens, prefix_hit)
+                                       : s->prompt + s->output,
+                                &r.fit, err, errlen))
+        return -1;
 
     /* p: the whole prompt in one step; logits where the server samples */
     step_shape pf = prefill_shape(1, 0, s->prompt, s->tp, s->prec);
     pf.logits_last = !s->all_logits;
     step_cost pc;
-    if (step(s, pf, &pc, err, errlen))
+    if (step(s, opt, pf, &pc, err, errlen))
         return -1;
     r.prefill_flop = pc.flop;
     r.prefill_bytes = pc.bytes;
@@ -151,7 +175,7 @@ int request_estimate_cached(const request_setup *s, int prefix_tokens, double pr
         step_shape hit = prefill_shape(1, prefix_tokens, s->prompt - prefix_tokens, s->tp, s->prec);
         hit.logits_last = !s->all_logits;
         step_cost hc;
-        if (step(s, hit, &hc, err, errlen))
+        if (step(s, opt, hit, &hc, err, errlen))
             return -1;
         const double h = prefix_hit;
         r.prefill_flop = h * hc.flop + (1 - h) * pc.flop;
@@ -164,7 +188,7 @@ int request_estimate_cached(const request_setup *s, int prefix_tokens, double pr
     if (s->chunk == 0 || s->chunk >= s->prompt) {
         /* e2e = C p + (o - 1) d: the replica runs every slot's prefill and
          * the decode steps that all slots share */
-        if (mean_decode_step(s, s->concurrency, &r.decode_step, err, errlen))
+        if (mean_decode_step(s, opt, s->concurrency, &r.decode_step, err, errlen))
             return -1;
         r.prefill_steps = 1;
         r.ttft = p;
@@ -187,12 +211,12 @@ int request_estimate_cached(const request_setup *s, int prefix_tokens, double pr
         double q = C * s->prompt / steps_per_request; /* prompt tokens a step carries */
         if (q > s->chunk * C)
             q = s->chunk * C;
-        if (mean_decode_step(s, c_dec, &r.decode_step, err, errlen))
+        if (mean_decode_step(s, opt, c_dec, &r.decode_step, err, errlen))
             return -1;
         int qi = q < 1 ? 1 : (int)lround(q);
         step_cost qc;
         /* the chunk sits halfway through its prompt on average */
-        if (step(s, prefill_shape(1, s->prompt / 2, qi, s->tp, s->prec), &qc, err, errlen))
+        if (step(s, opt, prefill_shape(1, s->prompt / 2, qi, s->tp, s->prec), &qc, err, errlen))
             return -1;
         double extra = qc.time - qc.weight_bytes / s->gpu->mem_bw;
         if (extra < 0)
@@ -224,23 +248,29 @@ int request_estimate_cached(const request_setup *s, int prefix_tokens, double pr
 }
 //< request_estimate
 
-static int max_fitting(const request_setup *s, char *err, size_t errlen)
+static int max_fitting(const request_setup *s, const request_options *o, char *err, size_t errlen)
 {
     request_setup t = *s;
     t.concurrency = 1;
     request_estimate e;
-    if (request_estimate_compute(&t, &e, err, errlen))
+    if (request_estimate_with(&t, o, &e, err, errlen))
         return -1;
     return e.fit.max_batch;
 }
 
 int request_concurrency_for_rate(const request_setup *s, double rate, char *err, size_t errlen)
 {
+    return request_concurrency_for_rate_with(s, NULL, rate, err, errlen);
+}
+
+int request_concurrency_for_rate_with(const request_setup *s, const request_options *o, double rate, char *err,
+                                      size_t errlen)
+{
     if (!(rate > 0) || !isfinite(rate)) {
         snprintf(err, errlen, "the request rate must be a finite number > 0");
         return -1;
     }
-    int hi = max_fitting(s, err, errlen);
+    int hi = max_fitting(s, o, err, errlen);
     if (hi < 0)
         return -1;
     if (hi == 0)
@@ -248,7 +278,7 @@ int request_concurrency_for_rate(const request_setup *s, double rate, char *err,
     request_setup t = *s;
     request_estimate e;
     t.concurrency = hi;
-    if (request_estimate_compute(&t, &e, err, errlen))
+    if (request_estimate_with(&t, o, &e, err, errlen))
         return -1;
     if (e.requests_per_s < rate)
         return 0; /* even the fullest replica falls short */
@@ -256,7 +286,7 @@ int request_concurrency_for_rate(const request_setup *s, double rate, char *err,
     while (hi - lo > 1) {
         int mid = lo + (hi - lo) / 2;
         t.concurrency = mid;
-        if (request_estimate_compute(&t, &e, err, errlen))
+        if (request_estimate_with(&t, o, &e, err, errlen))
             return -1;
         if (e.requests_per_s >= rate)
             hi = mid;
@@ -273,27 +303,33 @@ static int meets(const request_estimate *e, double ttft_max, double tpot_max)
 
 int request_best_concurrency(const request_setup *s, double ttft_max, double tpot_max, char *err, size_t errlen)
 {
-    int hi = max_fitting(s, err, errlen);
+    return request_best_concurrency_with(s, NULL, ttft_max, tpot_max, err, errlen);
+}
+
+int request_best_concurrency_with(const request_setup *s, const request_options *o, double ttft_max,
+                                  double tpot_max, char *err, size_t errlen)
+{
+    int hi = max_fitting(s, o, err, errlen);
     if (hi <= 0)
         return hi;
     request_setup t = *s;
     request_estimate e;
     t.concurrency = 1;
-    if (request_estimate_compute(&t, &e, err, errlen))
+    if (request_estimate_with(&t, o, &e, err, errlen))
         return -1;
     if (!meets(&e, ttft_max, tpot_max))
         return 0;
     /* TTFT and TPOT grow with the concurrency: find the last one that meets both */
     int lo = 1;
     t.concurrency = hi;
-    if (request_estimate_compute(&t, &e, err, errlen))
+    if (request_estimate_with(&t, o, &e, err, errlen))
         return -1;
     if (meets(&e, ttft_max, tpot_max))
         return hi;
     while (hi - lo > 1) {
         int mid = lo + (hi - lo) / 2;
         t.concurrency = mid;
-        if (request_estimate_compute(&t, &e, err, errlen))
+        if (request_estimate_with(&t, o, &e, err, errlen))
             return -1;
         if (meets(&e, ttft_max, tpot_max))
             lo = mid;

@@ -39,6 +39,7 @@
 #ifndef NAPKIN_REQUEST_H
 #define NAPKIN_REQUEST_H
 
+#include "expert_parallel.h"
 #include "memory.h"
 #include "specs.h"
 #include "transformer.h"
@@ -78,6 +79,22 @@ typedef struct {
     fit_check fit;            /* C sequences of prompt + output tokens */
 } request_estimate;
 
+/* What a request_setup leaves out (so every initializer of it stays as it
+ * is): expert parallelism and the router, and a cached prefix.
+ *  - ep.ep > 1: the replica is one of ep / tp tensor-parallel attention
+ *    replicas of an expert-parallel group of ep GPUs (expert_parallel.h),
+ *    every replica running the same phase at once; concurrency, throughput
+ *    and cost are one attention replica's (its tp GPUs), and memory is one
+ *    GPU's of the group (ep_fit_adjust).  Not with a pipeline.
+ *  - ep.routing_skew > 0 without ep: the decode reads the experts a Zipf
+ *    router touches (step_shape.routing_skew).
+ *  - prefix_tokens, prefix_hit: as request_estimate_cached's. */
+typedef struct {
+    ep_layout ep;
+    int prefix_tokens;
+    double prefix_hit;
+} request_options;
+
 /* Mean TTFT of a request arriving in a busy closed loop: half the decode
  * step d in flight, the M/D/1 wait behind queued prefills of p each (the
  * prefill queue busy a share rho of the time), then its own prefill. */
@@ -104,14 +121,22 @@ int prefix_own_tokens(int prompt, int output, int prefix, double hit);
 int request_estimate_cached(const request_setup *s, int prefix_tokens, double prefix_hit, request_estimate *out,
                             char *err, size_t errlen);
 
+/* request_estimate_cached with options (NULL: none). */
+int request_estimate_with(const request_setup *s, const request_options *o, request_estimate *out, char *err,
+                          size_t errlen);
+
 /* The smallest concurrency whose throughput reaches `rate` requests/s, within
  * 1 .. the largest that fits; 0 when even that falls short (the replica
  * cannot serve the rate), -1 with a message for a bad setup.  Throughput
  * grows with the concurrency (bisection). */
 int request_concurrency_for_rate(const request_setup *s, double rate, char *err, size_t errlen);
+int request_concurrency_for_rate_with(const request_setup *s, const request_options *o, double rate, char *err,
+                                      size_t errlen);
 
 /* The largest concurrency that fits memory and meets both targets (a target
  * <= 0 is no target): 0 when none does, -1 with a message for a bad setup. */
 int request_best_concurrency(const request_setup *s, double ttft_max, double tpot_max, char *err, size_t errlen);
+int request_best_concurrency_with(const request_setup *s, const request_options *o, double ttft_max,
+                                  double tpot_max, char *err, size_t errlen);
 
 #endif

@@ -356,6 +356,7 @@ static int arch_item(parse_ctx *c, model_spec *m, const char *item)
         {"shared", 1, {&m->shared_experts}},
         {"dense", 1, {&m->dense_layers}},
         {"window", 2, {&m->window, &m->window_layers}},
+        {"mtp", 1, {&m->mtp_layers}},
     };
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
         if (strlen(kinds[k].name) == nlen && strncmp(item, kinds[k].name, nlen) == 0) {
@@ -366,7 +367,7 @@ static int arch_item(parse_ctx *c, model_spec *m, const char *item)
                 *kinds[k].dst[i] = a[i];
             return 0;
         }
-    return fail(c, "arch", "'%s' is not one of mla, moe_ffn, shared, dense, window, sinks, experts=mxfp4", item);
+    return fail(c, "arch", "'%s' is not one of mla, moe_ffn, shared, dense, window, mtp, sinks, experts=mxfp4", item);
 }
 
 /* The arch column: "-" or comma-separated items, checked against the row. */

@@ -49,6 +49,8 @@ typedef struct {
     int window, window_layers; /* sliding or chunked attention: window_layers layers keep the last `window` tokens */
     int sinks;          /* 1: a learned sink logit per head (gpt-oss) */
     int expert_format;  /* EXPERTS_AS_WEIGHTS, or EXPERTS_MXFP4: routed experts released at 4.25 bits */
+    int mtp_layers;     /* multi-token-prediction modules released beside the model (DeepSeek-V3: 1);
+                           counted apart (param_count.mtp), not served */
 } model_spec;
 
 enum { EXPERTS_AS_WEIGHTS = 0, EXPERTS_MXFP4 = 1 };

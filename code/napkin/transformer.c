@@ -1,5 +1,7 @@
 #include "transformer.h"
 
+#include "moe.h"
+
 #include "comm.h"
 #include "pricing.h"
 
@@ -65,6 +67,15 @@ param_count model_params(const model_spec *m)
     p.total = p.embedding + p.head + p.attention + p.mlp + p.router + p.norms;
     p.active = p.total - Lm * (E - m->experts_active) * 3 * h * fe;
     p.active_nonembedding = p.active - p.embedding;
+    /* DeepSeek-V3's MTP module: enorm and hnorm, eh_proj (2h -> h), one
+     * decoder layer of the MoE kind, a final norm, and the copies of the
+     * embedding and head the release stores with it */
+    const double D = m->mtp_layers, fe_k = E > 1 ? fe : m->ffn;
+    const double layer_shared = attention_params_per_layer(m) + 2 * h + 2 * h * h + 3 * h;
+    const double mlp_all = E > 1 ? h * E + (E + S) * 3 * h * fe_k : 3 * h * m->ffn;
+    const double mlp_used = E > 1 ? h * E + (m->experts_active + S) * 3 * h * fe_k : 3 * h * m->ffn;
+    p.mtp = D * (layer_shared + mlp_all + 2.0 * m->vocab * h);
+    p.mtp_active = D * (layer_shared + mlp_used);
     return p;
 }
 //< params
@@ -77,13 +88,13 @@ double expert_weight_bytes(const model_spec *m, dtype weights)
 
 step_shape decode_shape(int batch, int context, int tp, precision prec)
 {
-    step_shape s = {batch, context, 1, tp, prec, 0, 0};
+    step_shape s = {batch, context, 1, tp, prec, 0, 0, 0};
     return s;
 }
 
 step_shape prefill_shape(int batch, int context, int prompt, int tp, precision prec)
 {
-    step_shape s = {batch, context, prompt, tp, prec, 0, 1};
+    step_shape s = {batch, context, prompt, tp, prec, 0, 1, 0};
     return s;
 }
 
@@ -98,6 +109,8 @@ int step_shape_check(const model_spec *m, const step_shape *s, char *err, size_t
         what = "new tokens per sequence must be at least 1";
     else if (s->tp < 1)
         what = "tensor-parallel degree must be at least 1";
+    else if (!(s->routing_skew >= 0) || !isfinite(s->routing_skew))
+        what = "the routing skew must be a finite number >= 0";
     if (what) {
         snprintf(err, errlen, "%s", what);
         return -1;
@@ -354,7 +367,7 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
     layer_projection_shapes(m, s->tp, w);
     const double ffn_l = w[3].in;
     const double E = m->experts, k = m->experts_active;
-    const double experts_touched = moe_experts_touched(m, T);
+    const double experts_touched = moe_step_experts_touched(m, s, T);
 
     op_cost all[DECODER_MAX_OPS];
     int c = 0;
@@ -594,6 +607,13 @@ double moe_experts_touched(const model_spec *m, double tokens)
 {
     double E = m->experts, k = m->experts_active;
     return E > 1 ? E * (1 - pow(1 - k / E, tokens)) : 1;
+}
+
+double moe_step_experts_touched(const model_spec *m, const step_shape *s, double tokens)
+{
+    if (m->experts <= 1 || !(s->routing_skew > 0))
+        return moe_experts_touched(m, tokens);
+    return moe_zipf_touched(m->experts, m->experts_active, s->routing_skew, tokens);
 }
 
 //> throughput

@@ -58,6 +58,10 @@ typedef struct {
     double active;    /* used per token: total less the experts not routed to */
     double routed;    /* the routed experts of all layers (in mlp): what MXFP4 stores at 4.25 bits */
     double active_nonembedding; /* active less the input embedding (gpt-oss's and many cards' convention) */
+    double mtp;         /* the multi-token-prediction modules as released (their own embedding and head
+                           copies included); not in total */
+    double mtp_active;  /* used per token in them: one MoE layer's active part, eh_proj, norms
+                           (the embedding and head are the main model's) */
 } param_count;
 
 /* Layers by kind (the arch column of models.tsv): MoE layers and the dense
@@ -77,6 +81,7 @@ typedef struct {
     precision prec;
     int skip_comm;  /* 1: leave the TP collectives out (the pure roofline) */
     int logits_last; /* 1: logits for each sequence's last new token only (a prefill) */
+    double routing_skew; /* a mixture's router: 0 uniform, s > 0 Zipf(s) over the experts (moe.h) */
 } step_shape;
 
 /* A prefill of `prompt` tokens for each of `batch` sequences with `context`
@@ -227,6 +232,9 @@ int compute_bound_batch(const model_spec *m, const gpu_spec *g, const step_shape
 /* Experts of a mixture that at least one of `tokens` tokens routes to, in
  * expectation under uniform top-k routing: E * (1 - (1 - k/E)^tokens). */
 double moe_experts_touched(const model_spec *m, double tokens);
+/* The same under the shape's router: uniform at routing_skew 0, else the
+ * Zipf-skewed expectation of moe_zipf_touched. */
+double moe_step_experts_touched(const model_spec *m, const step_shape *s, double tokens);
 
 /* What the replica serves: tokens of the whole batch per second. */
 double step_tokens_per_second(const step_cost *c);
