@@ -521,8 +521,9 @@ __global__ void __launch_bounds__(V2_THREADS)
 //   softmax the tile max per head by 3 shuffles; p = exp2(s - m) in fp32
 //   P V     O^T += V^T P^T on tensor cores: V^T by ldmatrix.trans from the
 //           ring, P^T through 1 KB of the warp's shared memory, split into
-//           bf16 hi + lo (P = hi + lo to about 2^-17 relative; a single
-//           bf16 P, 2^-9, would miss the 1e-3 bound at peaked scores),
+//           bf16 hi + lo (P = hi + lo within 2^-16 relative, hi's
+//           rounding error rounded again; a single bf16 P, off by up to
+//           2^-8, misses the 1e-3 bound at 32k with peaked scores),
 //           two mma per 16 dims, fp32 accumulate
 // The warps merge once, at the end of the split, and the splits merge as
 // in v4.  The page size is a template parameter (0: contiguous), so each

@@ -92,10 +92,10 @@ Test(attention_v5, paged_and_ragged_contexts_stay_inside_the_bound)
 Test(attention_v5, a_single_bf16_p_would_miss_the_bound, .timeout = 60)
 {
     /* Why P is split: as one bf16 each weight carries a relative error up
-     * to 2^-9, and at 32k with peaked scores some of the 512 outputs land
-     * outside 1e-5 + 1e-3 |ref|; with hi + lo the error per weight is at
-     * most 2^-9 of 2^-9 and every output is inside with room to spare (a
-     * tenth of the bound here). */
+     * to 2^-8 (8 significant bits), and at 32k with peaked scores some of
+     * the 512 outputs land outside 1e-5 + 1e-3 |ref|; with hi + lo the
+     * error per weight is at most 2^-8 of 2^-8 = 2^-16, and every output is
+     * inside a tenth of the bound. */
     enum { CTX = 32768 };
     rng_state r = rng_make(51);
     float *q = bf16_uniform(&r, 8 * D, -8, 8), *k = bf16_uniform(&r, (size_t)CTX * D, -1, 1),
