@@ -1,8 +1,10 @@
 # Decode attention over one layer's KV cache of LLaMA-3-8B (32 query heads,
 # 8 KV heads, head dim 128, bf16), contiguous layout: the time the K and V
-# bytes take at the H200's read ceiling (datasheet, and published
-# BabelStream read-only 4.48 TB/s), at batch 1 and 16; and the measured
-# times of kernels/decode_attention.cu once a GPU set is committed.
+# bytes take at the H200's datasheet bandwidth and at a read ceiling, at
+# batch 1 and 16; with the measured times of kernels/decode_attention.cu.
+# The ceiling is the measured set's own read (its bandwidth.tsv) when a GPU
+# set is committed; without one, the published read, and the key says so
+# (its title is the data's column header).
 # Data: 02-gpu-attn.tsv, 02-gpu-attn-meas.tsv (code/ch02/gpu_predicted.c).
 pred = datadir.'/02-gpu-attn.tsv'
 meas = datadir.'/02-gpu-attn-meas.tsv'
@@ -17,11 +19,11 @@ set ylabel 'Attention time, one layer (µs)'
 set grid xtics ytics mxtics mytics lc rgb '#e4e4e4' lw 1
 set border 3 lc rgb '#555555'
 set tics nomirror
-set key top left Left reverse samplen 2 box lc rgb '#bbbbbb' opaque
+set key bottom right Left reverse samplen 2 box lc rgb '#bbbbbb' opaque
 
 plot pred using 1:2 with lines lw 2 lc rgb '#c0392b' title 'batch 1, H200 datasheet 4.8 TB/s', \
-     pred using 1:3 with lines lw 1.5 dt 2 lc rgb '#c0392b' title 'batch 1, published read 4.48 TB/s', \
+     pred using 1:3 with lines lw 1.5 dt 2 lc rgb '#c0392b' title columnheader(3), \
      pred using 1:($7 > 0 ? $4 : NaN) with lines lw 2 lc rgb '#1f5fa8' title 'batch 16, H200 datasheet', \
-     pred using 1:($7 > 0 ? $5 : NaN) with lines lw 1.5 dt 2 lc rgb '#1f5fa8' title 'batch 16, published read', \
+     pred using 1:($7 > 0 ? $5 : NaN) with lines lw 1.5 dt 2 lc rgb '#1f5fa8' title columnheader(5), \
      meas using 1:($2 == 1 ? $3 : NaN) with points pt 7 ps 1.2 lc rgb '#c0392b' title 'measured, batch 1', \
      meas using 1:($2 == 16 ? $3 : NaN) with points pt 7 ps 1.2 lc rgb '#1f5fa8' title 'measured, batch 16'

@@ -296,9 +296,7 @@ static double read_ceiling(const run_args &a, const device_facts &d, const char 
         measured_table t;
         char err[256];
         if (measured_table_load(a.bandwidth, &t, err, sizeof err) == 0) {
-            int kc = measured_col(&t, "kernel"), gc = measured_col(&t, "gb_s");
-            int row = kc < 0 ? -1 : measured_find_row(&t, kc, "read");
-            double bw = row < 0 || gc < 0 ? 0 : measured_num(&t, row, gc) * GB;
+            double bw = measured_read_bandwidth(&t);
             measured_table_free(&t);
             if (bw > 0) {
                 *source = "measured read (bandwidth.tsv)";

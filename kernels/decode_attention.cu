@@ -22,11 +22,18 @@
 //       v2 and v3 recomputes exp per split and dim in one dependent chain.
 //       Emulated on the host in its order by
 //       decode_attention_split_pmerge_f32 (tests/test_measure.c).
+//   v5  no block barrier while a split is read: each warp streams its own
+//       16 positions of every tile through its own cp.async ring and keeps
+//       its softmax state and accumulator in registers; scores and P V on
+//       tensor cores, P split into bf16 high and low parts; the warps merge
+//       once per split, the splits as in v4; the page size a template
+//       parameter.  Emulated on the host in its order by
+//       decode_attention_v5_emulate (tests/test_attention_v5.c).
 //
 // Every version is validated (atol 1e-5 + rtol 1e-3 |ref|, peaked scores)
 // at 1000 and 4096 positions and at the measured batch 1 x 32k, and on every
 // measured run up to 32k; an invalid result is marked and the sweep goes on.
-// `decode_attention 3` runs version 3 only.
+// `decode_attention 5` runs version 5 only.
 //
 //   decode_attention [VERSION] [--out DIR] [--bandwidth DIR/bandwidth.tsv] [--flush read|memset] [--quick]
 //                    writes DIR/decode_attention.tsv (the fastest valid version per configuration)
@@ -38,7 +45,7 @@
 #include <algorithm>
 
 #define HEAD_DIM 128
-#define VERSIONS 4
+#define VERSIONS 5
 #define WARPS 4
 #define UNROLL 4
 
@@ -193,6 +200,79 @@ __device__ __forceinline__ float warp_max(float v)
         v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
     return v;
 }
+// After a block has written its split's partials: true in every thread of
+// the last block of its (sequence, KV head) to get here, which then merges.
+// Every thread's writes are made visible before thread 0 counts the block
+// in (the threadFenceReduction pattern).
+__device__ __forceinline__ bool last_block_to_finish(unsigned *counter, int splits)
+{
+    __shared__ int is_last;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0)
+        is_last = atomicAdd(counter, 1u) == (unsigned)splits - 1;
+    __syncthreads();
+    if (is_last)
+        __threadfence();
+    return is_last;
+}
+
+// v4's and v5's merge of the splits of the G heads from head0 on, by the
+// last block (128 threads, one per dim), into out: each split's weight
+// exp2(m_sp - m_all) once (a thread per split, block-wide max and sum by
+// warp reductions, the weights in w: the block's freed shared memory, a
+// float per split), then a thread per dim adds the splits with four
+// independent sums.  Emulated on the host in this order by
+// decode_attention_split_pmerge_f32 and decode_attention_v5_emulate.
+__device__ void merge_splits_parallel(const float *__restrict__ part_o, const float2 *__restrict__ part_ml,
+                                      float *__restrict__ out, size_t head0, int G, int splits, float *w)
+{
+    //> parallel_merge
+    static_assert(V2_THREADS == 128 && HEAD_DIM == V2_THREADS, "four warps, a thread per dim");
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    __shared__ float red[V2_THREADS / 32];
+    for (int g = 0; g < G; g++) {
+        const size_t base = (head0 + g) * splits;
+        float mx = -INFINITY;
+        for (int sp = tid; sp < splits; sp += V2_THREADS)
+            mx = fmaxf(mx, __ldcg(&part_ml[base + sp]).x);
+        for (int o = 16; o > 0; o >>= 1)
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+        if (lane == 0)
+            red[warp] = mx;
+        __syncthreads();
+        mx = fmaxf(fmaxf(red[0], red[1]), fmaxf(red[2], red[3]));
+        __syncthreads();
+        float sum = 0;
+        for (int sp = tid; sp < splits; sp += V2_THREADS) {
+            float2 ml = __ldcg(&part_ml[base + sp]);
+            float f = exp2f(ml.x - mx);
+            w[sp] = f;
+            sum += ml.y * f;
+        }
+        sum = warp_sum(sum);
+        if (lane == 0)
+            red[warp] = sum;
+        __syncthreads();
+        sum = ((red[0] + red[1]) + red[2]) + red[3];
+        // Thread tid: dim tid, four independent sums over the splits.
+        const float *po = part_o + base * HEAD_DIM + tid;
+        float o0 = 0, o1 = 0, o2 = 0, o3 = 0;
+        int sp = 0;
+        for (; sp + 3 < splits; sp += 4) {
+            o0 += __ldcg(po + (size_t)sp * HEAD_DIM) * w[sp];
+            o1 += __ldcg(po + (size_t)(sp + 1) * HEAD_DIM) * w[sp + 1];
+            o2 += __ldcg(po + (size_t)(sp + 2) * HEAD_DIM) * w[sp + 2];
+            o3 += __ldcg(po + (size_t)(sp + 3) * HEAD_DIM) * w[sp + 3];
+        }
+        for (; sp < splits; sp++)
+            o0 += __ldcg(po + (size_t)sp * HEAD_DIM) * w[sp];
+        out[(head0 + g) * HEAD_DIM + tid] = ((o0 + o1) + (o2 + o3)) / sum;
+        __syncthreads(); // w and red are the next head's
+    }
+    //< parallel_merge
+}
+
 static size_t v2_smem_bytes(int G)
 {
     return 2 * (size_t)STAGES * TILE * KROW * sizeof(bf16) + (size_t)G * HEAD_DIM * sizeof(float) +
@@ -226,7 +306,6 @@ __global__ void __launch_bounds__(V2_THREADS)
     float *ps = qs + G * HEAD_DIM;                   // [G][TILE]: scores, then probabilities
     float *corr_s = ps + G * TILE;                   // [G]: rescale of the running sums
     float *m_s = corr_s + G, *l_s = m_s + G;         // [G]: the block's max and sum at the end
-    __shared__ int is_last;
 
     const int split = blockIdx.x, kvh = blockIdx.y, seq = blockIdx.z, tid = threadIdx.x;
     const int warp = tid / 32, lane = tid % 32;
@@ -405,64 +484,11 @@ __global__ void __launch_bounds__(V2_THREADS)
         if (d2 == 0)
             part_ml[slot] = make_float2(m_s[g], l_s[g]);
     }
-    // The last block here merges: every thread's writes are made visible
-    // before thread 0 counts this block in (the threadFenceReduction pattern).
-    __threadfence();
-    __syncthreads();
-    if (tid == 0) {
-        unsigned done = atomicAdd(&counters[seq * L.kv_heads + kvh], 1u);
-        is_last = done == (unsigned)splits - 1;
-    }
-    __syncthreads();
-    if (!is_last)
+    if (!last_block_to_finish(&counters[seq * L.kv_heads + kvh], splits))
         return;
-    __threadfence();
     if (PM) {
-        //> parallel_merge
-        // The ring is free now: split sp's weight exp2(m_sp - m_all) in w[sp].
-        static_assert(V2_THREADS == 128 && HEAD_DIM == V2_THREADS, "four warps, a thread per dim");
-        float *w = reinterpret_cast<float *>(smem);
-        __shared__ float red[V2_THREADS / 32];
-        for (int g = 0; g < G; g++) {
-            const size_t base = ((size_t)seq * heads + kvh * G + g) * splits;
-            float mx = -INFINITY;
-            for (int sp = tid; sp < splits; sp += V2_THREADS)
-                mx = fmaxf(mx, __ldcg(&part_ml[base + sp]).x);
-            for (int o = 16; o > 0; o >>= 1)
-                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
-            if (lane == 0)
-                red[warp] = mx;
-            __syncthreads();
-            mx = fmaxf(fmaxf(red[0], red[1]), fmaxf(red[2], red[3]));
-            __syncthreads();
-            float sum = 0;
-            for (int sp = tid; sp < splits; sp += V2_THREADS) {
-                float2 ml = __ldcg(&part_ml[base + sp]);
-                float f = exp2f(ml.x - mx);
-                w[sp] = f;
-                sum += ml.y * f;
-            }
-            sum = warp_sum(sum);
-            if (lane == 0)
-                red[warp] = sum;
-            __syncthreads();
-            sum = ((red[0] + red[1]) + red[2]) + red[3];
-            // Thread tid: dim tid, four independent sums over the splits.
-            const float *po = part_o + base * HEAD_DIM + tid;
-            float o0 = 0, o1 = 0, o2 = 0, o3 = 0;
-            int sp = 0;
-            for (; sp + 3 < splits; sp += 4) {
-                o0 += __ldcg(po + (size_t)sp * HEAD_DIM) * w[sp];
-                o1 += __ldcg(po + (size_t)(sp + 1) * HEAD_DIM) * w[sp + 1];
-                o2 += __ldcg(po + (size_t)(sp + 2) * HEAD_DIM) * w[sp + 2];
-                o3 += __ldcg(po + (size_t)(sp + 3) * HEAD_DIM) * w[sp + 3];
-            }
-            for (; sp < splits; sp++)
-                o0 += __ldcg(po + (size_t)sp * HEAD_DIM) * w[sp];
-            out[((size_t)seq * heads + kvh * G + g) * HEAD_DIM + tid] = ((o0 + o1) + (o2 + o3)) / sum;
-            __syncthreads(); // w and red are the next head's
-        }
-        //< parallel_merge
+        merge_splits_parallel(part_o, part_ml, out, (size_t)seq * heads + kvh * G, G, splits,
+                              reinterpret_cast<float *>(smem));
     } else {
         for (int g = 0; g < G; g++) { // thread tid: dim tid of every head
             const size_t base = ((size_t)seq * heads + kvh * G + g) * splits;
@@ -479,6 +505,243 @@ __global__ void __launch_bounds__(V2_THREADS)
             out[((size_t)seq * heads + kvh * G + g) * HEAD_DIM + tid] = o / sum;
         }
     }
+    if (tid == 0)
+        counters[seq * L.kv_heads + kvh] = 0; // ready for the next launch
+}
+
+// ------------------------------------------------------------ v5
+// The shape of the fastest decode kernels: no block-wide barrier while the
+// split is read.  Each of the 4 warps of a block streams its own 16
+// positions of every 64-position tile (for a page of 16, one page) through
+// its own 3-deep cp.async ring, and keeps its own softmax state in
+// registers: lane (g, t) holds the running max and a partial sum of heads
+// 2t and 2t + 1, and the accumulator O^T (128 dims x 8 heads) as 8 m16n8
+// fragments.  Per tile and warp:
+//   scores  S = K q^T on tensor cores (as v3): 16 positions x 8 heads
+//   softmax the tile max per head by 3 shuffles; p = exp2(s - m) in fp32
+//   P V     O^T += V^T P^T on tensor cores: V^T by ldmatrix.trans from the
+//           ring, P^T through 1 KB of the warp's shared memory, split into
+//           bf16 hi + lo (P = hi + lo within 2^-16 relative, hi's
+//           rounding error rounded again; a single bf16 P, off by up to
+//           2^-8, misses the 1e-3 bound at 32k with peaked scores),
+//           two mma per 16 dims, fp32 accumulate
+// The warps merge once, at the end of the split, and the splits merge as
+// in v4.  The page size is a template parameter (0: contiguous), so each
+// tile's address is one table read and a multiply, hoisted out of the copy
+// loop.  Emulated on the host in its order by decode_attention_v5_emulate.
+#define V5_ROWS 16               // positions per warp and tile
+#define V5_PSTRIDE 20            // floats per head row of the P scratch: float2 reads spread over the banks
+static size_t v5_smem_bytes(void)
+{
+    return (size_t)WARPS * (2 * STAGES * V5_ROWS * KROW * sizeof(bf16) + 8 * V5_PSTRIDE * sizeof(float));
+}
+
+__device__ __forceinline__ void ldmatrix_x4_trans(unsigned &r0, unsigned &r1, unsigned &r2, unsigned &r3, const void *p)
+{
+    unsigned s = (unsigned)__cvta_generic_to_shared(p);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+                 : "r"(s));
+}
+
+// Two probabilities as bf16 pairs hi and lo with p = hi + lo (lo the
+// rounding error of hi, itself rounded): the low half holds the first.
+__device__ __forceinline__ void split_hi_lo(float2 p, unsigned &hi, unsigned &lo)
+{
+    __nv_bfloat162 h = __floats2bfloat162_rn(p.x, p.y);
+    float2 hf = __bfloat1622float2(h);
+    __nv_bfloat162 l = __floats2bfloat162_rn(p.x - hf.x, p.y - hf.y);
+    hi = *reinterpret_cast<unsigned *>(&h);
+    lo = *reinterpret_cast<unsigned *>(&l);
+}
+
+template <int G, int PAGE>
+__global__ void __launch_bounds__(V2_THREADS)
+    attn_v5(const bf16 *__restrict__ q, const bf16 *__restrict__ kc, const bf16 *__restrict__ vc, kv_layout L,
+            int chunk, int splits, float scale_log2, float *__restrict__ part_o, float2 *__restrict__ part_ml,
+            unsigned *__restrict__ counters, float *__restrict__ out)
+{
+    static_assert(G == 4 || G == 8, "at most 8 heads: the n of one m16n8k16");
+    static_assert(PAGE == 0 || PAGE % V5_ROWS == 0, "a warp's 16 positions within one page");
+    static_assert(V2_THREADS == WARPS * 32 && TILE == WARPS * V5_ROWS, "4 warps of 16 positions per tile");
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int split = blockIdx.x, kvh = blockIdx.y, seq = blockIdx.z, tid = threadIdx.x;
+    const int warp = tid / 32, lane = tid % 32, g = lane >> 2, t4 = lane & 3;
+    const int heads = L.kv_heads * G;
+    const int start = split * chunk, end = min(L.context, start + chunk);
+    const int ntiles = (end - start + TILE - 1) / TILE;
+    // This warp's ring ([STAGES][K, V][16][KROW]) and P scratch ([8][V5_PSTRIDE]).
+    bf16 *ring = reinterpret_cast<bf16 *>(smem) + (size_t)warp * 2 * STAGES * V5_ROWS * KROW;
+    float *pscr = reinterpret_cast<float *>(reinterpret_cast<bf16 *>(smem) + (size_t)WARPS * 2 * STAGES * V5_ROWS * KROW) +
+                  warp * 8 * V5_PSTRIDE;
+
+    // q^T as B fragments for the 8 16-dim steps (as v3; heads past G zero).
+    unsigned qb[HEAD_DIM / 16][2];
+#pragma unroll
+    for (int st = 0; st < HEAD_DIM / 16; st++) {
+        const bf16 *qh = q + ((size_t)seq * heads + kvh * G + (g < G ? g : 0)) * HEAD_DIM + st * 16 + 2 * t4;
+        qb[st][0] = g < G ? *reinterpret_cast<const unsigned *>(qh) : 0u;
+        qb[st][1] = g < G ? *reinterpret_cast<const unsigned *>(qh + 8) : 0u;
+    }
+
+    // The copy of tile t: lane l moves the 16-byte chunks l, l + 32, ... of
+    // the warp's 16 rows (row l / 16 + 2 i, column 8 (l % 16)); the rows are
+    // adjacent in both layouts, so one base address per tile serves all 8.
+    const int crow = lane >> 4, ccol = (lane & 15) * 8;
+    const size_t contiguous_base = (((size_t)seq * L.kv_heads + kvh) * L.context + start + warp * V5_ROWS) * HEAD_DIM;
+    auto load_tile = [&](int t, int stage) {
+        const int pos0 = start + t * TILE + warp * V5_ROWS;
+        bf16 *kd = ring + (size_t)stage * 2 * V5_ROWS * KROW, *vd = kd + V5_ROWS * KROW;
+        size_t base = 0;
+        if (pos0 < end) {
+            if constexpr (PAGE == 0)
+                base = contiguous_base + (size_t)t * TILE * HEAD_DIM;
+            else {
+                const int phys = L.block_table[(size_t)seq * L.blocks_per_seq + pos0 / PAGE];
+                base = (((size_t)phys * L.kv_heads + kvh) * PAGE + pos0 % PAGE) * HEAD_DIM;
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < V5_ROWS / 2; i++) {
+            const int r = crow + 2 * i;
+            bf16 *ks_ = kd + r * KROW + ccol, *vs_ = vd + r * KROW + ccol;
+            if (pos0 + r < end) {
+                cp_async16(ks_, kc + base + r * HEAD_DIM + ccol);
+                cp_async16(vs_, vc + base + r * HEAD_DIM + ccol);
+            } else { // past the end: zero (its score is -inf; 0 * V must not meet stale NaNs)
+                *reinterpret_cast<uint4 *>(ks_) = make_uint4(0, 0, 0, 0);
+                *reinterpret_cast<uint4 *>(vs_) = make_uint4(0, 0, 0, 0);
+            }
+        }
+    };
+#pragma unroll
+    for (int st = 0; st < STAGES - 1; st++) {
+        if (st < ntiles)
+            load_tile(st, st);
+        cp_async_commit();
+    }
+
+    float m_run[2] = {-INFINITY, -INFINITY}, l_part[2] = {0, 0}; // heads 2 t4, 2 t4 + 1
+    float acc[HEAD_DIM / 16][4];                                   // O^T: dims 16 j + g (+ 8), heads 2 t4 (+ 1)
+#pragma unroll
+    for (int j = 0; j < HEAD_DIM / 16; j++)
+        acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0;
+    const int mi = lane >> 3, mr = lane & 7; // ldmatrix: lane's matrix and row
+
+    for (int t = 0; t < ntiles; t++) {
+        const int tn = t + STAGES - 1;
+        if (tn < ntiles) // the slot of tile t - 1, released by the __syncwarp that ended it
+            load_tile(tn, tn % STAGES);
+        cp_async_commit();
+        cp_async_wait<STAGES - 1>(); // this lane's copies of tile t have landed
+        __syncwarp();                 // and every lane's
+        const bf16 *kt = ring + (size_t)(t % STAGES) * 2 * V5_ROWS * KROW, *vt = kt + V5_ROWS * KROW;
+        const int pos0 = start + t * TILE + warp * V5_ROWS;
+
+        // Scores: c0, c1 position g, heads 2 t4, 2 t4 + 1; c2, c3 position g + 8.
+        float c[4] = {0, 0, 0, 0};
+        {
+            const bf16 *arow = kt + (mr + 8 * (mi & 1)) * KROW + 8 * (mi >> 1);
+#pragma unroll
+            for (int st = 0; st < HEAD_DIM / 16; st++) {
+                unsigned a0, a1, a2, a3;
+                ldmatrix_x4(a0, a1, a2, a3, arow + st * 16);
+                mma_bf16_16816(c, a0, a1, a2, a3, qb[st][0], qb[st][1]);
+            }
+        }
+        const bool in0 = pos0 + g < end, in1 = pos0 + g + 8 < end;
+        float s[4] = {in0 ? c[0] * scale_log2 : -INFINITY, in0 ? c[1] * scale_log2 : -INFINITY,
+                      in1 ? c[2] * scale_log2 : -INFINITY, in1 ? c[3] * scale_log2 : -INFINITY};
+        float corr[2];
+#pragma unroll
+        for (int h = 0; h < 2; h++) { // head 2 t4 + h: max over the 8 lanes of this t4
+            float mx = fmaxf(s[h], s[h + 2]);
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 4));
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 8));
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 16));
+            const float mn = fmaxf(m_run[h], mx);
+            const float mu = mn == -INFINITY ? 0.f : mn; // no valid position yet: nothing to scale
+            corr[h] = exp2f(m_run[h] - mu);
+            s[h] = exp2f(s[h] - mu);
+            s[h + 2] = exp2f(s[h + 2] - mu);
+            l_part[h] = l_part[h] * corr[h] + (s[h] + s[h + 2]);
+            m_run[h] = mn;
+        }
+        // P^T as B fragments: lane (g, t4) needs P[head g][positions 2 t4, +1, +8, +9].
+        pscr[(2 * t4) * V5_PSTRIDE + g] = s[0];
+        pscr[(2 * t4 + 1) * V5_PSTRIDE + g] = s[1];
+        pscr[(2 * t4) * V5_PSTRIDE + g + 8] = s[2];
+        pscr[(2 * t4 + 1) * V5_PSTRIDE + g + 8] = s[3];
+        __syncwarp();
+        unsigned b_hi[2], b_lo[2];
+        split_hi_lo(*reinterpret_cast<const float2 *>(pscr + g * V5_PSTRIDE + 2 * t4), b_hi[0], b_lo[0]);
+        split_hi_lo(*reinterpret_cast<const float2 *>(pscr + g * V5_PSTRIDE + 2 * t4 + 8), b_hi[1], b_lo[1]);
+        // O^T = O^T corr + V^T P^T: A = V^T (16 dims x 16 positions) by ldmatrix.trans.
+        const bf16 *vrow = vt + (mr + 8 * (mi >> 1)) * KROW + 8 * (mi & 1);
+#pragma unroll
+        for (int j = 0; j < HEAD_DIM / 16; j++) {
+            acc[j][0] *= corr[0];
+            acc[j][1] *= corr[1];
+            acc[j][2] *= corr[0];
+            acc[j][3] *= corr[1];
+            unsigned a0, a1, a2, a3;
+            ldmatrix_x4_trans(a0, a1, a2, a3, vrow + j * 16);
+            mma_bf16_16816(acc[j], a0, a1, a2, a3, b_hi[0], b_hi[1]);
+            mma_bf16_16816(acc[j], a0, a1, a2, a3, b_lo[0], b_lo[1]);
+        }
+        __syncwarp(); // the ring slot and the scratch are free for the next tile
+    }
+    cp_async_wait<0>();
+#pragma unroll
+    for (int h = 0; h < 2; h++) { // the sum over the 8 lanes of this t4
+        l_part[h] += __shfl_xor_sync(0xffffffffu, l_part[h], 4);
+        l_part[h] += __shfl_xor_sync(0xffffffffu, l_part[h], 8);
+        l_part[h] += __shfl_xor_sync(0xffffffffu, l_part[h], 16);
+    }
+
+    // The one merge of the 4 warps, through the freed rings: thread tid
+    // takes dim tid of every head, the warps in order.
+    __syncthreads();
+    float *wacc = reinterpret_cast<float *>(smem);      // [WARPS][G][HEAD_DIM]
+    float *wm = wacc + WARPS * G * HEAD_DIM, *wl = wm + WARPS * G; // [WARPS][G]
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const int head = 2 * t4 + h;
+        if (head < G) {
+#pragma unroll
+            for (int j = 0; j < HEAD_DIM / 16; j++) {
+                wacc[(warp * G + head) * HEAD_DIM + 16 * j + g] = acc[j][h];
+                wacc[(warp * G + head) * HEAD_DIM + 16 * j + g + 8] = acc[j][h + 2];
+            }
+            if (g == 0)
+                wm[warp * G + head] = m_run[h], wl[warp * G + head] = l_part[h];
+        }
+    }
+    __syncthreads();
+    for (int head = 0; head < G; head++) {
+        float mx = -INFINITY;
+#pragma unroll
+        for (int w = 0; w < WARPS; w++)
+            mx = fmaxf(mx, wm[w * G + head]); // finite: a split holds a valid position
+        float o = 0, sum = 0;
+#pragma unroll
+        for (int w = 0; w < WARPS; w++) {
+            const float mw = wm[w * G + head], f = mw == -INFINITY ? 0.f : exp2f(mw - mx);
+            o += wacc[(w * G + head) * HEAD_DIM + tid] * f;
+            sum += wl[w * G + head] * f;
+        }
+        const size_t h_all = (size_t)seq * heads + kvh * G + head;
+        if (splits == 1)
+            out[h_all * HEAD_DIM + tid] = o / sum;
+        else {
+            part_o[(h_all * splits + split) * HEAD_DIM + tid] = o;
+            if (tid == 0)
+                part_ml[h_all * splits + split] = make_float2(mx, sum);
+        }
+    }
+    if (splits == 1 || !last_block_to_finish(&counters[seq * L.kv_heads + kvh], splits))
+        return;
+    merge_splits_parallel(part_o, part_ml, out, (size_t)seq * heads + kvh * G, G, splits, wacc + WARPS * G * HEAD_DIM + 2 * WARPS * G);
     if (tid == 0)
         counters[seq * L.kv_heads + kvh] = 0; // ready for the next launch
 }
@@ -528,6 +791,22 @@ template <int G> static void v2_prepare(void)
                                     (int)v2_smem_bytes(G)));
 }
 
+template <int G> static void v5_prepare(void)
+{
+    CUDA_CHECK(cudaFuncSetAttribute(attn_v5<G, 0>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)v5_smem_bytes()));
+    CUDA_CHECK(cudaFuncSetAttribute(attn_v5<G, 16>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)v5_smem_bytes()));
+}
+
+static int v5_resident_blocks(int G, int sms)
+{
+    int per_sm = 0;
+    if (G == 4)
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, attn_v5<4, 0>, V2_THREADS, v5_smem_bytes()));
+    else
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, attn_v5<8, 0>, V2_THREADS, v5_smem_bytes()));
+    return (per_sm > 0 ? per_sm : 1) * sms;
+}
+
 static int v2_resident_blocks(int G, int sms)
 {
     int per_sm = 0;
@@ -549,9 +828,32 @@ static void attention(int version, int G, const bf16 *q, const bf16 *k, const bf
         fprintf(stderr, "decode_attention: query heads per KV head %d not built (4, 8)\n", G);
         exit(1);
     }
-    if (version == 4 && (size_t)p.splits * sizeof(float) > 2 * (size_t)STAGES * TILE * KROW * sizeof(bf16)) {
-        fprintf(stderr, "decode_attention: %d splits do not fit v4's merge weights in the ring\n", p.splits);
+    if (version >= 4 && (size_t)p.splits * sizeof(float) + (size_t)(HEAD_DIM + 2) * WARPS * G * sizeof(float) >
+                            2 * (size_t)STAGES * TILE * KROW * sizeof(bf16)) {
+        fprintf(stderr, "decode_attention: %d splits do not fit v%d's merge weights in the ring\n", p.splits, version);
         exit(1);
+    }
+    if (version == 5) {
+        float scale_log2 = scale * 1.4426950408889634f;
+        size_t sm = v5_smem_bytes();
+        if (L.block != 0 && L.block != 16) {
+            fprintf(stderr, "decode_attention: v5 built for contiguous and page 16, not page %d\n", L.block);
+            exit(1);
+        }
+        if (G == 4 && L.block == 0)
+            attn_v5<4, 0><<<grid, V2_THREADS, sm>>>(q, k, v, L, p.chunk, p.splits, scale_log2, b.part_o, b.part_ml,
+                                                    b.counters, b.out);
+        else if (G == 4)
+            attn_v5<4, 16><<<grid, V2_THREADS, sm>>>(q, k, v, L, p.chunk, p.splits, scale_log2, b.part_o, b.part_ml,
+                                                     b.counters, b.out);
+        else if (L.block == 0)
+            attn_v5<8, 0><<<grid, V2_THREADS, sm>>>(q, k, v, L, p.chunk, p.splits, scale_log2, b.part_o, b.part_ml,
+                                                    b.counters, b.out);
+        else
+            attn_v5<8, 16><<<grid, V2_THREADS, sm>>>(q, k, v, L, p.chunk, p.splits, scale_log2, b.part_o, b.part_ml,
+                                                     b.counters, b.out);
+        LAUNCH_CHECK();
+        return;
     }
     if (version >= 2) {
         float scale_log2 = scale * 1.4426950408889634f; // exp(x) = exp2(x log2 e)
@@ -717,11 +1019,15 @@ int main(int argc, char **argv)
     attn_bufs bufs = {part_o, part_ml, counters, out};
     v2_prepare<4>();
     v2_prepare<8>();
+    v5_prepare<4>();
+    v5_prepare<8>();
     const int sms = dev.prop.multiProcessorCount;
     const int resident4 = v2_resident_blocks(4, sms), resident8 = v2_resident_blocks(8, sms);
+    const int resident5_4 = v5_resident_blocks(4, sms), resident5_8 = v5_resident_blocks(8, sms);
     auto plan = [&](int version, int g, int ctx, int batch) {
-        attn_plan p = version >= 2 ? plan_v2(ctx, batch, kvh, g == 8 ? resident8 : resident4)
-                                   : plan_for(ctx, batch, kvh, sms);
+        attn_plan p = version == 5  ? plan_v2(ctx, batch, kvh, g == 8 ? resident5_8 : resident5_4)
+                      : version >= 2 ? plan_v2(ctx, batch, kvh, g == 8 ? resident8 : resident4)
+                                     : plan_for(ctx, batch, kvh, sms);
         if (p.splits > max_splits) { // cannot happen with these plans; say so if it does
             fprintf(stderr, "decode_attention: %d splits over the %d allocated\n", p.splits, max_splits);
             exit(1);

@@ -20,6 +20,14 @@
 //       never leaves the SM.  Its arithmetic is emulated on the host by
 //       lora_bgmv_fused_emulate (code/napkin/lora_ref.c), which
 //       tests/test_bgmv_fused.c holds against the fp64 reference.
+//   v3  v2 spread over the SMs: with few adapters v2 has few groups, a
+//       block each (batch 64 on one adapter: 8 blocks on 132 SMs), so each
+//       group gets several blocks, block c expanding its own slice of the
+//       output columns after the group's shrink (each block repeats it:
+//       A is small and, after the first of them, read from the L2; B and
+//       y are read once in all).  The split is lora_bgmv_column_splits
+//       (two blocks per SM where d_out allows, at least 256 columns a
+//       block); per output the arithmetic is v2's.
 //
 //   lora_bgmv [VERSION] [--out DIR] [--bandwidth DIR/bandwidth.tsv] [--quick]   writes DIR/lora_bgmv.tsv
 #include "common.cuh"
@@ -105,17 +113,19 @@ __global__ void bgmv_expand(const float *__restrict__ v, const bf16 *__restrict_
 #define FUSED_TMAX 8
 #define FUSED_THREADS 256
 #define FUSED_U 4
-// One block per work item (start, count, adapter): tokens order[start ..
-// start + count) all use `adapter`.
+// Block (c, i) takes work item i (start, count, adapter): tokens
+// order[start .. start + count) all use `adapter`; it expands the output
+// columns [c cols, (c + 1) cols) (v2: one block per item, cols = d_out).
 __global__ void __launch_bounds__(FUSED_THREADS)
     bgmv_fused(const bf16 *__restrict__ x, const bf16 *__restrict__ a, const bf16 *__restrict__ b,
                const int *__restrict__ order, const int4 *__restrict__ work, bf16 *__restrict__ y, int d_in, int d_out,
-               int rank, float scale)
+               int rank, float scale, int cols)
 {
     extern __shared__ uint4 xs[]; // count x d_in / 8 chunks
     __shared__ int tok[FUSED_TMAX];
     __shared__ float vs[FUSED_TMAX][MAX_RANK];
-    const int4 wk = work[blockIdx.x]; // the index, read once
+    const int4 wk = work[blockIdx.y]; // the index, read once
+    const int o_begin = blockIdx.x * cols, o_end = min(d_out, o_begin + cols);
     const int cnt = wk.y, ad = wk.z, k8 = d_in / 8;
     if (threadIdx.x < cnt)
         tok[threadIdx.x] = order[wk.x + threadIdx.x];
@@ -175,7 +185,7 @@ __global__ void __launch_bounds__(FUSED_THREADS)
     }
     __syncthreads();
     // Expand from shared memory: thread o reads B's row o once for every token.
-    for (int o = threadIdx.x; o < d_out; o += blockDim.x) {
+    for (int o = o_begin + threadIdx.x; o < o_end; o += blockDim.x) {
         const bf16 *br = b + ((size_t)ad * d_out + o) * rank;
         float sum[FUSED_TMAX];
 #pragma unroll
@@ -271,7 +281,7 @@ static int validate(const bf16 *y, const int *idx_host, int check, int d_in, int
 int main(int argc, char **argv)
 {
     run_args args = parse_args(argc, argv);
-    check_version(args, 2, "lora_bgmv");
+    check_version(args, 3, "lora_bgmv");
     device_gate();
     device_facts dev = device_facts_get();
     model_spec m8 = model_builtin("llama3-8b"), m70 = model_builtin("llama3-70b");
@@ -306,14 +316,14 @@ int main(int argc, char **argv)
     int4 *work;
     CUDA_CHECK(cudaMalloc(&order, max_batch * sizeof(int)));
     CUDA_CHECK(cudaMalloc(&work, max_batch * sizeof(int4)));
-    // v2 stages up to FUSED_TMAX tokens' x in shared memory: a card that
+    // v2 and v3 stage up to FUSED_TMAX tokens' x in shared memory: a card that
     // cannot give a block that much runs v1 alone, and says so.
     const size_t fused_smem_max = (size_t)FUSED_TMAX * max_in * sizeof(bf16);
     const bool fused_fits = fused_smem_max <= dev.prop.sharedMemPerBlockOptin;
     if (fused_fits)
         CUDA_CHECK(cudaFuncSetAttribute(bgmv_fused, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)fused_smem_max));
     else
-        printf("NOT MEASURED: lora_bgmv v2: %zu bytes of shared memory per block, the card allows %zu\n",
+        printf("NOT MEASURED: lora_bgmv v2 and v3: %zu bytes of shared memory per block, the card allows %zu\n",
                fused_smem_max, (size_t)dev.prop.sharedMemPerBlockOptin);
     l2_flusher fl;
     fl.init(dev);
@@ -329,7 +339,9 @@ int main(int argc, char **argv)
     provenance_line(out, "bandwidth_measured", buf);
     provenance_line(out, "bandwidth_source", bw_source);
     provenance_line(out, "assignment", "token t uses adapter t mod D; v1 shrink + expand timed together (2 launches), v2 "
-                                       "one fused launch (tokens grouped by adapter on the host, before timing)");
+                                       "one fused launch (tokens grouped by adapter on the host, before timing), v3 v2 "
+                                       "with each group's output columns split over several blocks "
+                                       "(lora_bgmv_column_splits: two blocks per SM where d_out allows)");
     provenance_line(out, "floor_ratio", "time_s over bytes / bandwidth_measured (1 = at the byte floor)");
     fprintf(out, "shape\td_in\td_out\trank\tbatch\tdistinct\ttime_s\tadapter_bytes\tbytes\tgb_s\tpct_of_read\t"
                  "roofline_s\tfloor_ratio\tvalid\tversion\n");
@@ -355,15 +367,20 @@ int main(int argc, char **argv)
                     int items = fused_work(ih, oh, wh);
                     CUDA_CHECK(cudaMemcpy(order, oh.data(), oh.size() * sizeof(int), cudaMemcpyHostToDevice));
                     CUDA_CHECK(cudaMemcpy(work, wh.data(), wh.size() * sizeof(int4), cudaMemcpyHostToDevice));
-                    for (int version = 1; version <= 2; version++) {
-                        if ((args.version && version != args.version) || (version == 2 && !fused_fits))
+                    int cols = d_out, splits = 1;
+                    if (items > 0)
+                        splits = lora_bgmv_column_splits(items, d_out, dev.prop.multiProcessorCount, FUSED_THREADS,
+                                                         &cols);
+                    for (int version = 1; version <= 3; version++) {
+                        if ((args.version && version != args.version) || (version >= 2 && !fused_fits))
                             continue;
                         auto run = [&]() {
                             if (version == 1)
                                 bgmv(x, a, b, idx, v, y, batch, d_in, d_out, rank, scale);
-                            else {
-                                bgmv_fused<<<items, FUSED_THREADS, (size_t)FUSED_TMAX * d_in * sizeof(bf16)>>>(
-                                    x, a, b, order, work, y, d_in, d_out, rank, scale);
+                            else if (items > 0) {
+                                dim3 grid(version == 3 ? splits : 1, items);
+                                bgmv_fused<<<grid, FUSED_THREADS, (size_t)FUSED_TMAX * d_in * sizeof(bf16)>>>(
+                                    x, a, b, order, work, y, d_in, d_out, rank, scale, version == 3 ? cols : d_out);
                                 LAUNCH_CHECK();
                             }
                         };

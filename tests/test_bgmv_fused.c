@@ -82,3 +82,39 @@ Test(bgmv_fused, meets_the_kernels_bound_against_the_fp64_reference, .timeout = 
     cr_assert_gt(bad, (size_t)T * DOUT / 10, "a lost lane must fail the check (%zu outputs over)", bad);
     free(x), free(a), free(b), free(y0), free(ref), free(got);
 }
+
+Test(bgmv_fused, version_3_spreads_few_groups_over_the_sms)
+{
+    /* H200: 132 SMs, so 264 blocks fill them twice; at least 256 columns a
+     * block.  LLaMA-3-8B's q (d_out 4096): one group wants 264 blocks but
+     * 4096 / 256 = 16 is the most, 256 columns each; 8 groups (batch 64 on
+     * one adapter) want ceil(264 / 8) = 33, again 16; 64 groups want
+     * ceil(264 / 64) = 5, ceil(4096 / 5) = 820 columns; 300 groups fill the
+     * SMs alone: 1 block of all 4096 columns. */
+    int cols;
+    cr_assert_eq(lora_bgmv_column_splits(1, 4096, 132, 256, &cols), 16);
+    cr_assert_eq(cols, 256);
+    cr_assert_eq(lora_bgmv_column_splits(8, 4096, 132, 256, &cols), 16);
+    cr_assert_eq(lora_bgmv_column_splits(64, 4096, 132, 256, &cols), 5);
+    cr_assert_eq(cols, 820);
+    cr_assert_eq(lora_bgmv_column_splits(300, 4096, 132, 256, &cols), 1);
+    cr_assert_eq(cols, 4096);
+    /* fewer columns than one block's minimum: one block */
+    cr_assert_eq(lora_bgmv_column_splits(1, 100, 132, 256, &cols), 1);
+    cr_assert_eq(cols, 100);
+    /* Every column in exactly one block and no block empty, over a range of
+     * shapes (70B's q is 8192 wide; 1000 is not a multiple of anything). */
+    int douts[] = {100, 1000, 4096, 8192}, items[] = {1, 3, 8, 64, 100, 300}, sms[] = {1, 108, 132};
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 6; j++)
+            for (int k = 0; k < 3; k++) {
+                int n = lora_bgmv_column_splits(items[j], douts[i], sms[k], 256, &cols);
+                cr_assert_geq(n, 1);
+                cr_assert_geq((long)n * cols, douts[i], "d_out %d items %d: %d x %d short", douts[i], items[j], n, cols);
+                cr_assert_lt((long)(n - 1) * cols, douts[i], "d_out %d items %d: last block empty", douts[i], items[j]);
+                if (n > 1)
+                    cr_assert_geq(cols, 256);
+            }
+    cr_assert_eq(lora_bgmv_column_splits(0, 4096, 132, 256, &cols), -1);
+    cr_assert_eq(lora_bgmv_column_splits(1, 4096, 132, 256, NULL), -1);
+}

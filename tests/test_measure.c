@@ -573,6 +573,25 @@ Test(measured, parse_meta_columns_and_numbers)
     measured_table_free(&t);
 }
 
+Test(measured, read_bandwidth_is_the_read_row)
+{
+    /* The sample's read row says 12.25 GB/s: 12.25e9 bytes/s (GB = 1e9),
+     * not the copy row's 10.5. */
+    measured_table t;
+    char err[128];
+    cr_assert_eq(measured_table_parse(sample, "s.tsv", &t, err, sizeof err), 0, "%s", err);
+    cr_assert_float_eq(measured_read_bandwidth(&t), 12.25e9, 1);
+    measured_table_free(&t);
+    /* no read row, a read row that is no number, no gb_s column: NAN */
+    const char *no_read = "kernel\tgb_s\ncopy\t10\n", *dash = "kernel\tgb_s\nread\t-\n", *no_col = "kernel\tx\nread\t3\n";
+    const char *texts[] = {no_read, dash, no_col};
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(measured_table_parse(texts[i], "b.tsv", &t, err, sizeof err), 0, "%s", err);
+        cr_assert(isnan(measured_read_bandwidth(&t)), "case %d", i);
+        measured_table_free(&t);
+    }
+}
+
 Test(measured, ragged_row_names_file_and_line)
 {
     measured_table t;

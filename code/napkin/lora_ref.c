@@ -113,3 +113,15 @@ int lora_bgmv_fused_emulate(int tokens, int d_in, int d_out, int rank, int adapt
     free(v);
     return 0;
 }
+
+int lora_bgmv_column_splits(int items, int d_out, int sms, int min_cols, int *cols)
+{
+    if (items < 1 || d_out < 1 || sms < 1 || min_cols < 1 || !cols)
+        return -1;
+    int want = (2 * sms + items - 1) / items, most = d_out / min_cols;
+    int splits = want < most ? want : most;
+    if (splits < 1)
+        splits = 1;
+    *cols = (d_out + splits - 1) / splits;
+    return (d_out + *cols - 1) / *cols; /* rounding cols up may leave the last blocks empty: drop them */
+}

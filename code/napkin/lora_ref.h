@@ -30,6 +30,18 @@ int lora_bgmv_ref(int tokens, int d_in, int d_out, int rank, int adapters, const
 int lora_bgmv_fused_emulate(int tokens, int d_in, int d_out, int rank, int adapters, const float *x, const float *a,
                             const float *b, const int *idx, float scale, float *y);
 
+/* How version 3 of the fused kernel spreads a step with few adapters over
+ * the SMs: each of `items` work items (a group of tokens sharing one
+ * adapter) gets the returned number of blocks, block c expanding the
+ * output columns [c * cols, min(d_out, (c + 1) * cols)) after the group's
+ * shrink (each block repeats it; A comes from the L2 for all but the first
+ * of them).  Enough blocks for two per SM where d_out allows, each with at
+ * least min_cols columns, none empty; one block per item when the items
+ * alone fill the SMs twice.  Per output the arithmetic is version 2's, so
+ * lora_bgmv_fused_emulate stands for both.  Returns the blocks per item
+ * (>= 1) with *cols set, or -1 for a bad argument. */
+int lora_bgmv_column_splits(int items, int d_out, int sms, int min_cols, int *cols);
+
 /* Distinct indices >= 0 among idx[0..n). */
 int lora_count_distinct(const int *idx, int n);
 

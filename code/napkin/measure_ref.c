@@ -233,6 +233,37 @@ static float butterfly32(float p[32])
     return p[0];
 }
 
+void decode_attention_pmerge_f32(const float *acc, const float *m, const float *sum, int splits, int d, int log2_domain,
+                                 float *w, float *out)
+{
+    /* 128 threads, thread t the splits t, t + 128, ...; the weights once
+     * each; the sum by a butterfly per warp, then the 4 warps in order; the
+     * output by four sums over the splits, s mod 4. */
+    float mall = -INFINITY;
+    for (int s = 0; s < splits; s++)
+        mall = fmaxf(mall, m[s]);
+    float part[4][32];
+    for (int t = 0; t < 128; t++) {
+        float acc_t = 0;
+        for (int s = t; s < splits; s += 128) {
+            w[s] = log2_domain ? exp2f(m[s] - mall) : expf(m[s] - mall);
+            acc_t += sum[s] * w[s];
+        }
+        part[t / 32][t % 32] = acc_t;
+    }
+    float den = ((butterfly32(part[0]) + butterfly32(part[1])) + butterfly32(part[2])) + butterfly32(part[3]);
+    for (int i = 0; i < d; i++) {
+        float o[4] = {0, 0, 0, 0};
+        int s = 0;
+        for (; s + 3 < splits; s += 4)
+            for (int j = 0; j < 4; j++)
+                o[j] += acc[(size_t)(s + j) * d + i] * w[s + j];
+        for (; s < splits; s++)
+            o[0] += acc[(size_t)s * d + i] * w[s];
+        out[i] = ((o[0] + o[1]) + (o[2] + o[3])) / den;
+    }
+}
+
 static int split_f32(const kv_layout *l, int seq, int heads, const float *q, const float *k_cache,
                      const float *v_cache, int splits, int parallel_merge, float *out)
 {
@@ -269,29 +300,7 @@ static int split_f32(const kv_layout *l, int seq, int heads, const float *q, con
             }
             continue;
         }
-        /* v4: 128 threads, thread t the splits t, t + 128, ...; the weights
-         * once each; the sum by a butterfly per warp, then the 4 warps in
-         * order; the output by four sums over the splits, s mod 4. */
-        float part[4][32];
-        for (int t = 0; t < 128; t++) {
-            float acc_t = 0;
-            for (int s = t; s < splits; s += 128) {
-                w[s] = expf(m[s] - mall);
-                acc_t += sum[s] * w[s];
-            }
-            part[t / 32][t % 32] = acc_t;
-        }
-        float den = ((butterfly32(part[0]) + butterfly32(part[1])) + butterfly32(part[2])) + butterfly32(part[3]);
-        for (int i = 0; i < d; i++) {
-            float o[4] = {0, 0, 0, 0};
-            int s = 0;
-            for (; s + 3 < splits; s += 4)
-                for (int j = 0; j < 4; j++)
-                    o[j] += acc[(size_t)(s + j) * d + i] * w[s + j];
-            for (; s < splits; s++)
-                o[0] += acc[(size_t)s * d + i] * w[s];
-            out[(size_t)h * d + i] = ((o[0] + o[1]) + (o[2] + o[3])) / den;
-        }
+        decode_attention_pmerge_f32(acc, m, sum, splits, d, 0, w, out + (size_t)h * d);
     }
     free(acc), free(m), free(sum), free(w);
     return 0;

@@ -116,6 +116,13 @@ int decode_attention_split_f32(const kv_layout *layout, int seq, int heads, cons
 int decode_attention_split_pmerge_f32(const kv_layout *layout, int seq, int heads, const float *q,
                                       const float *k_cache, const float *v_cache, int splits, float *out);
 
+/* v4's and v5's parallel merge of one head's splits, as described above:
+ * acc is splits x d unnormalised outputs, m and sum each split's max and
+ * sum (natural-log domain, or log2 with log2_domain as the kernels keep
+ * them), w room for `splits` weights; writes the d outputs. */
+void decode_attention_pmerge_f32(const float *acc, const float *m, const float *sum, int splits, int d, int log2_domain,
+                                 float *w, float *out);
+
 /* Median of x[0..n) (mean of the two middle values for even n); x is not
  * modified.  NAN for n <= 0. */
 double median_of(const double *x, int n);

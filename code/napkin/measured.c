@@ -1,6 +1,8 @@
 /* Reading measured TSV sets; see measured.h. */
 #include "measured.h"
 
+#include "units.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -238,4 +240,12 @@ const gpu_spec *gpu_match_device_name(const gpu_table *t, const char *device_nam
         if (contains_ci(device_name, t->rows[i].key) && (!best || strlen(t->rows[i].key) > strlen(best->key)))
             best = &t->rows[i];
     return best;
+}
+
+double measured_read_bandwidth(const measured_table *t)
+{
+    int kc = measured_col(t, "kernel"), gc = measured_col(t, "gb_s");
+    int row = kc < 0 || gc < 0 ? -1 : measured_find_row(t, kc, "read");
+    double gbs = row < 0 ? NAN : measured_num(t, row, gc);
+    return gbs > 0 ? gbs * GB : NAN;
 }

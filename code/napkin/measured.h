@@ -38,6 +38,11 @@ double measured_num(const measured_table *t, int row, int col);
 /* First row whose column `col` equals `value`, or -1. */
 int measured_find_row(const measured_table *t, int col, const char *value);
 
+/* A bandwidth.tsv's read ceiling (kernels/bandwidth.cu): the median gb_s
+ * of its "read" row, in bytes/s; NAN when there is no such row or its
+ * value is not a positive number. */
+double measured_read_bandwidth(const measured_table *t);
+
 /* The GPU table row whose key appears in a device name (case-insensitive):
  * "NVIDIA H200" -> h200.  NULL when none does. */
 const gpu_spec *gpu_match_device_name(const gpu_table *t, const char *device_name);
