@@ -117,6 +117,13 @@ Test(validate, held_out_op_table_covers_every_class_and_system)
                 cr_assert(v[i].s.median_abs_err <= 0.10, "%s -> %s %s: %.3f", v[i].fitted_on, v[i].evaluated_on,
                           v[i].op_class, v[i].s.median_abs_err);
         }
+        /* decode attention over a bf16 cache, TensorRT-LLM's tables of one system predicting the
+         * other's and the held-out half of its own: within 10 % median (the first tile, the long
+         * path and the tail of rates.h; without them 13-15 %) */
+        if (strcmp(v[i].op_class, "attn_decode_bf16") == 0 && strstr(v[i].fitted_on, "trtllm") &&
+            strstr(v[i].evaluated_on, "trtllm"))
+            cr_assert(v[i].s.median_abs_err <= 0.10, "%s -> %s %s: %.3f", v[i].fitted_on, v[i].evaluated_on,
+                      v[i].op_class, v[i].s.median_abs_err);
         dec += strncmp(v[i].op_class, "attn_decode", 11) == 0;
         pre += strcmp(v[i].op_class, "attn_prefill") == 0;
     }

@@ -155,25 +155,7 @@ int fit_op_rate(const rate_point *pts, int n, op_rate *r, fit_summary *s, char *
         return -1;
     }
     int it = 0;
-    double cost = descend(pts, n, np, u, res, jac, &it);
-    if (np == 7) {
-        /* Seven parameters have more than one valley: also start from a
-         * sharp and a soft blend with a cheap and a dear work item, keep the
-         * lowest cost. */
-        const double blends[] = {2, 8}, items[] = {1e-8, 3e-8};
-        for (int b = 0; b < 2; b++)
-            for (int k = 0; k < 2; k++) {
-                double v[NP];
-                memcpy(v, u, sizeof v);
-                v[3] = log(blends[b]);
-                v[4] = log(items[k]);
-                clamp_u(v);
-                int vit = 0;
-                double c = descend(pts, n, np, v, res, jac, &vit);
-                if (c < cost)
-                    cost = c, it = vit, memcpy(u, v, sizeof v);
-            }
-    }
+    descend(pts, n, np, u, res, jac, &it);
     free(res);
     free(jac);
     to_rate(u, np, r);
