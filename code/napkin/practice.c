@@ -9,7 +9,7 @@
 
 const char *practice_chapters(void)
 {
-    return "5 10 12";
+    return "5 7 9 10 12";
 }
 
 int practice_build(int chapter, uint64_t seed, practice_set *out)
@@ -20,6 +20,10 @@ int practice_build(int chapter, uint64_t seed, practice_set *out)
     switch (chapter) {
     case 5:
         return practice_build_ch05(seed, out);
+    case 7:
+        return practice_build_ch07(seed, out);
+    case 9:
+        return practice_build_ch09(seed, out);
     case 10:
         return practice_build_ch10(seed, out);
     case 12:
