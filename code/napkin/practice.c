@@ -9,7 +9,7 @@
 
 const char *practice_chapters(void)
 {
-    return "5 7 9 10 12";
+    return "5 7 9 10 12 13";
 }
 
 int practice_build(int chapter, uint64_t seed, practice_set *out)
@@ -28,6 +28,8 @@ int practice_build(int chapter, uint64_t seed, practice_set *out)
         return practice_build_ch10(seed, out);
     case 12:
         return practice_build_ch12(seed, out);
+    case 13:
+        return practice_build_ch13(seed, out);
     default:
         return -1;
     }
