@@ -9,7 +9,7 @@
 
 const char *practice_chapters(void)
 {
-    return "5 7 9 10 12 13";
+    return "5 7 8 9 10 12 13";
 }
 
 int practice_build(int chapter, uint64_t seed, practice_set *out)
@@ -22,6 +22,8 @@ int practice_build(int chapter, uint64_t seed, practice_set *out)
         return practice_build_ch05(seed, out);
     case 7:
         return practice_build_ch07(seed, out);
+    case 8:
+        return practice_build_ch08(seed, out);
     case 9:
         return practice_build_ch09(seed, out);
     case 10:
