@@ -35,9 +35,10 @@ static inline double practice_input_of(const practice_set *s, const char *name)
         cr_expect(fabs(g_ - w_) <= (rel) * fabs(w_), "%s: got %.10g, want %.10g", #got, g_, w_);          \
     } while (0)
 
-/* The generic checks of one variant; zero_ok names the parts whose answer
- * may be 0 (a count of none: only their right answer is checked then). */
-static inline void practice_check_variant(const practice_set *s, const char *const *zero_ok)
+/* The generic checks of one variant; not_positive names the parts whose
+ * answer may be 0 or negative (a count of none, whose right answer alone is
+ * checked then; a log-likelihood ratio). */
+static inline void practice_check_variant(const practice_set *s, const char *const *not_positive)
 {
     unsigned long long seed = (unsigned long long)s->seed;
     practice_set again;
@@ -51,10 +52,10 @@ static inline void practice_check_variant(const practice_set *s, const char *con
     for (int i = 0; i < s->n_parts; i++) {
         const practice_part *p = &s->parts[i];
         double a = judge_expected(&p->judge);
-        int may_be_zero = 0;
-        for (int k = 0; zero_ok && zero_ok[k]; k++)
-            may_be_zero |= strcmp(zero_ok[k], p->id) == 0;
-        cr_expect(isfinite(a) && (a > 0 || (may_be_zero && a == 0)), "seed %llu %s: answer %g", seed, p->id, a);
+        int any_sign = 0;
+        for (int k = 0; not_positive && not_positive[k]; k++)
+            any_sign |= strcmp(not_positive[k], p->id) == 0;
+        cr_expect(isfinite(a) && (a > 0 || any_sign), "seed %llu %s: answer %g", seed, p->id, a);
         cr_expect_eq(judge_answer(&p->judge, a).verdict, VERDICT_RIGHT, "seed %llu %s", seed, p->id);
         if (a == 0)
             continue;

@@ -9,7 +9,7 @@
 
 const char *practice_chapters(void)
 {
-    return "5 7 8 9 10 12 13";
+    return "5 7 8 9 10 11 12 13";
 }
 
 int practice_build(int chapter, uint64_t seed, practice_set *out)
@@ -28,6 +28,8 @@ int practice_build(int chapter, uint64_t seed, practice_set *out)
         return practice_build_ch09(seed, out);
     case 10:
         return practice_build_ch10(seed, out);
+    case 11:
+        return practice_build_ch11(seed, out);
     case 12:
         return practice_build_ch12(seed, out);
     case 13:
