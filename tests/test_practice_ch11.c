@@ -48,6 +48,17 @@ static void check_signed_set(const practice_set *s, const practice_set *again)
     seeds_check_set(&positive, &positive_again);
 }
 
+/* The CUSUM delay bound worked here from its definition, independently of
+ * the library: (h + ln((1 - a1) / (1 - a0))) over the expected increment at
+ * a1, E[accepted] ln(a1 / a0) + P(a rejection) ln((1 - a1) / (1 - a0)),
+ * with E[accepted] = a1 (1 - a1^g) / (1 - a1) and P(a rejection) = 1 - a1^g. */
+static double delay_by_hand(double a0, double a1, int g, double h)
+{
+    double accepted = a1 * (1 - pow(a1, g)) / (1 - a1), rejected = 1 - pow(a1, g);
+    double step = log((1 - a1) / (1 - a0));
+    return (h + step) / (accepted * log(a1 / a0) + rejected * step);
+}
+
 Test(practice_ch11, seed_zero_is_the_printed_book)
 {
     practice_set s;
@@ -68,6 +79,14 @@ Test(practice_ch11, seed_zero_is_the_printed_book)
     expect_rel(seeds_answer_of(&s, "11.4(a2)"), 0.69314718 - 0.28768207, 1e-8);
     expect_rel(seeds_answer_of(&s, "11.4(a3)"), 0.69314718 - 3 * 0.28768207, 1e-7);
     expect_rel(seeds_answer_of(&s, "11.4(a4)"), -4 * 0.28768207, 1e-8);
+    /* at 0.6: E[accepted] = 0.6 x 0.8704 / 0.4 = 1.3056, P(rejection) =
+     * 0.8704: I1 = 1.3056 ln 0.75 + 0.8704 ln 2 = 0.227718; (13.815511 +
+     * 0.693147) / 0.227718 = 63.713 rounds, (20.723266 + 0.693147) /
+     * 0.227718 = 94.048; gamma 8: 1.4748058 ln 0.75 + 0.9832038 ln 2 =
+     * 0.257230, 14.508658 / 0.257230 = 56.403 */
+    expect_rel(seeds_answer_of(&s, "11.5(a)"), 14.508658 / 0.2277176, 1e-5);
+    expect_rel(seeds_answer_of(&s, "11.5(b)"), 21.416413 / 0.2277176, 1e-5);
+    expect_rel(seeds_answer_of(&s, "11.5(c)"), 14.508658 / 0.2572297, 1e-5);
     /* 2500 accepted, 600 rejections in 1000 rounds: 2500 / 3100 = 0.806452;
      * the dashboard 2500 / 4000 = 0.625 */
     cr_expect_eq(seeds_input_of(&s, "ch11_ex6_rounds"), 1000);
@@ -75,7 +94,7 @@ Test(practice_ch11, seed_zero_is_the_printed_book)
     cr_expect_eq(seeds_input_of(&s, "ch11_ex6_rejections"), 600);
     expect_rel(seeds_answer_of(&s, "11.6(a)"), 2500.0 / 3100, 1e-12);
     expect_rel(seeds_answer_of(&s, "11.6(b)"), 0.625, 1e-12);
-    cr_expect_eq(s.n_parts, 8);
+    cr_expect_eq(s.n_parts, 11);
 }
 
 Test(practice_ch11, hand_answers_to_three_figures_pass)
@@ -86,7 +105,8 @@ Test(practice_ch11, hand_answers_to_three_figures_pass)
         const char *id;
         double given;
     } hand[] = {{"11.3(a)", 13.8},   {"11.3(b)", 20.7},  {"11.4(a1)", 0.693}, {"11.4(a2)", 0.405},
-                {"11.4(a3)", -0.170}, {"11.4(a4)", -1.15}, {"11.6(a)", 0.806}, {"11.6(b)", 0.625}};
+                {"11.4(a3)", -0.170}, {"11.4(a4)", -1.15}, {"11.6(a)", 0.806}, {"11.6(b)", 0.625},
+                {"11.5(a)", 63.7},   {"11.5(b)", 94.0},  {"11.5(c)", 56.4}};
     for (size_t i = 0; i < sizeof hand / sizeof hand[0]; i++) {
         judge_result r = judge_answer(&practice_find(&s, hand[i].id)->judge, hand[i].given);
         cr_expect_eq(r.verdict, VERDICT_RIGHT, "%s: %g judged %s (%s)", hand[i].id, hand[i].given,
@@ -107,7 +127,8 @@ Test(practice_ch11, part_slips_are_recognised)
         const char *word;
     } slips[] = {{"11.3(a)", 6, "nats"},         {"11.4(a1)", 0.301, "natural"}, {"11.4(a4)", 1.151, "P1 / P0"},
                  {"11.4(a4)", -0.4576, "no (1 - alpha)"}, {"11.6(a)", 0.625, "first rejection"},
-                 {"11.6(a)", 0.4, "without a rejection"}, {"11.6(b)", 0.806, "every proposed draft"}};
+                 {"11.6(a)", 0.4, "without a rejection"}, {"11.6(b)", 0.806, "every proposed draft"},
+                 {"11.5(a)", 60.67, "overshoots"}};
     for (size_t i = 0; i < sizeof slips / sizeof slips[0]; i++) {
         judge_result r = judge_answer(&practice_find(&s, slips[i].id)->judge, slips[i].given);
         cr_expect_eq(r.verdict, VERDICT_SLIP, "%s: %g judged %s", slips[i].id, slips[i].given,
@@ -148,6 +169,13 @@ Test(practice_ch11, two_hundred_seeds_stay_meaningful)
         const char *ids[] = {"11.4(a1)", "11.4(a2)", "11.4(a3)", "11.4(a4)"};
         for (int i = 0; i < 4; i++)
             cr_expect(fabs(seeds_answer_of(&s, ids[i])) >= 0.05, "seed %llu %s", sd, ids[i]);
+        /* 11.5: the bound from its definition; a longer draft notices sooner */
+        double ha = seeds_answer_of(&s, "11.3(a)"), hb = seeds_answer_of(&s, "11.3(b)");
+        expect_rel(seeds_answer_of(&s, "11.5(a)"), delay_by_hand(a0, a1, (int)g, ha), 1e-9);
+        expect_rel(seeds_answer_of(&s, "11.5(b)"), delay_by_hand(a0, a1, (int)g, hb), 1e-9);
+        expect_rel(seeds_answer_of(&s, "11.5(c)"), delay_by_hand(a0, a1, 8, ha), 1e-9);
+        if (g < 8)
+            cr_expect(seeds_answer_of(&s, "11.5(c)") < seeds_answer_of(&s, "11.5(a)"), "seed %llu", sd);
         /* 11.6: counters a server could write, the estimate above the dashboard */
         double n = seeds_input_of(&s, "ch11_ex6_rounds"), acc = seeds_input_of(&s, "ch11_ex6_accepted");
         double rej = seeds_input_of(&s, "ch11_ex6_rejections");

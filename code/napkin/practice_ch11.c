@@ -1,5 +1,6 @@
 /* Chapter 11's exercise variants: 11.3 (choosing a threshold), 11.4
- * (reading the increments) and 11.6 (two acceptance rates).  The printed
+ * (reading the increments), 11.5 (how fast does it notice? the same
+ * detector at 11.3's rates) and 11.6 (two acceptance rates).  The printed
  * numbers are seed 0; other seeds draw from the lists below: false-alarm
  * rates a fleet would ask for, a drop from a strong to a weaker draft (the
  * increments kept clear of 0, so that a relative tolerance means
@@ -88,6 +89,42 @@ static int exercise_4(practice_set *s, rng_state *r)
     return 0;
 }
 
+/* ---- 11.5: the delay bound of 11.4's detector at 11.3's false-alarm rates */
+
+static int delay_part(practice_set *s, const char *id, const char *what, double a0, double a1, int gamma,
+                      double exponent)
+{
+    cusum_design d;
+    if (cusum_design_make(a0, a1, gamma, pow(10, exponent), &d) != 0)
+        return -1;
+    double bound = cusum_delay_bound(&d, a1), mu = cusum_drift(&d, a1);
+    if (!isfinite(bound))
+        return -1;
+    practice_part *p = practice_add_part(s, id, 5, what, "rounds", JUDGE_RELATIVE, bound, JUDGE_HAND_TOL);
+    practice_add_slip(p, d.threshold / mu, "the crossing overshoots h by up to one increment: (h + l_max) / I1");
+    practice_add_slip(p, (d.threshold + cusum_llr_max(&d)) / -cusum_drift(&d, a0),
+                      "the drift that counts is after the drop: the expected increment at alpha1");
+    return 0;
+}
+
+static int exercise_5(practice_set *s)
+{
+    const practice_input *a0 = practice_input_named(s, "ch11_ex4_alpha0"), *a1 = practice_input_named(s, "ch11_ex4_alpha1");
+    const practice_input *g = practice_input_named(s, "ch11_ex4_gamma");
+    const practice_input *ea = practice_input_named(s, "ch11_ex3_exp_a"), *eb = practice_input_named(s, "ch11_ex3_exp_b");
+    if (!a0 || !a1 || !g || !ea || !eb)
+        return -1;
+    const int long_draft = 8; /* 11.5(c): a draft twice the printed 4 */
+    if (delay_part(s, "11.5(a)", "delay bound at the first false-alarm rate", a0->value, a1->value, (int)g->value,
+                   ea->value) != 0 ||
+        delay_part(s, "11.5(b)", "delay bound at the second false-alarm rate", a0->value, a1->value, (int)g->value,
+                   eb->value) != 0 ||
+        delay_part(s, "11.5(c)", "delay bound with 8 drafts a round, first rate", a0->value, a1->value, long_draft,
+                   ea->value) != 0)
+        return -1;
+    return 0;
+}
+
 /* ---- 11.6: the MLE against the dashboard's accepted over proposed */
 
 static const double ex6_rounds[] = {500, 1000, 2000};
@@ -133,7 +170,7 @@ int practice_build_ch11(uint64_t seed, practice_set *out)
     r6 = r4;
     rng_jump(&r6);
     exercise_3(out, &r3);
-    if (exercise_4(out, &r4) != 0)
+    if (exercise_4(out, &r4) != 0 || exercise_5(out) != 0) /* 11.5 reads 11.3's and 11.4's numbers */
         return -1;
     exercise_6(out, &r6);
     return 0;
