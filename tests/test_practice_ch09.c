@@ -44,6 +44,14 @@ Test(practice_ch09, seed_zero_is_the_printed_book)
     expect_rel(seeds_answer_of(&s, "9.1(b)"), 31590, 1e-12);
     cr_expect_eq(seeds_answer_of(&s, "9.1(c1)"), 97);
     cr_expect_eq(seeds_answer_of(&s, "9.1(c2)"), 101);
+    /* Wan 14B, 81 frames of 1280 x 720: 21 x 45 x 80 = 75,600 tokens; a
+     * forward is 2 x 75,600 x 11,953,766,400 (40 x (6 x 5120^2 + 2 x 5120 x
+     * 13824)) + 4 x 40 x 75,600^2 x 5120 + cross 4 x 40 x 75,600 x 512 x
+     * 5120 + 2 x 512 x 2 x 5120^2 x 40 = 1.807409e15 + 4.682023e15 +
+     * 3.38564e13 = 6.523288e15; twice with guidance */
+    double n = 75600, lin = 2 * n * 40 * (6 * 5120.0 * 5120 + 2 * 5120.0 * 13824), att = 4 * 40 * n * n * 5120;
+    double cross = 4 * 40 * n * 512 * 5120 + 2 * 512 * 2 * 5120.0 * 5120 * 40;
+    expect_rel(seeds_answer_of(&s, "9.2(a)"), 2 * (lin + att + cross) / 1e15, 1e-9);
     /* the printed request times, 261 s 8-way and 1467 s on one GPU.
      * 2 an hour on the 8-way server: rho = 0.145, Wq = 0.145 x 261 /
      * (2 x 0.855) = 22.1316 s: 283.1316 s = 4.71886 min.  Eight GPUs at a =
@@ -65,7 +73,7 @@ Test(practice_ch09, seed_zero_is_the_printed_book)
     cr_expect_eq(seeds_input_of(&s, "ch09_ex7_steps"), 50);
     cr_expect_eq(seeds_input_of(&s, "ch09_ex7_payload"), 200);
     cr_expect_eq(seeds_answer_of(&s, "9.7(a)"), 1864);
-    cr_expect_eq(s.n_parts, 12);
+    cr_expect_eq(s.n_parts, 13);
 }
 
 Test(practice_ch09, hand_answers_to_three_figures_pass)
@@ -77,7 +85,8 @@ Test(practice_ch09, hand_answers_to_three_figures_pass)
         double given;
     } hand[] = {{"9.1(a1)", 21},   {"9.1(a2)", 32760}, {"9.1(b)", 31600},  {"9.1(c1)", 97},
                 {"9.1(c2)", 101},  {"9.6(a1)", 4.72},  {"9.6(a2)", 24.5},  {"9.6(b1)", 18.9},
-                {"9.6(b2)", 25.0}, {"9.6(c1)", 13.8},  {"9.6(c2)", 19.6},  {"9.7(a)", 1864}};
+                {"9.6(b2)", 25.0}, {"9.6(c1)", 13.8},  {"9.6(c2)", 19.6},  {"9.7(a)", 1864},
+                {"9.2(a)", 13.0}};
     for (size_t i = 0; i < sizeof hand / sizeof hand[0]; i++) {
         judge_result r = judge_answer(&practice_find(&s, hand[i].id)->judge, hand[i].given);
         cr_expect_eq(r.verdict, VERDICT_RIGHT, "%s: %g judged %s (%s)", hand[i].id, hand[i].given,
@@ -99,7 +108,8 @@ Test(practice_ch09, part_slips_are_recognised)
         const char *word;
     } slips[] = {{"9.1(a1)", 20, "first frame"}, {"9.1(a2)", 31200, "first frame"}, {"9.1(c1)", 96, "1 + 4k"},
                  {"9.1(c2)", 100, "1 + 4k"},     {"9.6(a1)", 0.369, "wait"},        {"9.6(a1)", 5.09, "M/D/1"},
-                 {"9.6(c1)", 110.3, "one server"}, {"9.7(a)", 1832, "DONE"}};
+                 {"9.6(c1)", 110.3, "one server"}, {"9.7(a)", 1832, "DONE"},
+                 {"9.2(a)", 3.683, "self-attention"}};
     for (size_t i = 0; i < sizeof slips / sizeof slips[0]; i++) {
         judge_result r = judge_answer(&practice_find(&s, slips[i].id)->judge, slips[i].given);
         cr_expect_eq(r.verdict, VERDICT_SLIP, "%s: %g judged %s", slips[i].id, slips[i].given,
@@ -142,6 +152,9 @@ Test(practice_ch09, two_hundred_seeds_stay_meaningful)
         expect_rel(seeds_answer_of(&s, "9.6(a1)"), mdc_time_by_hand(low, sp, 1) / 60, 1e-9);
         cr_expect(seeds_answer_of(&s, "9.6(a1)") < seeds_answer_of(&s, "9.6(a2)"));
         cr_expect(seeds_answer_of(&s, "9.6(b1)") > seeds_answer_of(&s, "9.6(a1)"));
+        /* 9.2: Wan's released sizes */
+        double w = seeds_input_of(&s, "ch09_ex2_width"), h = seeds_input_of(&s, "ch09_ex2_height");
+        cr_expect((w == 1280 && h == 720) || (w == 832 && h == 480), "seed %llu: %g x %g", sd, w, h);
         /* 9.7: 32-byte headers on steps + 2 records, the payload once */
         cr_expect_eq(seeds_answer_of(&s, "9.7(a)"),
                      32 * (seeds_input_of(&s, "ch09_ex7_steps") + 2) + seeds_input_of(&s, "ch09_ex7_payload"));

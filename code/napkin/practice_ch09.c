@@ -1,9 +1,11 @@
-/* Chapter 9's exercise variants: 9.1 (the first frame), 9.6 (one fast job
- * or eight slow ones) and 9.7 (what the journal costs).  The printed
+/* Chapter 9's exercise variants: 9.1 (the first frame), 9.2 (guidance
+ * doubles the bill, part a), 9.6 (one fast job or eight slow ones)
+ * and 9.7 (what the journal costs).  The printed
  * numbers are seed 0; other seeds draw from the lists below: frame counts
  * the VAE takes (one more than a multiple of 4) and targets it does not
- * (so that 9.1(c) has a count on either side), loads under the capacity of
- * both placements of 9.6 (so both queues are stable), and the step counts
+ * (so that 9.1(c) has a count on either side), videos of the two sizes
+ * Wan 14B was released for that fit one H100 in 9.2, loads under the
+ * capacity of both placements of 9.6 (so both queues are stable), and the step counts
  * and payloads of real jobs in 9.7. */
 #include "practice.h"
 
@@ -55,6 +57,44 @@ static int exercise_1(practice_set *s, rng_state *r)
                           JUDGE_EXACT, above, 0);
     practice_add_slip(p, above - 1, grid);
     practice_add_slip(p, above + m.stride_t - 1, grid);
+    return 0;
+}
+
+/* ---- 9.2(a): one denoising step of Wan 14B with guidance (part b, one
+ * forward, is the chapter's own worked number and half of a) */
+
+static const double ex2_frames[] = {33, 49, 65, 81};
+/* 720p and 480p, the two sizes Wan2.1-T2V-14B was released for */
+static const double ex2_width[] = {1280, 832};
+static const double ex2_height[] = {720, 480};
+
+static int exercise_2(practice_set *s, rng_state *r)
+{
+    double frames = practice_pick(r, s->seed, ex2_frames, COUNT(ex2_frames), 3);
+    int size = s->seed == 0 ? 0 : (int)rng_below(r, COUNT(ex2_width));
+    video_model m;
+    gpu_spec h100 = gpu_builtin("h100");
+    if (video_model_lookup("wan2.1-14b", &m) != 0)
+        return -1;
+    video_request q = video_request_default(&m, &h100);
+    q.frames = (int)frames;
+    q.width = (int)ex2_width[size];
+    q.height = (int)ex2_height[size];
+    video_estimate e;
+    char err[256];
+    /* the request of 9.2(c) runs on one H100: it has to fit there */
+    if (video_estimate_compute(&q, &e, err, sizeof err) != 0 || !e.fits)
+        return -1;
+    practice_add_input(s, "ch09_ex2_frames", frames, "%.0f", RANGE_OF(ex2_frames));
+    practice_add_input(s, "ch09_ex2_width", ex2_width[size], "%.0f", 832, 1280);
+    practice_add_input(s, "ch09_ex2_height", ex2_height[size], "%.0f", 480, 720);
+    const video_forward_flops *f = &e.forward;
+    practice_part *p = practice_add_part(s, "9.2(a)", 2, "FLOPs of a step with guidance", "PFLOP", JUDGE_RELATIVE,
+                                         2 * f->total / 1e15, JUDGE_HAND_TOL);
+    practice_add_slip(p, 2 * (f->linear + f->cross) / 1e15,
+                      "self-attention over the whole video, 4 L N^2 d, is most of a step");
+    practice_add_slip(p, 2 * (f->linear + f->attention / 2 + f->cross) / 1e15,
+                      "attention is two matrix products (Q K^T and the weighted V): 4, not 2, L N^2 d");
     return 0;
 }
 
@@ -136,11 +176,13 @@ static void exercise_7(practice_set *s, rng_state *r)
 int practice_build_ch09(uint64_t seed, practice_set *out)
 {
     /* one stream per exercise, so a change to one leaves the others' draws */
-    rng_state r1 = rng_make(seed), r6 = r1, r7;
+    rng_state r1 = rng_make(seed), r6 = r1, r7, r2;
     rng_jump(&r6);
     r7 = r6;
     rng_jump(&r7);
-    if (exercise_1(out, &r1) != 0 || exercise_6(out, &r6) != 0)
+    r2 = r7;
+    rng_jump(&r2);
+    if (exercise_1(out, &r1) != 0 || exercise_2(out, &r2) != 0 || exercise_6(out, &r6) != 0)
         return -1;
     exercise_7(out, &r7);
     return 0;

@@ -8,7 +8,7 @@
 #include "09-video-diffusion.h"
 #include "kit_answers.h"
 
-/* Exercise `exercise` (1, 6 or 7; 0 for all) of the variant s. */
+/* Exercise `exercise` (1, 2, 6 or 7; 0 for all) of the variant s. */
 static inline kit_answers kit_answers_09(const practice_set *s, int exercise)
 {
     kit_answers a = {0};
@@ -16,6 +16,11 @@ static inline kit_answers kit_answers_09(const practice_set *s, int exercise)
         int frames = (int)kit_input_(s, "ch09_ex1_frames");
         kit_answer_(&a, "9.1(a1)", ex09_latent_frames(frames, 4));
         kit_answer_(&a, "9.1(a2)", (double)ex09_tokens("wan2.1-1.3b", frames, 832, 480));
+    }
+    if (exercise == 0 || exercise == 2) {
+        int frames = (int)kit_input_(s, "ch09_ex2_frames"), w = (int)kit_input_(s, "ch09_ex2_width");
+        int h = (int)kit_input_(s, "ch09_ex2_height");
+        kit_answer_(&a, "9.2(a)", ex09_step_flop("wan2.1-14b", frames, w, h, 2) / 1e15);
     }
     if (exercise == 0 || exercise == 6) {
         double sp = kit_input_(s, "ch09_ex6_service_sp"), one = kit_input_(s, "ch09_ex6_service_one");
