@@ -16,10 +16,42 @@
     } while (0)
 #include "specs.h"
 
+/* Qwen2-VL's smart_resize, worked here from the preprocessor's definition
+ * independently of the library: each side to the nearest multiple of 28
+ * (half to even), then, past max_pixels, both scaled by sqrt(h w / max) and
+ * floored to 28 px, or, under min_pixels, scaled up and ceiled; a token per
+ * 28 x 28 px. */
+static double qwen_by_hand(double w, double h, double min_pixels, double max_pixels)
+{
+    double hb = nearbyint(h / 28) * 28, wb = nearbyint(w / 28) * 28;
+    if (hb * wb > max_pixels) {
+        double beta = sqrt(h * w / max_pixels);
+        hb = fmax(28, floor(h / beta / 28) * 28), wb = fmax(28, floor(w / beta / 28) * 28);
+    } else if (hb * wb < min_pixels) {
+        double beta = sqrt(min_pixels / (h * w));
+        hb = ceil(h * beta / 28) * 28, wb = ceil(w * beta / 28) * 28;
+    }
+    return (hb / 28) * (wb / 28);
+}
+
 Test(practice_ch07, seed_zero_is_the_printed_book)
 {
     practice_set s;
     cr_assert_eq(practice_build(7, 0, &s), 0);
+    /* Qwen2-VL, 1920 x 1080: 39 x 69 = 2691 tokens; under 1280 x 28 x 28 =
+     * 1,003,520 px, beta = sqrt(2,073,600 / 1,003,520) = 1.43747: floor(26.8)
+     * = 26 by floor(47.7) = 47, 1222.  The 300 x 200 icon: 7 x 11 = 77; grown
+     * to 256 x 28 x 28 = 200,704 px, beta = 1.82895: ceil(13.06) = 14 by
+     * ceil(19.6) = 20, 280 */
+    cr_expect_eq(seeds_input_of(&s, "ch07_ex2_width"), 1920);
+    cr_expect_eq(seeds_input_of(&s, "ch07_ex2_height"), 1080);
+    cr_expect_eq(seeds_input_of(&s, "ch07_ex2_cap"), 1280);
+    cr_expect_eq(seeds_input_of(&s, "ch07_ex2_icon_w"), 300);
+    cr_expect_eq(seeds_input_of(&s, "ch07_ex2_icon_h"), 200);
+    cr_expect_eq(seeds_answer_of(&s, "7.2(a1)"), 2691);
+    cr_expect_eq(seeds_answer_of(&s, "7.2(a2)"), 1222);
+    cr_expect_eq(seeds_answer_of(&s, "7.2(b1)"), 280);
+    cr_expect_eq(seeds_answer_of(&s, "7.2(b2)"), 77);
     cr_expect_eq(seeds_input_of(&s, "ch07_ex4_text_tokens"), 100);
     cr_expect_eq(seeds_input_of(&s, "ch07_ex4_output_tokens"), 256);
     /* Llama-3.2-11B-Vision: one <|image|> token; a 1080p image is 2 x 2 tiles
@@ -58,7 +90,7 @@ Test(practice_ch07, seed_zero_is_the_printed_book)
     cr_expect_eq(seeds_answer_of(&s, "7.7(b2)"), 0);
     cr_expect_eq(seeds_answer_of(&s, "7.7(c1)"), 4);
     cr_expect_eq(seeds_answer_of(&s, "7.7(c2)"), 40);
-    cr_expect_eq(s.n_parts, 13);
+    cr_expect_eq(s.n_parts, 17);
 }
 
 Test(practice_ch07, hand_answers_to_three_figures_pass)
@@ -70,7 +102,8 @@ Test(practice_ch07, hand_answers_to_three_figures_pass)
         double given;
     } hand[] = {{"7.4(a)", 101},   {"7.4(b1)", 257}, {"7.4(b2)", 81.8}, {"7.4(c1)", 99.3}, {"7.4(c2)", 46.7},
                 {"7.5(a)", 381},   {"7.5(b)", 8.59}, {"7.5(c)", 5.02},  {"7.7(a)", 40},    {"7.7(b1)", 2},
-                {"7.7(b2)", 0},    {"7.7(c1)", 4},   {"7.7(c2)", 40}};
+                {"7.7(b2)", 0},    {"7.7(c1)", 4},   {"7.7(c2)", 40},
+                {"7.2(a1)", 2691}, {"7.2(a2)", 1222}, {"7.2(b1)", 280}, {"7.2(b2)", 77}};
     for (size_t i = 0; i < sizeof hand / sizeof hand[0]; i++) {
         judge_result r = judge_answer(&practice_find(&s, hand[i].id)->judge, hand[i].given);
         cr_expect_eq(r.verdict, VERDICT_RIGHT, "%s: %g judged %s (%s)", hand[i].id, hand[i].given,
@@ -94,7 +127,8 @@ Test(practice_ch07, part_slips_are_recognised)
                  {"7.4(b1)", 886.2, "cross-attention layers"}, {"7.4(b1)", 46.66, "cross-attention KV"},
                  {"7.5(a)", 364.9, "4, not 2"},       {"7.5(a)", 348.5, "attention term"},
                  {"7.5(c)", 4, "square"},             {"7.7(a)", 41, "round down"},
-                 {"7.7(b1)", 3, "text tokens"}};
+                 {"7.7(b1)", 3, "text tokens"},        {"7.2(a1)", 10764, "28 x 28"},
+                 {"7.2(a2)", 1280, "rounds down"},     {"7.2(b1)", 77, "grows it"}};
     for (size_t i = 0; i < sizeof slips / sizeof slips[0]; i++) {
         judge_result r = judge_answer(&practice_find(&s, slips[i].id)->judge, slips[i].given);
         cr_expect_eq(r.verdict, VERDICT_SLIP, "%s: %g judged %s", slips[i].id, slips[i].given,
@@ -116,6 +150,17 @@ Test(practice_ch07, two_hundred_seeds_stay_meaningful)
             seeds_check_set(&s, &again);
         }
         slips += seeds_check_slips(&s);
+        /* 7.2: the counts by hand; the lower max_pixels shrinks the image,
+         * min_pixels grows the icon */
+        double w = seeds_input_of(&s, "ch07_ex2_width"), h = seeds_input_of(&s, "ch07_ex2_height");
+        double cap = seeds_input_of(&s, "ch07_ex2_cap") * 784;
+        double iw = seeds_input_of(&s, "ch07_ex2_icon_w"), ih = seeds_input_of(&s, "ch07_ex2_icon_h");
+        cr_expect_eq(seeds_answer_of(&s, "7.2(a1)"), qwen_by_hand(w, h, 3136, 12845056), "seed %llu", (unsigned long long)seed);
+        cr_expect_eq(seeds_answer_of(&s, "7.2(a2)"), qwen_by_hand(w, h, 3136, cap), "seed %llu", (unsigned long long)seed);
+        cr_expect_eq(seeds_answer_of(&s, "7.2(b1)"), qwen_by_hand(iw, ih, 200704, 12845056));
+        cr_expect_eq(seeds_answer_of(&s, "7.2(b2)"), qwen_by_hand(iw, ih, 3136, 12845056));
+        cr_expect(seeds_answer_of(&s, "7.2(a2)") < seeds_answer_of(&s, "7.2(a1)"));
+        cr_expect(seeds_answer_of(&s, "7.2(b1)") > seeds_answer_of(&s, "7.2(b2)"));
         /* 7.4: the request's KV is under a GB (it fits beside the weights:
          * practice_build fails otherwise); the image's share is a share; a
          * smaller image and no image hold less */

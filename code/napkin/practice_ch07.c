@@ -1,10 +1,13 @@
-/* Chapter 7's exercise variants: 7.4 (image tokens that are not context
- * tokens), 7.5 (counting a ViT) and 7.7 (the prefill budget).  The printed
- * numbers are seed 0; other seeds draw from the lists below, which keep the
- * image sizes of the printed exercises (a 1080p screenshot, a 560 px tile),
- * so that each preprocessor's count is the one the chapter works out, and
- * vary what a candidate computes with them: the text and output lengths,
- * the ViT's resolution, the scheduler's token budget. */
+/* Chapter 7's exercise variants: 7.2 (a min/max_pixels clamp, the token
+ * counts), 7.4 (image tokens that are not context tokens), 7.5 (counting a
+ * ViT) and 7.7 (the prefill budget).  The printed numbers are seed 0; other
+ * seeds draw from the lists below.  7.2 takes screenshots of common sizes,
+ * a max_pixels that shrinks them and icons that min_pixels grows; the
+ * others keep the image sizes of the printed exercises (a 1080p
+ * screenshot, a 560 px tile), so that each preprocessor's count is the one
+ * the chapter works out, and vary what a candidate computes with them: the
+ * text and output lengths, the ViT's resolution, the scheduler's token
+ * budget. */
 #include "practice.h"
 
 #include "memory.h"
@@ -24,6 +27,87 @@ static int image_of(const char *key, int width, int height, vision_spec *v, visi
     if (vision_lookup(key, v) != 0)
         return -1;
     return vision_image_tokens(v, width, height, im, err, sizeof err);
+}
+
+/* ---- 7.2: Qwen2-VL's min/max_pixels clamp (smart_resize, 28 px a token) */
+
+static const double ex2_width[] = {1920, 1280, 2560, 1600, 1024};
+static const double ex2_height[] = {1080, 720, 1440, 900, 768};
+static const double ex2_cap[] = {768, 1024, 1280};
+static const double ex2_icon_w[] = {300, 200, 320, 240};
+static const double ex2_icon_h[] = {200, 200, 240, 160};
+
+static int qwen_tokens(int width, int height, double min_pixels, double max_pixels, vision_image *im)
+{
+    vision_spec v;
+    char err[256];
+    if (vision_lookup("qwen2-vl-7b", &v) != 0)
+        return -1;
+    v.min_pixels = min_pixels;
+    v.max_pixels = max_pixels;
+    return vision_image_tokens(&v, width, height, im, err, sizeof err) == 0 ? im->tokens : -1;
+}
+
+/* A slip's count: the image scaled by beta with each side rounded to the
+ * nearest 28 px instead of down (shrinking) or up (growing). */
+static double rounded_scale(double width, double height, double beta)
+{
+    return fmax(1, round(width * beta / 28)) * fmax(1, round(height * beta / 28));
+}
+
+static int exercise_2(practice_set *s, rng_state *r)
+{
+    vision_spec v;
+    if (vision_lookup("qwen2-vl-7b", &v) != 0)
+        return -1;
+    const double floor_pixels = 256 * 28 * 28;
+    int image = 0;
+    double cap = 1280;
+    vision_image full, capped;
+    for (int attempt = 0; attempt < 64; attempt++) {
+        image = s->seed == 0 ? 0 : (int)rng_below(r, COUNT(ex2_width));
+        cap = practice_pick(r, s->seed, ex2_cap, COUNT(ex2_cap), 2);
+        if (qwen_tokens((int)ex2_width[image], (int)ex2_height[image], v.min_pixels, v.max_pixels, &full) < 0 ||
+            qwen_tokens((int)ex2_width[image], (int)ex2_height[image], v.min_pixels, cap * 784, &capped) < 0)
+            return -1;
+        if (capped.clamped == 1) /* the lower max_pixels shrinks the image */
+            break;
+        image = 0, cap = 1280;
+    }
+    if (qwen_tokens((int)ex2_width[image], (int)ex2_height[image], v.min_pixels, v.max_pixels, &full) < 0 ||
+        qwen_tokens((int)ex2_width[image], (int)ex2_height[image], v.min_pixels, cap * 784, &capped) < 0)
+        return -1;
+    int icon = s->seed == 0 ? 0 : (int)rng_below(r, COUNT(ex2_icon_w));
+    double w = ex2_width[image], h = ex2_height[image], iw = ex2_icon_w[icon], ih = ex2_icon_h[icon];
+    practice_add_input(s, "ch07_ex2_width", w, "%.0f", RANGE_OF(ex2_width));
+    practice_add_input(s, "ch07_ex2_height", h, "%.0f", RANGE_OF(ex2_height));
+    practice_add_input(s, "ch07_ex2_cap", cap, "%.0f", RANGE_OF(ex2_cap));
+    practice_add_input(s, "ch07_ex2_icon_w", iw, "%.0f", RANGE_OF(ex2_icon_w));
+    practice_add_input(s, "ch07_ex2_icon_h", ih, "%.0f", RANGE_OF(ex2_icon_h));
+    vision_image small, grown;
+    if (qwen_tokens((int)iw, (int)ih, v.min_pixels, v.max_pixels, &small) < 0 ||
+        qwen_tokens((int)iw, (int)ih, floor_pixels, v.max_pixels, &grown) < 0 || grown.clamped != -1)
+        return -1;
+    const char *merge = "Qwen2-VL merges 2 x 2 patches of 14 px: one token per 28 x 28 px";
+    practice_part *p = practice_add_part(s, "7.2(a1)", 2, "tokens with the default max_pixels", "tokens", JUDGE_EXACT,
+                                         full.tokens, 0);
+    practice_add_slip(p, 4.0 * full.tokens, merge);
+    p = practice_add_part(s, "7.2(a2)", 2, "tokens with the lower max_pixels", "tokens", JUDGE_EXACT, capped.tokens,
+                          0);
+    practice_add_slip(p, cap, "max_pixels bounds the area; each side then rounds down to a multiple of 28 px");
+    practice_add_slip(p, rounded_scale(w, h, 1 / sqrt(w * h / (cap * 784))),
+                      "shrinking rounds each side down (floor), so the area stays under max_pixels");
+    practice_add_slip(p, 4.0 * capped.tokens, merge);
+    p = practice_add_part(s, "7.2(b1)", 2, "the icon's tokens with the min_pixels floor", "tokens", JUDGE_EXACT,
+                          grown.tokens, 0);
+    practice_add_slip(p, small.tokens, "the icon's area is under min_pixels: the preprocessor grows it");
+    practice_add_slip(p, rounded_scale(iw, ih, sqrt(floor_pixels / (iw * ih))),
+                      "growing rounds each side up (ceil), so the area reaches min_pixels");
+    p = practice_add_part(s, "7.2(b2)", 2, "the icon's tokens without that floor", "tokens", JUDGE_EXACT, small.tokens,
+                          0);
+    practice_add_slip(p, grown.tokens, "without the floor the default min_pixels, 4 x 28 x 28, leaves the icon's size");
+    practice_add_slip(p, 4.0 * small.tokens, merge);
+    return 0;
 }
 
 /* ---- 7.4: Llama-3.2-11B-Vision keeps an image in cross-attention KV */
@@ -199,11 +283,14 @@ static int exercise_7(practice_set *s, rng_state *r)
 int practice_build_ch07(uint64_t seed, practice_set *out)
 {
     /* one stream per exercise, so a change to one leaves the others' draws */
-    rng_state r4 = rng_make(seed), r5 = r4, r7;
+    rng_state r4 = rng_make(seed), r5 = r4, r7, r2;
     rng_jump(&r5);
     r7 = r5;
     rng_jump(&r7);
-    if (exercise_4(out, &r4) != 0 || exercise_5(out, &r5) != 0 || exercise_7(out, &r7) != 0)
+    r2 = r7;
+    rng_jump(&r2);
+    if (exercise_2(out, &r2) != 0 || exercise_4(out, &r4) != 0 || exercise_5(out, &r5) != 0 ||
+        exercise_7(out, &r7) != 0)
         return -1;
     return 0;
 }

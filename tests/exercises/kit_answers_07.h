@@ -7,10 +7,18 @@
 #include "07-images-as-tokens.h"
 #include "kit_answers.h"
 
-/* Exercise `exercise` (4, 5 or 7; 0 for all) of the variant s. */
+/* Exercise `exercise` (2, 4, 5 or 7; 0 for all) of the variant s. */
 static inline kit_answers kit_answers_07(const practice_set *s, int exercise)
 {
     kit_answers a = {0};
+    if (exercise == 0 || exercise == 2) {
+        int w = (int)kit_input_(s, "ch07_ex2_width"), h = (int)kit_input_(s, "ch07_ex2_height");
+        int iw = (int)kit_input_(s, "ch07_ex2_icon_w"), ih = (int)kit_input_(s, "ch07_ex2_icon_h");
+        kit_answer_(&a, "7.2(a1)", ex07_qwen_tokens(w, h, 3136, 12845056));
+        kit_answer_(&a, "7.2(a2)", ex07_qwen_tokens(w, h, 3136, kit_input_(s, "ch07_ex2_cap") * 28 * 28));
+        kit_answer_(&a, "7.2(b1)", ex07_qwen_tokens(iw, ih, 256 * 28 * 28, 12845056));
+        kit_answer_(&a, "7.2(b2)", ex07_qwen_tokens(iw, ih, 3136, 12845056));
+    }
     if (exercise == 0 || exercise == 4) {
         int text = (int)kit_input_(s, "ch07_ex4_text_tokens"), out = (int)kit_input_(s, "ch07_ex4_output_tokens");
         kit_answer_(&a, "7.4(a)", ex07_cross_context_tokens(text, 1));
