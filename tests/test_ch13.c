@@ -1,4 +1,6 @@
-/* Chapter 13's argument, checked from the chapter down: the values
+/* napkin: instructor (the student kit leaves it out: it derives 13.3's answer)
+ *
+ * Chapter 13's argument, checked from the chapter down: the values
  * code/ch13/today.c records, through the functions it calls, against hand
  * derivations from the configs (DeepSeek-V3: 61 layers, hidden 7168, 128
  * heads, kv_lora 512, rope 64, nope 128, v 128, 256 experts of 2048 top 8,

@@ -56,7 +56,7 @@ Test(cli_practice, bad_flags)
     const struct {
         const char *args, *says;
     } cases[] = {
-        {"practice --chapter 7", "--chapter 7 has no exercise variants"},
+        {"practice --chapter 99", "--chapter 99 has no exercise variants"},
         {"practice --chapter 12 --seed -3", "--seed"},
         {"practice --chapter 12 --seed 99999999999", "--seed"},
         {"practice --chapter 12 --part '12.9(z)' --answer 3", "no part '12.9(z)'"},

@@ -171,7 +171,7 @@ Test(grade, bad_input_names_the_flag)
     } cases[] = {
         {"--chapter 12 --seed -1 --answers A", "--seed"},
         {"--chapter x --answers A", "--chapter"},
-        {"--chapter 7 --answers T", "--chapter 7 has no exercise variants"},
+        {"--chapter 99 --answers T", "--chapter 99 has no exercise variants"},
         {"--chapter 12", "--answers"},
         {"--chapter 12 --answers /nonexistent/answers.json", "--answers"},
         {"--chapter 12 --answers T", "12.1(z)"},

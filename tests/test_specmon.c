@@ -1,4 +1,7 @@
-/* The acceptance-rate CUSUM: its increments by hand, its design formulas, and
+/* napkin: instructor (the student kit leaves it out: its hand derivations are
+ * 11.4's and 11.6's answers)
+ *
+ * The acceptance-rate CUSUM: its increments by hand, its design formulas, and
  * its behaviour on synthetic streams with fixed seeds. */
 #include "rng.h"
 #include "specmon.h"

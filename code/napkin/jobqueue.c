@@ -53,6 +53,9 @@ typedef struct {
 } jq_header;
 //< record
 
+/* jobqueue_size.c prices a job's journal without this file's threads */
+_Static_assert(sizeof(jq_header) == JQ_RECORD_HEADER_BYTES, "JQ_RECORD_HEADER_BYTES is the header's size");
+
 static uint32_t record_crc(const jq_header *h, const void *payload)
 {
     uint32_t c = jq_crc32(0, (const char *)h + 8, sizeof *h - 8);

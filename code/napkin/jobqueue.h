@@ -175,5 +175,13 @@ int jobqueue_journal_scan(const char *path, jrec_fn fn, void *ctx, jq_scan *scan
 
 /* The CRC-32 (IEEE 802.3, reflected, as zlib's crc32) of len bytes. */
 uint32_t jq_crc32(uint32_t crc, const void *data, size_t len);
+/* The bytes of a journal record's header (jobqueue.c checks it against the
+ * header itself). */
+#define JQ_RECORD_HEADER_BYTES 32
+/* Journal bytes a job leaves when it completes: its SUBMIT record with the
+ * payload, one STEP record per step and its DONE record, each a record
+ * header long besides the payload (jobqueue_size.c: no threads, so the
+ * page's WebAssembly module has it too). */
+double jq_job_journal_bytes(int steps, size_t payload_bytes);
 
 #endif

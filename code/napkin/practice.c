@@ -9,7 +9,7 @@
 
 const char *practice_chapters(void)
 {
-    return "5 10 12";
+    return "5 7 8 9 10 11 12 13";
 }
 
 int practice_build(int chapter, uint64_t seed, practice_set *out)
@@ -20,10 +20,20 @@ int practice_build(int chapter, uint64_t seed, practice_set *out)
     switch (chapter) {
     case 5:
         return practice_build_ch05(seed, out);
+    case 7:
+        return practice_build_ch07(seed, out);
+    case 8:
+        return practice_build_ch08(seed, out);
+    case 9:
+        return practice_build_ch09(seed, out);
     case 10:
         return practice_build_ch10(seed, out);
+    case 11:
+        return practice_build_ch11(seed, out);
     case 12:
         return practice_build_ch12(seed, out);
+    case 13:
+        return practice_build_ch13(seed, out);
     default:
         return -1;
     }

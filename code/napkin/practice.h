@@ -51,7 +51,7 @@ typedef struct {
 /* Fills *out with chapter's variant for seed.  Returns 0, or -1 when the
  * chapter has no variants (practice_chapters lists those that do). */
 int practice_build(int chapter, uint64_t seed, practice_set *out);
-/* "5 10 12" today: the chapters with variants, space-separated. */
+/* "5 7 8 9 10 11 12 13" today: the chapters with variants, space-separated. */
 const char *practice_chapters(void);
 
 /* The largest seed: the page's ?seed= and every tool take 0 to 2^31 - 1. */
@@ -89,7 +89,12 @@ practice_part *practice_add_part(practice_set *s, const char *id, int exercise, 
 void practice_add_slip(practice_part *p, double value, const char *hint);
 
 int practice_build_ch05(uint64_t seed, practice_set *out);
+int practice_build_ch07(uint64_t seed, practice_set *out);
+int practice_build_ch08(uint64_t seed, practice_set *out);
+int practice_build_ch09(uint64_t seed, practice_set *out);
 int practice_build_ch10(uint64_t seed, practice_set *out);
+int practice_build_ch11(uint64_t seed, practice_set *out);
 int practice_build_ch12(uint64_t seed, practice_set *out);
+int practice_build_ch13(uint64_t seed, practice_set *out);
 
 #endif

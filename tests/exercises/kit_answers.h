@@ -34,7 +34,8 @@ static inline double kit_input_(const practice_set *s, const char *name)
 
 /* main() of kit_answers_NN.c: the answers to the variant of $NB_SEED as
  * {"chapter", "seed", "student": "kit", "answers": {...}}; a part the kit
- * leaves NAN, or -1 (its "no answer"), is left out and graded "missing". */
+ * leaves NAN, or -1 (its "no answer" for a count), is left out and graded
+ * "missing"; other negative answers (a log-likelihood ratio) are kept. */
 static inline int kit_answers_main(int chapter, kit_answers (*answers)(const practice_set *, int))
 {
     uint64_t seed;
@@ -51,7 +52,7 @@ static inline int kit_answers_main(int chapter, kit_answers (*answers)(const pra
     kit_answers a = answers(&s, 0);
     printf("{\"chapter\": %d, \"seed\": %llu, \"student\": \"kit\", \"answers\": {", chapter, (unsigned long long)seed);
     for (int i = 0, first = 1; i < a.n; i++) {
-        if (!isfinite(a.value[i]) || a.value[i] < 0)
+        if (!isfinite(a.value[i]) || a.value[i] == -1)
             continue;
         printf("%s\"%s\": %.17g", first ? "" : ", ", a.id[i], a.value[i]);
         first = 0;

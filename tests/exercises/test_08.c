@@ -52,8 +52,10 @@ Test(ex08, e4_padding_on_the_vllm_list)
 {
     /* [1,2,4] + 8..248 by 8 + 256..512 by 16: 100 -> 104, 300 -> 304,
      * 3 -> 4, 250 -> 256, 257 -> 272, 513 -> eager (0); up to 256: 260 -> 0 */
+#ifndef NB_STUDENT_KIT /* the student kit checks these parts through its variant */
     ex_check_int("8.4(a) batch 100 replays", ex08_padded_tokens(100, 512), 104);
     ex_check_int("8.4(a) batch 300 replays", ex08_padded_tokens(300, 512), 304);
+#endif
     ex_check_int("8.4 batch 3 replays", ex08_padded_tokens(3, 512), 4);
     ex_check_int("8.4 batch 250 replays", ex08_padded_tokens(250, 512), 256);
     ex_check_int("8.4 batch 257 replays", ex08_padded_tokens(257, 512), 272);
@@ -77,11 +79,15 @@ Test(ex08, e5_speculative_tokens)
 {
     /* gamma = 3: 9 x 4 = 36 -> 40; 8 x 4 = 32 on the list; gamma = 4: 45 -> 48,
      * 65 -> 72; gamma = 3 at batch 129: 516 tokens, past 512: eager */
+#ifndef NB_STUDENT_KIT /* the student kit checks these parts through its variant */
     ex_check_int("8.5(a) batch 9 at gamma = 3 replays", ex08_spec_padded_tokens(9, 3, 512), 40);
+#endif
     ex_check_int("8.5 batch 8 at gamma = 3 replays", ex08_spec_padded_tokens(8, 3, 512), 32);
+#ifndef NB_STUDENT_KIT /* the student kit checks these parts through its variant */
     ex_check_int("8.5(a) batch 9 at gamma = 4 replays", ex08_spec_padded_tokens(9, 4, 512), 48);
     ex_check_int("8.5(a) batch 13 at gamma = 4 replays", ex08_spec_padded_tokens(13, 4, 512), 72);
     ex_check_int("8.5(c) batch 128 at gamma = 3 replays", ex08_spec_padded_tokens(128, 3, 512), 512);
+#endif
     ex_check_int("8.5(c) batch 129 at gamma = 3 (0: eager)", ex08_spec_padded_tokens(129, 3, 512), 0);
     /* gamma = 7: 8 tokens a sequence, every batch a multiple of 8 */
     for (int b = 1; b * 8 < 256; b++)
@@ -94,11 +100,10 @@ Test(ex08, e6_graph_memory_against_kv)
      * holds 131,072 x 1025 = 134,348,800 B of KV: 10.35 sequences, so 10
      * or 11 are lost depending on where the floor falls.  10 graphs:
      * 272,629,760 B = 2.03 sequences: 2 or 3. */
-    int lost = ex08_seqs_lost("llama3-8b", "h100", 1, 1024, 51, 26);
-    cr_expect(lost == 10 || lost == 11, "8.6(a) sequences lost to 51 graphs: your answer %d, expected 10 or 11", lost);
-    int lost10 = ex08_seqs_lost("llama3-8b", "h100", 1, 1024, 10, 26);
-    cr_expect(lost10 == 2 || lost10 == 3, "8.6(b) sequences lost to 10 graphs: your answer %d, expected 2 or 3",
-              lost10);
+    ex_check_near("8.6(a) sequences lost to 51 graphs", ex08_seqs_lost("llama3-8b", "h100", 1, 1024, 51, 26), 10.5,
+                  0.5);
+    ex_check_near("8.6(b) sequences lost to 10 graphs", ex08_seqs_lost("llama3-8b", "h100", 1, 1024, 10, 26), 2.5,
+                  0.5);
     ex_check_int("8.6 sequences lost to no graphs", ex08_seqs_lost("llama3-8b", "h100", 1, 1024, 0, 26), 0);
     ex_check_int("8.6 -1 graphs", ex08_seqs_lost("llama3-8b", "h100", 1, 1024, -1, 26), -1);
 }
@@ -115,4 +120,21 @@ Test(ex08, e7_where_graphs_stop_paying)
     ex_check_int("8.7 batch where the saving falls below 5%, 4 us launches",
                  ex08_threshold_batch("llama3-8b", "h100", 1, 4096, 4, 0.05), 1);
     ex_check_int("8.7 GPU \"tpu\" (not in the table)", ex08_threshold_batch("llama3-8b", "tpu", 1, 4096, 4, 0.05), -1);
+}
+
+/* The variant of $NB_SEED (make exercise N=08 SEED=4711), judged as the grade
+ * and the page judge it; at seed 0 these are the printed questions, whose
+ * answers the tests above derive by hand. */
+#include "kit_answers_08.h"
+
+Test(ex08, e4_variant)
+{
+    practice_set s = ex_variant(8);
+    ex_check_kit_answers(&s, kit_answers_08(&s, 4));
+}
+
+Test(ex08, e5_variant)
+{
+    practice_set s = ex_variant(8);
+    ex_check_kit_answers(&s, kit_answers_08(&s, 5));
 }

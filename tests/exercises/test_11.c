@@ -99,32 +99,40 @@ Test(ex11, e2_drafts_rent)
                   12605065216.0, 1.0);
 }
 
+#ifndef NB_STUDENT_KIT /* the student kit checks this exercise through its variant */
 Test(ex11, e3_choosing_a_threshold)
 {
     /* h = ln 1e6 = 6 ln 10 = 13.815511 */
     ex_check_near("11.3(a) threshold for ARL0 1e6", ex11_cusum_threshold(1e6), 13.815511, 1e-6);
 }
+#endif
 
 Test(ex11, e4_reading_the_increments)
 {
+#ifndef NB_STUDENT_KIT /* the student kit checks these parts through its variant */
     /* llr(1) = ln(0.75) + ln(2) = -0.287682 + 0.693147 = 0.405465 */
     ex_check_near("11.4 increment of a round with 1 accepted", ex11_cusum_llr(0.8, 0.6, 4, 1), 0.405465, 1e-6);
     /* llr(4) = 4 ln 0.75 = -1.150728 */
     ex_check_near("11.4 increment of a round with 4 accepted", ex11_cusum_llr(0.8, 0.6, 4, 4), -1.150728, 1e-6);
+#endif
     ex_check_nan("11.4 a round with 5 accepted of 4", ex11_cusum_llr(0.8, 0.6, 4, 5), "more accepted than drafted");
 }
 
+#ifndef NB_STUDENT_KIT /* the student kit checks this exercise through its variant */
 Test(ex11, e5_how_fast_does_it_notice)
 {
     /* I1 = 1.3056 ln .75 + .8704 ln 2 = 0.227717 (see test_specmon);
      * bound (13.815511 + 0.693147)/0.227717 = 63.713 */
     ex_check_near("11.5(a) delay bound at ARL0 1e6", ex11_cusum_delay_bound(0.8, 0.6, 4, 1e6), 63.713, 0.01);
 }
+#endif
 
 Test(ex11, e6_two_acceptance_rates)
 {
+#ifndef NB_STUDENT_KIT /* the student kit checks these parts through its variant */
     /* 2500 / (2500 + 600) = 0.8064516 */
     ex_check_near("11.6(a) maximum-likelihood alpha", ex11_alpha_estimate(2500, 600), 0.8064516, 1e-7);
+#endif
     ex_check_nan("11.6 alpha from no drafts examined", ex11_alpha_estimate(0, 0), "no evidence at all");
 }
 
@@ -135,4 +143,33 @@ Test(ex11, e7_the_switch)
     ex_check_int("11.7(c) off, 1.50 after 200 rounds (1 on, 0 off)", ex11_rollout_next(0, 1.50, 200), 0);
     ex_check_int("11.7 off, 1.10 after 1000 rounds (1 on, 0 off)", ex11_rollout_next(0, 1.10, 1000), 1);
     ex_check_int("11.7(d) on, 0.97 after 200 rounds (1 on, 0 off)", ex11_rollout_next(1, 0.97, 200), 0);
+}
+
+/* The variant of $NB_SEED (make exercise N=11 SEED=4711), judged as the grade
+ * and the page judge it; at seed 0 these are the printed questions, whose
+ * answers the tests above derive by hand. */
+#include "kit_answers_11.h"
+
+Test(ex11, e5_variant)
+{
+    practice_set s = ex_variant(11);
+    ex_check_kit_answers(&s, kit_answers_11(&s, 5));
+}
+
+Test(ex11, e3_variant)
+{
+    practice_set s = ex_variant(11);
+    ex_check_kit_answers(&s, kit_answers_11(&s, 3));
+}
+
+Test(ex11, e4_variant)
+{
+    practice_set s = ex_variant(11);
+    ex_check_kit_answers(&s, kit_answers_11(&s, 4));
+}
+
+Test(ex11, e6_variant)
+{
+    practice_set s = ex_variant(11);
+    ex_check_kit_answers(&s, kit_answers_11(&s, 6));
 }

@@ -1,0 +1,296 @@
+/* Chapter 7's exercise variants: 7.2 (a min/max_pixels clamp, the token
+ * counts), 7.4 (image tokens that are not context tokens), 7.5 (counting a
+ * ViT) and 7.7 (the prefill budget).  The printed numbers are seed 0; other
+ * seeds draw from the lists below.  7.2 takes screenshots of common sizes,
+ * a max_pixels that shrinks them and icons that min_pixels grows; the
+ * others keep the image sizes of the printed exercises (a 1080p
+ * screenshot, a 560 px tile), so that each preprocessor's count is the one
+ * the chapter works out, and vary what a candidate computes with them: the
+ * text and output lengths, the ViT's resolution, the scheduler's token
+ * budget. */
+#include "practice.h"
+
+#include "memory.h"
+#include "practice_draw.h"
+#include "specs.h"
+#include "vision.h"
+
+#include <math.h>
+#include <string.h>
+
+#define RANGE_OF PRACTICE_RANGE_OF
+#define COUNT PRACTICE_COUNT
+
+static int image_of(const char *key, int width, int height, vision_spec *v, vision_image *im)
+{
+    char err[256];
+    if (vision_lookup(key, v) != 0)
+        return -1;
+    return vision_image_tokens(v, width, height, im, err, sizeof err);
+}
+
+/* ---- 7.2: Qwen2-VL's min/max_pixels clamp (smart_resize, 28 px a token) */
+
+static const double ex2_width[] = {1920, 1280, 2560, 1600, 1024};
+static const double ex2_height[] = {1080, 720, 1440, 900, 768};
+static const double ex2_cap[] = {768, 1024, 1280};
+static const double ex2_icon_w[] = {300, 200, 320, 240};
+static const double ex2_icon_h[] = {200, 200, 240, 160};
+
+static int qwen_tokens(int width, int height, double min_pixels, double max_pixels, vision_image *im)
+{
+    vision_spec v;
+    char err[256];
+    if (vision_lookup("qwen2-vl-7b", &v) != 0)
+        return -1;
+    v.min_pixels = min_pixels;
+    v.max_pixels = max_pixels;
+    return vision_image_tokens(&v, width, height, im, err, sizeof err) == 0 ? im->tokens : -1;
+}
+
+/* A slip's count: the image scaled by beta with each side rounded to the
+ * nearest 28 px instead of down (shrinking) or up (growing). */
+static double rounded_scale(double width, double height, double beta)
+{
+    return fmax(1, round(width * beta / 28)) * fmax(1, round(height * beta / 28));
+}
+
+static int exercise_2(practice_set *s, rng_state *r)
+{
+    vision_spec v;
+    if (vision_lookup("qwen2-vl-7b", &v) != 0)
+        return -1;
+    const double floor_pixels = 256 * 28 * 28;
+    int image = 0;
+    double cap = 1280;
+    vision_image full, capped;
+    for (int attempt = 0; attempt < 64; attempt++) {
+        image = s->seed == 0 ? 0 : (int)rng_below(r, COUNT(ex2_width));
+        cap = practice_pick(r, s->seed, ex2_cap, COUNT(ex2_cap), 2);
+        if (qwen_tokens((int)ex2_width[image], (int)ex2_height[image], v.min_pixels, v.max_pixels, &full) < 0 ||
+            qwen_tokens((int)ex2_width[image], (int)ex2_height[image], v.min_pixels, cap * 784, &capped) < 0)
+            return -1;
+        if (capped.clamped == 1) /* the lower max_pixels shrinks the image */
+            break;
+        image = 0, cap = 1280;
+    }
+    if (qwen_tokens((int)ex2_width[image], (int)ex2_height[image], v.min_pixels, v.max_pixels, &full) < 0 ||
+        qwen_tokens((int)ex2_width[image], (int)ex2_height[image], v.min_pixels, cap * 784, &capped) < 0)
+        return -1;
+    int icon = s->seed == 0 ? 0 : (int)rng_below(r, COUNT(ex2_icon_w));
+    double w = ex2_width[image], h = ex2_height[image], iw = ex2_icon_w[icon], ih = ex2_icon_h[icon];
+    practice_add_input(s, "ch07_ex2_width", w, "%.0f", RANGE_OF(ex2_width));
+    practice_add_input(s, "ch07_ex2_height", h, "%.0f", RANGE_OF(ex2_height));
+    practice_add_input(s, "ch07_ex2_cap", cap, "%.0f", RANGE_OF(ex2_cap));
+    practice_add_input(s, "ch07_ex2_icon_w", iw, "%.0f", RANGE_OF(ex2_icon_w));
+    practice_add_input(s, "ch07_ex2_icon_h", ih, "%.0f", RANGE_OF(ex2_icon_h));
+    vision_image small, grown;
+    if (qwen_tokens((int)iw, (int)ih, v.min_pixels, v.max_pixels, &small) < 0 ||
+        qwen_tokens((int)iw, (int)ih, floor_pixels, v.max_pixels, &grown) < 0 || grown.clamped != -1)
+        return -1;
+    const char *merge = "Qwen2-VL merges 2 x 2 patches of 14 px: one token per 28 x 28 px";
+    practice_part *p = practice_add_part(s, "7.2(a1)", 2, "tokens with the default max_pixels", "tokens", JUDGE_EXACT,
+                                         full.tokens, 0);
+    practice_add_slip(p, 4.0 * full.tokens, merge);
+    p = practice_add_part(s, "7.2(a2)", 2, "tokens with the lower max_pixels", "tokens", JUDGE_EXACT, capped.tokens,
+                          0);
+    practice_add_slip(p, cap, "max_pixels bounds the area; each side then rounds down to a multiple of 28 px");
+    practice_add_slip(p, rounded_scale(w, h, 1 / sqrt(w * h / (cap * 784))),
+                      "shrinking rounds each side down (floor), so the area stays under max_pixels");
+    practice_add_slip(p, 4.0 * capped.tokens, merge);
+    p = practice_add_part(s, "7.2(b1)", 2, "the icon's tokens with the min_pixels floor", "tokens", JUDGE_EXACT,
+                          grown.tokens, 0);
+    practice_add_slip(p, small.tokens, "the icon's area is under min_pixels: the preprocessor grows it");
+    practice_add_slip(p, rounded_scale(iw, ih, sqrt(floor_pixels / (iw * ih))),
+                      "growing rounds each side up (ceil), so the area reaches min_pixels");
+    p = practice_add_part(s, "7.2(b2)", 2, "the icon's tokens without that floor", "tokens", JUDGE_EXACT, small.tokens,
+                          0);
+    practice_add_slip(p, grown.tokens, "without the floor the default min_pixels, 4 x 28 x 28, leaves the icon's size");
+    practice_add_slip(p, 4.0 * small.tokens, merge);
+    return 0;
+}
+
+/* ---- 7.4: Llama-3.2-11B-Vision keeps an image in cross-attention KV */
+
+/* KV bytes of a request of text_tokens, `images` width x height images and
+ * output_tokens (self-attention KV of the prompt and output, plus the
+ * image's cross-attention KV), and the self-attention share of it. */
+static int cross_request(int text_tokens, int output_tokens, int images, int width, int height, double *kv,
+                         double *self_kv)
+{
+    vision_spec v;
+    vision_image im;
+    model_spec lm;
+    if (image_of("llama3.2-11b-vision", width, height, &v, &im) != 0 || vision_lm_lookup(&v, &lm) != 0)
+        return -1;
+    gpu_spec g = gpu_builtin("h100");
+    vision_request q = vision_request_default(&v, &lm, &g);
+    q.width = width;
+    q.height = height;
+    q.images = images;
+    q.text_tokens = text_tokens;
+    q.output_tokens = output_tokens;
+    vision_estimate e;
+    char err[512];
+    if (vision_estimate_compute(&q, &e, err, sizeof err) != 0 || !e.fit.fits)
+        return -1;
+    *kv = e.kv_bytes;
+    *self_kv = e.context_tokens * kv_bytes_per_token(&lm, DT_BF16);
+    return 0;
+}
+
+static const double ex4_text[] = {50, 100, 150, 200, 300, 500};
+static const double ex4_output[] = {128, 256, 512, 1024};
+
+static int exercise_4(practice_set *s, rng_state *r)
+{
+    double text = practice_pick(r, s->seed, ex4_text, COUNT(ex4_text), 1);
+    double out = practice_pick(r, s->seed, ex4_output, COUNT(ex4_output), 1);
+    practice_add_input(s, "ch07_ex4_text_tokens", text, "%.0f", RANGE_OF(ex4_text));
+    practice_add_input(s, "ch07_ex4_output_tokens", out, "%.0f", RANGE_OF(ex4_output));
+    vision_spec v;
+    vision_image big, small;
+    model_spec lm;
+    if (image_of("llama3.2-11b-vision", 1920, 1080, &v, &big) != 0 ||
+        image_of("llama3.2-11b-vision", 560, 560, &v, &small) != 0 || vision_lm_lookup(&v, &lm) != 0)
+        return -1;
+    /* K and V of one token in the 32 self-attention layers, bf16 */
+    double kv_token = kv_bytes_per_token(&lm, DT_BF16);
+    double kv, self, kv_small, self_small, kv_none, self_none;
+    if (cross_request((int)text, (int)out, 1, 1920, 1080, &kv, &self) != 0 ||
+        cross_request((int)text, (int)out, 1, 560, 560, &kv_small, &self_small) != 0 ||
+        cross_request((int)text, (int)out, 0, 1920, 1080, &kv_none, &self_none) != 0)
+        return -1;
+    double prompt = text + big.context_tokens, cross_kv = kv - self;
+    practice_part *p = practice_add_part(s, "7.4(a)", 4, "self-attention prompt", "tokens", JUDGE_EXACT, prompt, 0);
+    practice_add_slip(p, text, "the image still puts one <|image|> token into the text");
+    practice_add_slip(p, text + big.cross_tokens,
+                      "the image's tile tokens sit in the cross-attention KV, not in the self-attention prompt");
+    p = practice_add_part(s, "7.4(b1)", 4, "KV of the request", "MB", JUDGE_RELATIVE, kv / 1e6, JUDGE_HAND_TOL);
+    practice_add_slip(p, (self + big.cross_tokens * kv_token) / 1e6,
+                      "the image's tokens have K and V in the 8 cross-attention layers only, not in all 32");
+    practice_add_slip(p, kv_none / 1e6, "the request also holds the image's cross-attention KV");
+    practice_add_slip(p, (kv - out * kv_token) / 1e6, "the output tokens' KV is held too, not only the prompt's");
+    p = practice_add_part(s, "7.4(b2)", 4, "the image's share of that KV", "%", JUDGE_RELATIVE, 100 * cross_kv / kv,
+                          JUDGE_HAND_TOL);
+    practice_add_slip(p, 100 * cross_kv / self, "that is the image over the text's KV; a share divides by the whole");
+    practice_add_slip(p, 100 * self / kv, "that is the text's share; the image's is the rest");
+    p = practice_add_part(s, "7.4(c1)", 4, "KV with a 560 x 560 image", "MB", JUDGE_RELATIVE, kv_small / 1e6,
+                          JUDGE_HAND_TOL);
+    practice_add_slip(p, kv / 1e6, "a 560 x 560 image is one tile, not the 1080p image's four");
+    p = practice_add_part(s, "7.4(c2)", 4, "KV with no image", "MB", JUDGE_RELATIVE, kv_none / 1e6, JUDGE_HAND_TOL);
+    practice_add_slip(p, (kv_none - out * kv_token) / 1e6, "the output tokens' KV is held too, not only the prompt's");
+    return 0;
+}
+
+/* ---- 7.5: CLIP ViT-L/14 at a resolution: (side / 14)^2 patches + a class token */
+
+static const double ex5_side[] = {224, 336, 448, 560};
+
+static int exercise_5(practice_set *s, rng_state *r)
+{
+    double side = practice_pick(r, s->seed, ex5_side, COUNT(ex5_side), 1);
+    vision_spec clip;
+    if (vision_lookup("llava-1.5-7b", &clip) != 0) /* its encoder is CLIP ViT-L/14-336 */
+        return -1;
+    /* the plain ViT the exercise counts: its layers, no patch embedding,
+     * projector or windows */
+    vision_spec v;
+    memset(&v, 0, sizeof v);
+    v.family = VF_FIXED;
+    v.layers = clip.layers + 1; /* LLaVA runs 23 of CLIP's 24 layers; the exercise counts all 24 */
+    v.hidden = clip.hidden;
+    v.ffn = clip.ffn;
+    v.heads = 1;
+    double patches = (side / clip.patch) * (side / clip.patch);
+    practice_add_input(s, "ch07_ex5_side", side, "%.0f", RANGE_OF(ex5_side));
+    practice_add_input(s, "ch07_ex5_tokens", patches + 1, PRACTICE_GROUPED, 16 * 16 + 1, 40 * 40 + 1);
+    practice_add_input(s, "ch07_ex5_patches", patches, PRACTICE_GROUPED, 16 * 16, 40 * 40);
+    vision_image im;
+    memset(&im, 0, sizeof im);
+    im.tiles = 1;
+    im.encoder_seq = im.encoder_tokens = (int)patches + 1;
+    vision_encoder_cost one, four;
+    vision_encoder_flops(&v, &im, DT_BF16, &one);
+    im.encoder_seq = im.encoder_tokens = 4 * (int)patches + 1;
+    vision_encoder_flops(&v, &im, DT_BF16, &four);
+    practice_part *p = practice_add_part(s, "7.5(a)", 5, "FLOPs of one pass", "GFLOP", JUDGE_RELATIVE,
+                                         one.flop / 1e9, JUDGE_HAND_TOL);
+    practice_add_slip(p, one.flop_linear / 1e9, "the attention term 4 n_L n_tok^2 d counts too");
+    practice_add_slip(p, (one.flop_linear + one.flop_attention / 2) / 1e9,
+                      "attention is two matrix products (Q K^T and the weighted V): 4, not 2, n_L n_tok^2 d");
+    p = practice_add_part(s, "7.5(b)", 5, "attention's share of the FLOPs", "%", JUDGE_RELATIVE,
+                          100 * one.flop_attention / one.flop, JUDGE_HAND_TOL);
+    practice_add_slip(p, 100 * one.flop_attention / one.flop_linear,
+                      "that is attention over the linear layers; a share divides by the whole");
+    p = practice_add_part(s, "7.5(c)", 5, "FLOPs of the four tiles as one sequence, in one-tile passes", "x",
+                          JUDGE_RELATIVE, four.flop / one.flop, JUDGE_HAND_TOL);
+    practice_add_slip(p, 4, "that counts the linear layers only; attention grows as the square of the tokens");
+    practice_add_slip(p, 16, "that counts attention only; the linear layers grow with the tokens, not their square");
+    return 0;
+}
+
+/* ---- 7.7: whole prompts per prefill step of a token budget */
+
+static const double ex7_budget[] = {4096, 8192, 16384};
+static const double ex7_text[] = {100, 200, 300, 400, 500};
+
+static int prompts_per_step(const char *key, int images, double text, double budget, double *image_tokens)
+{
+    vision_spec v;
+    vision_image im;
+    if (image_of(key, 1920, 1080, &v, &im) != 0)
+        return -1;
+    *image_tokens = im.context_tokens;
+    return (int)floor(budget / (text + images * im.context_tokens));
+}
+
+static int exercise_7(practice_set *s, rng_state *r)
+{
+    double budget = practice_pick(r, s->seed, ex7_budget, COUNT(ex7_budget), 1);
+    double text = practice_pick(r, s->seed, ex7_text, COUNT(ex7_text), 1);
+    practice_add_input(s, "ch07_ex7_budget", budget, "%.0f", RANGE_OF(ex7_budget));
+    practice_add_input(s, "ch07_ex7_text_tokens", text, "%.0f", RANGE_OF(ex7_text));
+    double qwen, llava, llama;
+    int one = prompts_per_step("qwen2-vl-7b", 1, text, budget, &qwen);
+    int three = prompts_per_step("qwen2-vl-7b", 3, text, budget, &qwen);
+    int lv = prompts_per_step("llava-1.5-7b", 3, text, budget, &llava);
+    int ll = prompts_per_step("llama3.2-11b-vision", 3, text, budget, &llama);
+    if (one < 0 || three < 0 || lv < 0 || ll < 0)
+        return -1;
+    const char *down = "a step admits whole prompts: round down";
+    practice_part *p = practice_add_part(s, "7.7(a)", 7, "text-only prompts per step", "prompts", JUDGE_EXACT,
+                                         floor(budget / text), 0);
+    practice_add_slip(p, floor(budget / text) + 1, down);
+    p = practice_add_part(s, "7.7(b1)", 7, "Qwen2-VL prompts with one 1080p image", "prompts", JUDGE_EXACT, one, 0);
+    practice_add_slip(p, floor(budget / qwen), "each prompt brings its text tokens as well as the image's");
+    practice_add_slip(p, one + 1, down);
+    p = practice_add_part(s, "7.7(b2)", 7, "Qwen2-VL prompts with three 1080p images", "prompts", JUDGE_EXACT, three,
+                          0);
+    practice_add_slip(p, floor(budget / (text + qwen)), "each of the three images brings its own tokens");
+    practice_add_slip(p, three + 1, down);
+    p = practice_add_part(s, "7.7(c1)", 7, "LLaVA-1.5 prompts with three images", "prompts", JUDGE_EXACT, lv, 0);
+    practice_add_slip(p, floor(budget / (text + llava)), "each of the three images brings its own tokens");
+    practice_add_slip(p, lv + 1, down);
+    p = practice_add_part(s, "7.7(c2)", 7, "Llama-3.2-11B-Vision prompts with three images", "prompts", JUDGE_EXACT,
+                          ll, 0);
+    practice_add_slip(p, floor(budget / text), "each image still puts one <|image|> token into the prompt");
+    practice_add_slip(p, ll + 1, down);
+    (void)llama;
+    return 0;
+}
+
+int practice_build_ch07(uint64_t seed, practice_set *out)
+{
+    /* one stream per exercise, so a change to one leaves the others' draws */
+    rng_state r4 = rng_make(seed), r5 = r4, r7, r2;
+    rng_jump(&r5);
+    r7 = r5;
+    rng_jump(&r7);
+    r2 = r7;
+    rng_jump(&r2);
+    if (exercise_2(out, &r2) != 0 || exercise_4(out, &r4) != 0 || exercise_5(out, &r5) != 0 ||
+        exercise_7(out, &r7) != 0)
+        return -1;
+    return 0;
+}

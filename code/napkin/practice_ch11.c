@@ -1,0 +1,177 @@
+/* Chapter 11's exercise variants: 11.3 (choosing a threshold), 11.4
+ * (reading the increments), 11.5 (how fast does it notice? the same
+ * detector at 11.3's rates) and 11.6 (two acceptance rates).  The printed
+ * numbers are seed 0; other seeds draw from the lists below: false-alarm
+ * rates a fleet would ask for, a drop from a strong to a weaker draft (the
+ * increments kept clear of 0, so that a relative tolerance means
+ * something), and counters a server could have written (every round
+ * without a rejection accepted all gamma drafts). */
+#include "practice.h"
+
+#include "practice_draw.h"
+#include "specmon.h"
+
+#include <math.h>
+
+#define RANGE_OF PRACTICE_RANGE_OF
+#define COUNT PRACTICE_COUNT
+
+/* ---- 11.3: h for one false alarm per 10^k rounds */
+
+static const double ex3_exp_a[] = {4, 5, 6, 7};
+static const double ex3_exp_b[] = {8, 9, 10, 12};
+
+static void threshold_part(practice_set *s, const char *id, const char *what, double exponent)
+{
+    double h = cusum_threshold_for_arl0(pow(10, exponent));
+    practice_part *p = practice_add_part(s, id, 3, what, "nats", JUDGE_RELATIVE, h, JUDGE_HAND_TOL);
+    practice_add_slip(p, exponent, "h is in nats: the natural log of ARL0, not its base-10 exponent");
+    practice_add_slip(p, log2(pow(10, exponent)), "h is in nats: the natural log of ARL0, not log2");
+}
+
+static void exercise_3(practice_set *s, rng_state *r)
+{
+    double a = practice_pick(r, s->seed, ex3_exp_a, COUNT(ex3_exp_a), 2);
+    double b = practice_pick(r, s->seed, ex3_exp_b, COUNT(ex3_exp_b), 1);
+    practice_add_input(s, "ch11_ex3_exp_a", a, "%.0f", RANGE_OF(ex3_exp_a));
+    practice_add_input(s, "ch11_ex3_exp_b", b, "%.0f", RANGE_OF(ex3_exp_b));
+    threshold_part(s, "11.3(a)", "threshold for the first false-alarm rate", a);
+    threshold_part(s, "11.3(b)", "threshold for the second false-alarm rate", b);
+}
+
+/* ---- 11.4: the increment of a round with k of gamma drafts accepted */
+
+static const double ex4_alpha0[] = {0.75, 0.8, 0.85, 0.9};
+static const double ex4_alpha1[] = {0.5, 0.6, 0.65};
+static const double ex4_gamma[] = {3, 4, 5, 6};
+
+/* The smallest |increment| of the four rounds the exercise asks about. */
+static double smallest_increment(const cusum_design *d)
+{
+    const int k[4] = {0, 1, d->gamma - 1, d->gamma};
+    double m = INFINITY;
+    for (int i = 0; i < 4; i++)
+        m = fmin(m, fabs(cusum_llr(d, k[i])));
+    return m;
+}
+
+static int exercise_4(practice_set *s, rng_state *r)
+{
+    cusum_design d;
+    double a0 = 0.8, a1 = 0.6, g = 4;
+    for (int attempt = 0; attempt < 64; attempt++) {
+        a0 = practice_pick(r, s->seed, ex4_alpha0, COUNT(ex4_alpha0), 1);
+        a1 = practice_pick(r, s->seed, ex4_alpha1, COUNT(ex4_alpha1), 1);
+        g = practice_pick(r, s->seed, ex4_gamma, COUNT(ex4_gamma), 1);
+        if (cusum_design_make(a0, a1, (int)g, 1e6, &d) == 0 && smallest_increment(&d) >= 0.05)
+            break;
+        a0 = 0.8, a1 = 0.6, g = 4;
+    }
+    if (cusum_design_make(a0, a1, (int)g, 1e6, &d) != 0)
+        return -1;
+    practice_add_input(s, "ch11_ex4_alpha0", a0, "%g", RANGE_OF(ex4_alpha0));
+    practice_add_input(s, "ch11_ex4_alpha1", a1, "%g", RANGE_OF(ex4_alpha1));
+    practice_add_input(s, "ch11_ex4_gamma", g, "%.0f", RANGE_OF(ex4_gamma));
+    practice_add_input(s, "ch11_ex4_most", g - 1, "%.0f", ex4_gamma[0] - 1, ex4_gamma[COUNT(ex4_gamma) - 1] - 1);
+    const int gamma = (int)g, k[4] = {0, 1, gamma - 1, gamma};
+    const char *ids[4] = {"11.4(a1)", "11.4(a2)", "11.4(a3)", "11.4(a4)"};
+    const char *what[4] = {"increment of a round with no draft accepted", "increment of a round with one accepted",
+                           "increment of a round with all but one accepted", "increment of a round with all accepted"};
+    for (int i = 0; i < 4; i++) {
+        double v = cusum_llr(&d, k[i]);
+        practice_part *p = practice_add_part(s, ids[i], 4, what[i], "nats", JUDGE_RELATIVE, v, JUDGE_HAND_TOL);
+        practice_add_slip(p, -v, "the statistic adds ln(P1 / P0): the drop's likelihood over the baseline's");
+        practice_add_slip(p, v / log(10), "the increments are natural logs");
+        if (k[i] == gamma) /* the capped round has no rejection factor */
+            practice_add_slip(p, v + log((1 - a1) / (1 - a0)),
+                              "a round with every draft accepted ends without a rejection: alpha^gamma, no (1 - alpha)");
+    }
+    return 0;
+}
+
+/* ---- 11.5: the delay bound of 11.4's detector at 11.3's false-alarm rates */
+
+static int delay_part(practice_set *s, const char *id, const char *what, double a0, double a1, int gamma,
+                      double exponent)
+{
+    cusum_design d;
+    if (cusum_design_make(a0, a1, gamma, pow(10, exponent), &d) != 0)
+        return -1;
+    double bound = cusum_delay_bound(&d, a1), mu = cusum_drift(&d, a1);
+    if (!isfinite(bound))
+        return -1;
+    practice_part *p = practice_add_part(s, id, 5, what, "rounds", JUDGE_RELATIVE, bound, JUDGE_HAND_TOL);
+    practice_add_slip(p, d.threshold / mu, "the crossing overshoots h by up to one increment: (h + l_max) / I1");
+    practice_add_slip(p, (d.threshold + cusum_llr_max(&d)) / -cusum_drift(&d, a0),
+                      "the drift that counts is after the drop: the expected increment at alpha1");
+    return 0;
+}
+
+static int exercise_5(practice_set *s)
+{
+    const practice_input *a0 = practice_input_named(s, "ch11_ex4_alpha0"), *a1 = practice_input_named(s, "ch11_ex4_alpha1");
+    const practice_input *g = practice_input_named(s, "ch11_ex4_gamma");
+    const practice_input *ea = practice_input_named(s, "ch11_ex3_exp_a"), *eb = practice_input_named(s, "ch11_ex3_exp_b");
+    if (!a0 || !a1 || !g || !ea || !eb)
+        return -1;
+    const int long_draft = 8; /* 11.5(c): a draft twice the printed 4 */
+    if (delay_part(s, "11.5(a)", "delay bound at the first false-alarm rate", a0->value, a1->value, (int)g->value,
+                   ea->value) != 0 ||
+        delay_part(s, "11.5(b)", "delay bound at the second false-alarm rate", a0->value, a1->value, (int)g->value,
+                   eb->value) != 0 ||
+        delay_part(s, "11.5(c)", "delay bound with 8 drafts a round, first rate", a0->value, a1->value, long_draft,
+                   ea->value) != 0)
+        return -1;
+    return 0;
+}
+
+/* ---- 11.6: the MLE against the dashboard's accepted over proposed */
+
+static const double ex6_rounds[] = {500, 1000, 2000};
+static const double ex6_rejected_share[] = {0.4, 0.5, 0.6, 0.7};
+static const double ex6_extra[] = {1, 1.5, 2};
+
+static void exercise_6(practice_set *s, rng_state *r)
+{
+    const int gamma = 4;
+    double n = practice_pick(r, s->seed, ex6_rounds, COUNT(ex6_rounds), 1);
+    double share = practice_pick(r, s->seed, ex6_rejected_share, COUNT(ex6_rejected_share), 2);
+    double extra = practice_pick(r, s->seed, ex6_extra, COUNT(ex6_extra), 1);
+    /* a round ends on a rejection (it accepted `extra` drafts on average
+     * before it) or accepts all gamma */
+    double rejections = round(share * n), accepted = round((n - rejections) * gamma + rejections * extra);
+    /* the ranges: the fewest rounds with the most rejections and the least
+     * accepted before them, and the other way round */
+    double n_lo = practice_least(ex6_rounds, COUNT(ex6_rounds)), n_hi = practice_greatest(ex6_rounds, COUNT(ex6_rounds));
+    double r_lo = n_lo * practice_greatest(ex6_rejected_share, COUNT(ex6_rejected_share));
+    double r_hi = n_hi * practice_least(ex6_rejected_share, COUNT(ex6_rejected_share));
+    double acc_lo = (n_lo - r_lo) * gamma + r_lo * practice_least(ex6_extra, COUNT(ex6_extra));
+    double acc_hi = (n_hi - r_hi) * gamma + r_hi * practice_greatest(ex6_extra, COUNT(ex6_extra));
+    practice_add_input(s, "ch11_ex6_rounds", n, PRACTICE_GROUPED, n_lo, n_hi);
+    practice_add_input(s, "ch11_ex6_accepted", accepted, PRACTICE_GROUPED, acc_lo, acc_hi);
+    practice_add_input(s, "ch11_ex6_rejections", rejections, PRACTICE_GROUPED,
+                       n_lo * practice_least(ex6_rejected_share, COUNT(ex6_rejected_share)),
+                       n_hi * practice_greatest(ex6_rejected_share, COUNT(ex6_rejected_share)));
+    double mle = spec_alpha_mle((long)accepted, (long)rejections), shown = accepted / (n * gamma);
+    practice_part *p = practice_add_part(s, "11.6(a)", 6, "the maximum-likelihood alpha", "a fraction", JUDGE_RELATIVE,
+                                         mle, JUDGE_HAND_TOL);
+    practice_add_slip(p, shown, "that is accepted over proposed; a round stops at its first rejection");
+    practice_add_slip(p, 1 - rejections / n, "that is the share of rounds without a rejection");
+    p = practice_add_part(s, "11.6(b)", 6, "what the dashboard shows", "a fraction", JUDGE_RELATIVE, shown,
+                          JUDGE_HAND_TOL);
+    practice_add_slip(p, mle, "the dashboard divides by every proposed draft, gamma a round");
+}
+
+int practice_build_ch11(uint64_t seed, practice_set *out)
+{
+    /* one stream per exercise, so a change to one leaves the others' draws */
+    rng_state r3 = rng_make(seed), r4 = r3, r6;
+    rng_jump(&r4);
+    r6 = r4;
+    rng_jump(&r6);
+    exercise_3(out, &r3);
+    if (exercise_4(out, &r4) != 0 || exercise_5(out) != 0) /* 11.5 reads 11.3's and 11.4's numbers */
+        return -1;
+    exercise_6(out, &r6);
+    return 0;
+}

@@ -1,0 +1,42 @@
+/* Chapter 11's variant parts answered by the kit's functions, in the part's
+ * unit (see kit_answers.h).  11.6(b), the dashboard's share, has no kit
+ * function. */
+#ifndef EXERCISES_KIT_ANSWERS_11_H
+#define EXERCISES_KIT_ANSWERS_11_H
+
+#include "11-speculative-fleet.h"
+#include "kit_answers.h"
+
+#include <math.h>
+
+/* Exercise `exercise` (3 to 6; 0 for all) of the variant s. */
+static inline kit_answers kit_answers_11(const practice_set *s, int exercise)
+{
+    kit_answers a = {0};
+    if (exercise == 0 || exercise == 3) {
+        kit_answer_(&a, "11.3(a)", ex11_cusum_threshold(pow(10, kit_input_(s, "ch11_ex3_exp_a"))));
+        kit_answer_(&a, "11.3(b)", ex11_cusum_threshold(pow(10, kit_input_(s, "ch11_ex3_exp_b"))));
+    }
+    if (exercise == 0 || exercise == 4) {
+        double a0 = kit_input_(s, "ch11_ex4_alpha0"), a1 = kit_input_(s, "ch11_ex4_alpha1");
+        int g = (int)kit_input_(s, "ch11_ex4_gamma");
+        kit_answer_(&a, "11.4(a1)", ex11_cusum_llr(a0, a1, g, 0));
+        kit_answer_(&a, "11.4(a2)", ex11_cusum_llr(a0, a1, g, 1));
+        kit_answer_(&a, "11.4(a3)", ex11_cusum_llr(a0, a1, g, g - 1));
+        kit_answer_(&a, "11.4(a4)", ex11_cusum_llr(a0, a1, g, g));
+    }
+    if (exercise == 0 || exercise == 5) {
+        double a0 = kit_input_(s, "ch11_ex4_alpha0"), a1 = kit_input_(s, "ch11_ex4_alpha1");
+        int g = (int)kit_input_(s, "ch11_ex4_gamma");
+        double arl_a = pow(10, kit_input_(s, "ch11_ex3_exp_a")), arl_b = pow(10, kit_input_(s, "ch11_ex3_exp_b"));
+        kit_answer_(&a, "11.5(a)", ex11_cusum_delay_bound(a0, a1, g, arl_a));
+        kit_answer_(&a, "11.5(b)", ex11_cusum_delay_bound(a0, a1, g, arl_b));
+        kit_answer_(&a, "11.5(c)", ex11_cusum_delay_bound(a0, a1, 8, arl_a));
+    }
+    if (exercise == 0 || exercise == 6)
+        kit_answer_(&a, "11.6(a)", ex11_alpha_estimate((long)kit_input_(s, "ch11_ex6_accepted"),
+                                                      (long)kit_input_(s, "ch11_ex6_rejections")));
+    return a;
+}
+
+#endif

@@ -1,0 +1,151 @@
+/* napkin: instructor (the student kit leaves it out: it derives the answers)
+ *
+ * Chapter 13's exercise variants: seed 0 is the printed book (answers
+ * worked by hand below from the exercise text and the configs), and for 200
+ * seeds the inputs stay in range, the answers are judged as
+ * tests/practice_seeds.h says, and each exercise keeps its shape: latent
+ * attention's cache the smallest of full attention's, more experts need
+ * more tokens, a cached prefix holds more requests. */
+#include "practice_seeds.h"
+
+#include <string.h>
+
+#define expect_rel(got, want, rel)                                                                        \
+    do {                                                                                                  \
+        double g_ = (got), w_ = (want);                                                                   \
+        cr_expect(fabs(g_ - w_) <= (rel) * fabs(w_), "%s: got %.10g, want %.10g", #got, g_, w_);          \
+    } while (0)
+
+Test(practice_ch13, seed_zero_is_the_printed_book)
+{
+    practice_set s;
+    cr_assert_eq(practice_build(13, 0, &s), 0);
+    /* 8,192 tokens in bf16: DeepSeek-V3 61 x (512 + 64) x 2 x 8192 =
+     * 575,668,224 B; Qwen3 2 x 94 x 4 x 128 x 2 x 8192 = 1,577,058,304;
+     * gpt-oss 2 x 8 x 64 x 2 x (18 x 8192 + 18 x 128) = 306,708,480 */
+    cr_expect_eq(seeds_input_of(&s, "ch13_ex1_context"), 8192);
+    expect_rel(seeds_answer_of(&s, "13.1(a)"), 575.668224, 1e-12);
+    expect_rel(seeds_answer_of(&s, "13.1(b)"), 1577.058304, 1e-12);
+    expect_rel(seeds_answer_of(&s, "13.1(c)"), 306.70848, 1e-12);
+    /* 64 tokens, top 8 of 256: 256 (1 - (31/32)^64) = 222.44; 90 %: ln 0.1 /
+     * ln(31/32) = 72.52 -> 73, and for 128 experts ln 0.1 / ln(15/16) =
+     * 35.68 -> 36 */
+    cr_expect_eq(seeds_input_of(&s, "ch13_ex3_tokens"), 64);
+    cr_expect_eq(seeds_input_of(&s, "ch13_ex3_share"), 90);
+    expect_rel(seeds_answer_of(&s, "13.3(a)"), 256 * (1 - pow(31.0 / 32, 64)), 1e-9);
+    cr_expect_eq(seeds_answer_of(&s, "13.3(b)"), 73);
+    cr_expect_eq(seeds_answer_of(&s, "13.3(c)"), 36);
+    /* 64 tokens x 8 copies x 7168 B in fp8, 7/8 of them leaving an 8-GPU
+     * group: 3,211,264 B; 31/32 over four nodes: 3,555,328 B; over NVLink
+     * 4.8 us + 3,211,264 / 450e9 s = 4.8 + 7.13614 us */
+    cr_expect_eq(seeds_input_of(&s, "ch13_ex4_tokens"), 64);
+    cr_expect_eq(seeds_input_of(&s, "ch13_ex4_nodes"), 4);
+    cr_expect_eq(seeds_input_of(&s, "ch13_ex4_gpus"), 32);
+    expect_rel(seeds_answer_of(&s, "13.4(a)"), 3.211264, 1e-12);
+    expect_rel(seeds_answer_of(&s, "13.4(b)"), 3.555328, 1e-12);
+    expect_rel(seeds_answer_of(&s, "13.4(c)"), 4.8 + 3211264 / 450e9 * 1e6, 1e-9);
+    /* t_p 0.2 s, t_d 25 ms, C 100, 512 out: TPOT 25 + 99 x 200 / 511 =
+     * 63.7476 ms; the split: prefill 2 / 0.2 = 10, decode 2 x 100 / (511 x
+     * 0.025) = 15.66: 10; four replicas 4 x 100 / (20 + 12.775) = 12.2044 */
+    cr_expect_eq(seeds_input_of(&s, "ch13_ex5_prefill"), 0.2);
+    cr_expect_eq(seeds_input_of(&s, "ch13_ex5_decode_ms"), 25);
+    cr_expect_eq(seeds_input_of(&s, "ch13_ex5_output"), 512);
+    expect_rel(seeds_answer_of(&s, "13.5(a)"), 25 + 99 * 200.0 / 511, 1e-12);
+    expect_rel(seeds_answer_of(&s, "13.5(b)"), 10, 1e-12);
+    expect_rel(seeds_answer_of(&s, "13.5(c)"), 400 / 32.775, 1e-12);
+    /* 60e9 / (4352 x 131072) = 105.18; (60e9 - 3072 x 131072) / (1280 x
+     * 131072) = 355.22; 90 %: own 4352 - floor(0.9 x 3072) = 1588 tokens,
+     * 59,597,346,816 / 208,142,336 = 286.33 */
+    cr_expect_eq(seeds_input_of(&s, "ch13_ex6_prompt"), 4096);
+    cr_expect_eq(seeds_input_of(&s, "ch13_ex6_output"), 256);
+    cr_expect_eq(seeds_input_of(&s, "ch13_ex6_prefix"), 3072);
+    cr_expect_eq(seeds_input_of(&s, "ch13_ex6_hit"), 90);
+    cr_expect_eq(seeds_answer_of(&s, "13.6(a)"), 105);
+    cr_expect_eq(seeds_answer_of(&s, "13.6(b)"), 355);
+    cr_expect_eq(seeds_answer_of(&s, "13.6(c)"), 286);
+    cr_expect_eq(s.n_parts, 15);
+}
+
+Test(practice_ch13, hand_answers_to_three_figures_pass)
+{
+    practice_set s;
+    practice_build(13, 0, &s);
+    const struct {
+        const char *id;
+        double given;
+    } hand[] = {{"13.1(a)", 576},  {"13.1(b)", 1580}, {"13.1(c)", 307},  {"13.3(a)", 222},  {"13.3(b)", 73},
+                {"13.3(c)", 36},   {"13.4(a)", 3.21}, {"13.4(b)", 3.56}, {"13.4(c)", 11.9}, {"13.5(a)", 63.7},
+                {"13.5(b)", 10},   {"13.5(c)", 12.2}, {"13.6(a)", 105},  {"13.6(b)", 355},  {"13.6(c)", 286}};
+    for (size_t i = 0; i < sizeof hand / sizeof hand[0]; i++) {
+        judge_result r = judge_answer(&practice_find(&s, hand[i].id)->judge, hand[i].given);
+        cr_expect_eq(r.verdict, VERDICT_RIGHT, "%s: %g judged %s (%s)", hand[i].id, hand[i].given,
+                     judge_verdict_name(r.verdict), r.hint);
+    }
+}
+
+Test(practice_ch13, part_slips_are_recognised)
+{
+    practice_set s;
+    practice_build(13, 0, &s);
+    /* the latent without its RoPE key: 61 x 512 x 2 x 8192 = 511.7 MB; 64
+     * query heads for Qwen3: 16 x 1577 MB; gpt-oss without windows: 36 x
+     * 2048 x 8192 = 604.0 MB; 64 x 8 = 512 experts, capped at 256; a linear
+     * 90 % of 256 / 8 = 28.8 -> 29; every copy sent: 3.670 MB; the bytes
+     * without the latency 7.136 us; decode steps alone 25 ms; the split at
+     * its faster pool 15.66; one replica 3.051; 60 GiB: 112; all hits 355 */
+    const struct {
+        const char *id;
+        double given;
+        const char *word;
+    } slips[] = {{"13.1(a)", 511.7, "RoPE"},      {"13.1(b)", 25233, "KV heads"}, {"13.1(c)", 604.0, "window"},
+                 {"13.3(a)", 256, "share experts"}, {"13.3(b)", 29, "1 - (1 - k/E)^T"}, {"13.3(b)", 72, "round up"},
+                 {"13.4(a)", 3.670, "own GPU"},   {"13.4(c)", 7.136, "latency"},  {"13.5(a)", 25, "prefills"},
+                 {"13.5(b)", 15.66, "slower"},    {"13.5(c)", 3.051, "four replicas"}, {"13.6(a)", 112, "GiB"},
+                 {"13.6(c)", 355, "share"}};
+    for (size_t i = 0; i < sizeof slips / sizeof slips[0]; i++) {
+        judge_result r = judge_answer(&practice_find(&s, slips[i].id)->judge, slips[i].given);
+        cr_expect_eq(r.verdict, VERDICT_SLIP, "%s: %g judged %s", slips[i].id, slips[i].given,
+                     judge_verdict_name(r.verdict));
+        cr_expect(strstr(r.hint, slips[i].word) != NULL, "%s: hint '%s'", slips[i].id, r.hint);
+    }
+}
+
+Test(practice_ch13, two_hundred_seeds_stay_meaningful)
+{
+    int slips = 0, distinct = 0;
+    double last = -1;
+    for (uint64_t seed = 0; seed <= 200; seed++) {
+        practice_set s;
+        cr_assert_eq(practice_build(13, seed, &s), 0, "seed %llu", (unsigned long long)seed);
+        if (seed > 0) {
+            practice_set again;
+            practice_build(13, seed, &again);
+            seeds_check_set(&s, &again);
+        }
+        slips += seeds_check_slips(&s);
+        unsigned long long sd = (unsigned long long)seed;
+        /* 13.1: a latent of 576 values a layer against Qwen3's 2048 and
+         * gpt-oss's 1024, half of them windowed */
+        cr_expect(seeds_answer_of(&s, "13.1(a)") < seeds_answer_of(&s, "13.1(b)"));
+        cr_expect(seeds_answer_of(&s, "13.1(c)") < seeds_answer_of(&s, "13.1(b)"));
+        /* 13.3: a share of at most 256 experts; 256 experts need at least the
+         * tokens 128 do at the same top 8 */
+        cr_expect(seeds_answer_of(&s, "13.3(a)") <= 256);
+        cr_expect(seeds_answer_of(&s, "13.3(b)") >= seeds_answer_of(&s, "13.3(c)"), "seed %llu", sd);
+        /* 13.4: a wider group sends more, the dispatch costs more than its latency */
+        cr_expect(seeds_answer_of(&s, "13.4(b)") > seeds_answer_of(&s, "13.4(a)"));
+        cr_expect(seeds_answer_of(&s, "13.4(c)") > 4.8);
+        /* 13.5: prefills lengthen the TPOT past the decode step */
+        cr_expect(seeds_answer_of(&s, "13.5(a)") > seeds_input_of(&s, "ch13_ex5_decode_ms"));
+        /* 13.6: the prefix shorter than the prompt; caching holds more */
+        cr_expect(seeds_input_of(&s, "ch13_ex6_prefix") < seeds_input_of(&s, "ch13_ex6_prompt"), "seed %llu", sd);
+        double none = seeds_answer_of(&s, "13.6(a)"), all = seeds_answer_of(&s, "13.6(b)");
+        double some = seeds_answer_of(&s, "13.6(c)");
+        cr_expect(none <= some && some <= all, "seed %llu: %g %g %g", sd, none, some, all);
+        if (seeds_answer_of(&s, "13.5(a)") != last)
+            distinct++;
+        last = seeds_answer_of(&s, "13.5(a)");
+    }
+    cr_expect(distinct >= 50, "only %d changes of 13.5 in 201 seeds", distinct);
+    cr_expect(slips > 1000, "only %d slips checked", slips);
+}
