@@ -307,7 +307,12 @@ static int mla_attention(const model_spec *m, const step_shape *s, double wb, do
         score.act_bytes = T * H_l * latent * ab;
         value.flop = 2 * B * H_l * kv * pairs;
         value.act_bytes = T * H_l * kv * ab;
-        attention_rates(&score, &value, n, n == 1 ? B : B * H_l * ceil(n / 128), ctx + n, kb); /* one latent "KV head" */
+        /* Every head scores against the one latent: a sequence's H_l heads are the rows of a
+         * query tile, as a prefill tile's new tokens are, and the kernel runs on tensor cores
+         * (decode tables measure groups of at most 8 heads, never compute-bound), so a
+         * calibration prices it in the prefill class, one tile of up to 128 heads per item. */
+        attention_rates(&score, &value, n, B * ceil(n * H_l / 128), 0, kb);
+        score.rate = value.rate = RC_ATTN_PREFILL;
         out[c++] = score;
         out[c++] = value;
         op_cost uv = projection("v_absorb", T, kv, H_l * v, wb, ab);
