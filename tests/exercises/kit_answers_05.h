@@ -1,5 +1,5 @@
 /* Chapter 5's variant parts answered by the kit's functions, in the part's
- * unit (see kit_answers.h).  5.1(b), the memory, has no kit function. */
+ * unit (see kit_answers.h). */
 #ifndef EXERCISES_KIT_ANSWERS_05_H
 #define EXERCISES_KIT_ANSWERS_05_H
 
@@ -13,6 +13,8 @@ static inline kit_answers kit_answers_05(const practice_set *s, int exercise)
     if (exercise == 0 || exercise == 1) {
         double lambda = kit_input_(s, "ch05_ex1_rate"), w = kit_input_(s, "ch05_ex1_latency");
         kit_answer_(&a, "5.1(a)", ex05_in_system(lambda, w));
+        kit_answer_(&a, "5.1(b)", ex05_cache_bytes("llama3-8b", ex05_in_system(lambda, w),
+                                                  (int)kit_input_(s, "ch05_ex1_tokens"), "bf16") / 1e9);
         kit_answer_(&a, "5.1(c)", ex05_in_system(lambda, 2 * w));
     }
     if (exercise == 0 || exercise == 2) {
