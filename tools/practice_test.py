@@ -104,6 +104,16 @@ DRIVE_JS = r"""
 """
 
 
+
+def variant_chapters(grade):
+    """The chapters with variants, as the grade program lists them."""
+    r = subprocess.run([grade, "--chapter", "0", "--key"], capture_output=True, text=True, timeout=60)
+    m = re.search(r"chapters with variants: ([0-9 ]+)", r.stderr)
+    if not m:
+        raise SystemExit("practice_test: no list of chapters with variants from %s" % grade)
+    return m.group(1).split()
+
+
 def cli_json(args):
     r = subprocess.run(args, capture_output=True, text=True, timeout=60)
     if r.returncode != 0:
@@ -158,7 +168,8 @@ def main():
     ap.add_argument("--page", required=True)
     ap.add_argument("--napkin", required=True)
     ap.add_argument("--grade", required=True)
-    ap.add_argument("--chapters", default="5,10,12", help="the chapters with variants")
+    ap.add_argument("--chapters", default=None,
+                    help="the chapters with variants (default: every one the grade program lists)")
     ap.add_argument("--seeds", default="4711,0,3,77,2024")
     ap.add_argument("--chromium", default=os.environ.get("CHROMIUM") or shutil.which("chromium")
                     or shutil.which("chromium-browser") or "/usr/bin/chromium")
@@ -175,6 +186,8 @@ def main():
     with open(o.page, encoding="utf-8") as f:
         page = f.read()
 
+    if o.chapters is None:
+        o.chapters = ",".join(variant_chapters(o.grade))
     chapters = [int(c) for c in o.chapters.split(",")]
     plan = {"chapters": chapters, "seeds": seeds, "answers": {}, "right": {}}
     expected, variants = {}, {}

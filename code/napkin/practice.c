@@ -9,7 +9,7 @@
 
 const char *practice_chapters(void)
 {
-    return "5 10 12";
+    return "1 5 10 12";
 }
 
 int practice_build(int chapter, uint64_t seed, practice_set *out)
@@ -18,6 +18,8 @@ int practice_build(int chapter, uint64_t seed, practice_set *out)
     out->chapter = chapter;
     out->seed = seed;
     switch (chapter) {
+    case 1:
+        return practice_build_ch01(seed, out);
     case 5:
         return practice_build_ch05(seed, out);
     case 10:
