@@ -236,9 +236,10 @@ HTML_FLAGS := --standalone --self-contained --mathml --toc --toc-depth=2 --numbe
               --default-image-extension=svg --citeproc --bibliography=$(BIB) --metadata=link-citations:true \
               --include-in-header=tools/nav/nav.html
 # The calculator (wasm, inline: most of a page's bytes) goes into the book and
-# into the chapter pages that have a panel (a {.calc} cell), not the others.
+# into the chapter pages that have a panel (a {.calc} cell) or answer boxes
+# (exercise numbers from a variant, data-practice), not the others.
 WITH_CALC = --include-after-body=$(CALC_PAGE)
-has_panel = $(shell grep -l '{\.calc' $(wildcard chapters/$(1)-*.md exercises/$(1)-*.md) /dev/null 2>/dev/null)
+has_panel = $(shell grep -l -e '{\.calc' -e 'data-practice=' $(wildcard chapters/$(1)-*.md exercises/$(1)-*.md) /dev/null 2>/dev/null)
 NAV_DEPS := tools/nav/nav.html tools/nav/book-bar.html tools/nav/chapter-bar.sh $(BIB)
 
 # ---------------------------------------------------------------- the panels
