@@ -56,8 +56,14 @@ static inline void seeds_check_set(const practice_set *s, const practice_set *ag
         const judge_part *j = &s->parts[i].judge;
         const char *id = s->parts[i].id;
         double a = judge_expected(j);
-        cr_expect(isfinite(a) && a > 0, "seed %llu %s: answer %g", seed, id, a);
+        cr_expect(isfinite(a) && a >= 0, "seed %llu %s: answer %g", seed, id, a);
         cr_expect_eq(judge_answer(j, a).verdict, VERDICT_RIGHT, "seed %llu %s: its own answer", seed, id);
+        if (a == 0) {
+            /* a count of none (no batch fits): only 0 is right */
+            cr_expect(j->rule == JUDGE_EXACT, "seed %llu %s: an answer of 0 that is not a count", seed, id);
+            cr_expect_neq(judge_answer(j, 1).verdict, VERDICT_RIGHT, "seed %llu %s: 1 judged right", seed, id);
+            continue;
+        }
         judge_verdict near = judge_answer(j, seeds_small_miss(j)).verdict;
         /* a count of one or two: the next number up is more than 10 % away */
         if (!(j->rule == JUDGE_EXACT && a < 10))

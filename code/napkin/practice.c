@@ -9,7 +9,7 @@
 
 const char *practice_chapters(void)
 {
-    return "1 3 5 10 12";
+    return "1 3 5 6 10 12";
 }
 
 int practice_build(int chapter, uint64_t seed, practice_set *out)
@@ -24,6 +24,8 @@ int practice_build(int chapter, uint64_t seed, practice_set *out)
         return practice_build_ch03(seed, out);
     case 5:
         return practice_build_ch05(seed, out);
+    case 6:
+        return practice_build_ch06(seed, out);
     case 10:
         return practice_build_ch10(seed, out);
     case 12:
