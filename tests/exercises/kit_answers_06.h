@@ -36,10 +36,10 @@ static inline kit_answers kit_answers_06(const practice_set *s, int exercise)
     if (exercise == 0 || exercise == 4) {
         int batch = (int)kit_input_(s, "ch06_ex4_batch"), distinct = (int)kit_input_(s, "ch06_ex4_distinct");
         double us = kit_input_(s, "ch06_ex4_launch_us");
-        kit_answer_(&a, "6.4(a)", ex06_step_ratio("llama3-70b", "h100", 4, 16, "q,k,v,o", batch, 4096, distinct, us));
-        kit_answer_(&a, "6.4(b)", ex06_step_ratio("llama3-70b", "h100", 4, 16, "q,k,v,o", batch, 4096, distinct, 0));
-        kit_answer_(&a, "6.4(c)", ex06_step_ratio("llama3-70b", "h100", 4, 16, "q,k,v,o", 1, 4096, 1, us));
-        kit_answer_(&a, "6.4(d)", ex06_step_ratio("llama3-70b", "h100", 4, 16, "q,k,v,o", batch, 4096, batch, us));
+        kit_answer_(&a, "6.4(a)", 100 * (ex06_step_ratio("llama3-70b", "h100", 4, 16, "q,k,v,o", batch, 4096, distinct, us) - 1));
+        kit_answer_(&a, "6.4(b)", 100 * (ex06_step_ratio("llama3-70b", "h100", 4, 16, "q,k,v,o", batch, 4096, distinct, 0) - 1));
+        kit_answer_(&a, "6.4(c)", 100 * (ex06_step_ratio("llama3-70b", "h100", 4, 16, "q,k,v,o", 1, 4096, 1, us) - 1));
+        kit_answer_(&a, "6.4(d)", 100 * (ex06_step_ratio("llama3-70b", "h100", 4, 16, "q,k,v,o", batch, 4096, batch, us) - 1));
     }
     if (exercise == 0 || exercise == 5) {
         int tokens = (int)kit_input_(s, "ch06_ex5_tokens");
