@@ -9,7 +9,7 @@
 
 const char *practice_chapters(void)
 {
-    return "1 3 5 6 10 12";
+    return "1 3 4 5 6 10 12";
 }
 
 int practice_build(int chapter, uint64_t seed, practice_set *out)
@@ -22,6 +22,8 @@ int practice_build(int chapter, uint64_t seed, practice_set *out)
         return practice_build_ch01(seed, out);
     case 3:
         return practice_build_ch03(seed, out);
+    case 4:
+        return practice_build_ch04(seed, out);
     case 5:
         return practice_build_ch05(seed, out);
     case 6:
