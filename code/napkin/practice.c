@@ -9,7 +9,7 @@
 
 const char *practice_chapters(void)
 {
-    return "1 3 4 5 6 10 12";
+    return "1 2 3 4 5 6 10 12";
 }
 
 int practice_build(int chapter, uint64_t seed, practice_set *out)
@@ -20,6 +20,8 @@ int practice_build(int chapter, uint64_t seed, practice_set *out)
     switch (chapter) {
     case 1:
         return practice_build_ch01(seed, out);
+    case 2:
+        return practice_build_ch02(seed, out);
     case 3:
         return practice_build_ch03(seed, out);
     case 4:

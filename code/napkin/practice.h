@@ -51,7 +51,7 @@ typedef struct {
 /* Fills *out with chapter's variant for seed.  Returns 0, or -1 when the
  * chapter has no variants (practice_chapters lists those that do). */
 int practice_build(int chapter, uint64_t seed, practice_set *out);
-/* "1 3 4 5 6 10 12": the chapters with variants, space-separated, in order. */
+/* "1 2 3 4 5 6 10 12": the chapters with variants, space-separated, in order. */
 const char *practice_chapters(void);
 
 /* The largest seed: the page's ?seed= and every tool take 0 to 2^31 - 1. */
@@ -89,6 +89,7 @@ practice_part *practice_add_part(practice_set *s, const char *id, int exercise, 
 void practice_add_slip(practice_part *p, double value, const char *hint);
 
 int practice_build_ch01(uint64_t seed, practice_set *out);
+int practice_build_ch02(uint64_t seed, practice_set *out);
 int practice_build_ch03(uint64_t seed, practice_set *out);
 int practice_build_ch04(uint64_t seed, practice_set *out);
 int practice_build_ch06(uint64_t seed, practice_set *out);
