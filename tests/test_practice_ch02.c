@@ -29,12 +29,9 @@ Test(practice_ch02, seed_zero_is_the_printed_book)
     expect_rel(seeds_answer_of(&s, "2.1(b)"), 100 * 2147483648.0 / 0.536e-3 / 4.8e12, 1e-9);
     expect_rel(seeds_answer_of(&s, "2.1(c)"), 1073741824.0 / 0.536e-3 / 1e12, 1e-9);
     /* m = 1 / (B/P - (n + k)/(nk)): 318.29 on the H100, 217.05 on the H200, 224.70 for n 8192, k 3584 */
-    expect_rel(seeds_answer_of(&s, "2.2(a1)"), 1 / (3.35 / 989.4 - 2.0 / 8192), 1e-9);
-    expect_rel(seeds_answer_of(&s, "2.2(a2)"), 1 / (4.8 / 989.4 - 2.0 / 8192), 1e-9);
+    expect_rel(seeds_answer_of(&s, "2.2(a)"), 1 / (4.8 / 989.4 - 2.0 / 8192), 1e-9);
     expect_rel(seeds_answer_of(&s, "2.2(c)"), 1 / (4.8 / 989.4 - 11776.0 / (8192.0 * 3584)), 1e-9);
     /* batch 1: 234,926,080 B over 4.8 TB/s; batch 512: 2 x 512 x 14336 x 8192 FLOP over 989.4 TFLOP/s */
-    expect_rel(seeds_answer_of(&s, "2.3(a1)"), 1e6 * 234926080.0 / 4.8e12, 1e-9);
-    expect_rel(seeds_answer_of(&s, "2.3(a2)"), 1e6 * 120259084288.0 / 989.4e12, 1e-9);
     expect_rel(seeds_answer_of(&s, "2.3(c)"), (120259084288.0 / 989.4e12) / (234926080.0 / 4.8e12), 1e-9);
     /* (134.3e6 + 16.4e3) B in 31.87 us */
     expect_rel(seeds_answer_of(&s, "2.5(a)"), 134316400.0 / 31.87e-6 / 1e12, 1e-9);
@@ -42,7 +39,7 @@ Test(practice_ch02, seed_zero_is_the_printed_book)
     /* 327,680 B a token x 32,768; 16 x 131,072 x 32,768 */
     expect_rel(seeds_answer_of(&s, "2.6(a)"), 10.73741824, 1e-12);
     expect_rel(seeds_answer_of(&s, "2.6(c)"), 68.719476736, 1e-12);
-    cr_expect_eq(s.n_parts, 14);
+    cr_expect_eq(s.n_parts, 11);
 }
 
 Test(practice_ch02, hand_answers_to_three_figures_pass)
@@ -52,8 +49,8 @@ Test(practice_ch02, hand_answers_to_three_figures_pass)
     const struct {
         const char *id;
         double given;
-    } hand[] = {{"2.1(a1)", 4.01}, {"2.1(a2)", 4.47}, {"2.1(b)", 83.5},  {"2.1(c)", 2.00},  {"2.2(a1)", 318},
-                {"2.2(a2)", 217},  {"2.2(c)", 225},   {"2.3(a1)", 48.9}, {"2.3(a2)", 122},  {"2.3(c)", 2.48},
+    } hand[] = {{"2.1(a1)", 4.01}, {"2.1(a2)", 4.47}, {"2.1(b)", 83.5},  {"2.1(c)", 2.00},  {"2.2(a)", 217},
+                {"2.2(c)", 225},   {"2.3(c)", 2.48},
                 {"2.5(a)", 4.21},  {"2.5(b)", 87.8},  {"2.6(a)", 10.7},  {"2.6(c)", 68.7}};
     for (size_t i = 0; i < sizeof hand / sizeof hand[0]; i++) {
         judge_result r = judge_answer(&practice_find(&s, hand[i].id)->judge, hand[i].given);
@@ -71,7 +68,7 @@ Test(practice_ch02, part_slips_are_recognised)
         const char *id;
         double given;
         const char *word;
-    } slips[] = {{"2.1(a1)", 2.00, "read alone"}, {"2.2(a2)", 206, "ridge"}, {"2.6(a)", 85.9, "KV heads"},
+    } slips[] = {{"2.1(a1)", 2.00, "read alone"}, {"2.2(a)", 206, "ridge"}, {"2.6(a)", 85.9, "KV heads"},
                  {"2.6(c)", 4.29, "one sequence"}, {"2.3(c)", 512, "FLOPs bind"}};
     for (size_t i = 0; i < sizeof slips / sizeof slips[0]; i++) {
         judge_result r = judge_answer(&practice_find(&s, slips[i].id)->judge, slips[i].given);
@@ -96,11 +93,11 @@ Test(practice_ch02, two_hundred_seeds_stay_meaningful)
         cr_expect(seeds_answer_of(&s, "2.1(b)") < 100 && seeds_answer_of(&s, "2.1(a2)") < 4.8, "seed %llu", sd);
         cr_expect(seeds_answer_of(&s, "2.5(b)") > 80 && seeds_answer_of(&s, "2.5(b)") < 96, "seed %llu", sd);
         /* knees of a few hundred rows; batch 1 memory-bound, the large batch slower but less than in proportion */
-        cr_expect(seeds_answer_of(&s, "2.2(a1)") > seeds_answer_of(&s, "2.2(a2)"), "seed %llu", sd);
+        cr_expect(seeds_answer_of(&s, "2.2(a)") > 100 && seeds_answer_of(&s, "2.2(a)") < 1000, "seed %llu", sd);
         cr_expect(seeds_answer_of(&s, "2.3(c)") > 1 && seeds_answer_of(&s, "2.3(c)") < seeds_input_of(&s, "ch02_ex3_batch"));
-        if (seeds_answer_of(&s, "2.3(a2)") != last)
+        if (seeds_answer_of(&s, "2.3(c)") != last)
             distinct++;
-        last = seeds_answer_of(&s, "2.3(a2)");
+        last = seeds_answer_of(&s, "2.3(c)");
     }
     cr_expect(distinct >= 50, "only %d changes of 2.3 in 201 seeds", distinct);
     cr_expect(named > 1000, "only %d slips checked", named);

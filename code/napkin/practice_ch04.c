@@ -74,7 +74,7 @@ static void exercise_1(practice_set *s, rng_state *r)
 
 /* 4.2: now is a whole second less `early` microseconds; the window is longer
  * than `early`, so the deadline carries into the next second. */
-static const double ex2_second[] = {7, 41, 123, 999};
+static const double ex2_second[] = {7, 41, 123, 997};
 static const double ex2_early_us[] = {100, 300, 400};
 static const double ex2_window_us[] = {500, 1000, 2000};
 
