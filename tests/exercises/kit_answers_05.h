@@ -6,7 +6,7 @@
 #include "05-serving-queue.h"
 #include "kit_answers.h"
 
-/* Exercise `exercise` (1, 2 or 4; 0 for all) of the variant s. */
+/* Exercise `exercise` (1 to 4; 0 for all) of the variant s. */
 static inline kit_answers kit_answers_05(const practice_set *s, int exercise)
 {
     kit_answers a = {0};
@@ -23,6 +23,16 @@ static inline kit_answers kit_answers_05(const practice_set *s, int exercise)
         kit_answer_(&a, "5.2(b2)", ex05_md1_time(lambda, 1 / sv));
         kit_answer_(&a, "5.2(c1)", ex05_mg1_wait(lambda, sv, 1));
         kit_answer_(&a, "5.2(c2)", ex05_mg1_wait(lambda, sv, 0));
+    }
+    if (exercise == 0 || exercise == 3) {
+        double sv = kit_input_(s, "ch05_ex3_service"), near = kit_input_(s, "ch05_ex3_near");
+        double far = kit_input_(s, "ch05_ex3_far");
+        kit_answer_(&a, "5.3(a1)", ex05_max_rate(sv, 0, near));
+        kit_answer_(&a, "5.3(a2)", ex05_max_rate(sv, 0, far));
+        kit_answer_(&a, "5.3(b1)", ex05_max_rate(sv, 1, near));
+        kit_answer_(&a, "5.3(b2)", ex05_max_rate(sv, 1, far));
+        kit_answer_(&a, "5.3(c1)", 100 * (1 - ex05_max_rate(sv, 0, near) * sv));
+        kit_answer_(&a, "5.3(c2)", 100 * (1 - ex05_max_rate(sv, 1, near) * sv));
     }
     if (exercise == 0 || exercise == 4) {
         double sv = kit_input_(s, "ch05_ex4_service"), cs2 = kit_input_(s, "ch05_ex4_cs2");
