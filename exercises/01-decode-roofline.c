@@ -26,6 +26,12 @@ double ex01_kv_bytes_per_token(const char *model_key, const char *kv_dtype)
     return NAN;
 }
 
+double ex01_head_sizing_error(const char *model_key)
+{
+    /* TODO: what the attention heads count that the KV heads do not. */
+    return NAN;
+}
+
 int ex01_max_batch(const char *model_key, const char *gpu_key, int tp, int context,
                    const char *weight_dtype, const char *kv_dtype, double usable_fraction,
                    double reserve_bytes)
@@ -46,6 +52,12 @@ double ex01_step_time(const char *model_key, const char *gpu_key, int tp, int ba
 {
     /* TODO: NAN unless the batch fits (memory_fit); then max(bytes / bandwidth,
      * FLOP / peak) op by op, plus the tensor-parallel collectives. */
+    return NAN;
+}
+
+double ex01_step_intensity(const char *model_key, int tp, int batch, int context, const char *dtype)
+{
+    /* TODO: the step's FLOPs (projections, attention) over all the bytes it moves. */
     return NAN;
 }
 

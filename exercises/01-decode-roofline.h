@@ -19,6 +19,10 @@ double ex01_ridge_batch(const char *gpu_key, const char *weight_dtype, const cha
 /* K and V of every layer for one token, whole model. */
 double ex01_kv_bytes_per_token(const char *model_key, const char *kv_dtype);
 
+/* The factor by which sizing the cache with the attention heads instead of
+ * the KV heads overstates it. */
+double ex01_head_sizing_error(const char *model_key);
+
 /* Largest number of sequences of `context` tokens whose KV cache fits on one
  * GPU of a tp-way replica, when the server may use `usable_fraction` of HBM
  * and keeps `reserve_bytes` per GPU for activations.  0 when none fit; -1 for
@@ -36,6 +40,10 @@ double ex01_kv_to_weight_ratio(const char *model_key, int tp, int batch, int con
  * fit (the library's default memory policy: memory_fit). */
 double ex01_step_time(const char *model_key, const char *gpu_key, int tp, int batch, int context,
                       const char *dtype);
+
+/* FLOP over bytes of the whole decode step (everything in `dtype`): weights,
+ * KV cache and activations, projections and attention together. */
+double ex01_step_intensity(const char *model_key, int tp, int batch, int context, const char *dtype);
 
 /* Parameters stored, and parameters one token uses (they differ for a
  * mixture of experts). */

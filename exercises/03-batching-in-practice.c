@@ -25,6 +25,19 @@ double ex03_bucketed_waste(const int *lengths, int n, const int *edges, int nbuc
     return NAN;
 }
 
+int ex03_bucket_batches(const int *lengths, int n, const int *edges, int nbuckets)
+{
+    /* TODO: the buckets that receive at least one sequence. */
+    return -1;
+}
+
+double ex03_attention_ratio(const int *lengths, int n, const int *edges, int nbuckets)
+{
+    /* TODO: a row of length L computes L(L+1)/2 causal pairs; compare the
+     * rows padded to the longest with the rows padded within each bucket. */
+    return NAN;
+}
+
 double ex03_expected_batch(double lambda, double window, int max_batch)
 {
     /* TODO: 1 + sum_{j=0}^{B-2} P(X > j), X ~ Poisson(lambda * window). */
@@ -34,6 +47,12 @@ double ex03_expected_batch(double lambda, double window, int max_batch)
 double ex03_mean_wait(double lambda, double window, int max_batch)
 {
     /* TODO: (1/lambda) sum_{j=0}^{B-2} (j+1) P(X > j), over the mean batch. */
+    return NAN;
+}
+
+double ex03_mean_dispatch(double lambda, double window, int max_batch)
+{
+    /* TODO: the window, or sooner when the batch fills first. */
     return NAN;
 }
 

@@ -20,11 +20,19 @@ double ex03_padding_waste(const int *lengths, int n);
  * each bucket is padded to its own longest member. */
 double ex03_bucketed_waste(const int *lengths, int n, const int *edges, int nbuckets);
 
+/* Batches the bucketing launches (buckets that hold a sequence), and the
+ * causal attention work (query-key pairs) padded to the longest over the
+ * same work bucketed; -1 or NAN for bad input. */
+int ex03_bucket_batches(const int *lengths, int n, const int *edges, int nbuckets);
+double ex03_attention_ratio(const int *lengths, int n, const int *edges, int nbuckets);
+
 /* Poisson arrivals at `lambda` per second; a batch opens at its first
  * arrival and goes at `max_batch` requests or `window` seconds after opening.
  * The mean batch size, and the mean wait of a request before dispatch. */
 double ex03_expected_batch(double lambda, double window, int max_batch);
 double ex03_mean_wait(double lambda, double window, int max_batch);
+/* The mean time from a batch's first arrival to its dispatch. */
+double ex03_mean_dispatch(double lambda, double window, int max_batch);
 
 /* The longest window whose mean wait is at most `wait_budget` seconds
  * (to a microsecond or better); NAN for bad input. */

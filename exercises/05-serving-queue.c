@@ -12,6 +12,12 @@ double ex05_in_system(double lambda, double time)
     return NAN;
 }
 
+double ex05_cache_bytes(const char *model_key, double requests, int tokens, const char *kv_dtype)
+{
+    /* TODO: K and V of every layer and KV head, per token, times the tokens held. */
+    return NAN;
+}
+
 double ex05_mm1_time(double lambda, double mu)
 {
     /* TODO: 1 / (mu - lambda) when lambda < mu. */

@@ -9,6 +9,10 @@
 /* Little's law: mean number in the system from arrival rate and mean time. */
 double ex05_in_system(double lambda, double time);
 
+/* Bytes of KV cache that `requests` requests hold, each with `tokens` tokens
+ * of model_key's cache stored in kv_dtype ("bf16", "fp8"). */
+double ex05_cache_bytes(const char *model_key, double requests, int tokens, const char *kv_dtype);
+
 /* Mean time in system of M/M/1 and of M/D/1, service rate mu. */
 double ex05_mm1_time(double lambda, double mu);
 double ex05_md1_time(double lambda, double mu);

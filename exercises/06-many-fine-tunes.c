@@ -47,6 +47,12 @@ double ex06_expected_distinct(int adapters, double zipf_s, int batch)
     return NAN;
 }
 
+int ex06_gpus_for_tenants(const char *model_key, int tp, int tenants, int copies)
+{
+    /* TODO: a replica per copy, or one replica that holds every adapter. */
+    return -1;
+}
+
 double ex06_load_time(const char *model_key, const char *gpu_key, int tp, int rank, const char *targets)
 {
     /* TODO: this GPU's bytes over the host link (gpu_spec.host_bw). */

@@ -30,6 +30,10 @@ double ex06_bgmv_intensity(int batch, int distinct, double weight_elem_bytes);
 /* Expected distinct adapters among `batch` requests drawn independently
  * from `adapters` adapters with Zipf(s) popularity (s = 0: uniform). */
 double ex06_expected_distinct(int adapters, double zipf_s, int batch);
+/* GPUs that `tenants` fine-tunes of the model need before any load is
+ * considered, each replica tp GPUs: as full copies (copies = 1), or as one
+ * base with an adapter each (copies = 0). */
+int ex06_gpus_for_tenants(const char *model_key, int tp, int tenants, int copies);
 /* Seconds to load one adapter from host memory into a GPU slot, each GPU of
  * the group loading its own share over its own PCIe link. */
 double ex06_load_time(const char *model_key, const char *gpu_key, int tp, int rank, const char *targets);

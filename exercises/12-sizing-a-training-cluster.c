@@ -31,6 +31,18 @@ double ex12_goodput_llama3(int gpus)
     return NAN;
 }
 
+double ex12_gpus_at_goodput(double goodput)
+{
+    /* TODO: solve your goodput formula for the number of GPUs. */
+    return NAN;
+}
+
+double ex12_interruptions_per_day(int gpus)
+{
+    /* TODO: the rate per GPU-day times the GPUs. */
+    return NAN;
+}
+
 double ex12_implied_utilisation(double flop, double peak, double gpu_hours)
 {
     /* TODO */

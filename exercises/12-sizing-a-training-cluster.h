@@ -22,6 +22,11 @@ double ex12_days_on(double flop, int gpus, double peak, double mfu);
 /* Goodput of a cluster of `gpus` with Llama 3's interruption rate (466 in 54
  * days on 16,384 GPUs) and the loss per interruption that left it 90%. */
 double ex12_goodput_llama3(int gpus);
+/* The cluster size (in GPUs, not rounded) at which that goodput falls to
+ * `goodput` (a share, 0.95); NAN outside 0 < goodput < 1. */
+double ex12_gpus_at_goodput(double goodput);
+/* Interruptions a day on a cluster of `gpus` at Llama 3's rate per GPU. */
+double ex12_interruptions_per_day(int gpus);
 /* The average utilisation that reported GPU-hours imply for a run. */
 double ex12_implied_utilisation(double flop, double peak, double gpu_hours);
 /* Activation bytes one layer keeps, one sequence of `seq` tokens, on one

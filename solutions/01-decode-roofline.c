@@ -44,6 +44,14 @@ double ex01_kv_bytes_per_token(const char *model_key, const char *kv_dtype)
     return kv_bytes_per_token(&m, kv);
 }
 
+double ex01_head_sizing_error(const char *model_key)
+{
+    model_spec m;
+    if (model_lookup(model_key, &m) != 0 || m.kv_heads < 1)
+        return NAN;
+    return (double)m.heads / m.kv_heads;
+}
+
 int ex01_max_batch(const char *model_key, const char *gpu_key, int tp, int context,
                    const char *weight_dtype, const char *kv_dtype, double usable_fraction,
                    double reserve_bytes)
@@ -117,6 +125,13 @@ double ex01_step_time(const char *model_key, const char *gpu_key, int tp, int ba
     if (memory_fit(&g, memory_policy_default(), &rm, 1, 0, batch, context, &f, err, sizeof err) != 0 || !f.fits)
         return NAN;
     return step(model_key, gpu_key, tp, batch, context, dtype, &c) == 0 ? c.time : NAN;
+}
+
+double ex01_step_intensity(const char *model_key, int tp, int batch, int context, const char *dtype)
+{
+    step_cost c;
+    /* FLOPs and bytes do not depend on the GPU; any with a rate for dtype will do. */
+    return step(model_key, "h100", tp, batch, context, dtype, &c) == 0 ? c.intensity : NAN;
 }
 
 double ex01_total_params(const char *model_key)

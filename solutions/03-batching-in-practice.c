@@ -43,6 +43,23 @@ double ex03_bucketed_waste(const int *lengths, int n, const int *edges, int nbuc
     return c.waste;
 }
 
+int ex03_bucket_batches(const int *lengths, int n, const int *edges, int nbuckets)
+{
+    padding_cost c;
+    if (!lengths_ok(lengths, n) || !edges || padding_cost_bucketed(lengths, n, edges, nbuckets, &c) != 0)
+        return -1;
+    return c.batches;
+}
+
+double ex03_attention_ratio(const int *lengths, int n, const int *edges, int nbuckets)
+{
+    padding_cost c;
+    if (!lengths_ok(lengths, n) || n < 1 || !edges || padding_cost_bucketed(lengths, n, edges, nbuckets, &c) != 0 ||
+        !(c.attn_pairs > 0))
+        return NAN;
+    return padding_cost_padded(lengths, n).attn_pairs / c.attn_pairs;
+}
+
 static int window(double lambda, double w, int b, window_stats *s)
 {
     window_params p = {lambda, w, b};
@@ -60,6 +77,12 @@ double ex03_mean_wait(double lambda, double w, int max_batch)
 {
     window_stats s;
     return window(lambda, w, max_batch, &s) ? NAN : s.mean_wait;
+}
+
+double ex03_mean_dispatch(double lambda, double w, int max_batch)
+{
+    window_stats s;
+    return window(lambda, w, max_batch, &s) ? NAN : s.mean_close;
 }
 
 double ex03_window_for_wait(double lambda, int max_batch, double wait_budget)

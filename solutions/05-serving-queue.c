@@ -19,6 +19,15 @@ double ex05_in_system(double lambda, double time)
     return lambda >= 0 && time >= 0 ? lambda * time : NAN;
 }
 
+double ex05_cache_bytes(const char *model_key, double requests, int tokens, const char *kv_dtype)
+{
+    model_spec m;
+    dtype kv;
+    if (model_lookup(model_key, &m) != 0 || dtype_parse(kv_dtype, &kv) != 0 || !(requests >= 0) || tokens < 0)
+        return NAN;
+    return requests * kv_bytes_per_sequence(&m, kv, tokens);
+}
+
 double ex05_mm1_time(double lambda, double mu)
 {
     queue_formula f;

@@ -107,6 +107,19 @@ double ex06_expected_distinct(int adapters, double zipf_s, int batch)
     return e;
 }
 
+int ex06_gpus_for_tenants(const char *model_key, int tp, int tenants, int copies)
+{
+    model_spec m;
+    lora_config c;
+    lora_tenancy t;
+    char err[256];
+    /* the adapter's shape does not change the count: any rank will do */
+    if (config(model_key, 16, "q", tp, &m, &c) != 0 || (copies != 0 && copies != 1) ||
+        lora_tenancy_compare(&c, precision_uniform(DT_BF16), tenants, &t, err, sizeof err) != 0)
+        return -1;
+    return copies ? t.copies_gpus : t.adapters_gpus;
+}
+
 double ex06_load_time(const char *model_key, const char *gpu_key, int tp, int rank, const char *targets)
 {
     model_spec m;

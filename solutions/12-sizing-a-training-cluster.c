@@ -51,6 +51,30 @@ double ex12_goodput_llama3(int gpus)
     return goodput_at(&g, gpus);
 }
 
+double ex12_gpus_at_goodput(double goodput)
+{
+    if (!(goodput > 0 && goodput < 1))
+        return NAN;
+    /* goodput_at falls with the size: bisect it rather than restate it */
+    goodput_model g = goodput_model_llama3();
+    double lo = 1, hi = 1e8;
+    for (int i = 0; i < 200; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (goodput_at(&g, mid) > goodput)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+double ex12_interruptions_per_day(int gpus)
+{
+    if (gpus < 1)
+        return NAN;
+    return goodput_model_llama3().interruptions_per_gpu_day * gpus;
+}
+
 double ex12_implied_utilisation(double flop, double peak, double gpu_hours)
 {
     return flop > 0 ? train_implied_utilisation(flop, peak, gpu_hours) : NAN;

@@ -174,7 +174,16 @@ Test(practice, chapter_5_seed_zero_is_the_printed_book)
     expect_rel(answer_of(&s, "5.4(a)"), 6, 1e-12);
     expect_rel(answer_of(&s, "5.4(b1)"), 4, 1e-12);
     expect_rel(answer_of(&s, "5.4(b2)"), 8, 1e-12);
-    cr_expect_eq(s.n_parts, 11);
+    /* S = 1 s.  M/D/1: W = 1 + rho / (2 (1 - rho)) is 2 at rho = 2/3, 5 at 8/9;
+     * M/M/1: W = 1 / (1 - rho) is 2 at 1/2, 5 at 4/5; a mean of 2 s leaves a
+     * third and a half of the capacity unused */
+    expect_rel(answer_of(&s, "5.3(a1)"), 2.0 / 3, 1e-9);
+    expect_rel(answer_of(&s, "5.3(a2)"), 8.0 / 9, 1e-9);
+    expect_rel(answer_of(&s, "5.3(b1)"), 0.5, 1e-9);
+    expect_rel(answer_of(&s, "5.3(b2)"), 0.8, 1e-9);
+    expect_rel(answer_of(&s, "5.3(c1)"), 100.0 / 3, 1e-9);
+    expect_rel(answer_of(&s, "5.3(c2)"), 50, 1e-9);
+    cr_expect_eq(s.n_parts, 17);
     /* the heads slip: 32 heads instead of 8 KV heads, four times the cache */
     judge_result r = judge_answer(&practice_find(&s, "5.1(b)")->judge, 189);
     cr_expect_eq(r.verdict, VERDICT_SLIP);

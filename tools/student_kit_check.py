@@ -12,9 +12,14 @@
    figures, rounded and cut (12.35 and 12.34 for 12.345), and in percent
    parts also as a fraction (0.1234 for 12.34 %), anywhere; answers of
    three significant digits (0.375) and counts of 100 or more (1392 and
-   1,392) in exercises/ and tests/exercises/.  Not searched: answers of one
-   or two significant digits (480, 0.8, 4 s) and powers of two (8,192), which
-   are everywhere in the repository as other numbers.
+   1,392) in the chapter's own exercise files (exercises/NN-*,
+   exercises/values/NN.tsv, tests/exercises/*NN*), where a number is that
+   chapter's.  A part whose answer is the same at every seed checked (a fact
+   of fixed inputs: the H100's ridge, a model's KV bytes per token) is
+   searched in those files only: the library and its own tests, which the kit
+   ships and a candidate may call, compute such facts.  Not searched: answers
+   of one or two significant digits (480, 0.8, 4 s) and powers of two
+   (8,192), which are everywhere in the repository as other numbers.
 3. The kit's own checks of those chapters, built from the kit's sources
    against the library, run on the untouched kit at each seed: they fail without a
    crash, print "your answer" with a verdict and hint, and neither
@@ -39,7 +44,18 @@ import student_kit  # noqa: E402  (the comment stripper)
 # other machines' kernels, inputs that no exercise derives.  Their digits
 # match short answers by chance (a three-figure answer inside a timing's
 # mantissa), so the search for answers leaves them out.
-MEASURED_DATA = ("code/specs/measured/", "tests/published_fixture/", "tests/measured_fixture/")
+MEASURED_DATA = ("code/specs/measured/", "tests/published_fixture/", "tests/measured_fixture/",
+                 "code/specs/calibrations.tsv")
+
+
+
+def variant_chapters(grade):
+    """The chapters with variants, as the grade program lists them."""
+    r = subprocess.run([grade, "--chapter", "0", "--key"], capture_output=True, text=True, timeout=60)
+    m = re.search(r"chapters with variants: ([0-9 ]+)", r.stderr)
+    if not m:
+        raise SystemExit("student_kit_check: no list of chapters with variants from %s" % grade)
+    return m.group(1).split()
 
 
 
@@ -86,8 +102,9 @@ def power_of_two(v):
     return n > 0 and abs(v - n) <= 1e-6 * n and not n & (n - 1)
 
 
-def patterns(key):
-    """(forms searched everywhere, forms searched in exercises/ and tests/exercises/)."""
+def patterns(key, fixed=frozenset()):
+    """(forms searched everywhere, forms searched in the chapter's exercise files);
+    the parts in `fixed` are searched in the chapter's files only."""
     anywhere, in_exercises = set(), set()
     for part, v, unit, rule in key:
         if v == 0 or power_of_two(v):
@@ -99,7 +116,7 @@ def patterns(key):
             continue
         for x in [v] + ([v / 100] if unit == "%" else []):
             if significant(x) >= 4:
-                anywhere |= sig4(x)
+                (in_exercises if part in fixed else anywhere).update(sig4(x))
             elif significant(x) == 3:
                 in_exercises |= {("%.3g" % x)}
     return anywhere, in_exercises
@@ -151,8 +168,12 @@ def main():
         if o.chapters is None:
             o.chapters = ",".join(variant_chapters(o.grade))
         chapters = [int(c) for c in o.chapters.split(",")]
+        keys = {(s_, c_): answer_key(o.grade, c_, s_) for s_ in seeds for c_ in chapters}
         for seed, ch in [(s_, c_) for s_ in seeds for c_ in chapters]:
-            anywhere, in_ex = patterns(answer_key(o.grade, ch, seed))
+            values = [{part: v for part, v, _, _ in keys[(s_, ch)]} for s_ in seeds]
+            fixed = {part for part in values[0] if all(vs.get(part) == values[0][part] for vs in values)}
+            anywhere, in_ex = patterns(keys[(seed, ch)], fixed if len(seeds) > 1 else frozenset())
+            own = re.compile(r"(exercises/%02d-|exercises/values/%02d\.tsv$|tests/exercises/\D*%02d\b)" % (ch, ch, ch))
             all_forms |= anywhere | in_ex
             for r, text in texts.items():
                 if r.startswith(MEASURED_DATA):
@@ -164,7 +185,7 @@ def main():
                     if re.search(r'(?<![0-9."])' + re.escape(pat) + r"(?![0-9])" + label, text) or \
                        re.search(r'(?<![0-9."])' + re.escape(pat) + r"[0-9]", text) and "." in pat:
                         fails.append("chapter %d seed %d: %s holds the answer %s" % (ch, seed, r, pat))
-                if r.startswith(("exercises/", "tests/exercises/")):
+                if own.match(r):
                     for pat in in_ex:
                         searched += 1
                         label = r"(?!\([a-z]\))" if "." in pat else ""

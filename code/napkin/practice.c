@@ -9,7 +9,7 @@
 
 const char *practice_chapters(void)
 {
-    return "5 7 8 9 10 11 12 13";
+    return "1 2 3 4 5 6 7 8 9 10 11 12 13";
 }
 
 int practice_build(int chapter, uint64_t seed, practice_set *out)
@@ -18,8 +18,18 @@ int practice_build(int chapter, uint64_t seed, practice_set *out)
     out->chapter = chapter;
     out->seed = seed;
     switch (chapter) {
+    case 1:
+        return practice_build_ch01(seed, out);
+    case 2:
+        return practice_build_ch02(seed, out);
+    case 3:
+        return practice_build_ch03(seed, out);
+    case 4:
+        return practice_build_ch04(seed, out);
     case 5:
         return practice_build_ch05(seed, out);
+    case 6:
+        return practice_build_ch06(seed, out);
     case 7:
         return practice_build_ch07(seed, out);
     case 8:

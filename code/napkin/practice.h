@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PRACTICE_MAX_PARTS 24
-#define PRACTICE_MAX_INPUTS 24
+#define PRACTICE_MAX_PARTS 40
+#define PRACTICE_MAX_INPUTS 40
 
 typedef struct {
     const char *id;    /* "12.1(a)": chapter.exercise(part) */
@@ -51,7 +51,7 @@ typedef struct {
 /* Fills *out with chapter's variant for seed.  Returns 0, or -1 when the
  * chapter has no variants (practice_chapters lists those that do). */
 int practice_build(int chapter, uint64_t seed, practice_set *out);
-/* "5 7 8 9 10 11 12 13" today: the chapters with variants, space-separated. */
+/* "1 2 3 4 5 6 7 8 9 10 11 12 13": the chapters with variants, space-separated, in order. */
 const char *practice_chapters(void);
 
 /* The largest seed: the page's ?seed= and every tool take 0 to 2^31 - 1. */
@@ -88,7 +88,12 @@ practice_part *practice_add_part(practice_set *s, const char *id, int exercise, 
                                  judge_rule rule, double answer, double tol);
 void practice_add_slip(practice_part *p, double value, const char *hint);
 
+int practice_build_ch01(uint64_t seed, practice_set *out);
+int practice_build_ch02(uint64_t seed, practice_set *out);
+int practice_build_ch03(uint64_t seed, practice_set *out);
+int practice_build_ch04(uint64_t seed, practice_set *out);
 int practice_build_ch05(uint64_t seed, practice_set *out);
+int practice_build_ch06(uint64_t seed, practice_set *out);
 int practice_build_ch07(uint64_t seed, practice_set *out);
 int practice_build_ch08(uint64_t seed, practice_set *out);
 int practice_build_ch09(uint64_t seed, practice_set *out);

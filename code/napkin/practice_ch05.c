@@ -1,5 +1,6 @@
 /* Chapter 5's exercise variants: 5.1 (Little's law in an interview), 5.2
- * (fixed against random service) and 5.4 (variable output lengths).  The
+ * (fixed against random service), 5.3 (where is the knee?) and 5.4
+ * (variable output lengths).  The
  * printed numbers are seed 0; other seeds draw from the lists below, which
  * keep one server between half and nine tenths busy (the regime where the
  * service time's variance matters and the queue is stable) and the 5.1
@@ -116,6 +117,43 @@ static void exercise_2(practice_set *s, rng_state *r)
     practice_add_slip(p, md1_t, "that is the time in system; the wait leaves out the service");
 }
 
+static const double ex3_service[] = {0.5, 1, 2};
+static const double ex3_near[] = {1.5, 2, 3};
+static const double ex3_far[] = {4, 5, 10};
+
+/* 5.3: one server of fixed service S, mean time targets of k S; the same
+ * with exponential service of mean S. */
+static void exercise_3(practice_set *s, rng_state *r)
+{
+    double sv = pick(r, s->seed, ex3_service, COUNT(ex3_service), 1);
+    double near = pick(r, s->seed, ex3_near, COUNT(ex3_near), 1) * sv;
+    double far = pick(r, s->seed, ex3_far, COUNT(ex3_far), 1) * sv;
+    practice_add_input(s, "ch05_ex3_service", sv, "%g", RANGE_OF(ex3_service));
+    practice_add_input(s, "ch05_ex3_near", near, "%g", lo_of(ex3_service, COUNT(ex3_service)) * lo_of(ex3_near, COUNT(ex3_near)),
+                       hi_of(ex3_service, COUNT(ex3_service)) * hi_of(ex3_near, COUNT(ex3_near)));
+    practice_add_input(s, "ch05_ex3_far", far, "%g", lo_of(ex3_service, COUNT(ex3_service)) * lo_of(ex3_far, COUNT(ex3_far)),
+                       hi_of(ex3_service, COUNT(ex3_service)) * hi_of(ex3_far, COUNT(ex3_far)));
+    const double rate[4] = {mg1_max_rate(sv, 0, near), mg1_max_rate(sv, 0, far), mg1_max_rate(sv, 1, near),
+                            mg1_max_rate(sv, 1, far)};
+    static const char *const ids[4] = {"5.3(a1)", "5.3(a2)", "5.3(b1)", "5.3(b2)"};
+    static const char *const whats[4] = {"fixed service: rate for the first target", "fixed service: rate for the second target",
+                                         "exponential service: rate for the first target",
+                                         "exponential service: rate for the second target"};
+    for (int i = 0; i < 4; i++) {
+        practice_part *p = practice_add_part(s, ids[i], 3, whats[i], "requests/s", JUDGE_RELATIVE, rate[i], JUDGE_HAND_TOL);
+        practice_add_slip(p, rate[i ^ 2], i < 2 ? "that is exponential service (M/M/1); this server takes exactly its time"
+                                               : "that is fixed service (M/D/1); exponential service waits twice as long");
+    }
+    for (int i = 0; i < 2; i++) {
+        double rho = rate[2 * i] * sv;
+        practice_part *p = practice_add_part(s, i == 0 ? "5.3(c1)" : "5.3(c2)", 3,
+                                             i == 0 ? "over-provision for the first target, fixed service"
+                                                    : "over-provision for the first target, exponential service",
+                                             "%", JUDGE_RELATIVE, 100 * (1 - rho), JUDGE_HAND_TOL);
+        practice_add_slip(p, 100 * rho, "that is the utilisation; the over-provision is the capacity left unused");
+    }
+}
+
 static const double ex4_service[] = {1, 1.5, 2, 2.5, 3, 4};
 static const double ex4_cs2[] = {0.25, 0.5, 0.75, 1.5, 2};
 static const double ex4_rate[] = {0.1, 0.2, 0.25, 0.3, 0.4, 0.5};
@@ -150,13 +188,16 @@ static void exercise_4(practice_set *s, rng_state *r)
 int practice_build_ch05(uint64_t seed, practice_set *out)
 {
     /* one stream per exercise, so a change to one leaves the others' draws */
-    rng_state r1 = rng_make(seed), r2 = r1, r4;
+    rng_state r1 = rng_make(seed), r2 = r1, r4, r3;
     rng_jump(&r2);
     r4 = r2;
     rng_jump(&r4);
+    r3 = r4; /* 5.3's stream comes after 5.4's, which keeps the earlier draws */
+    rng_jump(&r3);
     if (exercise_1(out, &r1) != 0)
         return -1;
     exercise_2(out, &r2);
+    exercise_3(out, &r3);
     exercise_4(out, &r4);
     return 0;
 }

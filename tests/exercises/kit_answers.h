@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define KIT_MAX_ANSWERS 24
+#define KIT_MAX_ANSWERS 40
 
 typedef struct {
     int n;

@@ -28,6 +28,8 @@ static inline kit_answers kit_answers_12(const practice_set *s, int exercise)
         kit_answer_(&a, "12.5(a1)", 100 * ex12_goodput_llama3((int)kit_input_(s, "ch12_ex5_size1")));
         kit_answer_(&a, "12.5(a2)", 100 * ex12_goodput_llama3((int)kit_input_(s, "ch12_ex5_size2")));
         kit_answer_(&a, "12.5(a3)", 100 * ex12_goodput_llama3((int)kit_input_(s, "ch12_ex5_size3")));
+        kit_answer_(&a, "12.5(b)", ex12_gpus_at_goodput(kit_input_(s, "ch12_ex5_target_pct") / 100));
+        kit_answer_(&a, "12.5(c)", ex12_interruptions_per_day((int)kit_input_(s, "ch12_ex5_size2")));
     }
     if (exercise == 0 || exercise == 7) {
         /* Llama 3 405B: 3.8e25 FLOP in 30.84 million GPU-hours */

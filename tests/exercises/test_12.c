@@ -49,8 +49,24 @@ Test(ex12, e5_failures_grow)
     ex_check_near("12.5(a) goodput of 1,024 GPUs", ex12_goodput_llama3(1024), 1 - 0.1 * 1024 / 16384, 1e-12);
     ex_check_near("12.5(a) goodput of 8,192 GPUs", ex12_goodput_llama3(8192), 0.95, 1e-12);
     ex_check_near("12.5(a) goodput of 16,384 GPUs", ex12_goodput_llama3(16384), 0.90, 1e-12);
+    /* goodput 1 - 0.1 G / 16384 falls to 0.95 at G = 0.05 * 163840 = 8192, to 0.97 at 4915.2 */
+    ex_check_rel("12.5(b) GPUs at 95% goodput", ex12_gpus_at_goodput(0.95), 8192, 1e-9);
+    ex_check_rel("12.5(b) GPUs at 97% goodput", ex12_gpus_at_goodput(0.97), 4915.2, 1e-9);
+    /* 466 / (54 * 16384) a GPU-day: 8,192 GPUs see 466 / 108 = 4.3148 a day, 16,384 see 466 / 54 */
+    ex_check_rel("12.5(c) interruptions a day on 8,192 GPUs", ex12_interruptions_per_day(8192), 466.0 / 108, 1e-12);
+    ex_check_rel("12.5(c) interruptions a day on 16,384 GPUs", ex12_interruptions_per_day(16384), 466.0 / 54, 1e-12);
 }
 #endif
+
+Test(ex12, e5_bad_input)
+{
+    ex_check_nan("12.5(b) GPUs at 100% goodput", ex12_gpus_at_goodput(1.0), "no cluster keeps all its time");
+    ex_check_nan("12.5(b) GPUs at 0% goodput", ex12_gpus_at_goodput(0), "not a goodput to solve for");
+    ex_check_nan("12.5(c) interruptions on 0 GPUs", ex12_interruptions_per_day(0), "no cluster");
+    /* and good input must not be NAN, so "always NAN" cannot pass */
+    cr_expect(!isnan(ex12_gpus_at_goodput(0.9)) && !isnan(ex12_interruptions_per_day(1024)),
+              "12.5(b), 12.5(c): NAN for a goodput of 0.9 or for 1,024 GPUs: not computed yet");
+}
 
 #ifndef NB_STUDENT_KIT /* the student kit checks this exercise through its variant */
 Test(ex12, e7_published_run)

@@ -1,0 +1,185 @@
+/* Chapter 2's exercise variants: 2.1 (reading a BabelStream result), 2.2
+ * (where is the knee?, on the H200), 2.3 (one projection, two batch sizes,
+ * the ratio), 2.5 (what the profile says, its datasheet share) and 2.6 (the floor under decode
+ * attention, its bytes).  The printed numbers are seed 0; other seeds draw
+ * from the lists below, which keep each question in its printed regime: a
+ * copy slower than the read-only pass and both under the datasheet, a
+ * weight whose knee sits at a batch of a few hundred, a batch of 1 that is
+ * memory-bound against a large batch that is compute-bound, a GEMV that
+ * streams at most of the bandwidth.  2.4 (a stand-in table) and 2.7 (launch
+ * counts) keep their printed numbers and have no answer boxes. */
+#include "practice.h"
+
+#include "gemm_model.h"
+#include "measure_ref.h"
+#include "memory.h"
+#include "rng.h"
+#include "roofline.h"
+#include "specs.h"
+
+#include <math.h>
+
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* The printed option at seed 0, a uniform draw from the list otherwise. */
+static double pick(rng_state *r, uint64_t seed, const double *opts, int n, int printed)
+{
+    return seed == 0 ? opts[printed] : opts[rng_below(r, (uint64_t)n)];
+}
+static double lo_of(const double *v, int n)
+{
+    double m = v[0];
+    for (int i = 1; i < n; i++)
+        m = v[i] < m ? v[i] : m;
+    return m;
+}
+static double hi_of(const double *v, int n)
+{
+    double m = v[0];
+    for (int i = 1; i < n; i++)
+        m = v[i] > m ? v[i] : m;
+    return m;
+}
+#define RANGE_OF(a) lo_of(a, COUNT(a)), hi_of(a, COUNT(a))
+
+static double gemm_time(const gpu_spec *g, double m, double n, double k)
+{
+    return gemm_predicted_time(m, n, k, 2, 2, gpu_peak_flops(g, DT_BF16), g->mem_bw, NULL);
+}
+static double knee(const gpu_spec *g, double n, double k)
+{
+    return gemm_knee_batch(n, k, 2, 2, gpu_peak_flops(g, DT_BF16), g->mem_bw);
+}
+
+static double ridge_of_bf16(const gpu_spec *g)
+{
+    return ridge_intensity(gpu_peak_flops(g, DT_BF16), g->mem_bw);
+}
+
+static const double ex1_copy_ms[] = {0.52, 0.536, 0.56, 0.6};
+static const double ex1_read_ms[] = {0.23, 0.24, 0.25};
+
+static void exercise_1(practice_set *s, rng_state *r)
+{
+    double copy = pick(r, s->seed, ex1_copy_ms, COUNT(ex1_copy_ms), 1);
+    double read = pick(r, s->seed, ex1_read_ms, COUNT(ex1_read_ms), 1);
+    practice_add_input(s, "ch02_ex1_copy_ms", copy, "%g", RANGE_OF(ex1_copy_ms));
+    practice_add_input(s, "ch02_ex1_read_ms", read, "%g", RANGE_OF(ex1_read_ms));
+    double n = 268435456.0; /* 2^28 floats */
+    double c = stream_bytes(STREAM_COPY, n, 4) / (copy * 1e-3), rd = stream_bytes(STREAM_READ, n, 4) / (read * 1e-3);
+    practice_part *p = practice_add_part(s, "2.1(a1)", 1, "TB/s the copy reports", "TB/s", JUDGE_RELATIVE, c / 1e12,
+                                         JUDGE_HAND_TOL);
+    practice_add_slip(p, c / 2e12, "that counts the bytes read alone; a copy also writes them");
+    practice_add_slip(p, c / 1099511627776.0, "that is TiB/s; a TB is 10^12 bytes");
+    p = practice_add_part(s, "2.1(a2)", 1, "TB/s the read-only kernel reports", "TB/s", JUDGE_RELATIVE, rd / 1e12,
+                          JUDGE_HAND_TOL);
+    practice_add_slip(p, rd / 1099511627776.0, "that is TiB/s; a TB is 10^12 bytes");
+    gpu_spec h200 = gpu_builtin("h200");
+    p = practice_add_part(s, "2.1(b)", 1, "copy's share of the datasheet bandwidth", "%", JUDGE_RELATIVE,
+                          100 * c / h200.mem_bw, JUDGE_HAND_TOL);
+    practice_add_slip(p, 50 * c / h200.mem_bw, "that counts the bytes read alone; a copy also writes them");
+    p = practice_add_part(s, "2.1(c)", 1, "TB/s counting the copy's reads alone", "TB/s", JUDGE_RELATIVE, c / 2e12,
+                          JUDGE_HAND_TOL);
+    practice_add_slip(p, c / 1e12, "that counts reads and writes; the colleague counts the reads alone");
+}
+
+static const double ex2_size[] = {4096, 8192, 16384};
+static const double ex2_tp[] = {2, 4, 8};
+
+static void exercise_2(practice_set *s, rng_state *r)
+{
+    double size = pick(r, s->seed, ex2_size, COUNT(ex2_size), 1);
+    double tp = pick(r, s->seed, ex2_tp, COUNT(ex2_tp), 2);
+    practice_add_input(s, "ch02_ex2_size", size, "%g", RANGE_OF(ex2_size));
+    practice_add_input(s, "ch02_ex2_tp", tp, "%g", RANGE_OF(ex2_tp));
+    practice_add_input(s, "ch02_ex2_k", 28672 / tp, "%g", 28672 / hi_of(ex2_tp, COUNT(ex2_tp)),
+                       28672 / lo_of(ex2_tp, COUNT(ex2_tp)));
+    /* (a) on the H100 is the chapter's own worked knee: its box is the H200's */
+    gpu_spec h200 = gpu_builtin("h200");
+    practice_part *p = practice_add_part(s, "2.2(a)", 2, "knee batch on the H200", "rows", JUDGE_RELATIVE,
+                                         knee(&h200, size, size), JUDGE_HAND_TOL);
+    practice_add_slip(p, ridge_of_bf16(&h200), "that is the ridge; X and Y add bytes, so the knee sits above it");
+    p = practice_add_part(s, "2.2(c)", 2, "knee batch of the down projection on the H200", "rows",
+                                         JUDGE_RELATIVE, knee(&h200, 8192, 28672 / tp), JUDGE_HAND_TOL);
+    practice_add_slip(p, knee(&h200, 8192, 28672), "that is the whole projection; tensor parallelism splits k");
+}
+
+static const double ex3_tp[] = {2, 4, 8};
+static const double ex3_batch[] = {256, 512, 1024};
+
+static void exercise_3(practice_set *s, rng_state *r)
+{
+    double tp = pick(r, s->seed, ex3_tp, COUNT(ex3_tp), 1);
+    double m = pick(r, s->seed, ex3_batch, COUNT(ex3_batch), 1);
+    practice_add_input(s, "ch02_ex3_tp", tp, "%g", RANGE_OF(ex3_tp));
+    practice_add_input(s, "ch02_ex3_n", 2 * 28672 / tp, "%g", 2 * 28672 / hi_of(ex3_tp, COUNT(ex3_tp)),
+                       2 * 28672 / lo_of(ex3_tp, COUNT(ex3_tp)));
+    practice_add_input(s, "ch02_ex3_batch", m, "%g", RANGE_OF(ex3_batch));
+    gpu_spec h200 = gpu_builtin("h200");
+    /* (a)'s two times are the predictions exercise 4's table prints: the box
+     * takes (c), their ratio */
+    double n = 2 * 28672 / tp, t1 = gemm_time(&h200, 1, n, 8192), tm = gemm_time(&h200, m, n, 8192);
+    practice_part *p = practice_add_part(s, "2.3(c)", 3, "factor the time grew by", "x", JUDGE_RELATIVE, tm / t1, JUDGE_HAND_TOL);
+    practice_add_slip(p, m, "the time grows with the batch only once the FLOPs bind");
+}
+
+static const double ex5_mb[] = {67.1, 134.3, 268.5};
+static const double ex5_us_per_mb[] = {0.2178, 0.2373, 0.2604};
+
+static void exercise_5(practice_set *s, rng_state *r)
+{
+    double mb = pick(r, s->seed, ex5_mb, COUNT(ex5_mb), 1);
+    /* a time from a streaming efficiency near 80 to 95 %, to 0.01 µs;
+     * printed 31.87 µs */
+    double us = s->seed == 0 ? 31.87 : round(100 * mb * pick(r, s->seed, ex5_us_per_mb, COUNT(ex5_us_per_mb), 1)) / 100;
+    practice_add_input(s, "ch02_ex5_read_mb", mb, "%g", RANGE_OF(ex5_mb));
+    practice_add_input(s, "ch02_ex5_us", us, "%.2f", 67.1 * 0.2178 - 0.01, 268.5 * 0.2604 + 0.01);
+    gpu_spec h200 = gpu_builtin("h200");
+    double bw = (mb * 1e6 + 16.4e3) / (us * 1e-6);
+    practice_part *p = practice_add_part(s, "2.5(a)", 5, "TB/s it achieved", "TB/s", JUDGE_RELATIVE, bw / 1e12,
+                                         JUDGE_HAND_TOL);
+    practice_add_slip(p, bw / 1099511627776.0, "that is TiB/s; a TB is 10^12 bytes");
+    p = practice_add_part(s, "2.5(b)", 5, "share of the datasheet bandwidth", "%", JUDGE_RELATIVE, 100 * bw / h200.mem_bw,
+                          JUDGE_HAND_TOL);
+}
+
+static const double ex6_context[] = {8192, 16384, 32768, 65536};
+static const double ex6_batch[] = {8, 16, 32};
+
+static int exercise_6(practice_set *s, rng_state *r)
+{
+    model_spec m70, m8;
+    if (model_lookup("llama3-70b", &m70) != 0 || model_lookup("llama3-8b", &m8) != 0)
+        return -1;
+    double context = pick(r, s->seed, ex6_context, COUNT(ex6_context), 2);
+    double batch = pick(r, s->seed, ex6_batch, COUNT(ex6_batch), 1);
+    practice_add_input(s, "ch02_ex6_context", context, PRACTICE_GROUPED, RANGE_OF(ex6_context));
+    practice_add_input(s, "ch02_ex6_batch", batch, "%g", RANGE_OF(ex6_batch));
+    double gb70 = kv_bytes_per_sequence(&m70, DT_BF16, (int)context) / 1e9;
+    double gb8 = batch * kv_bytes_per_sequence(&m8, DT_BF16, (int)context) / 1e9;
+    practice_part *p = practice_add_part(s, "2.6(a)", 6, "GB of cache one 70B sequence's step reads", "GB",
+                                         JUDGE_RELATIVE, gb70, JUDGE_HAND_TOL);
+    practice_add_slip(p, gb70 * m70.heads / m70.kv_heads, "that counts the 64 attention heads; the cache has 8 KV heads");
+    practice_add_slip(p, gb70 * 1e9 / 1073741824.0, "that is GiB; a GB is 10^9 bytes");
+    p = practice_add_part(s, "2.6(c)", 6, "GB of cache the 8B batch's step reads", "GB", JUDGE_RELATIVE, gb8,
+                          JUDGE_HAND_TOL);
+    practice_add_slip(p, gb8 / batch, "that is one sequence; every sequence of the batch reads its own cache");
+    practice_add_slip(p, gb8 * m8.heads / m8.kv_heads, "that counts the 32 attention heads; the cache has 8 KV heads");
+    return 0;
+}
+
+int practice_build_ch02(uint64_t seed, practice_set *out)
+{
+    /* one stream per exercise, so a change to one leaves the others' draws */
+    rng_state r[5];
+    r[0] = rng_make(seed);
+    for (int i = 1; i < 5; i++) {
+        r[i] = r[i - 1];
+        rng_jump(&r[i]);
+    }
+    exercise_1(out, &r[0]);
+    exercise_2(out, &r[1]);
+    exercise_3(out, &r[2]);
+    exercise_5(out, &r[3]);
+    return exercise_6(out, &r[4]);
+}

@@ -1,0 +1,104 @@
+/* napkin: instructor (the student kit leaves it out: it derives the answers)
+ *
+ * Chapter 2's exercise variants: seed 0 is the printed book (answers worked
+ * by hand below from the datasheets and the config shapes), hand answers to
+ * three figures pass, the slips are recognised, and for 200 seeds every
+ * input stays in range and each question keeps its regime. */
+#include "practice_seeds.h"
+
+#include <string.h>
+
+#define expect_rel(got, want, rel)                                                                        \
+    do {                                                                                                  \
+        double g_ = (got), w_ = (want);                                                                   \
+        cr_expect(fabs(g_ - w_) <= (rel) * fabs(w_), "%s: got %.10g, want %.10g", #got, g_, w_);          \
+    } while (0)
+
+Test(practice_ch02, seed_zero_is_the_printed_book)
+{
+    practice_set s;
+    cr_assert_eq(practice_build(2, 0, &s), 0);
+    cr_expect_eq(seeds_input_of(&s, "ch02_ex1_copy_ms"), 0.536);
+    cr_expect_eq(seeds_input_of(&s, "ch02_ex2_k"), 3584);
+    cr_expect_eq(seeds_input_of(&s, "ch02_ex3_n"), 14336);
+    cr_expect_eq(seeds_input_of(&s, "ch02_ex5_us"), 31.87);
+    cr_expect_eq(seeds_input_of(&s, "ch02_ex6_context"), 32768);
+    /* copy: 2 x 2^28 x 4 B in 0.536 ms; read: 2^28 x 4 B in 0.240 ms; of 4.8 TB/s; reads alone half */
+    expect_rel(seeds_answer_of(&s, "2.1(a1)"), 2147483648.0 / 0.536e-3 / 1e12, 1e-9);
+    expect_rel(seeds_answer_of(&s, "2.1(a2)"), 1073741824.0 / 0.240e-3 / 1e12, 1e-9);
+    expect_rel(seeds_answer_of(&s, "2.1(b)"), 100 * 2147483648.0 / 0.536e-3 / 4.8e12, 1e-9);
+    expect_rel(seeds_answer_of(&s, "2.1(c)"), 1073741824.0 / 0.536e-3 / 1e12, 1e-9);
+    /* m = 1 / (B/P - (n + k)/(nk)): 318.29 on the H100, 217.05 on the H200, 224.70 for n 8192, k 3584 */
+    expect_rel(seeds_answer_of(&s, "2.2(a)"), 1 / (4.8 / 989.4 - 2.0 / 8192), 1e-9);
+    expect_rel(seeds_answer_of(&s, "2.2(c)"), 1 / (4.8 / 989.4 - 11776.0 / (8192.0 * 3584)), 1e-9);
+    /* batch 1: 234,926,080 B over 4.8 TB/s; batch 512: 2 x 512 x 14336 x 8192 FLOP over 989.4 TFLOP/s */
+    expect_rel(seeds_answer_of(&s, "2.3(c)"), (120259084288.0 / 989.4e12) / (234926080.0 / 4.8e12), 1e-9);
+    /* (134.3e6 + 16.4e3) B in 31.87 us */
+    expect_rel(seeds_answer_of(&s, "2.5(a)"), 134316400.0 / 31.87e-6 / 1e12, 1e-9);
+    expect_rel(seeds_answer_of(&s, "2.5(b)"), 100 * 134316400.0 / 31.87e-6 / 4.8e12, 1e-9);
+    /* 327,680 B a token x 32,768; 16 x 131,072 x 32,768 */
+    expect_rel(seeds_answer_of(&s, "2.6(a)"), 10.73741824, 1e-12);
+    expect_rel(seeds_answer_of(&s, "2.6(c)"), 68.719476736, 1e-12);
+    cr_expect_eq(s.n_parts, 11);
+}
+
+Test(practice_ch02, hand_answers_to_three_figures_pass)
+{
+    practice_set s;
+    practice_build(2, 0, &s);
+    const struct {
+        const char *id;
+        double given;
+    } hand[] = {{"2.1(a1)", 4.01}, {"2.1(a2)", 4.47}, {"2.1(b)", 83.5},  {"2.1(c)", 2.00},  {"2.2(a)", 217},
+                {"2.2(c)", 225},   {"2.3(c)", 2.48},
+                {"2.5(a)", 4.21},  {"2.5(b)", 87.8},  {"2.6(a)", 10.7},  {"2.6(c)", 68.7}};
+    for (size_t i = 0; i < sizeof hand / sizeof hand[0]; i++) {
+        judge_result r = judge_answer(&practice_find(&s, hand[i].id)->judge, hand[i].given);
+        cr_expect_eq(r.verdict, VERDICT_RIGHT, "%s: %g judged %s (%s)", hand[i].id, hand[i].given,
+                     judge_verdict_name(r.verdict), r.hint);
+    }
+}
+
+Test(practice_ch02, part_slips_are_recognised)
+{
+    practice_set s;
+    practice_build(2, 0, &s);
+    /* the copy's reads alone; the ridge for the knee; 64 heads in the 70B's cache; one 8B sequence */
+    const struct {
+        const char *id;
+        double given;
+        const char *word;
+    } slips[] = {{"2.1(a1)", 2.00, "read alone"}, {"2.2(a)", 206, "ridge"}, {"2.6(a)", 85.9, "KV heads"},
+                 {"2.6(c)", 4.29, "one sequence"}, {"2.3(c)", 512, "FLOPs bind"}};
+    for (size_t i = 0; i < sizeof slips / sizeof slips[0]; i++) {
+        judge_result r = judge_answer(&practice_find(&s, slips[i].id)->judge, slips[i].given);
+        cr_expect_eq(r.verdict, VERDICT_SLIP, "%s: %g judged %s", slips[i].id, slips[i].given,
+                     judge_verdict_name(r.verdict));
+        cr_expect(strstr(r.hint, slips[i].word) != NULL, "%s: hint '%s'", slips[i].id, r.hint);
+    }
+}
+
+Test(practice_ch02, two_hundred_seeds_stay_meaningful)
+{
+    int distinct = 0, named = 0;
+    double last = -1;
+    for (uint64_t seed = 0; seed <= 200; seed++) {
+        practice_set s, again;
+        cr_assert_eq(practice_build(2, seed, &s), 0, "seed %llu", (unsigned long long)seed);
+        practice_build(2, seed, &again);
+        seeds_check_set(&s, &again);
+        named += seeds_check_slips(&s);
+        unsigned long long sd = (unsigned long long)seed;
+        /* the copy and the read-only pass stay under the datasheet; the GEMV streams at 80 to 96 % */
+        cr_expect(seeds_answer_of(&s, "2.1(b)") < 100 && seeds_answer_of(&s, "2.1(a2)") < 4.8, "seed %llu", sd);
+        cr_expect(seeds_answer_of(&s, "2.5(b)") > 80 && seeds_answer_of(&s, "2.5(b)") < 96, "seed %llu", sd);
+        /* knees of a few hundred rows; batch 1 memory-bound, the large batch slower but less than in proportion */
+        cr_expect(seeds_answer_of(&s, "2.2(a)") > 100 && seeds_answer_of(&s, "2.2(a)") < 1000, "seed %llu", sd);
+        cr_expect(seeds_answer_of(&s, "2.3(c)") > 1 && seeds_answer_of(&s, "2.3(c)") < seeds_input_of(&s, "ch02_ex3_batch"));
+        if (seeds_answer_of(&s, "2.3(c)") != last)
+            distinct++;
+        last = seeds_answer_of(&s, "2.3(c)");
+    }
+    cr_expect(distinct >= 50, "only %d changes of 2.3 in 201 seeds", distinct);
+    cr_expect(named > 1000, "only %d slips checked", named);
+}
