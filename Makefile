@@ -554,10 +554,11 @@ $(B)/kernels/%: kernels/%.cu $(wildcard kernels/*.h kernels/*.cuh) $(KLIB)
 
 kernels: $(KERNEL_BIN)
 
-# Compile every kernel where nvcc exists; say so where it does not.
-kernels-check:
-	@if command -v $(NVCC) >/dev/null 2>&1; then \
-	  $(MAKE) --no-print-directory kernels && echo "kernels: $(words $(KERNEL_BIN)) compiled"; \
+# Compile every kernel where nvcc exists; say so where it does not.  (The
+# kernels are prerequisites, not a recursive make: under make -j the unit
+# runs need them too, and two makes must not build one file at once.)
+kernels-check: $(if $(HAVE_NVCC),$(KERNEL_BIN))
+	@if [ -n "$(HAVE_NVCC)" ]; then echo "kernels: $(words $(KERNEL_BIN)) compiled"; \
 	else echo "kernels: SKIP (no nvcc on this machine)"; fi
 
 measure:
@@ -624,7 +625,9 @@ fuzz: $(FUZZ_BIN) $(B)/asan/tests/test_cli_props
 # One target per fuzzer (run-fuzz-smoke/NAME), so -j runs them side by side.
 FUZZ_SMOKE_RUNS := $(FUZZ_BIN:$(B)/fuzz/%=run-fuzz-smoke/%)
 .PHONY: fuzz-smoke-runs $(FUZZ_SMOKE_RUNS)
-fuzz-smoke:
+# The generated tables are made here, not in the recursive make, which
+# under -j would race this make's own build of them.
+fuzz-smoke: $(B)/gen/specs_data.c
 	@if [ -n "$(HAVE_FUZZ)" ]; then $(MAKE) --no-print-directory fuzz-smoke-runs; \
 	else echo "fuzz: SKIP (no $(FUZZ_CC) with libFuzzer on this machine)"; fi
 fuzz-smoke-runs: $(FUZZ_SMOKE_RUNS)
