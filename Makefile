@@ -359,7 +359,8 @@ UNIT_RUNS := $(TEST_BIN:$(B)/tests/%=run-unit/%)
 TSAN_RUNS := $(TSAN_BIN:$(B)/tsan/tests/%=run-tsan/%)
 ASAN_RUNS := $(ASAN_BIN:$(B)/asan/tests/%=run-asan/%)
 .PHONY: $(UNIT_RUNS) $(TSAN_RUNS) $(ASAN_RUNS)
-$(UNIT_RUNS): run-unit/%: $(B)/tests/% $(MEASURE_BIN) $(if $(HAVE_NVCC),$(KERNEL_BIN)) $(NB_CONTAIN_BIN)
+UNIT_NEEDS := $(MEASURE_BIN) $(if $(HAVE_NVCC),$(KERNEL_BIN)) $(NB_CONTAIN_BIN)
+$(UNIT_RUNS): run-unit/%: $(B)/tests/% $(UNIT_NEEDS)
 	@$(TEST_ENV) $(RUN_SUITE) $<
 $(TSAN_RUNS): run-tsan/%: $(B)/tsan/tests/% $(NB_CONTAIN_BIN)
 	@$(TEST_ENV) NB_SCRATCH=$(abspath $(B)/tsan) TSAN_OPTIONS=halt_on_error=1 $(RUN_SUITE) $<
@@ -367,6 +368,9 @@ $(ASAN_RUNS): run-asan/%: $(B)/asan/tests/% $(NB_CONTAIN_BIN)
 	@$(TEST_ENV) NB_SCRATCH=$(abspath $(B)/asan) NAPKIN_BIN=$(abspath $(ASAN_NAPKIN)) ASAN_OPTIONS=detect_leaks=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1 $(RUN_SUITE) $<
 unit-tests: $(UNIT_RUNS)
+# What the unit runs need, built without running them (make bench times the runs alone).
+.PHONY: unit-tests-built
+unit-tests-built: $(TEST_BIN) $(UNIT_NEEDS)
 sanitize-tests: $(TSAN_RUNS) $(ASAN_RUNS)
 
 # Exercise kits: the tests must pass on the worked solutions and must report
@@ -526,12 +530,13 @@ practice-tests: $(B)/book.html $(B)/book-practice.html $(NAPKIN) $(B)/bin/grade/
 	  --grade $(B)/bin/grade/grade --seeds $(PRACTICE_SEEDS) --practice-page $(B)/book-practice.html
 
 # make test: the timed programs alone first, then every step as one make of
-# their sum, so -j2 runs suites, browser checks and fuzzers side by side.
+# their sum, so -j2 runs suites, browser checks and fuzzers side by side
+# (each one's output kept together: --output-sync).
 TEST_STEPS := book-tests panel-tests practice-tests unit-tests exercise-tests student-kit-tests \
               sanitize-tests kernels-check fuzz-smoke
 test: deps
 	@$(MAKE) --no-print-directory timed
-	@$(MAKE) --no-print-directory TEST_AFTER_BOOK=1 $(TEST_STEPS)
+	@$(MAKE) --no-print-directory --output-sync=target TEST_AFTER_BOOK=1 $(TEST_STEPS)
 	@echo "make test: all passed"
 # Within make test, the suites that read the built book (tests/test_book*.c,
 # test_figures.c, ...) start once it is built, as they did when the steps ran in turn.
