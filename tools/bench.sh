@@ -32,7 +32,7 @@ trap 'rm -f "$verdicts" "$cpulog"' EXIT
 timed() {
     log=$1; shift
     t0=$(now)
-    r=$( { "$@" > "$log" 2>&1; rc=$?; times; echo "rc $rc"; } )
+    r=$( { set +e; "$@" > "$log" 2>&1; rc=$?; times; echo "rc $rc"; } )
     t1=$(now)
     wall_s=$(elapsed "$t0" "$t1")
     cpu_s=$(printf '%s\n' "$r" | awk '
@@ -145,6 +145,7 @@ else
     $MAKE --no-print-directory B="$B" unit-tests-built >/dev/null 2>&1 || echo "bench: building the unit suites failed" >&2
     for j in 1 2; do
         timed "$cpulog" $MAKE --no-print-directory -j$j B="$B" unit-tests
+        [ "$rc" = 0 ] || { echo "bench: make -j$j unit-tests failed (rc $rc); its log:" >&2; tail -n 30 "$cpulog" >&2; }
         report "proxy_unit_tests_j${j}_wall_s" "$wall_s" "-"
         report "proxy_unit_tests_j${j}_cpu_s" "$cpu_s" "-"
         eval "wall_j$j=\$wall_s"
