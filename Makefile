@@ -75,9 +75,10 @@ EX_MD_OUT  := $(EX_MD:exercises/%=$(B)/md/exercises/%)
 SOL_MD_OUT := $(SOL_MD:solutions/%=$(B)/md/solutions/%)
 KERNEL_BIN := $(KERNEL_SRC:kernels/%.cu=$(B)/kernels/%)
 
+# The timed phase once, then the book and every chapter page in one make.
 all: deps
-	@$(MAKE) --no-print-directory book
-	@$(MAKE) --no-print-directory chapters
+	@$(MAKE) --no-print-directory timed
+	@$(MAKE) --no-print-directory $(B)/book.html $(CH_PAGES)
 
 deps:
 	@tools/bootstrap.sh
@@ -352,12 +353,27 @@ RUN_SUITE = tools/run_suite.sh
 # The CPU twins, and the kernels where nvcc exists, are built first:
 # tests/test_measure_twins.c and tests/test_kernels_skip.c run them.
 HAVE_NVCC := $(shell command -v $(NVCC) 2>/dev/null)
-unit-tests: $(TEST_BIN) $(MEASURE_BIN) $(if $(HAVE_NVCC),$(KERNEL_BIN)) $(NB_CONTAIN_BIN)
-	@$(TEST_ENV) $(RUN_SUITE) $(TEST_BIN)
-
-sanitize-tests: $(TSAN_BIN) $(ASAN_BIN) $(NB_CONTAIN_BIN)
-	@$(TEST_ENV) TSAN_OPTIONS=halt_on_error=1 $(RUN_SUITE) $(TSAN_BIN)
-	@$(TEST_ENV) NAPKIN_BIN=$(abspath $(ASAN_NAPKIN)) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(RUN_SUITE) $(ASAN_BIN)
+# Every suite run is a make target of its own (run-unit/NAME, run-tsan/NAME,
+# run-asan/NAME, ...), so make -j runs suites side by side; unit-tests and
+# sanitize-tests are their sums.  The sanitized runs keep their scratch files
+# apart from the plain ones' (NB_SCRATCH), since both may run at once.
+UNIT_RUNS := $(TEST_BIN:$(B)/tests/%=run-unit/%)
+TSAN_RUNS := $(TSAN_BIN:$(B)/tsan/tests/%=run-tsan/%)
+ASAN_RUNS := $(ASAN_BIN:$(B)/asan/tests/%=run-asan/%)
+.PHONY: $(UNIT_RUNS) $(TSAN_RUNS) $(ASAN_RUNS)
+UNIT_NEEDS := $(MEASURE_BIN) $(if $(HAVE_NVCC),$(KERNEL_BIN)) $(NB_CONTAIN_BIN)
+$(UNIT_RUNS): run-unit/%: $(B)/tests/% $(UNIT_NEEDS)
+	@$(TEST_ENV) $(RUN_SUITE) $<
+$(TSAN_RUNS): run-tsan/%: $(B)/tsan/tests/% $(NB_CONTAIN_BIN)
+	@$(TEST_ENV) NB_SCRATCH=$(abspath $(B)/tsan) TSAN_OPTIONS=halt_on_error=1 $(RUN_SUITE) $<
+$(ASAN_RUNS): run-asan/%: $(B)/asan/tests/% $(NB_CONTAIN_BIN)
+	@$(TEST_ENV) NB_SCRATCH=$(abspath $(B)/asan) NAPKIN_BIN=$(abspath $(ASAN_NAPKIN)) ASAN_OPTIONS=detect_leaks=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1 $(RUN_SUITE) $<
+unit-tests: $(UNIT_RUNS)
+# What the unit runs need, built without running them (make bench times the runs alone).
+.PHONY: unit-tests-built
+unit-tests-built: $(TEST_BIN) $(UNIT_NEEDS)
+sanitize-tests: $(TSAN_RUNS) $(ASAN_RUNS)
 
 # Exercise kits: the tests must pass on the worked solutions and must report
 # failures, not crashes, on the untouched fill-in kits.
@@ -387,10 +403,19 @@ SOLVED_NUMS := $(foreach n,$(EX_NUMS),$(if $(wildcard solutions/$(n)-*.c),$(n)))
 # Chapters with exercise variants (code/chNN/exercise_variant.c): their
 # solutions are also checked on a variant other than the printed one.
 VARIANT_SOLVED := $(filter $(patsubst code/ch%/exercise_variant.c,%,$(wildcard code/ch*/exercise_variant.c)),$(SOLVED_NUMS))
-exercise-tests: $(SOLVED_NUMS:%=$(B)/exercises/solution_%) $(KIT_NUMS:%=$(B)/exercises/kit_committed_%)
-	@$(if $(SOLVED_NUMS),$(RUN_SUITE) $(SOLVED_NUMS:%=$(B)/exercises/solution_%),echo "exercise-tests: no solutions/ (a student kit): the kits only")
-	@$(if $(VARIANT_SOLVED),NB_SEED=4711 $(RUN_SUITE) $(VARIANT_SOLVED:%=$(B)/exercises/solution_%))
-	@tools/check_kit.sh $(KIT_NUMS:%=$(B)/exercises/kit_committed_%)
+# One target per run here too: each solution's tests, each on a variant, each kit.
+SOLUTION_RUNS := $(SOLVED_NUMS:%=run-solution/%)
+VARIANT_RUNS  := $(VARIANT_SOLVED:%=run-variant/%)
+KIT_RUNS      := $(KIT_NUMS:%=run-kit/%)
+.PHONY: $(SOLUTION_RUNS) $(VARIANT_RUNS) $(KIT_RUNS)
+$(SOLUTION_RUNS): run-solution/%: $(B)/exercises/solution_%
+	@$(RUN_SUITE) $<
+$(VARIANT_RUNS): run-variant/%: $(B)/exercises/solution_%
+	@NB_SEED=4711 $(RUN_SUITE) $<
+$(KIT_RUNS): run-kit/%: $(B)/exercises/kit_committed_%
+	@tools/check_kit.sh $<
+exercise-tests: $(SOLUTION_RUNS) $(VARIANT_RUNS) $(KIT_RUNS)
+	@$(if $(SOLVED_NUMS),,echo "exercise-tests: no solutions/ (a student kit): the kits only")
 
 # make exercise N=01: run chapter 01's exercise tests against your kit;
 # ONLY=3 runs exercise 3 alone (tests named e3_...).
@@ -506,18 +531,19 @@ practice-tests: $(B)/book.html $(B)/book-practice.html $(NAPKIN) $(B)/bin/grade/
 	tools/run_bounded.sh 300 python3 tools/practice_test.py --page $(B)/book.html --napkin $(NAPKIN) \
 	  --grade $(B)/bin/grade/grade --seeds $(PRACTICE_SEEDS) --practice-page $(B)/book-practice.html
 
+# make test: the timed programs alone first, then every step as one make of
+# their sum, so -j2 runs suites, browser checks and fuzzers side by side
+# (each one's output kept together: --output-sync).
+TEST_STEPS := book-tests panel-tests practice-tests unit-tests exercise-tests student-kit-tests \
+              sanitize-tests kernels-check fuzz-smoke
 test: deps
 	@$(MAKE) --no-print-directory timed
-	@$(MAKE) --no-print-directory book-tests
-	@$(MAKE) --no-print-directory panel-tests
-	@$(MAKE) --no-print-directory practice-tests
-	@$(MAKE) --no-print-directory unit-tests
-	@$(MAKE) --no-print-directory exercise-tests
-	@$(MAKE) --no-print-directory student-kit-tests
-	@$(MAKE) --no-print-directory sanitize-tests
-	@$(MAKE) --no-print-directory kernels-check
-	@$(MAKE) --no-print-directory fuzz-smoke
+	@$(MAKE) --no-print-directory --output-sync=target TEST_AFTER_BOOK=1 $(TEST_STEPS)
 	@echo "make test: all passed"
+# Within make test, the suites that read the built book (tests/test_book*.c,
+# test_figures.c, ...) start once it is built, as they did when the steps ran in turn.
+BOOK_PRODUCTS := $(B)/book.html $(B)/book-instructor.html $(B)/book-practice.html $(CH_PAGES) $(FIG_SVG)
+$(if $(TEST_AFTER_BOOK),$(UNIT_RUNS) $(ASAN_RUNS) $(TSAN_RUNS): $(BOOK_PRODUCTS))
 
 # ---------------------------------------------------------------- kernels
 NVCC_ARCH := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
@@ -535,10 +561,11 @@ $(B)/kernels/%: kernels/%.cu $(wildcard kernels/*.h kernels/*.cuh) $(KLIB)
 
 kernels: $(KERNEL_BIN)
 
-# Compile every kernel where nvcc exists; say so where it does not.
-kernels-check:
-	@if command -v $(NVCC) >/dev/null 2>&1; then \
-	  $(MAKE) --no-print-directory kernels && echo "kernels: $(words $(KERNEL_BIN)) compiled"; \
+# Compile every kernel where nvcc exists; say so where it does not.  (The
+# kernels are prerequisites, not a recursive make: under make -j the unit
+# runs need them too, and two makes must not build one file at once.)
+kernels-check: $(if $(HAVE_NVCC),$(KERNEL_BIN))
+	@if [ -n "$(HAVE_NVCC)" ]; then echo "kernels: $(words $(KERNEL_BIN)) compiled"; \
 	else echo "kernels: SKIP (no nvcc on this machine)"; fi
 
 measure:
@@ -602,10 +629,17 @@ fuzz: $(FUZZ_BIN) $(B)/asan/tests/test_cli_props
 	@tools/fuzz.sh $(B) $(FUZZ_S) $(FUZZ_BIN)
 	@$(TEST_ENV) NAPKIN_BIN=$(abspath $(ASAN_NAPKIN)) NAPKIN_CLI_FUZZ=full $(B)/asan/tests/test_cli_props --jobs=1
 
-fuzz-smoke:
-	@if [ -n "$(HAVE_FUZZ)" ]; then \
-	  $(MAKE) --no-print-directory $(FUZZ_BIN) && tools/fuzz.sh $(B) $(FUZZ_SMOKE_S) $(FUZZ_BIN); \
+# One target per fuzzer (run-fuzz-smoke/NAME), so -j runs them side by side.
+FUZZ_SMOKE_RUNS := $(FUZZ_BIN:$(B)/fuzz/%=run-fuzz-smoke/%)
+.PHONY: fuzz-smoke-runs $(FUZZ_SMOKE_RUNS)
+# The generated tables are made here, not in the recursive make, which
+# under -j would race this make's own build of them.
+fuzz-smoke: $(B)/gen/specs_data.c
+	@if [ -n "$(HAVE_FUZZ)" ]; then $(MAKE) --no-print-directory fuzz-smoke-runs; \
 	else echo "fuzz: SKIP (no $(FUZZ_CC) with libFuzzer on this machine)"; fi
+fuzz-smoke-runs: $(FUZZ_SMOKE_RUNS)
+$(FUZZ_SMOKE_RUNS): run-fuzz-smoke/%: $(B)/fuzz/%
+	@tools/fuzz.sh $(B) $(FUZZ_SMOKE_S) $<
 
 # ---------------------------------------------------------------- misc
 # A reader's own measurements ($(B)/measured/, from `make measure`) survive.

@@ -29,7 +29,10 @@ static void setup(const char *name)
     const char *src = need_env("NB_SRC");
     const char *contain = getenv("NB_CONTAIN");
     cr_assert(contain && access(contain, X_OK) == 0, "NB_CONTAIN (the built tools/nb_contain.c) is not set");
-    scratch = fmt("%s/test-notebook-containment/%s", build, name);
+    /* NB_SCRATCH: a root of its own for each build of this suite (make runs
+     * the plain and the sanitized one side by side); the build by default. */
+    const char *root = getenv("NB_SCRATCH");
+    scratch = fmt("%s/test-notebook-containment/%s", root && *root ? root : build, name);
     cr_assert_eq(system(fmt("rm -rf '%s' && mkdir -p '%s'", scratch, scratch)), 0);
     setenv("NB_BUILD", scratch, 1);
     const char *cc = getenv("NB_CC");

@@ -22,10 +22,12 @@
    resource fetch is reported) and logs no console error.
 4. A screenshot of each panel is saved as <out>/<panel id>.png.
 
-Standard library only; Chromium headless with --dump-dom reads the verdict
-back from the page.  Exit status 0 when everything matched, 1 otherwise.
+Standard library only; one headless Chromium for the whole test, driven over
+the DevTools protocol (tools/cdp.py), reads the verdict back from the page
+and takes every screenshot.  Exit status 0 when everything matched, 1 otherwise.
 """
 import argparse
+import base64
 import html
 import html.parser
 import json
@@ -37,6 +39,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cdp import Browser  # noqa: E402  (one Chromium, over its pipe)
 
 REL_TOL = 1e-12
 
@@ -379,23 +384,35 @@ DRIVE_JS = r"""
 </script>
 """
 
+VERDICT_JS = r"""
+new Promise(function (done) {
+  var out = document.getElementById("panel-test-result");
+  (function look() { if (out.textContent !== "pending") done(out.textContent); else setTimeout(look, 100); })();
+})
+"""
+
+# Run in the verdict page, once per screenshot: the panel alone on the page
+# (and the calculator's styles), set to a configuration.  The first call
+# keeps every panel, since the page then holds only one at a time.
 SHOT_JS = r"""
-<script>
-window.napkin.ready.then(function () {
-  var panel = document.getElementById("__ID__"), config = __CONFIG__;
-  if (config) {
-    var form = panel.querySelector("form.calc-form");
-    Object.keys(config).forEach(function (k) {
-      var el = form.elements[k];
-      if (el.type === "checkbox") el.checked = !!config[k]; else el.value = config[k];
-    });
-    form.elements[0].dispatchEvent(new Event("change", {bubbles: true}));
+(function (id, config) {
+  if (!window.__shot) {
+    var all = {};
+    document.querySelectorAll("div.calc[id]").forEach(function (p) { all[p.id] = p; });
+    window.__shot = {panels: all, keep: Array.prototype.slice.call(document.querySelectorAll("body style"))};
   }
-  var keep = [panel].concat(Array.prototype.slice.call(document.querySelectorAll("body style")));
-  document.body.replaceChildren.apply(document.body, keep);
+  var panel = window.__shot.panels[id];
+  document.body.replaceChildren.apply(document.body, [panel].concat(window.__shot.keep));
   document.body.style.maxWidth = "46rem";
-});
-</script>
+  var form = panel.querySelector("form.calc-form");
+  Object.keys(config).forEach(function (k) {
+    var el = form.elements[k];
+    if (el.type === "checkbox") el.checked = !!config[k]; else el.value = config[k];
+  });
+  form.elements[0].dispatchEvent(new Event("change", {bubbles: true}));
+  window.scrollTo(0, 0);
+  return true;
+})(__ID__, __CONFIG__)
 """
 
 
@@ -495,6 +512,75 @@ def json_equal(a, b):
     return a == b
 
 
+SHOT_WIDTH, SHOT_HEIGHT = 900, 1100
+
+
+def console_events(events):
+    """What the page logged (any level: it has no reason to log anything) and
+    what it threw, from the protocol's events."""
+    lines = []
+    for e in events:
+        m, p = e.get("method"), e.get("params", {})
+        if m == "Runtime.consoleAPICalled":
+            lines.append("%s: %s" % (p.get("type"), " ".join(str(a.get("value", a.get("description", "")))
+                                                             for a in p.get("args", []))))
+        elif m == "Runtime.exceptionThrown":
+            d = p.get("exceptionDetails", {})
+            lines.append("uncaught exception: %s" % (d.get("exception", {}).get("description") or d.get("text")))
+        elif m == "Log.entryAdded" and p.get("entry", {}).get("level") in ("error", "warning"):
+            lines.append("%s: %s %s" % (p["entry"]["level"], p["entry"].get("text", ""), p["entry"].get("url", "")))
+    return lines
+
+
+def drive(browser, book, plan, panels, expected, o):
+    """One Chromium for everything: the test page drives every panel and
+    asks the module its questions; then, in the same page, each panel alone
+    as it opens (its defaults) and refusing its first edge case without an
+    answer is screenshot.  Returns (the page's result, or a message saying
+    why there is none; the failures of the screenshots and the console)."""
+    fails = []
+    with tempfile.TemporaryDirectory(prefix="panel_test.") as tmp:
+        test_page = os.path.join(tmp, "book-test.html")
+        with open(test_page, "w", encoding="utf-8") as f:
+            f.write(page_with(book, HEAD_JS, DRIVE_JS.replace("__PLAN__", json.dumps(plan))))
+        browser.attach_page()
+        for domain in ("Page", "Runtime", "Log"):
+            browser.send(domain + ".enable")
+        browser.send("Emulation.setDeviceMetricsOverride",
+                     {"width": SHOT_WIDTH, "height": SHOT_HEIGHT, "deviceScaleFactor": 1, "mobile": False})
+        browser.send("Page.navigate", {"url": "file://" + test_page})
+        browser.wait_event("Page.loadEventFired", timeout=o.timeout)
+        # The verdict is written once the module has started and every panel
+        # is driven (the page is busy until then: one promise waits for it).
+        try:
+            text = browser.evaluate(VERDICT_JS, timeout=o.timeout)
+        except TimeoutError:
+            return "no verdict from the page within %d s" % o.timeout, fails
+        if not text.startswith("{"):
+            return "the page says: %s" % text[:2000], fails
+        result = json.loads(text)
+
+        for p, pl in zip(panels, plan["panels"]):
+            refused = next((c for c, e in zip(pl["configs"], expected[p["id"]]) if e["status"] != 0), None)
+            for name, config in ((p["id"], pl["configs"][0]), (p["id"] + "-refused", refused)):
+                if config is None:
+                    continue
+                png = os.path.abspath(os.path.join(o.out, name + ".png"))
+                if os.path.exists(png):
+                    os.remove(png)
+                browser.evaluate(SHOT_JS.replace("__ID__", json.dumps(p["id"]))
+                                 .replace("__CONFIG__", json.dumps(config)))
+                data = browser.send("Page.captureScreenshot", {"format": "png"}).get("data")
+                if data:
+                    with open(png, "wb") as f:
+                        f.write(base64.b64decode(data))
+                if not os.path.exists(png) or os.path.getsize(png) == 0:
+                    fails.append("%s: no screenshot" % name)
+        browser.drain(0.3)
+        fails += ["console: " + line for line in console_events(browser.events)]
+    return result, fails
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--book", required=True)
@@ -542,70 +628,40 @@ def main():
             if len(static) != len(exp[0]["rows"]):
                 fails.append("%s static page: %d rows, CLI %d" % (p["id"], len(static), len(exp[0]["rows"])))
 
-    with tempfile.TemporaryDirectory(prefix="panel_test.") as tmp:
-        test_page = os.path.join(tmp, "book-test.html")
-        with open(test_page, "w", encoding="utf-8") as f:
-            f.write(page_with(book, HEAD_JS, DRIVE_JS.replace("__PLAN__", json.dumps(plan))))
-        # The verdict is written once the module has started; a run that
-        # dumps the page before then is tried once more.
-        for attempt in range(2):
-            r = run_chromium(chromium_cmd(o.chromium, os.path.join(tmp, "profile")) +
-                             ["--dump-dom", "file://" + test_page], o.timeout)
-            m = re.search(r'<pre id="panel-test-result">(.*?)</pre>', r.stdout, re.S)
-            if not m or html.unescape(m.group(1)) != "pending":
-                break
-        fails += ["console: " + l for l in console_lines(r.stderr)]
-        if not m:
-            print("panel_test: no verdict from the page; chromium exited %d:\n%s" % (r.returncode, r.stderr[-3000:]),
-                  file=sys.stderr)
-            return 1
-        text = html.unescape(m.group(1))
-        if not text.startswith("{"):
-            print("panel_test: the page says: %s" % text[:2000], file=sys.stderr)
-            return 1
-        result = json.loads(text)
+    browser = Browser(o.chromium, SHOT_WIDTH, SHOT_HEIGHT)
+    try:
+        result, shot_fails = drive(browser, book, plan, panels, expected, o)
+    except (TimeoutError, RuntimeError, StopIteration, OSError) as e:
+        print("panel_test: Chromium did not answer: %s" % e, file=sys.stderr)
+        return 1
+    finally:
+        browser.close()
+    if isinstance(result, str):
+        print("panel_test: %s" % result, file=sys.stderr)
+        return 1
+    fails += shot_fails
 
-        fails += check_module(o.napkin, result["module"])
-        fails += ["console error: " + e for e in result["errors"]]
-        fails += ["network request blocked: " + v for v in result["violations"]]
-        fails += ["resource fetched: " + u for u in result["resources"]]
-        counts = []
-        for p in plan["panels"]:
-            got = result["panels"].get(p["id"], [])
-            exp = expected[p["id"]]
-            if len(got) != len(exp) + 1:
-                fails.append("%s: %d displays for %d configurations" % (p["id"], len(got) - 1, len(exp)))
-                continue
-            # got[0] is the page as opened: the defaults, computed live.
-            for i, (e, g) in enumerate([(exp[0], got[0])] + list(zip(exp, got[1:]))):
-                for d in compare(e, g):
-                    cfg = p["configs"][max(i - 1, 0)]
-                    fails.append("%s config %d %s: %s" % (p["id"], max(i - 1, 0), json.dumps(cfg), d))
-            by_status = {}
-            for e in exp:
-                by_status[e["status"]] = by_status.get(e["status"], 0) + 1
-            counts.append("%s: %d configurations (%s)" % (
-                p["id"], len(exp), ", ".join("exit %d: %d" % kv for kv in sorted(by_status.items()))))
-
-        # Each panel as it opens, and refusing its first edge case that has no answer.
-        for p, pl in zip(panels, plan["panels"]):
-            refused = next((c for c, e in zip(pl["configs"], expected[p["id"]]) if e["status"] != 0), None)
-            for name, config in ((p["id"], None), (p["id"] + "-refused", refused)):
-                if name != p["id"] and config is None:
-                    continue
-                shot = os.path.join(tmp, "shot-%s.html" % name)
-                with open(shot, "w", encoding="utf-8") as f:
-                    f.write(page_with(book, "", SHOT_JS.replace("__ID__", p["id"]).replace("__CONFIG__",
-                                                                                          json.dumps(config))))
-                png = os.path.abspath(os.path.join(o.out, name + ".png"))
-                if os.path.exists(png):
-                    os.remove(png)
-                r = run_chromium(chromium_cmd(o.chromium, os.path.join(tmp, "profile")) +
-                                 ["--window-size=900,1100", "--hide-scrollbars", "--screenshot=" + png,
-                                  "file://" + shot], o.timeout)
-                fails += ["console (%s): %s" % (name, l) for l in console_lines(r.stderr)]
-                if not os.path.exists(png) or os.path.getsize(png) == 0:
-                    fails.append("%s: no screenshot" % name)
+    fails += check_module(o.napkin, result["module"])
+    fails += ["console error: " + e for e in result["errors"]]
+    fails += ["network request blocked: " + v for v in result["violations"]]
+    fails += ["resource fetched: " + u for u in result["resources"]]
+    counts = []
+    for p in plan["panels"]:
+        got = result["panels"].get(p["id"], [])
+        exp = expected[p["id"]]
+        if len(got) != len(exp) + 1:
+            fails.append("%s: %d displays for %d configurations" % (p["id"], len(got) - 1, len(exp)))
+            continue
+        # got[0] is the page as opened: the defaults, computed live.
+        for i, (e, g) in enumerate([(exp[0], got[0])] + list(zip(exp, got[1:]))):
+            for d in compare(e, g):
+                cfg = p["configs"][max(i - 1, 0)]
+                fails.append("%s config %d %s: %s" % (p["id"], max(i - 1, 0), json.dumps(cfg), d))
+        by_status = {}
+        for e in exp:
+            by_status[e["status"]] = by_status.get(e["status"], 0) + 1
+        counts.append("%s: %d configurations (%s)" % (
+            p["id"], len(exp), ", ".join("exit %d: %d" % kv for kv in sorted(by_status.items()))))
 
     for c in counts:
         print("panel_test: " + c)
