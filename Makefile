@@ -483,7 +483,7 @@ grade-all: $(B)/bin/grade/grade
 student-kit: $(SOL_VALUES)
 	python3 tools/student_kit.py --out $(B)/student-kit.tar.gz --values $(B)/values/solutions
 student-kit-tests: student-kit $(B)/bin/grade/grade $(LIB)
-	tools/run_bounded.sh 300 python3 tools/student_kit_check.py --kit $(B)/student-kit.tar.gz \
+	tools/run_bounded.sh 900 python3 tools/student_kit_check.py --kit $(B)/student-kit.tar.gz \
 	  --grade $(B)/bin/grade/grade --lib $(LIB) --seeds 0,4711
 
 # make handout N=12 SEED=4711: that variant's exercise sheet, its numbers
@@ -528,7 +528,7 @@ panel-tests: $(B)/book.html $(NAPKIN)
 # start, a handful of seeds, every part right, close, a slip and off.
 PRACTICE_SEEDS ?= 4711,0,3,77,2024
 practice-tests: $(B)/book.html $(B)/book-practice.html $(NAPKIN) $(B)/bin/grade/grade
-	tools/run_bounded.sh 300 python3 tools/practice_test.py --page $(B)/book.html --napkin $(NAPKIN) \
+	tools/run_bounded.sh 900 python3 tools/practice_test.py --page $(B)/book.html --napkin $(NAPKIN) \
 	  --grade $(B)/bin/grade/grade --seeds $(PRACTICE_SEEDS) --practice-page $(B)/book-practice.html
 
 # make test: the timed programs alone first, then every step as one make of
