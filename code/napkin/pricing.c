@@ -16,8 +16,8 @@ double price_compute_items(const gpu_spec *g, rate_class c, double flop, double 
         return roofline;
     op_rate r = g->rates->op[c];
     /* an op that is part of a kernel carries its share of the kernel's fixed
-     * costs, and of one item's serial floor: its bytes per item are the
-     * kernel's, so the floor is scaled by a bandwidth 1/share as large */
+     * costs and of its tail: the op's bytes per item are the whole kernel's,
+     * so dividing item_frac by the share scales the tail by the share */
     r.t0 *= fixed_share;
     r.t_long *= fixed_share;
     if (fixed_share > 0)
