@@ -77,6 +77,22 @@ Test(rates, gemm_fit_recovers_known_parameters)
     cr_assert_eq(s.points, n);
 }
 
+Test(rates, fit_converges_with_a_parameter_on_its_bound)
+{
+    /* kernels timed with a blend below 1 (slower than no overlap at all): the fit's best
+     * blend is its lower bound, q = 1, and the descent must hold it there and settle in
+     * tens of steps, not crawl along the bound to the iteration limit (300) */
+    const op_rate truth = {.t0 = 5e-6, .flop_frac = 0.6, .byte_frac = 0.7, .blend = 0.7};
+    rate_point p[64];
+    int n = synthetic_gemms(&truth, p);
+    op_rate r = {.t0 = 1e-6, .flop_frac = 0.5, .byte_frac = 0.5, .blend = 2};
+    fit_summary s;
+    char err[256];
+    cr_assert_eq(fit_op_rate(p, n, &r, &s, err, sizeof err), 0, "%s", err);
+    cr_assert_float_eq(r.blend, 1, 1e-3, "blend %.9g", r.blend);
+    cr_assert(s.iterations < 100, "%d iterations", s.iterations);
+}
+
 Test(rates, gemm_fit_shrugs_off_outliers)
 {
     /* a tenth of the kernels run 3x slow (a bad kernel choice): the soft-L1 loss

@@ -47,12 +47,39 @@ static void to_rate(const double *u, int np, op_rate *r)
     r->t_long = np > 6 ? exp(u[6]) : 0;
 }
 
+/* The box each parameter's log stays in. */
+static void bounds(double lo[NP], double hi[NP])
+{
+    const double l[NP] = {log(1e-9), log(1e-3), log(1e-3), 0, log(1e-15), log(1e-3), log(1e-12)};
+    const double h[NP] = {0, log(1.5), log(1.5), log(64.0), log(1e-3), log(1.5), log(1e-3)};
+    memcpy(lo, l, sizeof l);
+    memcpy(hi, h, sizeof h);
+}
+
 static void clamp_u(double *u)
 {
-    const double lo[NP] = {log(1e-9), log(1e-3), log(1e-3), 0, log(1e-15), log(1e-3), log(1e-12)};
-    const double hi[NP] = {0, log(1.5), log(1.5), log(64.0), log(1e-3), log(1.5), log(1e-3)};
+    double lo[NP], hi[NP];
+    bounds(lo, hi);
     for (int i = 0; i < NP; i++)
         u[i] = u[i] < lo[i] ? lo[i] : u[i] > hi[i] ? hi[i] : u[i];
+}
+
+/* A parameter on its bound whose gradient pushes it further out is held
+ * there for the step (a projected step): otherwise each step is clamped
+ * back and the descent crawls along the bound for hundreds of iterations. */
+static void hold_bound_parameters(const double *u, int np, double a[NP][NP], double *g)
+{
+    double lo[NP], hi[NP];
+    bounds(lo, hi);
+    for (int k = 0; k < np; k++) {
+        int out = (u[k] <= lo[k] && g[k] > 0) || (u[k] >= hi[k] && g[k] < 0); /* the step is -g */
+        if (!out)
+            continue;
+        for (int l = 0; l < np; l++)
+            a[k][l] = a[l][k] = 0;
+        a[k][k] = 1;
+        g[k] = 0;
+    }
 }
 
 static double residual(const double *u, int np, const rate_point *p)
@@ -187,6 +214,7 @@ static double descend(const rate_point *pts, int n, int np, double *u, double *r
                     a[k][l] += w * jac[i * NP + k] * jac[i * NP + l];
             }
         }
+        hold_bound_parameters(u, np, a, g);
         int accepted = 0;
         while (lambda < 1e12) {
             double m[NP][NP], b[NP], d[NP];
@@ -207,11 +235,15 @@ static double descend(const rate_point *pts, int n, int np, double *u, double *r
             clamp_u(v);
             double c = robust_cost(v, np, pts, n);
             if (c < cost) {
-                double drop = cost - c;
+                double drop = cost - c, moved = 0;
+                for (int k = 0; k < np; k++)
+                    moved = fabs(v[k] - u[k]) > moved ? fabs(v[k] - u[k]) : moved;
                 memcpy(u, v, NP * sizeof *u);
                 cost = c;
                 lambda = lambda / 3 > 1e-12 ? lambda / 3 : 1e-12;
-                accepted = drop > 1e-14 * (1 + cost) ? 1 : 2;
+                /* converged: the step gained less than a billionth, or moved no
+                 * parameter by a millionth of itself (logs: 1e-6 is 0.0001 %) */
+                accepted = drop > 1e-9 * cost && moved > 1e-6 ? 1 : 2;
                 break;
             }
             lambda *= 4;
