@@ -212,6 +212,36 @@ Test(jobqueue_damage, crafted_ids_with_good_crcs_are_refused_and_named)
     scratch_remove(&d);
 }
 
+Test(jobqueue_damage, a_damaged_run_vouches_for_its_own_ids_once)
+{
+    /* SUBMIT 1, then 64 damaged bytes (room for two lost SUBMITs, ids 2 and 3), then SUBMIT 4:
+     * good.  A SUBMIT 7 straight after claims the same damage again (5 and 6 would have to
+     * be in it too): refused, whatever its CRC.  Before, the bound was the highest id plus the
+     * damage so far, so each record could spend the same bytes; a fuzzer drove the highest id
+     * past the file's size that way. */
+    scratch d;
+    scratch_make(&d);
+    bytes j = {0};
+    record(&j, JREC_SUBMIT, 1, 1, NULL, 0);
+    unsigned char junk[64];
+    memset(junk, 0xab, sizeof junk);
+    put(&j, junk, sizeof junk);
+    record(&j, JREC_SUBMIT, 4, 1, NULL, 0);
+    size_t reused = record(&j, JREC_SUBMIT, 7, 1, NULL, 0);
+    write_file(d.path, j.b, j.n);
+    jq_scan sc;
+    char err[512] = "";
+    cr_assert_eq(jobqueue_journal_scan(d.path, NULL, NULL, &sc, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(sc.records, 2);
+    cr_expect_eq(sc.hwm, 4);
+    cr_expect_eq(sc.refused, 1);
+    cr_expect_eq(sc.first_refused, (long)reused);
+    /* the highest id never passes one per header of the file, plus one */
+    cr_expect_leq(sc.hwm, j.n / HDR + 1);
+    free(j.b);
+    scratch_remove(&d);
+}
+
 /* Nine records, four jobs: 1 done after two steps, 2 (a payload) queued
  * after one step, 3 queued, 4 cancelled. */
 static int small_journal(bytes *j, built_job *jobs)

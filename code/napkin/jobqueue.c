@@ -319,9 +319,12 @@ static long next_magic(const char *buf, long len, long off)
 
 /* Walk every good record; resynchronise after damage at the next record
  * that checks.  Ids are handed out in journal order (submit takes the next
- * id under the journal lock), so a good SUBMIT's id is at most one past the
- * highest id seen so far, plus one per 32 damaged bytes before it (a lost
- * record is at least a header long).  A record claiming more is refused as
+ * id under the journal lock) and every id has its SUBMIT record before any
+ * other record of it, so an id is at most one past the good SUBMITs seen
+ * so far, plus one per 32 damaged bytes before it (a lost SUBMIT is at
+ * least a header long).  Counting SUBMITs, not the highest id, spends each
+ * damaged byte once: a bound on the highest id would let every later record
+ * claim the same damage again.  A record claiming more is refused as
  * damage: no crafted id can make replay allocate or loop beyond the file's
  * own size.  on_damage (may be NULL) sees each damaged run of bytes. */
 typedef void (*damage_fn)(void *ctx, long off, long len);
@@ -331,6 +334,7 @@ static void journal_walk(const char *buf, long len, jrec_fn fn, void *ctx, damag
     memset(s, 0, sizeof *s);
     s->first_damage = -1;
     long off = 0, dmg = -1; /* dmg: where the current damaged run began */
+    uint64_t submits = 0;   /* good SUBMIT records so far */
     int stopped = 0;
     while (off < len && !stopped) {
         jq_header h;
@@ -341,7 +345,7 @@ static void journal_walk(const char *buf, long len, jrec_fn fn, void *ctx, damag
             continue;
         }
         long lost = s->damaged_bytes + (dmg >= 0 ? off - dmg : 0);
-        uint64_t bound = s->hwm + 1 + (uint64_t)lost / sizeof h;
+        uint64_t bound = submits + 1 + (uint64_t)lost / sizeof h;
         if (h.id == 0 || h.id > bound) {
             if (s->refused++ == 0)
                 s->first_refused = off;
@@ -361,6 +365,7 @@ static void journal_walk(const char *buf, long len, jrec_fn fn, void *ctx, damag
         }
         if (h.id > s->hwm)
             s->hwm = h.id;
+        submits += h.type == JREC_SUBMIT;
         s->records++;
         jrec r = {(jrec_type)h.type, h.id, h.value, buf + off + sizeof h, h.len};
         off += (long)sizeof h + h.len;
