@@ -7,6 +7,7 @@
  * sequences of the larger model, a batch that fits its GPUs, the ridge batch
  * that fits in 1.4, a batch of one against a batch that fits in 1.6. */
 #include "practice.h"
+#include "practice_draw.h"
 
 #include "memory.h"
 #include "rng.h"
@@ -15,29 +16,6 @@
 #include "transformer.h"
 
 #include <math.h>
-
-#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
-/* The printed option at seed 0, a uniform draw from the list otherwise. */
-static double pick(rng_state *r, uint64_t seed, const double *opts, int n, int printed)
-{
-    return seed == 0 ? opts[printed] : opts[rng_below(r, (uint64_t)n)];
-}
-static double lo_of(const double *v, int n)
-{
-    double m = v[0];
-    for (int i = 1; i < n; i++)
-        m = v[i] < m ? v[i] : m;
-    return m;
-}
-static double hi_of(const double *v, int n)
-{
-    double m = v[0];
-    for (int i = 1; i < n; i++)
-        m = v[i] > m ? v[i] : m;
-    return m;
-}
-#define RANGE_OF(a) lo_of(a, COUNT(a)), hi_of(a, COUNT(a))
 
 static double ridge_of(const char *gpu, dtype d)
 {
@@ -120,7 +98,7 @@ static void exercise_1(practice_set *s)
                   {"1.1(a2)", "b200", "fp8 ridge of the B200", DT_FP8},
                   {"1.1(a3)", "mi300x", "bf16 ridge of the MI300X", DT_BF16},
                   {"1.1(a4)", "mi300x", "fp8 ridge of the MI300X", DT_FP8}};
-    for (int i = 0; i < COUNT(ridges); i++) {
+    for (int i = 0; i < PRACTICE_COUNT(ridges); i++) {
         double ridge = ridge_of(ridges[i].gpu, ridges[i].d);
         practice_part *p = practice_add_part(s, ridges[i].id, 1, ridges[i].what, "FLOP/B", JUDGE_RELATIVE, ridge,
                                              JUDGE_HAND_TOL);
@@ -136,10 +114,10 @@ static int exercise_2(practice_set *s, rng_state *r)
     model_spec mha, gqa;
     if (model_lookup("llama2-13b", &mha) != 0 || model_lookup("llama3-8b", &gqa) != 0)
         return -1;
-    double budget = pick(r, s->seed, ex2_budget_gb, COUNT(ex2_budget_gb), 3);
-    double context = pick(r, s->seed, ex2_context, COUNT(ex2_context), 2);
-    practice_add_input(s, "ch01_ex2_budget_gb", budget, "%g", RANGE_OF(ex2_budget_gb));
-    practice_add_input(s, "ch01_ex2_context", context, PRACTICE_GROUPED, RANGE_OF(ex2_context));
+    double budget = practice_pick(r, s->seed, ex2_budget_gb, PRACTICE_COUNT(ex2_budget_gb), 3);
+    double context = practice_pick(r, s->seed, ex2_context, PRACTICE_COUNT(ex2_context), 2);
+    practice_add_input(s, "ch01_ex2_budget_gb", budget, "%g", PRACTICE_RANGE_OF(ex2_budget_gb));
+    practice_add_input(s, "ch01_ex2_context", context, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex2_context));
     double kv13 = kv_bytes_per_token(&mha, DT_BF16), kv8 = kv_bytes_per_token(&gqa, DT_BF16);
     practice_part *p = practice_add_part(s, "1.2(a1)", 2, "KV bytes per token, LLaMA-2-13B", "B", JUDGE_RELATIVE,
                                          kv13, JUDGE_HAND_TOL);
@@ -171,12 +149,12 @@ static int exercise_3(practice_set *s, rng_state *r, double *usable, double *res
     model_spec m;
     if (model_lookup("llama3-8b", &m) != 0)
         return -1;
-    double context = pick(r, s->seed, ex3_context, COUNT(ex3_context), 2);
-    double pct = pick(r, s->seed, ex3_usable_pct, COUNT(ex3_usable_pct), 1);
-    double res = pick(r, s->seed, ex3_reserve_gb, COUNT(ex3_reserve_gb), 1);
-    practice_add_input(s, "ch01_ex3_context", context, PRACTICE_GROUPED, RANGE_OF(ex3_context));
-    practice_add_input(s, "ch01_ex3_usable_pct", pct, "%g", RANGE_OF(ex3_usable_pct));
-    practice_add_input(s, "ch01_ex3_reserve_gb", res, "%g", RANGE_OF(ex3_reserve_gb));
+    double context = practice_pick(r, s->seed, ex3_context, PRACTICE_COUNT(ex3_context), 2);
+    double pct = practice_pick(r, s->seed, ex3_usable_pct, PRACTICE_COUNT(ex3_usable_pct), 1);
+    double res = practice_pick(r, s->seed, ex3_reserve_gb, PRACTICE_COUNT(ex3_reserve_gb), 1);
+    practice_add_input(s, "ch01_ex3_context", context, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex3_context));
+    practice_add_input(s, "ch01_ex3_usable_pct", pct, "%g", PRACTICE_RANGE_OF(ex3_usable_pct));
+    practice_add_input(s, "ch01_ex3_reserve_gb", res, "%g", PRACTICE_RANGE_OF(ex3_reserve_gb));
     *usable = pct / 100;
     *reserve = res * 1e9;
     int b = max_batch(&m, "h200", 1, (int)context, DT_BF16, DT_BF16, *usable, *reserve);
@@ -214,8 +192,8 @@ static int exercise_4(practice_set *s, rng_state *r, double usable, double reser
     double tp = 8, context = 4096;
     int b = -1;
     for (int attempt = 0; attempt < 64; attempt++) {
-        tp = pick(r, s->seed, ex4_tp, COUNT(ex4_tp), 1);
-        context = pick(r, s->seed, ex4_context, COUNT(ex4_context), 1);
+        tp = practice_pick(r, s->seed, ex4_tp, PRACTICE_COUNT(ex4_tp), 1);
+        context = practice_pick(r, s->seed, ex4_context, PRACTICE_COUNT(ex4_context), 1);
         /* the printed regime: the ridge batch fits */
         b = max_batch(&m, "h200", (int)tp, (int)context, DT_BF16, DT_BF16, usable, reserve);
         if (b >= ridge)
@@ -225,8 +203,8 @@ static int exercise_4(practice_set *s, rng_state *r, double usable, double reser
     }
     if (b < ridge)
         return -1;
-    practice_add_input(s, "ch01_ex4_tp", tp, "%g", RANGE_OF(ex4_tp));
-    practice_add_input(s, "ch01_ex4_context", context, PRACTICE_GROUPED, RANGE_OF(ex4_context));
+    practice_add_input(s, "ch01_ex4_tp", tp, "%g", PRACTICE_RANGE_OF(ex4_tp));
+    practice_add_input(s, "ch01_ex4_context", context, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex4_context));
     double w = weight_bytes_per_gpu(&m, DT_BF16, (int)tp), kv = kv_bytes_per_token_per_gpu(&m, DT_BF16, (int)tp);
     practice_part *p = practice_add_part(s, "1.4(a1)", 4, "GB of weights on each GPU", "GB", JUDGE_RELATIVE, w / 1e9,
                                          JUDGE_HAND_TOL);
@@ -257,10 +235,10 @@ static int exercise_5(practice_set *s, rng_state *r)
     model_spec m;
     if (model_lookup("llama3-70b", &m) != 0)
         return -1;
-    double tp = pick(r, s->seed, ex5_tp, COUNT(ex5_tp), 0);
-    double context = pick(r, s->seed, ex5_context, COUNT(ex5_context), 1);
-    practice_add_input(s, "ch01_ex5_tp", tp, "%g", RANGE_OF(ex5_tp));
-    practice_add_input(s, "ch01_ex5_context", context, PRACTICE_GROUPED, RANGE_OF(ex5_context));
+    double tp = practice_pick(r, s->seed, ex5_tp, PRACTICE_COUNT(ex5_tp), 0);
+    double context = practice_pick(r, s->seed, ex5_context, PRACTICE_COUNT(ex5_context), 1);
+    practice_add_input(s, "ch01_ex5_tp", tp, "%g", PRACTICE_RANGE_OF(ex5_tp));
+    practice_add_input(s, "ch01_ex5_context", context, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex5_context));
     /* the exercise's policy: 90 % of the driver's figure, 2 GB kept */
     int bf = max_batch(&m, "h100", (int)tp, (int)context, DT_BF16, DT_BF16, 0.9, 2e9);
     int i8 = max_batch(&m, "h100", (int)tp, (int)context, DT_INT8, DT_INT8, 0.9, 2e9);
@@ -293,16 +271,16 @@ static int exercise_6(practice_set *s, rng_state *r)
         return -1;
     double tp = 4, batch = 64, context = 4096;
     for (int attempt = 0; attempt < 64; attempt++) {
-        tp = pick(r, s->seed, ex6_tp, COUNT(ex6_tp), 0);
-        batch = pick(r, s->seed, ex6_batch, COUNT(ex6_batch), 3);
-        context = pick(r, s->seed, ex6_context, COUNT(ex6_context), 1);
+        tp = practice_pick(r, s->seed, ex6_tp, PRACTICE_COUNT(ex6_tp), 0);
+        batch = practice_pick(r, s->seed, ex6_batch, PRACTICE_COUNT(ex6_batch), 3);
+        context = practice_pick(r, s->seed, ex6_context, PRACTICE_COUNT(ex6_context), 1);
         if (fits_default(&m, "h100", (int)tp, (int)batch, (int)context))
             break;
         tp = 4, batch = 64, context = 4096;
     }
-    practice_add_input(s, "ch01_ex6_tp", tp, "%g", RANGE_OF(ex6_tp));
-    practice_add_input(s, "ch01_ex6_batch", batch, "%g", RANGE_OF(ex6_batch));
-    practice_add_input(s, "ch01_ex6_context", context, PRACTICE_GROUPED, RANGE_OF(ex6_context));
+    practice_add_input(s, "ch01_ex6_tp", tp, "%g", PRACTICE_RANGE_OF(ex6_tp));
+    practice_add_input(s, "ch01_ex6_batch", batch, "%g", PRACTICE_RANGE_OF(ex6_batch));
+    practice_add_input(s, "ch01_ex6_context", context, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex6_context));
     step_cost c1, cb;
     if (step(&m, "h100", (int)tp, 1, (int)context, &c1) != 0 || step(&m, "h100", (int)tp, (int)batch, (int)context, &cb) != 0)
         return -1;
@@ -332,10 +310,10 @@ static int exercise_7(practice_set *s, rng_state *r)
     model_spec m;
     if (model_lookup("mixtral-8x7b", &m) != 0)
         return -1;
-    double small = pick(r, s->seed, ex7_small, COUNT(ex7_small), 2);
-    double large = pick(r, s->seed, ex7_large, COUNT(ex7_large), 2);
-    practice_add_input(s, "ch01_ex7_small_batch", small, "%g", RANGE_OF(ex7_small));
-    practice_add_input(s, "ch01_ex7_large_batch", large, "%g", RANGE_OF(ex7_large));
+    double small = practice_pick(r, s->seed, ex7_small, PRACTICE_COUNT(ex7_small), 2);
+    double large = practice_pick(r, s->seed, ex7_large, PRACTICE_COUNT(ex7_large), 2);
+    practice_add_input(s, "ch01_ex7_small_batch", small, "%g", PRACTICE_RANGE_OF(ex7_small));
+    practice_add_input(s, "ch01_ex7_large_batch", large, "%g", PRACTICE_RANGE_OF(ex7_large));
     param_count pc = model_params(&m);
     practice_part *p = practice_add_part(s, "1.7(a1)", 7, "total parameters", "billion", JUDGE_RELATIVE,
                                          pc.total / 1e9, JUDGE_HAND_TOL);

@@ -9,6 +9,7 @@
  * streams at most of the bandwidth.  2.4 (a stand-in table) and 2.7 (launch
  * counts) keep their printed numbers and have no answer boxes. */
 #include "practice.h"
+#include "practice_draw.h"
 
 #include "gemm_model.h"
 #include "measure_ref.h"
@@ -18,29 +19,6 @@
 #include "specs.h"
 
 #include <math.h>
-
-#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
-/* The printed option at seed 0, a uniform draw from the list otherwise. */
-static double pick(rng_state *r, uint64_t seed, const double *opts, int n, int printed)
-{
-    return seed == 0 ? opts[printed] : opts[rng_below(r, (uint64_t)n)];
-}
-static double lo_of(const double *v, int n)
-{
-    double m = v[0];
-    for (int i = 1; i < n; i++)
-        m = v[i] < m ? v[i] : m;
-    return m;
-}
-static double hi_of(const double *v, int n)
-{
-    double m = v[0];
-    for (int i = 1; i < n; i++)
-        m = v[i] > m ? v[i] : m;
-    return m;
-}
-#define RANGE_OF(a) lo_of(a, COUNT(a)), hi_of(a, COUNT(a))
 
 static double gemm_time(const gpu_spec *g, double m, double n, double k)
 {
@@ -61,10 +39,10 @@ static const double ex1_read_ms[] = {0.23, 0.24, 0.25};
 
 static void exercise_1(practice_set *s, rng_state *r)
 {
-    double copy = pick(r, s->seed, ex1_copy_ms, COUNT(ex1_copy_ms), 1);
-    double read = pick(r, s->seed, ex1_read_ms, COUNT(ex1_read_ms), 1);
-    practice_add_input(s, "ch02_ex1_copy_ms", copy, "%g", RANGE_OF(ex1_copy_ms));
-    practice_add_input(s, "ch02_ex1_read_ms", read, "%g", RANGE_OF(ex1_read_ms));
+    double copy = practice_pick(r, s->seed, ex1_copy_ms, PRACTICE_COUNT(ex1_copy_ms), 1);
+    double read = practice_pick(r, s->seed, ex1_read_ms, PRACTICE_COUNT(ex1_read_ms), 1);
+    practice_add_input(s, "ch02_ex1_copy_ms", copy, "%g", PRACTICE_RANGE_OF(ex1_copy_ms));
+    practice_add_input(s, "ch02_ex1_read_ms", read, "%g", PRACTICE_RANGE_OF(ex1_read_ms));
     double n = 268435456.0; /* 2^28 floats */
     double c = stream_bytes(STREAM_COPY, n, 4) / (copy * 1e-3), rd = stream_bytes(STREAM_READ, n, 4) / (read * 1e-3);
     practice_part *p = practice_add_part(s, "2.1(a1)", 1, "TB/s the copy reports", "TB/s", JUDGE_RELATIVE, c / 1e12,
@@ -88,12 +66,12 @@ static const double ex2_tp[] = {2, 4, 8};
 
 static void exercise_2(practice_set *s, rng_state *r)
 {
-    double size = pick(r, s->seed, ex2_size, COUNT(ex2_size), 1);
-    double tp = pick(r, s->seed, ex2_tp, COUNT(ex2_tp), 2);
-    practice_add_input(s, "ch02_ex2_size", size, "%g", RANGE_OF(ex2_size));
-    practice_add_input(s, "ch02_ex2_tp", tp, "%g", RANGE_OF(ex2_tp));
-    practice_add_input(s, "ch02_ex2_k", 28672 / tp, "%g", 28672 / hi_of(ex2_tp, COUNT(ex2_tp)),
-                       28672 / lo_of(ex2_tp, COUNT(ex2_tp)));
+    double size = practice_pick(r, s->seed, ex2_size, PRACTICE_COUNT(ex2_size), 1);
+    double tp = practice_pick(r, s->seed, ex2_tp, PRACTICE_COUNT(ex2_tp), 2);
+    practice_add_input(s, "ch02_ex2_size", size, "%g", PRACTICE_RANGE_OF(ex2_size));
+    practice_add_input(s, "ch02_ex2_tp", tp, "%g", PRACTICE_RANGE_OF(ex2_tp));
+    practice_add_input(s, "ch02_ex2_k", 28672 / tp, "%g", 28672 / practice_greatest(ex2_tp, PRACTICE_COUNT(ex2_tp)),
+                       28672 / practice_least(ex2_tp, PRACTICE_COUNT(ex2_tp)));
     /* (a) on the H100 is the chapter's own worked knee: its box is the H200's */
     gpu_spec h200 = gpu_builtin("h200");
     practice_part *p = practice_add_part(s, "2.2(a)", 2, "knee batch on the H200", "rows", JUDGE_RELATIVE,
@@ -109,12 +87,12 @@ static const double ex3_batch[] = {256, 512, 1024};
 
 static void exercise_3(practice_set *s, rng_state *r)
 {
-    double tp = pick(r, s->seed, ex3_tp, COUNT(ex3_tp), 1);
-    double m = pick(r, s->seed, ex3_batch, COUNT(ex3_batch), 1);
-    practice_add_input(s, "ch02_ex3_tp", tp, "%g", RANGE_OF(ex3_tp));
-    practice_add_input(s, "ch02_ex3_n", 2 * 28672 / tp, "%g", 2 * 28672 / hi_of(ex3_tp, COUNT(ex3_tp)),
-                       2 * 28672 / lo_of(ex3_tp, COUNT(ex3_tp)));
-    practice_add_input(s, "ch02_ex3_batch", m, "%g", RANGE_OF(ex3_batch));
+    double tp = practice_pick(r, s->seed, ex3_tp, PRACTICE_COUNT(ex3_tp), 1);
+    double m = practice_pick(r, s->seed, ex3_batch, PRACTICE_COUNT(ex3_batch), 1);
+    practice_add_input(s, "ch02_ex3_tp", tp, "%g", PRACTICE_RANGE_OF(ex3_tp));
+    practice_add_input(s, "ch02_ex3_n", 2 * 28672 / tp, "%g", 2 * 28672 / practice_greatest(ex3_tp, PRACTICE_COUNT(ex3_tp)),
+                       2 * 28672 / practice_least(ex3_tp, PRACTICE_COUNT(ex3_tp)));
+    practice_add_input(s, "ch02_ex3_batch", m, "%g", PRACTICE_RANGE_OF(ex3_batch));
     gpu_spec h200 = gpu_builtin("h200");
     /* (a)'s two times are the predictions exercise 4's table prints: the box
      * takes (c), their ratio */
@@ -128,11 +106,11 @@ static const double ex5_us_per_mb[] = {0.2178, 0.2373, 0.2604};
 
 static void exercise_5(practice_set *s, rng_state *r)
 {
-    double mb = pick(r, s->seed, ex5_mb, COUNT(ex5_mb), 1);
+    double mb = practice_pick(r, s->seed, ex5_mb, PRACTICE_COUNT(ex5_mb), 1);
     /* a time from a streaming efficiency near 80 to 95 %, to 0.01 µs;
      * printed 31.87 µs */
-    double us = s->seed == 0 ? 31.87 : round(100 * mb * pick(r, s->seed, ex5_us_per_mb, COUNT(ex5_us_per_mb), 1)) / 100;
-    practice_add_input(s, "ch02_ex5_read_mb", mb, "%g", RANGE_OF(ex5_mb));
+    double us = s->seed == 0 ? 31.87 : round(100 * mb * practice_pick(r, s->seed, ex5_us_per_mb, PRACTICE_COUNT(ex5_us_per_mb), 1)) / 100;
+    practice_add_input(s, "ch02_ex5_read_mb", mb, "%g", PRACTICE_RANGE_OF(ex5_mb));
     practice_add_input(s, "ch02_ex5_us", us, "%.2f", 67.1 * 0.2178 - 0.01, 268.5 * 0.2604 + 0.01);
     gpu_spec h200 = gpu_builtin("h200");
     double bw = (mb * 1e6 + 16.4e3) / (us * 1e-6);
@@ -151,10 +129,10 @@ static int exercise_6(practice_set *s, rng_state *r)
     model_spec m70, m8;
     if (model_lookup("llama3-70b", &m70) != 0 || model_lookup("llama3-8b", &m8) != 0)
         return -1;
-    double context = pick(r, s->seed, ex6_context, COUNT(ex6_context), 2);
-    double batch = pick(r, s->seed, ex6_batch, COUNT(ex6_batch), 1);
-    practice_add_input(s, "ch02_ex6_context", context, PRACTICE_GROUPED, RANGE_OF(ex6_context));
-    practice_add_input(s, "ch02_ex6_batch", batch, "%g", RANGE_OF(ex6_batch));
+    double context = practice_pick(r, s->seed, ex6_context, PRACTICE_COUNT(ex6_context), 2);
+    double batch = practice_pick(r, s->seed, ex6_batch, PRACTICE_COUNT(ex6_batch), 1);
+    practice_add_input(s, "ch02_ex6_context", context, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex6_context));
+    practice_add_input(s, "ch02_ex6_batch", batch, "%g", PRACTICE_RANGE_OF(ex6_batch));
     double gb70 = kv_bytes_per_sequence(&m70, DT_BF16, (int)context) / 1e9;
     double gb8 = batch * kv_bytes_per_sequence(&m8, DT_BF16, (int)context) / 1e9;
     practice_part *p = practice_add_part(s, "2.6(a)", 6, "GB of cache one 70B sequence's step reads", "GB",

@@ -8,6 +8,7 @@
  * one whose batches always fill, a window the budget bounds, a batch that
  * fits the GPU. */
 #include "practice.h"
+#include "practice_draw.h"
 
 #include "memory.h"
 #include "packing.h"
@@ -17,29 +18,6 @@
 #include "window.h"
 
 #include <math.h>
-
-#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
-/* The printed option at seed 0, a uniform draw from the list otherwise. */
-static double pick(rng_state *r, uint64_t seed, const double *opts, int n, int printed)
-{
-    return seed == 0 ? opts[printed] : opts[rng_below(r, (uint64_t)n)];
-}
-static double lo_of(const double *v, int n)
-{
-    double m = v[0];
-    for (int i = 1; i < n; i++)
-        m = v[i] < m ? v[i] : m;
-    return m;
-}
-static double hi_of(const double *v, int n)
-{
-    double m = v[0];
-    for (int i = 1; i < n; i++)
-        m = v[i] > m ? v[i] : m;
-    return m;
-}
-#define RANGE_OF(a) lo_of(a, COUNT(a)), hi_of(a, COUNT(a))
 
 /* A whole number from lo to hi in steps of step, the printed one at seed 0. */
 static int draw_step(rng_state *r, uint64_t seed, int lo, int hi, int step, int printed)
@@ -141,14 +119,14 @@ static const double ex3_cap[] = {8, 16, 32};
 
 static void exercise_3(practice_set *s, rng_state *r, double *window_ms, double *cap)
 {
-    *window_ms = pick(r, s->seed, ex3_window_ms, COUNT(ex3_window_ms), 3);
-    *cap = pick(r, s->seed, ex3_cap, COUNT(ex3_cap), 1);
+    *window_ms = practice_pick(r, s->seed, ex3_window_ms, PRACTICE_COUNT(ex3_window_ms), 3);
+    *cap = practice_pick(r, s->seed, ex3_cap, PRACTICE_COUNT(ex3_cap), 1);
     /* one arrival per window on average: the regime in which (c) holds */
     double lambda = 1000 / *window_ms;
-    practice_add_input(s, "ch03_ex3_rate", lambda, "%g", 1000 / hi_of(ex3_window_ms, COUNT(ex3_window_ms)),
-                       1000 / lo_of(ex3_window_ms, COUNT(ex3_window_ms)));
-    practice_add_input(s, "ch03_ex3_window_ms", *window_ms, "%g", RANGE_OF(ex3_window_ms));
-    practice_add_input(s, "ch03_ex3_cap", *cap, "%g", RANGE_OF(ex3_cap));
+    practice_add_input(s, "ch03_ex3_rate", lambda, "%g", 1000 / practice_greatest(ex3_window_ms, PRACTICE_COUNT(ex3_window_ms)),
+                       1000 / practice_least(ex3_window_ms, PRACTICE_COUNT(ex3_window_ms)));
+    practice_add_input(s, "ch03_ex3_window_ms", *window_ms, "%g", PRACTICE_RANGE_OF(ex3_window_ms));
+    practice_add_input(s, "ch03_ex3_cap", *cap, "%g", PRACTICE_RANGE_OF(ex3_cap));
     window_stats w;
     if (windowed(lambda, *window_ms / 1e3, (int)*cap, &w) != 0)
         return;
@@ -168,14 +146,14 @@ static void exercise_4(practice_set *s, rng_state *r, double window_ms, double c
     window_stats w = {0};
     double lambda = 2000;
     for (int attempt = 0; attempt < 64; attempt++) {
-        lambda = pick(r, s->seed, ex4_rate, COUNT(ex4_rate), 1);
+        lambda = practice_pick(r, s->seed, ex4_rate, PRACTICE_COUNT(ex4_rate), 1);
         /* the busy regime: the window (almost) never fires */
         if (windowed(lambda, window_ms / 1e3, (int)cap, &w) == 0 && w.full_share > 0.999)
             break;
         lambda = 5000;
         windowed(lambda, window_ms / 1e3, (int)cap, &w);
     }
-    practice_add_input(s, "ch03_ex4_rate", lambda, PRACTICE_GROUPED, RANGE_OF(ex4_rate));
+    practice_add_input(s, "ch03_ex4_rate", lambda, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex4_rate));
     practice_part *p = practice_add_part(s, "3.4(a1)", 4, "mean batch size", "requests", JUDGE_RELATIVE, w.mean_batch,
                                          JUDGE_HAND_TOL);
     practice_add_slip(p, lambda * window_ms / 1e3, "that is the arrivals a whole window would hold; the cap sends the batch first");
@@ -216,12 +194,12 @@ static double window_for_wait(double lambda, int cap, double budget)
 
 static void exercise_5(practice_set *s, rng_state *r)
 {
-    double lambda = pick(r, s->seed, ex5_rate, COUNT(ex5_rate), 1);
-    double budget = pick(r, s->seed, ex5_budget_ms, COUNT(ex5_budget_ms), 1);
-    double cap = pick(r, s->seed, ex5_cap, COUNT(ex5_cap), 0);
-    practice_add_input(s, "ch03_ex5_rate", lambda, "%g", RANGE_OF(ex5_rate));
-    practice_add_input(s, "ch03_ex5_budget_ms", budget, "%g", RANGE_OF(ex5_budget_ms));
-    practice_add_input(s, "ch03_ex5_cap", cap, "%g", RANGE_OF(ex5_cap));
+    double lambda = practice_pick(r, s->seed, ex5_rate, PRACTICE_COUNT(ex5_rate), 1);
+    double budget = practice_pick(r, s->seed, ex5_budget_ms, PRACTICE_COUNT(ex5_budget_ms), 1);
+    double cap = practice_pick(r, s->seed, ex5_cap, PRACTICE_COUNT(ex5_cap), 0);
+    practice_add_input(s, "ch03_ex5_rate", lambda, "%g", PRACTICE_RANGE_OF(ex5_rate));
+    practice_add_input(s, "ch03_ex5_budget_ms", budget, "%g", PRACTICE_RANGE_OF(ex5_budget_ms));
+    practice_add_input(s, "ch03_ex5_cap", cap, "%g", PRACTICE_RANGE_OF(ex5_cap));
     double w = window_for_wait(lambda, (int)cap, budget / 1e3);
     window_stats st;
     if (!isfinite(w) || windowed(lambda, w, (int)cap, &st) != 0)
@@ -260,12 +238,12 @@ static int exercise_6(practice_set *s, rng_state *r)
     if (model_lookup("llama3-8b", &m) != 0)
         return -1;
     gpu_spec h100 = gpu_builtin("h100");
-    double n = pick(r, s->seed, ex6_n, COUNT(ex6_n), 1);
-    double prompt = pick(r, s->seed, ex6_prompt, COUNT(ex6_prompt), 1);
-    double output = pick(r, s->seed, ex6_output, COUNT(ex6_output), 1);
-    practice_add_input(s, "ch03_ex6_n", n, "%g", RANGE_OF(ex6_n));
-    practice_add_input(s, "ch03_ex6_prompt", prompt, "%g", RANGE_OF(ex6_prompt));
-    practice_add_input(s, "ch03_ex6_output", output, "%g", RANGE_OF(ex6_output));
+    double n = practice_pick(r, s->seed, ex6_n, PRACTICE_COUNT(ex6_n), 1);
+    double prompt = practice_pick(r, s->seed, ex6_prompt, PRACTICE_COUNT(ex6_prompt), 1);
+    double output = practice_pick(r, s->seed, ex6_output, PRACTICE_COUNT(ex6_output), 1);
+    practice_add_input(s, "ch03_ex6_n", n, "%g", PRACTICE_RANGE_OF(ex6_n));
+    practice_add_input(s, "ch03_ex6_prompt", prompt, "%g", PRACTICE_RANGE_OF(ex6_prompt));
+    practice_add_input(s, "ch03_ex6_output", output, "%g", PRACTICE_RANGE_OF(ex6_output));
     double short_ratio = seq_over_batch(&m, &h100, (int)n, (int)prompt, (int)output);
     double long_ratio = seq_over_batch(&m, &h100, (int)n, 4096, (int)output);
     if (!isfinite(short_ratio) || !isfinite(long_ratio))
@@ -304,12 +282,12 @@ static int exercise_7(practice_set *s, rng_state *r)
     model_spec m;
     if (model_lookup("llama3-8b", &m) != 0)
         return -1;
-    double shortc = pick(r, s->seed, ex7_short, COUNT(ex7_short), 1);
-    double longc = pick(r, s->seed, ex7_long, COUNT(ex7_long), 1);
-    double reserve = pick(r, s->seed, ex7_reserve_gb, COUNT(ex7_reserve_gb), 2);
-    practice_add_input(s, "ch03_ex7_short", shortc, PRACTICE_GROUPED, RANGE_OF(ex7_short));
-    practice_add_input(s, "ch03_ex7_long", longc, PRACTICE_GROUPED, RANGE_OF(ex7_long));
-    practice_add_input(s, "ch03_ex7_reserve_gb", reserve, "%g", RANGE_OF(ex7_reserve_gb));
+    double shortc = practice_pick(r, s->seed, ex7_short, PRACTICE_COUNT(ex7_short), 1);
+    double longc = practice_pick(r, s->seed, ex7_long, PRACTICE_COUNT(ex7_long), 1);
+    double reserve = practice_pick(r, s->seed, ex7_reserve_gb, PRACTICE_COUNT(ex7_reserve_gb), 2);
+    practice_add_input(s, "ch03_ex7_short", shortc, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex7_short));
+    practice_add_input(s, "ch03_ex7_long", longc, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex7_long));
+    practice_add_input(s, "ch03_ex7_reserve_gb", reserve, "%g", PRACTICE_RANGE_OF(ex7_reserve_gb));
     static const struct {
         const char *id, *gpu, *what;
         int use_long;

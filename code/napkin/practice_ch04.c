@@ -13,34 +13,12 @@
  * here is the exercise's own: the deadline is the oldest arrival plus the
  * window, and a timespec splits whole nanoseconds. */
 #include "practice.h"
+#include "practice_draw.h"
 
 #include "rng.h"
 #include "window.h"
 
 #include <math.h>
-
-#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
-/* The printed option at seed 0, a uniform draw from the list otherwise. */
-static double pick(rng_state *r, uint64_t seed, const double *opts, int n, int printed)
-{
-    return seed == 0 ? opts[printed] : opts[rng_below(r, (uint64_t)n)];
-}
-static double lo_of(const double *v, int n)
-{
-    double m = v[0];
-    for (int i = 1; i < n; i++)
-        m = v[i] < m ? v[i] : m;
-    return m;
-}
-static double hi_of(const double *v, int n)
-{
-    double m = v[0];
-    for (int i = 1; i < n; i++)
-        m = v[i] > m ? v[i] : m;
-    return m;
-}
-#define RANGE_OF(a) lo_of(a, COUNT(a)), hi_of(a, COUNT(a))
 
 static int windowed(double lambda, double w, int cap, window_stats *out)
 {
@@ -54,15 +32,15 @@ static const double ex1_window_ms[] = {2, 5, 10};
 
 static void exercise_1(practice_set *s, rng_state *r)
 {
-    double batch = pick(r, s->seed, ex1_batch, COUNT(ex1_batch), 1);
-    double w = pick(r, s->seed, ex1_window_ms, COUNT(ex1_window_ms), 1);
+    double batch = practice_pick(r, s->seed, ex1_batch, PRACTICE_COUNT(ex1_batch), 1);
+    double w = practice_pick(r, s->seed, ex1_window_ms, PRACTICE_COUNT(ex1_window_ms), 1);
     /* (a): fewer than a full batch, part of the window gone; (c): the window
      * passed by 1.1 ms */
     double queued = s->seed == 0 ? 3 : 1 + (double)rng_below(r, (uint64_t)(batch - 1));
     double elapsed = s->seed == 0 ? 2 : 0.5 * (double)(1 + rng_below(r, (uint64_t)(2 * w - 1)));
-    practice_add_input(s, "ch04_ex1_batch", batch, "%g", RANGE_OF(ex1_batch));
-    practice_add_input(s, "ch04_ex1_window_ms", w, "%g", RANGE_OF(ex1_window_ms));
-    practice_add_input(s, "ch04_ex1_queued", queued, "%g", 1, hi_of(ex1_batch, COUNT(ex1_batch)) - 1);
+    practice_add_input(s, "ch04_ex1_batch", batch, "%g", PRACTICE_RANGE_OF(ex1_batch));
+    practice_add_input(s, "ch04_ex1_window_ms", w, "%g", PRACTICE_RANGE_OF(ex1_window_ms));
+    practice_add_input(s, "ch04_ex1_queued", queued, "%g", 1, practice_greatest(ex1_batch, PRACTICE_COUNT(ex1_batch)) - 1);
     practice_add_input(s, "ch04_ex1_now_a", 1 + elapsed / 1e3, "%g", 1.0005, 1 + 9.5e-3);
     practice_add_input(s, "ch04_ex1_now_c", 1 + (w + 1.1) / 1e3, "%g", 1.0031, 1.0111);
     practice_part *p = practice_add_part(s, "4.1(a)", 1, "ms the flusher sleeps in (a)", "ms", JUDGE_RELATIVE,
@@ -80,11 +58,11 @@ static const double ex2_window_us[] = {500, 1000, 2000};
 
 static void exercise_2(practice_set *s, rng_state *r)
 {
-    double sec = pick(r, s->seed, ex2_second, COUNT(ex2_second), 1);
-    double early = pick(r, s->seed, ex2_early_us, COUNT(ex2_early_us), 1);
-    double w = pick(r, s->seed, ex2_window_us, COUNT(ex2_window_us), 0);
-    practice_add_input(s, "ch04_ex2_now", sec + 1 - early / 1e6, "%.4f", lo_of(ex2_second, COUNT(ex2_second)) + 0.9996,
-                       hi_of(ex2_second, COUNT(ex2_second)) + 0.9999);
+    double sec = practice_pick(r, s->seed, ex2_second, PRACTICE_COUNT(ex2_second), 1);
+    double early = practice_pick(r, s->seed, ex2_early_us, PRACTICE_COUNT(ex2_early_us), 1);
+    double w = practice_pick(r, s->seed, ex2_window_us, PRACTICE_COUNT(ex2_window_us), 0);
+    practice_add_input(s, "ch04_ex2_now", sec + 1 - early / 1e6, "%.4f", practice_least(ex2_second, PRACTICE_COUNT(ex2_second)) + 0.9996,
+                       practice_greatest(ex2_second, PRACTICE_COUNT(ex2_second)) + 0.9999);
     practice_add_input(s, "ch04_ex2_window_ms", w / 1e3, "%g", 0.5, 2);
     /* whole nanoseconds: now's fraction is 10^9 - early x 1000 */
     long long frac = 1000000000LL - (long long)early * 1000, add = (long long)w * 1000;
@@ -114,13 +92,13 @@ static const double ex3_n[] = {16, 32, 64, 128};
 
 static void exercise_3(practice_set *s, rng_state *r)
 {
-    double n = pick(r, s->seed, ex3_n, COUNT(ex3_n), 2);
+    double n = practice_pick(r, s->seed, ex3_n, PRACTICE_COUNT(ex3_n), 2);
     double one = s->seed == 0 ? 37 : (double)rng_below(r, (uint64_t)n);
     double start = s->seed == 0 ? 8 : (double)rng_below(r, (uint64_t)(n - 3));
-    practice_add_input(s, "ch04_ex3_n", n, "%g", RANGE_OF(ex3_n));
-    practice_add_input(s, "ch04_ex3_bad", one, "%g", 0, hi_of(ex3_n, COUNT(ex3_n)) - 1);
-    practice_add_input(s, "ch04_ex3_run_start", start, "%g", 0, hi_of(ex3_n, COUNT(ex3_n)) - 4);
-    practice_add_input(s, "ch04_ex3_run_end", start + 3, "%g", 3, hi_of(ex3_n, COUNT(ex3_n)) - 1);
+    practice_add_input(s, "ch04_ex3_n", n, "%g", PRACTICE_RANGE_OF(ex3_n));
+    practice_add_input(s, "ch04_ex3_bad", one, "%g", 0, practice_greatest(ex3_n, PRACTICE_COUNT(ex3_n)) - 1);
+    practice_add_input(s, "ch04_ex3_run_start", start, "%g", 0, practice_greatest(ex3_n, PRACTICE_COUNT(ex3_n)) - 4);
+    practice_add_input(s, "ch04_ex3_run_end", start + 3, "%g", 3, practice_greatest(ex3_n, PRACTICE_COUNT(ex3_n)) - 1);
     int bad[128] = {0}, k = (int)n;
     bad[(int)one] = 1;
     long c1 = bisect_calls(bad, 0, k);
@@ -151,10 +129,10 @@ static const double ex4_window_ms[] = {1, 2, 5};
 
 static void exercise_4(practice_set *s, rng_state *r)
 {
-    double lambda = pick(r, s->seed, ex4_rate, COUNT(ex4_rate), 1);
-    double w = pick(r, s->seed, ex4_window_ms, COUNT(ex4_window_ms), 1);
-    practice_add_input(s, "ch04_ex4_rate", lambda, PRACTICE_GROUPED, RANGE_OF(ex4_rate));
-    practice_add_input(s, "ch04_ex4_window_ms", w, "%g", RANGE_OF(ex4_window_ms));
+    double lambda = practice_pick(r, s->seed, ex4_rate, PRACTICE_COUNT(ex4_rate), 1);
+    double w = practice_pick(r, s->seed, ex4_window_ms, PRACTICE_COUNT(ex4_window_ms), 1);
+    practice_add_input(s, "ch04_ex4_rate", lambda, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex4_rate));
+    practice_add_input(s, "ch04_ex4_window_ms", w, "%g", PRACTICE_RANGE_OF(ex4_window_ms));
     window_stats big, small;
     if (windowed(lambda, w / 1e3, 64, &big) != 0 || windowed(lambda, w / 1e3, 4, &small) != 0)
         return;
@@ -174,14 +152,14 @@ static void exercise_5(practice_set *s, rng_state *r)
 {
     double lambda = 8000, w = 2;
     for (int attempt = 0; attempt < 64; attempt++) {
-        lambda = pick(r, s->seed, ex5_rate, COUNT(ex5_rate), 1);
-        w = pick(r, s->seed, ex5_window_ms, COUNT(ex5_window_ms), 1);
+        lambda = practice_pick(r, s->seed, ex5_rate, PRACTICE_COUNT(ex5_rate), 1);
+        w = practice_pick(r, s->seed, ex5_window_ms, PRACTICE_COUNT(ex5_window_ms), 1);
         if (lambda * w / 1e3 >= 8 && lambda * w / 1e3 <= 32)
             break;
         lambda = 8000, w = 2;
     }
-    practice_add_input(s, "ch04_ex5_rate", lambda, PRACTICE_GROUPED, RANGE_OF(ex5_rate));
-    practice_add_input(s, "ch04_ex5_window_ms", w, "%g", RANGE_OF(ex5_window_ms));
+    practice_add_input(s, "ch04_ex5_rate", lambda, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex5_rate));
+    practice_add_input(s, "ch04_ex5_window_ms", w, "%g", PRACTICE_RANGE_OF(ex5_window_ms));
     static const struct {
         const char *id, *what;
         int cap;
@@ -206,14 +184,14 @@ static const double ex6_batch[] = {16, 32, 64};
 
 static void exercise_6(practice_set *s, rng_state *r)
 {
-    double over = pick(r, s->seed, ex6_overhead_us, COUNT(ex6_overhead_us), 1) * 1e-6;
-    double fixed = pick(r, s->seed, ex6_fixed_ms, COUNT(ex6_fixed_ms), 1) * 1e-3;
-    double item = pick(r, s->seed, ex6_per_item_ms, COUNT(ex6_per_item_ms), 1) * 1e-3;
-    double batch = pick(r, s->seed, ex6_batch, COUNT(ex6_batch), 1);
-    practice_add_input(s, "ch04_ex6_overhead_us", over * 1e6, "%g", RANGE_OF(ex6_overhead_us));
-    practice_add_input(s, "ch04_ex6_fixed_ms", fixed * 1e3, "%g", RANGE_OF(ex6_fixed_ms));
-    practice_add_input(s, "ch04_ex6_per_item_ms", item * 1e3, "%g", RANGE_OF(ex6_per_item_ms));
-    practice_add_input(s, "ch04_ex6_batch", batch, "%g", RANGE_OF(ex6_batch));
+    double over = practice_pick(r, s->seed, ex6_overhead_us, PRACTICE_COUNT(ex6_overhead_us), 1) * 1e-6;
+    double fixed = practice_pick(r, s->seed, ex6_fixed_ms, PRACTICE_COUNT(ex6_fixed_ms), 1) * 1e-3;
+    double item = practice_pick(r, s->seed, ex6_per_item_ms, PRACTICE_COUNT(ex6_per_item_ms), 1) * 1e-3;
+    double batch = practice_pick(r, s->seed, ex6_batch, PRACTICE_COUNT(ex6_batch), 1);
+    practice_add_input(s, "ch04_ex6_overhead_us", over * 1e6, "%g", PRACTICE_RANGE_OF(ex6_overhead_us));
+    practice_add_input(s, "ch04_ex6_fixed_ms", fixed * 1e3, "%g", PRACTICE_RANGE_OF(ex6_fixed_ms));
+    practice_add_input(s, "ch04_ex6_per_item_ms", item * 1e3, "%g", PRACTICE_RANGE_OF(ex6_per_item_ms));
+    practice_add_input(s, "ch04_ex6_batch", batch, "%g", PRACTICE_RANGE_OF(ex6_batch));
     /* one batch at a time: batch requests per overhead + fixed + batch x item */
     practice_part *p = practice_add_part(s, "4.6(a)", 6, "requests/s with batches of 1", "requests/s", JUDGE_RELATIVE,
                                          1 / (over + fixed + item), JUDGE_HAND_TOL);

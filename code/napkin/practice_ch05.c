@@ -6,6 +6,7 @@
  * service time's variance matters and the queue is stable) and the 5.1
  * cache inside one server of eight H100s. */
 #include "practice.h"
+#include "practice_draw.h"
 
 #include "memory.h"
 #include "queue.h"
@@ -13,29 +14,6 @@
 #include "specs.h"
 
 #include <math.h>
-
-#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
-static double pick(rng_state *r, uint64_t seed, const double *opts, int n, int printed)
-{
-    return seed == 0 ? opts[printed] : opts[rng_below(r, (uint64_t)n)];
-}
-
-static double lo_of(const double *v, int n)
-{
-    double m = v[0];
-    for (int i = 1; i < n; i++)
-        m = v[i] < m ? v[i] : m;
-    return m;
-}
-static double hi_of(const double *v, int n)
-{
-    double m = v[0];
-    for (int i = 1; i < n; i++)
-        m = v[i] > m ? v[i] : m;
-    return m;
-}
-#define RANGE_OF(a) lo_of(a, COUNT(a)), hi_of(a, COUNT(a))
 
 static double mg1(double lambda, double service, double cs2, int time)
 {
@@ -58,17 +36,17 @@ static int exercise_1(practice_set *s, rng_state *r)
     double kv = kv_bytes_per_token(&m, DT_BF16);
     double lambda = 40, w = 6, tokens = 1500;
     for (int attempt = 0; attempt < 64; attempt++) {
-        lambda = pick(r, s->seed, ex1_rate, COUNT(ex1_rate), 3);
-        w = pick(r, s->seed, ex1_latency, COUNT(ex1_latency), 4);
-        tokens = pick(r, s->seed, ex1_tokens, COUNT(ex1_tokens), 2);
+        lambda = practice_pick(r, s->seed, ex1_rate, PRACTICE_COUNT(ex1_rate), 3);
+        w = practice_pick(r, s->seed, ex1_latency, PRACTICE_COUNT(ex1_latency), 4);
+        tokens = practice_pick(r, s->seed, ex1_tokens, PRACTICE_COUNT(ex1_tokens), 2);
         /* the doubled load's cache still fits one server of eight GPUs */
         if (2 * lambda * w * tokens * kv <= 8 * h100.mem_bytes)
             break;
         lambda = 40, w = 6, tokens = 1500;
     }
-    practice_add_input(s, "ch05_ex1_rate", lambda, "%g", RANGE_OF(ex1_rate));
-    practice_add_input(s, "ch05_ex1_latency", w, "%g", RANGE_OF(ex1_latency));
-    practice_add_input(s, "ch05_ex1_tokens", tokens, PRACTICE_GROUPED, RANGE_OF(ex1_tokens));
+    practice_add_input(s, "ch05_ex1_rate", lambda, "%g", PRACTICE_RANGE_OF(ex1_rate));
+    practice_add_input(s, "ch05_ex1_latency", w, "%g", PRACTICE_RANGE_OF(ex1_latency));
+    practice_add_input(s, "ch05_ex1_tokens", tokens, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex1_tokens));
     double l = lambda * w;
     practice_part *p = practice_add_part(s, "5.1(a)", 1, "requests in flight", "requests", JUDGE_RELATIVE, l,
                                          JUDGE_HAND_TOL);
@@ -90,14 +68,14 @@ static void exercise_2(practice_set *s, rng_state *r)
 {
     double sv = 0.2, lambda = 4;
     for (int attempt = 0; attempt < 64; attempt++) {
-        sv = pick(r, s->seed, ex2_service, COUNT(ex2_service), 2);
-        lambda = pick(r, s->seed, ex2_rate, COUNT(ex2_rate), 3);
+        sv = practice_pick(r, s->seed, ex2_service, PRACTICE_COUNT(ex2_service), 2);
+        lambda = practice_pick(r, s->seed, ex2_rate, PRACTICE_COUNT(ex2_rate), 3);
         if (lambda * sv >= 0.5 - 1e-12 && lambda * sv <= 0.9 + 1e-12)
             break;
         sv = 0.2, lambda = 4;
     }
-    practice_add_input(s, "ch05_ex2_service", sv, "%g", RANGE_OF(ex2_service));
-    practice_add_input(s, "ch05_ex2_rate", lambda, "%g", RANGE_OF(ex2_rate));
+    practice_add_input(s, "ch05_ex2_service", sv, "%g", PRACTICE_RANGE_OF(ex2_service));
+    practice_add_input(s, "ch05_ex2_rate", lambda, "%g", PRACTICE_RANGE_OF(ex2_rate));
     queue_formula f;
     mm1_formula(lambda, 1 / sv, &f);
     practice_part *p = practice_add_part(s, "5.2(a)", 2, "utilisation", "a fraction", JUDGE_RELATIVE, f.rho,
@@ -125,14 +103,14 @@ static const double ex3_far[] = {4, 5, 10};
  * with exponential service of mean S. */
 static void exercise_3(practice_set *s, rng_state *r)
 {
-    double sv = pick(r, s->seed, ex3_service, COUNT(ex3_service), 1);
-    double near = pick(r, s->seed, ex3_near, COUNT(ex3_near), 1) * sv;
-    double far = pick(r, s->seed, ex3_far, COUNT(ex3_far), 1) * sv;
-    practice_add_input(s, "ch05_ex3_service", sv, "%g", RANGE_OF(ex3_service));
-    practice_add_input(s, "ch05_ex3_near", near, "%g", lo_of(ex3_service, COUNT(ex3_service)) * lo_of(ex3_near, COUNT(ex3_near)),
-                       hi_of(ex3_service, COUNT(ex3_service)) * hi_of(ex3_near, COUNT(ex3_near)));
-    practice_add_input(s, "ch05_ex3_far", far, "%g", lo_of(ex3_service, COUNT(ex3_service)) * lo_of(ex3_far, COUNT(ex3_far)),
-                       hi_of(ex3_service, COUNT(ex3_service)) * hi_of(ex3_far, COUNT(ex3_far)));
+    double sv = practice_pick(r, s->seed, ex3_service, PRACTICE_COUNT(ex3_service), 1);
+    double near = practice_pick(r, s->seed, ex3_near, PRACTICE_COUNT(ex3_near), 1) * sv;
+    double far = practice_pick(r, s->seed, ex3_far, PRACTICE_COUNT(ex3_far), 1) * sv;
+    practice_add_input(s, "ch05_ex3_service", sv, "%g", PRACTICE_RANGE_OF(ex3_service));
+    practice_add_input(s, "ch05_ex3_near", near, "%g", practice_least(ex3_service, PRACTICE_COUNT(ex3_service)) * practice_least(ex3_near, PRACTICE_COUNT(ex3_near)),
+                       practice_greatest(ex3_service, PRACTICE_COUNT(ex3_service)) * practice_greatest(ex3_near, PRACTICE_COUNT(ex3_near)));
+    practice_add_input(s, "ch05_ex3_far", far, "%g", practice_least(ex3_service, PRACTICE_COUNT(ex3_service)) * practice_least(ex3_far, PRACTICE_COUNT(ex3_far)),
+                       practice_greatest(ex3_service, PRACTICE_COUNT(ex3_service)) * practice_greatest(ex3_far, PRACTICE_COUNT(ex3_far)));
     const double rate[4] = {mg1_max_rate(sv, 0, near), mg1_max_rate(sv, 0, far), mg1_max_rate(sv, 1, near),
                             mg1_max_rate(sv, 1, far)};
     static const char *const ids[4] = {"5.3(a1)", "5.3(a2)", "5.3(b1)", "5.3(b2)"};
@@ -162,16 +140,16 @@ static void exercise_4(practice_set *s, rng_state *r)
 {
     double sv = 2, cs2 = 0.5, lambda = 0.4;
     for (int attempt = 0; attempt < 64; attempt++) {
-        sv = pick(r, s->seed, ex4_service, COUNT(ex4_service), 2);
-        cs2 = pick(r, s->seed, ex4_cs2, COUNT(ex4_cs2), 1);
-        lambda = pick(r, s->seed, ex4_rate, COUNT(ex4_rate), 4);
+        sv = practice_pick(r, s->seed, ex4_service, PRACTICE_COUNT(ex4_service), 2);
+        cs2 = practice_pick(r, s->seed, ex4_cs2, PRACTICE_COUNT(ex4_cs2), 1);
+        lambda = practice_pick(r, s->seed, ex4_rate, PRACTICE_COUNT(ex4_rate), 4);
         if (lambda * sv >= 0.5 - 1e-12 && lambda * sv <= 0.9 + 1e-12)
             break;
         sv = 2, cs2 = 0.5, lambda = 0.4;
     }
-    practice_add_input(s, "ch05_ex4_service", sv, "%g", RANGE_OF(ex4_service));
-    practice_add_input(s, "ch05_ex4_cs2", cs2, "%g", RANGE_OF(ex4_cs2));
-    practice_add_input(s, "ch05_ex4_rate", lambda, "%g", RANGE_OF(ex4_rate));
+    practice_add_input(s, "ch05_ex4_service", sv, "%g", PRACTICE_RANGE_OF(ex4_service));
+    practice_add_input(s, "ch05_ex4_cs2", cs2, "%g", PRACTICE_RANGE_OF(ex4_cs2));
+    practice_add_input(s, "ch05_ex4_rate", lambda, "%g", PRACTICE_RANGE_OF(ex4_rate));
     double w = mg1(lambda, sv, cs2, 0), fixed = mg1(lambda, sv, 0, 0), expo = mg1(lambda, sv, 1, 0);
     practice_part *p = practice_add_part(s, "5.4(a)", 4, "mean wait before service", "s", JUDGE_RELATIVE, w,
                                          JUDGE_HAND_TOL);

@@ -8,6 +8,7 @@
  * its adapters' slots, fewer distinct adapters than requests, more adapters
  * than a batch holds. */
 #include "practice.h"
+#include "practice_draw.h"
 
 #include "lora.h"
 #include "memory.h"
@@ -16,29 +17,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-
-#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
-/* The printed option at seed 0, a uniform draw from the list otherwise. */
-static double pick(rng_state *r, uint64_t seed, const double *opts, int n, int printed)
-{
-    return seed == 0 ? opts[printed] : opts[rng_below(r, (uint64_t)n)];
-}
-static double lo_of(const double *v, int n)
-{
-    double m = v[0];
-    for (int i = 1; i < n; i++)
-        m = v[i] < m ? v[i] : m;
-    return m;
-}
-static double hi_of(const double *v, int n)
-{
-    double m = v[0];
-    for (int i = 1; i < n; i++)
-        m = v[i] > m ? v[i] : m;
-    return m;
-}
-#define RANGE_OF(a) lo_of(a, COUNT(a)), hi_of(a, COUNT(a))
 
 /* A bf16 adapter of rank on the targets ("q,k,v,o", "all"); -1 if refused. */
 static int adapter(const model_spec *m, int rank, const char *targets, int tp, lora_config *c, lora_size *size)
@@ -90,8 +68,8 @@ static int exercise_1_2(practice_set *s, rng_state *r, const model_spec *m70, do
     model_spec m8;
     if (model_lookup("llama3-8b", &m8) != 0)
         return -1;
-    *rank = pick(r, s->seed, ex1_rank, COUNT(ex1_rank), 1);
-    practice_add_input(s, "ch06_ex1_rank", *rank, "%g", RANGE_OF(ex1_rank));
+    *rank = practice_pick(r, s->seed, ex1_rank, PRACTICE_COUNT(ex1_rank), 1);
+    practice_add_input(s, "ch06_ex1_rank", *rank, "%g", PRACTICE_RANGE_OF(ex1_rank));
     lora_config c, c8, c4, c8tp;
     lora_size z, z8, z4, z8tp;
     if (adapter(m70, (int)*rank, "q,k,v,o", 1, &c, &z) != 0 || adapter(&m8, (int)*rank, "all", 1, &c8, &z8) != 0 ||
@@ -126,15 +104,15 @@ static int exercise_3(practice_set *s, rng_state *r, const model_spec *m70)
     double context = 4096, rank = 64;
     lora_config all, qkvo;
     for (int attempt = 0; attempt < 64; attempt++) {
-        context = pick(r, s->seed, ex3_context, COUNT(ex3_context), 1);
-        rank = pick(r, s->seed, ex3_slot_rank, COUNT(ex3_slot_rank), 1);
+        context = practice_pick(r, s->seed, ex3_context, PRACTICE_COUNT(ex3_context), 1);
+        rank = practice_pick(r, s->seed, ex3_slot_rank, PRACTICE_COUNT(ex3_slot_rank), 1);
         /* 16 slots still leave room for a batch (64 may leave none: the printed 0) */
         if (adapter(m70, (int)rank, "all", 4, &all, NULL) == 0 && batch_beside(&all, 16, (int)context) >= 1)
             break;
         context = 4096, rank = 64;
     }
-    practice_add_input(s, "ch06_ex3_context", context, PRACTICE_GROUPED, RANGE_OF(ex3_context));
-    practice_add_input(s, "ch06_ex3_slot_rank", rank, "%g", RANGE_OF(ex3_slot_rank));
+    practice_add_input(s, "ch06_ex3_context", context, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex3_context));
+    practice_add_input(s, "ch06_ex3_slot_rank", rank, "%g", PRACTICE_RANGE_OF(ex3_slot_rank));
     if (adapter(m70, (int)rank, "all", 4, &all, NULL) != 0 || adapter(m70, 16, "q,k,v,o", 4, &qkvo, NULL) != 0)
         return -1;
     static const struct {
@@ -170,12 +148,12 @@ static const double ex4_launch_us[] = {2, 2.5, 5};
 
 static int exercise_4(practice_set *s, rng_state *r, const model_spec *m70)
 {
-    double batch = pick(r, s->seed, ex4_batch, COUNT(ex4_batch), 2);
-    double distinct = pick(r, s->seed, ex4_distinct, COUNT(ex4_distinct), 1);
-    double launch = pick(r, s->seed, ex4_launch_us, COUNT(ex4_launch_us), 1);
-    practice_add_input(s, "ch06_ex4_batch", batch, "%g", RANGE_OF(ex4_batch));
-    practice_add_input(s, "ch06_ex4_distinct", distinct, "%g", RANGE_OF(ex4_distinct));
-    practice_add_input(s, "ch06_ex4_launch_us", launch, "%g", RANGE_OF(ex4_launch_us));
+    double batch = practice_pick(r, s->seed, ex4_batch, PRACTICE_COUNT(ex4_batch), 2);
+    double distinct = practice_pick(r, s->seed, ex4_distinct, PRACTICE_COUNT(ex4_distinct), 1);
+    double launch = practice_pick(r, s->seed, ex4_launch_us, PRACTICE_COUNT(ex4_launch_us), 1);
+    practice_add_input(s, "ch06_ex4_batch", batch, "%g", PRACTICE_RANGE_OF(ex4_batch));
+    practice_add_input(s, "ch06_ex4_distinct", distinct, "%g", PRACTICE_RANGE_OF(ex4_distinct));
+    practice_add_input(s, "ch06_ex4_launch_us", launch, "%g", PRACTICE_RANGE_OF(ex4_launch_us));
     lora_config c;
     if (adapter(m70, 16, "q,k,v,o", 4, &c, NULL) != 0)
         return -1;
@@ -216,10 +194,10 @@ static const double ex5_distinct[] = {4, 8, 16};
 
 static void exercise_5(practice_set *s, rng_state *r)
 {
-    double tokens = pick(r, s->seed, ex5_tokens, COUNT(ex5_tokens), 1);
-    double distinct = pick(r, s->seed, ex5_distinct, COUNT(ex5_distinct), 1);
-    practice_add_input(s, "ch06_ex5_tokens", tokens, "%g", RANGE_OF(ex5_tokens));
-    practice_add_input(s, "ch06_ex5_distinct", distinct, "%g", RANGE_OF(ex5_distinct));
+    double tokens = practice_pick(r, s->seed, ex5_tokens, PRACTICE_COUNT(ex5_tokens), 1);
+    double distinct = practice_pick(r, s->seed, ex5_distinct, PRACTICE_COUNT(ex5_distinct), 1);
+    practice_add_input(s, "ch06_ex5_tokens", tokens, "%g", PRACTICE_RANGE_OF(ex5_tokens));
+    practice_add_input(s, "ch06_ex5_distinct", distinct, "%g", PRACTICE_RANGE_OF(ex5_distinct));
     const double sets[3] = {1, distinct, tokens};
     static const char *const ids[3] = {"6.5(a1)", "6.5(a2)", "6.5(a3)"};
     static const char *const whats[3] = {"intensity with one adapter", "intensity with the few adapters",
@@ -250,10 +228,10 @@ static double distinct_of(int adapters, double z, int batch)
 
 static int exercise_6_7(practice_set *s, rng_state *r, const model_spec *m70, double rank)
 {
-    double n = pick(r, s->seed, ex6_adapters, COUNT(ex6_adapters), 2);
-    double batch = pick(r, s->seed, ex6_batch, COUNT(ex6_batch), 1);
-    practice_add_input(s, "ch06_ex6_adapters", n, "%g", RANGE_OF(ex6_adapters));
-    practice_add_input(s, "ch06_ex6_batch", batch, "%g", RANGE_OF(ex6_batch));
+    double n = practice_pick(r, s->seed, ex6_adapters, PRACTICE_COUNT(ex6_adapters), 2);
+    double batch = practice_pick(r, s->seed, ex6_batch, PRACTICE_COUNT(ex6_batch), 1);
+    practice_add_input(s, "ch06_ex6_adapters", n, "%g", PRACTICE_RANGE_OF(ex6_adapters));
+    practice_add_input(s, "ch06_ex6_batch", batch, "%g", PRACTICE_RANGE_OF(ex6_batch));
     static const struct {
         const char *id, *what;
         double z;

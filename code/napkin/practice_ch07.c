@@ -18,9 +18,6 @@
 #include <math.h>
 #include <string.h>
 
-#define RANGE_OF PRACTICE_RANGE_OF
-#define COUNT PRACTICE_COUNT
-
 static int image_of(const char *key, int width, int height, vision_spec *v, vision_image *im)
 {
     char err[256];
@@ -65,8 +62,8 @@ static int exercise_2(practice_set *s, rng_state *r)
     double cap = 1280;
     vision_image full, capped;
     for (int attempt = 0; attempt < 64; attempt++) {
-        image = s->seed == 0 ? 0 : (int)rng_below(r, COUNT(ex2_width));
-        cap = practice_pick(r, s->seed, ex2_cap, COUNT(ex2_cap), 2);
+        image = s->seed == 0 ? 0 : (int)rng_below(r, PRACTICE_COUNT(ex2_width));
+        cap = practice_pick(r, s->seed, ex2_cap, PRACTICE_COUNT(ex2_cap), 2);
         if (qwen_tokens((int)ex2_width[image], (int)ex2_height[image], v.min_pixels, v.max_pixels, &full) < 0 ||
             qwen_tokens((int)ex2_width[image], (int)ex2_height[image], v.min_pixels, cap * 784, &capped) < 0)
             return -1;
@@ -77,13 +74,13 @@ static int exercise_2(practice_set *s, rng_state *r)
     if (qwen_tokens((int)ex2_width[image], (int)ex2_height[image], v.min_pixels, v.max_pixels, &full) < 0 ||
         qwen_tokens((int)ex2_width[image], (int)ex2_height[image], v.min_pixels, cap * 784, &capped) < 0)
         return -1;
-    int icon = s->seed == 0 ? 0 : (int)rng_below(r, COUNT(ex2_icon_w));
+    int icon = s->seed == 0 ? 0 : (int)rng_below(r, PRACTICE_COUNT(ex2_icon_w));
     double w = ex2_width[image], h = ex2_height[image], iw = ex2_icon_w[icon], ih = ex2_icon_h[icon];
-    practice_add_input(s, "ch07_ex2_width", w, "%.0f", RANGE_OF(ex2_width));
-    practice_add_input(s, "ch07_ex2_height", h, "%.0f", RANGE_OF(ex2_height));
-    practice_add_input(s, "ch07_ex2_cap", cap, "%.0f", RANGE_OF(ex2_cap));
-    practice_add_input(s, "ch07_ex2_icon_w", iw, "%.0f", RANGE_OF(ex2_icon_w));
-    practice_add_input(s, "ch07_ex2_icon_h", ih, "%.0f", RANGE_OF(ex2_icon_h));
+    practice_add_input(s, "ch07_ex2_width", w, "%.0f", PRACTICE_RANGE_OF(ex2_width));
+    practice_add_input(s, "ch07_ex2_height", h, "%.0f", PRACTICE_RANGE_OF(ex2_height));
+    practice_add_input(s, "ch07_ex2_cap", cap, "%.0f", PRACTICE_RANGE_OF(ex2_cap));
+    practice_add_input(s, "ch07_ex2_icon_w", iw, "%.0f", PRACTICE_RANGE_OF(ex2_icon_w));
+    practice_add_input(s, "ch07_ex2_icon_h", ih, "%.0f", PRACTICE_RANGE_OF(ex2_icon_h));
     vision_image small, grown;
     if (qwen_tokens((int)iw, (int)ih, v.min_pixels, v.max_pixels, &small) < 0 ||
         qwen_tokens((int)iw, (int)ih, floor_pixels, v.max_pixels, &grown) < 0 || grown.clamped != -1)
@@ -144,10 +141,10 @@ static const double ex4_output[] = {128, 256, 512, 1024};
 
 static int exercise_4(practice_set *s, rng_state *r)
 {
-    double text = practice_pick(r, s->seed, ex4_text, COUNT(ex4_text), 1);
-    double out = practice_pick(r, s->seed, ex4_output, COUNT(ex4_output), 1);
-    practice_add_input(s, "ch07_ex4_text_tokens", text, "%.0f", RANGE_OF(ex4_text));
-    practice_add_input(s, "ch07_ex4_output_tokens", out, "%.0f", RANGE_OF(ex4_output));
+    double text = practice_pick(r, s->seed, ex4_text, PRACTICE_COUNT(ex4_text), 1);
+    double out = practice_pick(r, s->seed, ex4_output, PRACTICE_COUNT(ex4_output), 1);
+    practice_add_input(s, "ch07_ex4_text_tokens", text, "%.0f", PRACTICE_RANGE_OF(ex4_text));
+    practice_add_input(s, "ch07_ex4_output_tokens", out, "%.0f", PRACTICE_RANGE_OF(ex4_output));
     vision_spec v;
     vision_image big, small;
     model_spec lm;
@@ -189,7 +186,7 @@ static const double ex5_side[] = {224, 336, 448, 560};
 
 static int exercise_5(practice_set *s, rng_state *r)
 {
-    double side = practice_pick(r, s->seed, ex5_side, COUNT(ex5_side), 1);
+    double side = practice_pick(r, s->seed, ex5_side, PRACTICE_COUNT(ex5_side), 1);
     vision_spec clip;
     if (vision_lookup("llava-1.5-7b", &clip) != 0) /* its encoder is CLIP ViT-L/14-336 */
         return -1;
@@ -203,7 +200,7 @@ static int exercise_5(practice_set *s, rng_state *r)
     v.ffn = clip.ffn;
     v.heads = 1;
     double patches = (side / clip.patch) * (side / clip.patch);
-    practice_add_input(s, "ch07_ex5_side", side, "%.0f", RANGE_OF(ex5_side));
+    practice_add_input(s, "ch07_ex5_side", side, "%.0f", PRACTICE_RANGE_OF(ex5_side));
     practice_add_input(s, "ch07_ex5_tokens", patches + 1, PRACTICE_GROUPED, 16 * 16 + 1, 40 * 40 + 1);
     practice_add_input(s, "ch07_ex5_patches", patches, PRACTICE_GROUPED, 16 * 16, 40 * 40);
     vision_image im;
@@ -247,10 +244,10 @@ static int prompts_per_step(const char *key, int images, double text, double bud
 
 static int exercise_7(practice_set *s, rng_state *r)
 {
-    double budget = practice_pick(r, s->seed, ex7_budget, COUNT(ex7_budget), 1);
-    double text = practice_pick(r, s->seed, ex7_text, COUNT(ex7_text), 1);
-    practice_add_input(s, "ch07_ex7_budget", budget, "%.0f", RANGE_OF(ex7_budget));
-    practice_add_input(s, "ch07_ex7_text_tokens", text, "%.0f", RANGE_OF(ex7_text));
+    double budget = practice_pick(r, s->seed, ex7_budget, PRACTICE_COUNT(ex7_budget), 1);
+    double text = practice_pick(r, s->seed, ex7_text, PRACTICE_COUNT(ex7_text), 1);
+    practice_add_input(s, "ch07_ex7_budget", budget, "%.0f", PRACTICE_RANGE_OF(ex7_budget));
+    practice_add_input(s, "ch07_ex7_text_tokens", text, "%.0f", PRACTICE_RANGE_OF(ex7_text));
     double qwen, llava, llama;
     int one = prompts_per_step("qwen2-vl-7b", 1, text, budget, &qwen);
     int three = prompts_per_step("qwen2-vl-7b", 3, text, budget, &qwen);

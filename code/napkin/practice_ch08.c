@@ -14,9 +14,6 @@
 
 #include <math.h>
 
-#define RANGE_OF PRACTICE_RANGE_OF
-#define COUNT PRACTICE_COUNT
-
 #define LIST_MAX 512 /* vLLM's default ceiling */
 
 static int replayed(int tokens)
@@ -51,10 +48,10 @@ static void padding_part(practice_set *s, const char *id, const char *what, int 
 
 static void exercise_4(practice_set *s, rng_state *r)
 {
-    double small = practice_pick(r, s->seed, ex4_small, COUNT(ex4_small), 2);
-    double large = practice_pick(r, s->seed, ex4_large, COUNT(ex4_large), 1);
-    practice_add_input(s, "ch08_ex4_small", small, "%.0f", RANGE_OF(ex4_small));
-    practice_add_input(s, "ch08_ex4_large", large, "%.0f", RANGE_OF(ex4_large));
+    double small = practice_pick(r, s->seed, ex4_small, PRACTICE_COUNT(ex4_small), 2);
+    double large = practice_pick(r, s->seed, ex4_large, PRACTICE_COUNT(ex4_large), 1);
+    practice_add_input(s, "ch08_ex4_small", small, "%.0f", PRACTICE_RANGE_OF(ex4_small));
+    practice_add_input(s, "ch08_ex4_large", large, "%.0f", PRACTICE_RANGE_OF(ex4_large));
     padding_part(s, "8.4(a1)", "the size the first batch replays", (int)small);
     padding_part(s, "8.4(a2)", "the size the second batch replays", (int)large);
 }
@@ -86,16 +83,16 @@ static void largest_part(practice_set *s, const char *id, const char *what, int 
 
 static void exercise_5(practice_set *s, rng_state *r)
 {
-    double ga = practice_pick(r, s->seed, ex5_gamma_a, COUNT(ex5_gamma_a), 1);
-    double ba = practice_pick(r, s->seed, ex5_batch_a, COUNT(ex5_batch_a), 1);
-    double gb = practice_pick(r, s->seed, ex5_gamma_b, COUNT(ex5_gamma_b), 0);
-    double bb = practice_pick(r, s->seed, ex5_batch_b, COUNT(ex5_batch_b), 0);
-    double gc = practice_pick(r, s->seed, ex5_gamma_c, COUNT(ex5_gamma_c), 0);
-    practice_add_input(s, "ch08_ex5_gamma_a", ga, "%.0f", RANGE_OF(ex5_gamma_a));
-    practice_add_input(s, "ch08_ex5_batch_a", ba, "%.0f", RANGE_OF(ex5_batch_a));
-    practice_add_input(s, "ch08_ex5_gamma_b", gb, "%.0f", RANGE_OF(ex5_gamma_b));
-    practice_add_input(s, "ch08_ex5_batch_b", bb, "%.0f", RANGE_OF(ex5_batch_b));
-    practice_add_input(s, "ch08_ex5_gamma_c", gc, "%.0f", RANGE_OF(ex5_gamma_c));
+    double ga = practice_pick(r, s->seed, ex5_gamma_a, PRACTICE_COUNT(ex5_gamma_a), 1);
+    double ba = practice_pick(r, s->seed, ex5_batch_a, PRACTICE_COUNT(ex5_batch_a), 1);
+    double gb = practice_pick(r, s->seed, ex5_gamma_b, PRACTICE_COUNT(ex5_gamma_b), 0);
+    double bb = practice_pick(r, s->seed, ex5_batch_b, PRACTICE_COUNT(ex5_batch_b), 0);
+    double gc = practice_pick(r, s->seed, ex5_gamma_c, PRACTICE_COUNT(ex5_gamma_c), 0);
+    practice_add_input(s, "ch08_ex5_gamma_a", ga, "%.0f", PRACTICE_RANGE_OF(ex5_gamma_a));
+    practice_add_input(s, "ch08_ex5_batch_a", ba, "%.0f", PRACTICE_RANGE_OF(ex5_batch_a));
+    practice_add_input(s, "ch08_ex5_gamma_b", gb, "%.0f", PRACTICE_RANGE_OF(ex5_gamma_b));
+    practice_add_input(s, "ch08_ex5_batch_b", bb, "%.0f", PRACTICE_RANGE_OF(ex5_batch_b));
+    practice_add_input(s, "ch08_ex5_gamma_c", gc, "%.0f", PRACTICE_RANGE_OF(ex5_gamma_c));
     replay_part(s, "8.5(a1)", "tokens the first batch replays at the first gamma", (int)ba, (int)ga);
     replay_part(s, "8.5(a2)", "tokens the first batch replays at the second gamma", (int)ba, (int)gb);
     replay_part(s, "8.5(a3)", "tokens the second batch replays at the second gamma", (int)bb, (int)gb);

@@ -16,9 +16,6 @@
 
 #include <math.h>
 
-#define RANGE_OF PRACTICE_RANGE_OF
-#define COUNT PRACTICE_COUNT
-
 /* ---- 9.1: Wan2.1-T2V-1.3B at 832 x 480 */
 
 static const double ex1_frames[] = {33, 49, 65, 81, 97, 121};
@@ -26,10 +23,10 @@ static const double ex1_target[] = {50, 75, 100, 150, 200};
 
 static int exercise_1(practice_set *s, rng_state *r)
 {
-    double frames = practice_pick(r, s->seed, ex1_frames, COUNT(ex1_frames), 3);
-    double target = practice_pick(r, s->seed, ex1_target, COUNT(ex1_target), 2);
-    practice_add_input(s, "ch09_ex1_frames", frames, "%.0f", RANGE_OF(ex1_frames));
-    practice_add_input(s, "ch09_ex1_target", target, "%.0f", RANGE_OF(ex1_target));
+    double frames = practice_pick(r, s->seed, ex1_frames, PRACTICE_COUNT(ex1_frames), 3);
+    double target = practice_pick(r, s->seed, ex1_target, PRACTICE_COUNT(ex1_target), 2);
+    practice_add_input(s, "ch09_ex1_frames", frames, "%.0f", PRACTICE_RANGE_OF(ex1_frames));
+    practice_add_input(s, "ch09_ex1_target", target, "%.0f", PRACTICE_RANGE_OF(ex1_target));
     video_model m;
     video_latent l;
     char err[256];
@@ -70,8 +67,8 @@ static const double ex2_height[] = {720, 480};
 
 static int exercise_2(practice_set *s, rng_state *r)
 {
-    double frames = practice_pick(r, s->seed, ex2_frames, COUNT(ex2_frames), 3);
-    int size = s->seed == 0 ? 0 : (int)rng_below(r, COUNT(ex2_width));
+    double frames = practice_pick(r, s->seed, ex2_frames, PRACTICE_COUNT(ex2_frames), 3);
+    int size = s->seed == 0 ? 0 : (int)rng_below(r, PRACTICE_COUNT(ex2_width));
     video_model m;
     gpu_spec h100 = gpu_builtin("h100");
     if (video_model_lookup("wan2.1-14b", &m) != 0)
@@ -85,7 +82,7 @@ static int exercise_2(practice_set *s, rng_state *r)
     /* the request of 9.2(c) runs on one H100: it has to fit there */
     if (video_estimate_compute(&q, &e, err, sizeof err) != 0 || !e.fits)
         return -1;
-    practice_add_input(s, "ch09_ex2_frames", frames, "%.0f", RANGE_OF(ex2_frames));
+    practice_add_input(s, "ch09_ex2_frames", frames, "%.0f", PRACTICE_RANGE_OF(ex2_frames));
     practice_add_input(s, "ch09_ex2_width", ex2_width[size], "%.0f", 832, 1280);
     practice_add_input(s, "ch09_ex2_height", ex2_height[size], "%.0f", 480, 720);
     const video_forward_flops *f = &e.forward;
@@ -105,8 +102,8 @@ static const double ex6_high[] = {6, 8, 10, 12};
 
 static int exercise_6(practice_set *s, rng_state *r)
 {
-    double low = practice_pick(r, s->seed, ex6_low, COUNT(ex6_low), 1);
-    double high = practice_pick(r, s->seed, ex6_high, COUNT(ex6_high), 3);
+    double low = practice_pick(r, s->seed, ex6_low, PRACTICE_COUNT(ex6_low), 1);
+    double high = practice_pick(r, s->seed, ex6_high, PRACTICE_COUNT(ex6_high), 3);
     video_model m;
     gpu_spec h100 = gpu_builtin("h100");
     if (video_model_lookup("wan2.1-14b", &m) != 0)
@@ -123,8 +120,8 @@ static int exercise_6(practice_set *s, rng_state *r)
     double sp = round(eight.t_request), solo = round(one.t_request);
     practice_add_input(s, "ch09_ex6_service_sp", sp, "%.0f", sp, sp);
     practice_add_input(s, "ch09_ex6_service_one", solo, "%.0f", solo, solo);
-    practice_add_input(s, "ch09_ex6_low", low, "%.0f", RANGE_OF(ex6_low));
-    practice_add_input(s, "ch09_ex6_high", high, "%.0f", RANGE_OF(ex6_high));
+    practice_add_input(s, "ch09_ex6_low", low, "%.0f", PRACTICE_RANGE_OF(ex6_low));
+    practice_add_input(s, "ch09_ex6_high", high, "%.0f", PRACTICE_RANGE_OF(ex6_high));
     const char *ids[2][2] = {{"9.6(a1)", "9.6(a2)"}, {"9.6(b1)", "9.6(b2)"}};
     const double loads[2] = {low, high};
     for (int i = 0; i < 2; i++) {
@@ -161,10 +158,10 @@ static const double ex7_payload[] = {100, 200, 500, 1000, 2000};
 
 static void exercise_7(practice_set *s, rng_state *r)
 {
-    double steps = practice_pick(r, s->seed, ex7_steps, COUNT(ex7_steps), 4);
-    double payload = practice_pick(r, s->seed, ex7_payload, COUNT(ex7_payload), 1);
-    practice_add_input(s, "ch09_ex7_steps", steps, "%.0f", RANGE_OF(ex7_steps));
-    practice_add_input(s, "ch09_ex7_payload", payload, PRACTICE_GROUPED, RANGE_OF(ex7_payload));
+    double steps = practice_pick(r, s->seed, ex7_steps, PRACTICE_COUNT(ex7_steps), 4);
+    double payload = practice_pick(r, s->seed, ex7_payload, PRACTICE_COUNT(ex7_payload), 1);
+    practice_add_input(s, "ch09_ex7_steps", steps, "%.0f", PRACTICE_RANGE_OF(ex7_steps));
+    practice_add_input(s, "ch09_ex7_payload", payload, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex7_payload));
     double bytes = jq_job_journal_bytes((int)steps, (size_t)payload);
     double header = jq_job_journal_bytes(0, 0) / 2; /* SUBMIT and DONE, no payload, no step */
     practice_part *p = practice_add_part(s, "9.7(a)", 7, "journal bytes of one job", "bytes", JUDGE_EXACT, bytes, 0);

@@ -4,29 +4,23 @@
  * draft in 10.2 and, in 10.3, a best draft length strictly inside 1..10 (so
  * that gamma = 10 is worse, as part (c) asks to explain). */
 #include "practice.h"
+#include "practice_draw.h"
 
 #include "rng.h"
 #include "specdec.h"
 
 #include <math.h>
 
-#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
-static double pick(rng_state *r, uint64_t seed, const double *opts, int n, int printed)
-{
-    return seed == 0 ? opts[printed] : opts[rng_below(r, (uint64_t)n)];
-}
-
 static const double ex2_alpha[] = {0.8, 0.85, 0.9, 0.95};
 static const double ex2_gamma[] = {4, 5, 6, 8, 10};
 
 static void exercise_2(practice_set *s, rng_state *r)
 {
-    double a = pick(r, s->seed, ex2_alpha, COUNT(ex2_alpha), 2);
-    int g = (int)pick(r, s->seed, ex2_gamma, COUNT(ex2_gamma), 3);
-    practice_add_input(s, "ch10_ex2_alpha", a, "%g", ex2_alpha[0], ex2_alpha[COUNT(ex2_alpha) - 1]);
-    practice_add_input(s, "ch10_ex2_gamma", g, "%.0f", ex2_gamma[0], ex2_gamma[COUNT(ex2_gamma) - 1]);
-    practice_add_input(s, "ch10_ex2_all", g + 1, "%.0f", ex2_gamma[0] + 1, ex2_gamma[COUNT(ex2_gamma) - 1] + 1);
+    double a = practice_pick(r, s->seed, ex2_alpha, PRACTICE_COUNT(ex2_alpha), 2);
+    int g = (int)practice_pick(r, s->seed, ex2_gamma, PRACTICE_COUNT(ex2_gamma), 3);
+    practice_add_input(s, "ch10_ex2_alpha", a, "%g", ex2_alpha[0], ex2_alpha[PRACTICE_COUNT(ex2_alpha) - 1]);
+    practice_add_input(s, "ch10_ex2_gamma", g, "%.0f", ex2_gamma[0], ex2_gamma[PRACTICE_COUNT(ex2_gamma) - 1]);
+    practice_add_input(s, "ch10_ex2_all", g + 1, "%.0f", ex2_gamma[0] + 1, ex2_gamma[PRACTICE_COUNT(ex2_gamma) - 1] + 1);
     double e = spec_expected_tokens(a, g);
     practice_part *p = practice_add_part(s, "10.2(a1)", 2, "E[N], tokens per round", "tokens", JUDGE_RELATIVE, e,
                                          JUDGE_HAND_TOL);
@@ -57,18 +51,18 @@ static void exercise_3(practice_set *s, rng_state *r)
     double c = 0.1, a = 0.75;
     int g = 4, best = 0;
     for (int attempt = 0; attempt < 64; attempt++) {
-        c = pick(r, s->seed, ex3_cost, COUNT(ex3_cost), 1);
-        a = pick(r, s->seed, ex3_alpha, COUNT(ex3_alpha), 2);
-        g = (int)pick(r, s->seed, ex3_gamma, COUNT(ex3_gamma), 2);
+        c = practice_pick(r, s->seed, ex3_cost, PRACTICE_COUNT(ex3_cost), 1);
+        a = practice_pick(r, s->seed, ex3_alpha, PRACTICE_COUNT(ex3_alpha), 2);
+        g = (int)practice_pick(r, s->seed, ex3_gamma, PRACTICE_COUNT(ex3_gamma), 2);
         best = spec_best_gamma(a, c, 10, NULL);
         if (best >= 2 && best <= 9)
             break;
         c = 0.1, a = 0.75, g = 4;
         best = spec_best_gamma(a, c, 10, NULL);
     }
-    practice_add_input(s, "ch10_ex3_cost", c, "%g", ex3_cost[0], ex3_cost[COUNT(ex3_cost) - 1]);
-    practice_add_input(s, "ch10_ex3_alpha", a, "%g", ex3_alpha[0], ex3_alpha[COUNT(ex3_alpha) - 1]);
-    practice_add_input(s, "ch10_ex3_gamma", g, "%.0f", ex3_gamma[0], ex3_gamma[COUNT(ex3_gamma) - 1]);
+    practice_add_input(s, "ch10_ex3_cost", c, "%g", ex3_cost[0], ex3_cost[PRACTICE_COUNT(ex3_cost) - 1]);
+    practice_add_input(s, "ch10_ex3_alpha", a, "%g", ex3_alpha[0], ex3_alpha[PRACTICE_COUNT(ex3_alpha) - 1]);
+    practice_add_input(s, "ch10_ex3_gamma", g, "%.0f", ex3_gamma[0], ex3_gamma[PRACTICE_COUNT(ex3_gamma) - 1]);
     double sp = spec_walltime_speedup(a, g, c);
     practice_part *p = practice_add_part(s, "10.3(a)", 3, "speedup at the given draft length", "x", JUDGE_RELATIVE,
                                          sp, JUDGE_HAND_TOL);

@@ -13,9 +13,6 @@
 
 #include <math.h>
 
-#define RANGE_OF PRACTICE_RANGE_OF
-#define COUNT PRACTICE_COUNT
-
 /* ---- 11.3: h for one false alarm per 10^k rounds */
 
 static const double ex3_exp_a[] = {4, 5, 6, 7};
@@ -31,10 +28,10 @@ static void threshold_part(practice_set *s, const char *id, const char *what, do
 
 static void exercise_3(practice_set *s, rng_state *r)
 {
-    double a = practice_pick(r, s->seed, ex3_exp_a, COUNT(ex3_exp_a), 2);
-    double b = practice_pick(r, s->seed, ex3_exp_b, COUNT(ex3_exp_b), 1);
-    practice_add_input(s, "ch11_ex3_exp_a", a, "%.0f", RANGE_OF(ex3_exp_a));
-    practice_add_input(s, "ch11_ex3_exp_b", b, "%.0f", RANGE_OF(ex3_exp_b));
+    double a = practice_pick(r, s->seed, ex3_exp_a, PRACTICE_COUNT(ex3_exp_a), 2);
+    double b = practice_pick(r, s->seed, ex3_exp_b, PRACTICE_COUNT(ex3_exp_b), 1);
+    practice_add_input(s, "ch11_ex3_exp_a", a, "%.0f", PRACTICE_RANGE_OF(ex3_exp_a));
+    practice_add_input(s, "ch11_ex3_exp_b", b, "%.0f", PRACTICE_RANGE_OF(ex3_exp_b));
     threshold_part(s, "11.3(a)", "threshold for the first false-alarm rate", a);
     threshold_part(s, "11.3(b)", "threshold for the second false-alarm rate", b);
 }
@@ -60,19 +57,19 @@ static int exercise_4(practice_set *s, rng_state *r)
     cusum_design d;
     double a0 = 0.8, a1 = 0.6, g = 4;
     for (int attempt = 0; attempt < 64; attempt++) {
-        a0 = practice_pick(r, s->seed, ex4_alpha0, COUNT(ex4_alpha0), 1);
-        a1 = practice_pick(r, s->seed, ex4_alpha1, COUNT(ex4_alpha1), 1);
-        g = practice_pick(r, s->seed, ex4_gamma, COUNT(ex4_gamma), 1);
+        a0 = practice_pick(r, s->seed, ex4_alpha0, PRACTICE_COUNT(ex4_alpha0), 1);
+        a1 = practice_pick(r, s->seed, ex4_alpha1, PRACTICE_COUNT(ex4_alpha1), 1);
+        g = practice_pick(r, s->seed, ex4_gamma, PRACTICE_COUNT(ex4_gamma), 1);
         if (cusum_design_make(a0, a1, (int)g, 1e6, &d) == 0 && smallest_increment(&d) >= 0.05)
             break;
         a0 = 0.8, a1 = 0.6, g = 4;
     }
     if (cusum_design_make(a0, a1, (int)g, 1e6, &d) != 0)
         return -1;
-    practice_add_input(s, "ch11_ex4_alpha0", a0, "%g", RANGE_OF(ex4_alpha0));
-    practice_add_input(s, "ch11_ex4_alpha1", a1, "%g", RANGE_OF(ex4_alpha1));
-    practice_add_input(s, "ch11_ex4_gamma", g, "%.0f", RANGE_OF(ex4_gamma));
-    practice_add_input(s, "ch11_ex4_most", g - 1, "%.0f", ex4_gamma[0] - 1, ex4_gamma[COUNT(ex4_gamma) - 1] - 1);
+    practice_add_input(s, "ch11_ex4_alpha0", a0, "%g", PRACTICE_RANGE_OF(ex4_alpha0));
+    practice_add_input(s, "ch11_ex4_alpha1", a1, "%g", PRACTICE_RANGE_OF(ex4_alpha1));
+    practice_add_input(s, "ch11_ex4_gamma", g, "%.0f", PRACTICE_RANGE_OF(ex4_gamma));
+    practice_add_input(s, "ch11_ex4_most", g - 1, "%.0f", ex4_gamma[0] - 1, ex4_gamma[PRACTICE_COUNT(ex4_gamma) - 1] - 1);
     const int gamma = (int)g, k[4] = {0, 1, gamma - 1, gamma};
     const char *ids[4] = {"11.4(a1)", "11.4(a2)", "11.4(a3)", "11.4(a4)"};
     const char *what[4] = {"increment of a round with no draft accepted", "increment of a round with one accepted",
@@ -134,24 +131,24 @@ static const double ex6_extra[] = {1, 1.5, 2};
 static void exercise_6(practice_set *s, rng_state *r)
 {
     const int gamma = 4;
-    double n = practice_pick(r, s->seed, ex6_rounds, COUNT(ex6_rounds), 1);
-    double share = practice_pick(r, s->seed, ex6_rejected_share, COUNT(ex6_rejected_share), 2);
-    double extra = practice_pick(r, s->seed, ex6_extra, COUNT(ex6_extra), 1);
+    double n = practice_pick(r, s->seed, ex6_rounds, PRACTICE_COUNT(ex6_rounds), 1);
+    double share = practice_pick(r, s->seed, ex6_rejected_share, PRACTICE_COUNT(ex6_rejected_share), 2);
+    double extra = practice_pick(r, s->seed, ex6_extra, PRACTICE_COUNT(ex6_extra), 1);
     /* a round ends on a rejection (it accepted `extra` drafts on average
      * before it) or accepts all gamma */
     double rejections = round(share * n), accepted = round((n - rejections) * gamma + rejections * extra);
     /* the ranges: the fewest rounds with the most rejections and the least
      * accepted before them, and the other way round */
-    double n_lo = practice_least(ex6_rounds, COUNT(ex6_rounds)), n_hi = practice_greatest(ex6_rounds, COUNT(ex6_rounds));
-    double r_lo = n_lo * practice_greatest(ex6_rejected_share, COUNT(ex6_rejected_share));
-    double r_hi = n_hi * practice_least(ex6_rejected_share, COUNT(ex6_rejected_share));
-    double acc_lo = (n_lo - r_lo) * gamma + r_lo * practice_least(ex6_extra, COUNT(ex6_extra));
-    double acc_hi = (n_hi - r_hi) * gamma + r_hi * practice_greatest(ex6_extra, COUNT(ex6_extra));
+    double n_lo = practice_least(ex6_rounds, PRACTICE_COUNT(ex6_rounds)), n_hi = practice_greatest(ex6_rounds, PRACTICE_COUNT(ex6_rounds));
+    double r_lo = n_lo * practice_greatest(ex6_rejected_share, PRACTICE_COUNT(ex6_rejected_share));
+    double r_hi = n_hi * practice_least(ex6_rejected_share, PRACTICE_COUNT(ex6_rejected_share));
+    double acc_lo = (n_lo - r_lo) * gamma + r_lo * practice_least(ex6_extra, PRACTICE_COUNT(ex6_extra));
+    double acc_hi = (n_hi - r_hi) * gamma + r_hi * practice_greatest(ex6_extra, PRACTICE_COUNT(ex6_extra));
     practice_add_input(s, "ch11_ex6_rounds", n, PRACTICE_GROUPED, n_lo, n_hi);
     practice_add_input(s, "ch11_ex6_accepted", accepted, PRACTICE_GROUPED, acc_lo, acc_hi);
     practice_add_input(s, "ch11_ex6_rejections", rejections, PRACTICE_GROUPED,
-                       n_lo * practice_least(ex6_rejected_share, COUNT(ex6_rejected_share)),
-                       n_hi * practice_greatest(ex6_rejected_share, COUNT(ex6_rejected_share)));
+                       n_lo * practice_least(ex6_rejected_share, PRACTICE_COUNT(ex6_rejected_share)),
+                       n_hi * practice_greatest(ex6_rejected_share, PRACTICE_COUNT(ex6_rejected_share)));
     double mle = spec_alpha_mle((long)accepted, (long)rejections), shown = accepted / (n * gamma);
     practice_part *p = practice_add_part(s, "11.6(a)", 6, "the maximum-likelihood alpha", "a fraction", JUDGE_RELATIVE,
                                          mle, JUDGE_HAND_TOL);

@@ -5,20 +5,13 @@
  * 16 and 16,384 GPUs, the optimizer state sharded over the cluster inside
  * each GPU's memory. */
 #include "practice.h"
+#include "practice_draw.h"
 
 #include "rng.h"
 #include "specs.h"
 #include "train.h"
 
 #include <math.h>
-
-#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
-/* The printed option at seed 0, a uniform draw from the list otherwise. */
-static double pick(rng_state *r, uint64_t seed, const double *opts, int n, int printed)
-{
-    return seed == 0 ? opts[printed] : opts[rng_below(r, (uint64_t)n)];
-}
 
 static double list_min(const double *v, int n)
 {
@@ -73,10 +66,10 @@ static void exercise_1(practice_set *s, rng_state *r, double peak, double mem)
     double n = 13, t = 2, d = 30, m = 40;
     /* redraw until the question stays meaningful; the printed one is */
     for (int attempt = 0; attempt < 64; attempt++) {
-        n = pick(r, s->seed, params_b, COUNT(params_b), 2);
-        t = pick(r, s->seed, tokens_t, COUNT(tokens_t), 1);
-        d = pick(r, s->seed, deadline_days, COUNT(deadline_days), 2);
-        m = pick(r, s->seed, mfu_pct, COUNT(mfu_pct), 2);
+        n = practice_pick(r, s->seed, params_b, PRACTICE_COUNT(params_b), 2);
+        t = practice_pick(r, s->seed, tokens_t, PRACTICE_COUNT(tokens_t), 1);
+        d = practice_pick(r, s->seed, deadline_days, PRACTICE_COUNT(deadline_days), 2);
+        m = practice_pick(r, s->seed, mfu_pct, PRACTICE_COUNT(mfu_pct), 2);
         double flop = 6 * n * 1e9 * t * 1e12;
         int need = gpus_for(flop, d, peak, m / 100), rent = gpus_for(flop, d, 2 * peak, m / 100);
         /* 16 B of mixed-precision Adam state per parameter, sharded over the
@@ -85,14 +78,14 @@ static void exercise_1(practice_set *s, rng_state *r, double peak, double mem)
             break;
         n = 13, t = 2, d = 30, m = 40;
     }
-    practice_add_input(s, "ch12_ex1_params_b", n, "%.0f", list_min(params_b, COUNT(params_b)),
-                       list_max(params_b, COUNT(params_b)));
-    practice_add_input(s, "ch12_ex1_tokens_t", t, "%.0f", list_min(tokens_t, COUNT(tokens_t)),
-                       list_max(tokens_t, COUNT(tokens_t)));
-    practice_add_input(s, "ch12_ex1_days", d, "%.0f", list_min(deadline_days, COUNT(deadline_days)),
-                       list_max(deadline_days, COUNT(deadline_days)));
-    practice_add_input(s, "ch12_ex1_mfu_pct", m, "%.0f", list_min(mfu_pct, COUNT(mfu_pct)),
-                       list_max(mfu_pct, COUNT(mfu_pct)));
+    practice_add_input(s, "ch12_ex1_params_b", n, "%.0f", list_min(params_b, PRACTICE_COUNT(params_b)),
+                       list_max(params_b, PRACTICE_COUNT(params_b)));
+    practice_add_input(s, "ch12_ex1_tokens_t", t, "%.0f", list_min(tokens_t, PRACTICE_COUNT(tokens_t)),
+                       list_max(tokens_t, PRACTICE_COUNT(tokens_t)));
+    practice_add_input(s, "ch12_ex1_days", d, "%.0f", list_min(deadline_days, PRACTICE_COUNT(deadline_days)),
+                       list_max(deadline_days, PRACTICE_COUNT(deadline_days)));
+    practice_add_input(s, "ch12_ex1_mfu_pct", m, "%.0f", list_min(mfu_pct, PRACTICE_COUNT(mfu_pct)),
+                       list_max(mfu_pct, PRACTICE_COUNT(mfu_pct)));
     double flop = 6 * n * 1e9 * t * 1e12;
     int rent = gpus_for(flop, d, 2 * peak, m / 100), need = gpus_for(flop, d, peak, m / 100);
     practice_part *p = practice_add_part(s, "12.1(a)", 1, "GPUs the spreadsheet rents", "GPUs", JUDGE_EXACT, rent, 0);
@@ -118,26 +111,26 @@ static void exercise_5(practice_set *s, rng_state *r)
     /* three distinct sizes, smallest first; printed: 1,024, 8,192, 16,384 */
     int idx[3] = {1, 4, 6};
     if (s->seed != 0) {
-        int chosen[COUNT(sizes)] = {0};
+        int chosen[PRACTICE_COUNT(sizes)] = {0};
         for (int k = 0; k < 3; k++) {
             int i;
             do
-                i = (int)rng_below(r, COUNT(sizes));
+                i = (int)rng_below(r, PRACTICE_COUNT(sizes));
             while (chosen[i]);
             chosen[i] = 1;
         }
-        for (int i = 0, k = 0; i < COUNT(sizes); i++)
+        for (int i = 0, k = 0; i < PRACTICE_COUNT(sizes); i++)
             if (chosen[i])
                 idx[k++] = i;
     }
-    double target = pick(r, s->seed, target_pct, COUNT(target_pct), 2);
+    double target = practice_pick(r, s->seed, target_pct, PRACTICE_COUNT(target_pct), 2);
     static const char *const names[3] = {"ch12_ex5_size1", "ch12_ex5_size2", "ch12_ex5_size3"};
     static const char *const ids[3] = {"12.5(a1)", "12.5(a2)", "12.5(a3)"};
     static const char *const whats[3] = {"goodput of the first cluster", "goodput of the second cluster",
                                          "goodput of the third cluster"};
     goodput_model g = goodput_model_llama3();
     for (int k = 0; k < 3; k++) {
-        practice_add_input(s, names[k], sizes[idx[k]], PRACTICE_GROUPED, sizes[0], sizes[COUNT(sizes) - 1]);
+        practice_add_input(s, names[k], sizes[idx[k]], PRACTICE_GROUPED, sizes[0], sizes[PRACTICE_COUNT(sizes) - 1]);
         double pct = 100 * goodput_at(&g, sizes[idx[k]]);
         /* a goodput is judged in percentage points: half a point either way */
         practice_part *p = practice_add_part(s, ids[k], 5, whats[k], "%", JUDGE_RANGE, pct, 0.5);
@@ -145,8 +138,8 @@ static void exercise_5(practice_set *s, rng_state *r)
         if (p)
             p->judge.rule_note = "to half a percentage point";
     }
-    practice_add_input(s, "ch12_ex5_target_pct", target, "%.0f", list_min(target_pct, COUNT(target_pct)),
-                       list_max(target_pct, COUNT(target_pct)));
+    practice_add_input(s, "ch12_ex5_target_pct", target, "%.0f", list_min(target_pct, PRACTICE_COUNT(target_pct)),
+                       list_max(target_pct, PRACTICE_COUNT(target_pct)));
     double at = size_at_goodput(&g, target / 100);
     practice_part *p = practice_add_part(s, "12.5(b)", 5, "GPUs at which goodput falls to the target", "GPUs",
                                          JUDGE_RELATIVE, at, JUDGE_HAND_TOL);
@@ -167,14 +160,14 @@ static void exercise_7(practice_set *s, rng_state *r, double peak)
     /* Llama 3 405B's published FLOPs and GPU-hours stay; the cluster, MFU
      * and goodput of (b) and (c) vary */
     const double flop = 3.8e25, hours = 30.84e6;
-    double gpus = pick(r, s->seed, run_gpus, COUNT(run_gpus), 1);
-    double m = pick(r, s->seed, run_mfu_pct, COUNT(run_mfu_pct), 2);
-    double gp = pick(r, s->seed, run_goodput_pct, COUNT(run_goodput_pct), 2);
-    practice_add_input(s, "ch12_ex7_gpus", gpus, PRACTICE_GROUPED, run_gpus[0], run_gpus[COUNT(run_gpus) - 1]);
-    practice_add_input(s, "ch12_ex7_mfu_pct", m, "%.0f", list_min(run_mfu_pct, COUNT(run_mfu_pct)),
-                       list_max(run_mfu_pct, COUNT(run_mfu_pct)));
-    practice_add_input(s, "ch12_ex7_goodput_pct", gp, "%.0f", list_min(run_goodput_pct, COUNT(run_goodput_pct)),
-                       list_max(run_goodput_pct, COUNT(run_goodput_pct)));
+    double gpus = practice_pick(r, s->seed, run_gpus, PRACTICE_COUNT(run_gpus), 1);
+    double m = practice_pick(r, s->seed, run_mfu_pct, PRACTICE_COUNT(run_mfu_pct), 2);
+    double gp = practice_pick(r, s->seed, run_goodput_pct, PRACTICE_COUNT(run_goodput_pct), 2);
+    practice_add_input(s, "ch12_ex7_gpus", gpus, PRACTICE_GROUPED, run_gpus[0], run_gpus[PRACTICE_COUNT(run_gpus) - 1]);
+    practice_add_input(s, "ch12_ex7_mfu_pct", m, "%.0f", list_min(run_mfu_pct, PRACTICE_COUNT(run_mfu_pct)),
+                       list_max(run_mfu_pct, PRACTICE_COUNT(run_mfu_pct)));
+    practice_add_input(s, "ch12_ex7_goodput_pct", gp, "%.0f", list_min(run_goodput_pct, PRACTICE_COUNT(run_goodput_pct)),
+                       list_max(run_goodput_pct, PRACTICE_COUNT(run_goodput_pct)));
     double u = 100 * train_implied_utilisation(flop, peak, hours);
     practice_part *p = practice_add_part(s, "12.7(a)", 7, "average utilisation of the GPU-hours", "%", JUDGE_RELATIVE,
                                          u, JUDGE_HAND_TOL);

@@ -18,17 +18,14 @@
 
 #include <math.h>
 
-#define RANGE_OF PRACTICE_RANGE_OF
-#define COUNT PRACTICE_COUNT
-
 /* ---- 13.1: bf16 cache of one sequence */
 
 static const double ex1_context[] = {2048, 4096, 8192, 16384, 32768};
 
 static int exercise_1(practice_set *s, rng_state *r)
 {
-    double ctx = practice_pick(r, s->seed, ex1_context, COUNT(ex1_context), 2);
-    practice_add_input(s, "ch13_ex1_context", ctx, PRACTICE_GROUPED, RANGE_OF(ex1_context));
+    double ctx = practice_pick(r, s->seed, ex1_context, PRACTICE_COUNT(ex1_context), 2);
+    practice_add_input(s, "ch13_ex1_context", ctx, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex1_context));
     model_spec ds, qw, oss;
     if (model_lookup("deepseek-v3", &ds) != 0 || model_lookup("qwen3-235b-a22b", &qw) != 0 ||
         model_lookup("gpt-oss-120b", &oss) != 0)
@@ -68,10 +65,10 @@ static void cover_slips(practice_part *p, int experts, int k, double share, int 
 
 static int exercise_3(practice_set *s, rng_state *r)
 {
-    double tokens = practice_pick(r, s->seed, ex3_tokens, COUNT(ex3_tokens), 2);
-    double pct = practice_pick(r, s->seed, ex3_share, COUNT(ex3_share), 2);
-    practice_add_input(s, "ch13_ex3_tokens", tokens, "%.0f", RANGE_OF(ex3_tokens));
-    practice_add_input(s, "ch13_ex3_share", pct, "%.0f", RANGE_OF(ex3_share));
+    double tokens = practice_pick(r, s->seed, ex3_tokens, PRACTICE_COUNT(ex3_tokens), 2);
+    double pct = practice_pick(r, s->seed, ex3_share, PRACTICE_COUNT(ex3_share), 2);
+    practice_add_input(s, "ch13_ex3_tokens", tokens, "%.0f", PRACTICE_RANGE_OF(ex3_tokens));
+    practice_add_input(s, "ch13_ex3_share", pct, "%.0f", PRACTICE_RANGE_OF(ex3_share));
     model_spec ds, qw;
     if (model_lookup("deepseek-v3", &ds) != 0 || model_lookup("qwen3-235b-a22b", &qw) != 0)
         return -1;
@@ -103,11 +100,11 @@ static const double ex4_nodes[] = {2, 4, 8};
 
 static int exercise_4(practice_set *s, rng_state *r)
 {
-    double tokens = practice_pick(r, s->seed, ex4_tokens, COUNT(ex4_tokens), 2);
-    double nodes = practice_pick(r, s->seed, ex4_nodes, COUNT(ex4_nodes), 1);
-    practice_add_input(s, "ch13_ex4_tokens", tokens, "%.0f", RANGE_OF(ex4_tokens));
-    practice_add_input(s, "ch13_ex4_nodes", nodes, "%.0f", RANGE_OF(ex4_nodes));
-    practice_add_input(s, "ch13_ex4_gpus", 8 * nodes, "%.0f", 8 * ex4_nodes[0], 8 * ex4_nodes[COUNT(ex4_nodes) - 1]);
+    double tokens = practice_pick(r, s->seed, ex4_tokens, PRACTICE_COUNT(ex4_tokens), 2);
+    double nodes = practice_pick(r, s->seed, ex4_nodes, PRACTICE_COUNT(ex4_nodes), 1);
+    practice_add_input(s, "ch13_ex4_tokens", tokens, "%.0f", PRACTICE_RANGE_OF(ex4_tokens));
+    practice_add_input(s, "ch13_ex4_nodes", nodes, "%.0f", PRACTICE_RANGE_OF(ex4_nodes));
+    practice_add_input(s, "ch13_ex4_gpus", 8 * nodes, "%.0f", 8 * ex4_nodes[0], 8 * ex4_nodes[PRACTICE_COUNT(ex4_nodes) - 1]);
     model_spec ds;
     gpu_spec h200 = gpu_builtin("h200");
     if (model_lookup("deepseek-v3", &ds) != 0)
@@ -139,12 +136,12 @@ static const double ex5_output[] = {256, 512, 1024};
 
 static void exercise_5(practice_set *s, rng_state *r)
 {
-    double p_s = practice_pick(r, s->seed, ex5_prefill, COUNT(ex5_prefill), 1);
-    double d_ms = practice_pick(r, s->seed, ex5_decode_ms, COUNT(ex5_decode_ms), 1);
-    double out = practice_pick(r, s->seed, ex5_output, COUNT(ex5_output), 1);
-    practice_add_input(s, "ch13_ex5_prefill", p_s, "%g", RANGE_OF(ex5_prefill));
-    practice_add_input(s, "ch13_ex5_decode_ms", d_ms, "%g", RANGE_OF(ex5_decode_ms));
-    practice_add_input(s, "ch13_ex5_output", out, "%.0f", RANGE_OF(ex5_output));
+    double p_s = practice_pick(r, s->seed, ex5_prefill, PRACTICE_COUNT(ex5_prefill), 1);
+    double d_ms = practice_pick(r, s->seed, ex5_decode_ms, PRACTICE_COUNT(ex5_decode_ms), 1);
+    double out = practice_pick(r, s->seed, ex5_output, PRACTICE_COUNT(ex5_output), 1);
+    practice_add_input(s, "ch13_ex5_prefill", p_s, "%g", PRACTICE_RANGE_OF(ex5_prefill));
+    practice_add_input(s, "ch13_ex5_decode_ms", d_ms, "%g", PRACTICE_RANGE_OF(ex5_decode_ms));
+    practice_add_input(s, "ch13_ex5_output", out, "%.0f", PRACTICE_RANGE_OF(ex5_output));
     const int c = 100, tp = 4;
     double d = d_ms / 1e3;
     int o = (int)out;
@@ -185,18 +182,18 @@ static int exercise_6(practice_set *s, rng_state *r)
 {
     double prompt = 4096, prefix = 3072;
     for (int attempt = 0; attempt < 64; attempt++) {
-        prompt = practice_pick(r, s->seed, ex6_prompt, COUNT(ex6_prompt), 1);
-        prefix = practice_pick(r, s->seed, ex6_prefix, COUNT(ex6_prefix), 2);
+        prompt = practice_pick(r, s->seed, ex6_prompt, PRACTICE_COUNT(ex6_prompt), 1);
+        prefix = practice_pick(r, s->seed, ex6_prefix, PRACTICE_COUNT(ex6_prefix), 2);
         if (prefix < prompt) /* a system prompt shorter than the prompt */
             break;
         prompt = 4096, prefix = 3072;
     }
-    double out = practice_pick(r, s->seed, ex6_output, COUNT(ex6_output), 1);
-    double pct = practice_pick(r, s->seed, ex6_hit, COUNT(ex6_hit), 2);
-    practice_add_input(s, "ch13_ex6_prompt", prompt, PRACTICE_GROUPED, RANGE_OF(ex6_prompt));
-    practice_add_input(s, "ch13_ex6_output", out, "%.0f", RANGE_OF(ex6_output));
-    practice_add_input(s, "ch13_ex6_prefix", prefix, PRACTICE_GROUPED, RANGE_OF(ex6_prefix));
-    practice_add_input(s, "ch13_ex6_hit", pct, "%.0f", RANGE_OF(ex6_hit));
+    double out = practice_pick(r, s->seed, ex6_output, PRACTICE_COUNT(ex6_output), 1);
+    double pct = practice_pick(r, s->seed, ex6_hit, PRACTICE_COUNT(ex6_hit), 2);
+    practice_add_input(s, "ch13_ex6_prompt", prompt, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex6_prompt));
+    practice_add_input(s, "ch13_ex6_output", out, "%.0f", PRACTICE_RANGE_OF(ex6_output));
+    practice_add_input(s, "ch13_ex6_prefix", prefix, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex6_prefix));
+    practice_add_input(s, "ch13_ex6_hit", pct, "%.0f", PRACTICE_RANGE_OF(ex6_hit));
     model_spec m;
     if (model_lookup("llama3-8b", &m) != 0)
         return -1;
