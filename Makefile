@@ -14,6 +14,9 @@ N        ?=
 
 CPPFLAGS := -Icode -Icode/napkin -Iexercises -D_POSIX_C_SOURCE=200809L
 CFLAGS   ?= -O2 -g
+# The test programs themselves (not the library they test) are compiled
+# without optimisation: they run briefly, and -O2 costs twice the compile time.
+TEST_CFLAGS ?= -O0 -g
 WARN     := -std=c11 -Wall -Wextra -Werror
 # jansson: code/napkin/hf_config.c reads Hugging Face config.json files.
 LDLIBS   := -lm -lpthread -ljansson
@@ -331,7 +334,7 @@ $(B)/book-instructor.pdf: book.md $$(instructor_parts) $(FIG_PDF) tools/book-met
 # ---------------------------------------------------------------- tests
 $(B)/tests/%: tests/%.c $(LIB) $(NAPKIN)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(DEPFLAGS) $< $(LIB) $(CRITERION_LIBS) $(LDLIBS) -o $@
+	$(CC) $(CPPFLAGS) $(WARN) $(TEST_CFLAGS) $(DEPFLAGS) $< $(LIB) $(CRITERION_LIBS) $(LDLIBS) -o $@
 # A chapter's suite (tests/test_chNN.c) may run that chapter's programs (tests/chapter_values.h).
 $(foreach n,07 08 09 12 13,$(foreach d,tests asan/tests,$(eval $(B)/$(d)/test_ch$(n): $(filter $(B)/bin/ch$(n)/%,$(CH_BIN)))))
 $(B)/tsan/tests/%: tests/%.c $(B)/tsan/lib/libnapkin.a
@@ -344,10 +347,13 @@ $(ASAN_NAPKIN): $(CLI_SRC) $(wildcard code/cli/*.h) $(B)/asan/lib/libnapkin.a
 	$(CC) $(CPPFLAGS) $(WARN) $(SAN_ASAN) $(CLI_SRC) $(B)/asan/lib/libnapkin.a $(LDLIBS) -o $@
 $(B)/asan/tests/%: tests/%.c $(B)/asan/lib/libnapkin.a $(NAPKIN) $(ASAN_NAPKIN)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(WARN) $(SAN_ASAN) $< $(B)/asan/lib/libnapkin.a $(CRITERION_LIBS) $(LDLIBS) -o $@
+	$(CC) $(CPPFLAGS) $(WARN) $(SAN_ASAN) $(TEST_CFLAGS) $< $(B)/asan/lib/libnapkin.a $(CRITERION_LIBS) $(LDLIBS) -o $@
 
 # Environment the suites read: where the CLI and the build live.
-TEST_ENV := NAPKIN_BIN=$(abspath $(NAPKIN)) NB_BUILD=$(abspath $(B)) NB_SRC=$(CURDIR)
+# The batcher soak runs a quarter of its requests here (16 threads x 12,500,
+# under each sanitizer too); make soak runs the full count.
+SOAK_SCALE ?= 0.25
+TEST_ENV := NAPKIN_BIN=$(abspath $(NAPKIN)) NB_BUILD=$(abspath $(B)) NB_SRC=$(CURDIR) SOAK_SCALE=$(SOAK_SCALE)
 RUN_SUITE = tools/run_suite.sh
 
 # The CPU twins, and the kernels where nvcc exists, are built first:
@@ -381,10 +387,10 @@ EX_NUMS  := $(patsubst tests/exercises/test_%.c,%,$(EXTEST_SRC))
 KIT_NUMS := $(foreach n,$(EX_NUMS),$(if $(wildcard exercises/$(n)-*.c),$(n)))
 $(B)/exercises/solution_%: tests/exercises/test_%.c $$(wildcard tests/exercises/*.h) $$(wildcard solutions/$$*-*.c) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iexercises $(WARN) $(CFLAGS) -DNB_EXERCISE_TEST $< $(wildcard solutions/$*-*.c) $(LIB) $(CRITERION_LIBS) $(LDLIBS) -o $@
+	$(CC) $(CPPFLAGS) -Iexercises $(WARN) $(TEST_CFLAGS) -DNB_EXERCISE_TEST $< $(wildcard solutions/$*-*.c) $(LIB) $(CRITERION_LIBS) $(LDLIBS) -o $@
 $(B)/exercises/kit_%: tests/exercises/test_%.c $$(wildcard tests/exercises/*.h) $$(wildcard exercises/$$*-*.c) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iexercises $(WARN) $(CFLAGS) -Wno-unused-parameter -DNB_EXERCISE_TEST $< $(wildcard exercises/$*-*.c) $(LIB) $(CRITERION_LIBS) $(LDLIBS) -o $@
+	$(CC) $(CPPFLAGS) -Iexercises $(WARN) $(TEST_CFLAGS) -Wno-unused-parameter -DNB_EXERCISE_TEST $< $(wildcard exercises/$*-*.c) $(LIB) $(CRITERION_LIBS) $(LDLIBS) -o $@
 
 # The check of the untouched kit uses the kit as committed (git show HEAD:),
 # not the reader's working copy, so a reader who finished a kit still passes
@@ -397,7 +403,7 @@ committed_kit = $(patsubst exercises/%,$(B)/exercises/committed/%,$(wildcard exe
 .SECONDARY: $(patsubst exercises/%,$(B)/exercises/committed/%,$(wildcard exercises/[0-9][0-9]-*.c))
 $(B)/exercises/kit_committed_%: tests/exercises/test_%.c $$(wildcard tests/exercises/*.h) $$(call committed_kit,$$*) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iexercises $(WARN) $(CFLAGS) -Wno-unused-parameter -DNB_EXERCISE_TEST $< $(call committed_kit,$*) $(LIB) $(CRITERION_LIBS) $(LDLIBS) -o $@
+	$(CC) $(CPPFLAGS) -Iexercises $(WARN) $(TEST_CFLAGS) -Wno-unused-parameter -DNB_EXERCISE_TEST $< $(call committed_kit,$*) $(LIB) $(CRITERION_LIBS) $(LDLIBS) -o $@
 
 SOLVED_NUMS := $(foreach n,$(EX_NUMS),$(if $(wildcard solutions/$(n)-*.c),$(n)))
 # Chapters with exercise variants (code/chNN/exercise_variant.c): their
@@ -571,9 +577,13 @@ kernels-check: $(if $(HAVE_NVCC),$(KERNEL_BIN))
 measure:
 	@tools/measure.sh $(B)
 
-# The long runs make test shortens: 100,000 batcher time-outs (40,000 in make test).
-soak: $(B)/tests/test_batcher_reap
+# The long runs make test shortens: 100,000 batcher time-outs (40,000 in make
+# test) and the full batcher soak (16 x 50,000 requests; a quarter in make
+# test), plain and under each sanitizer.
+SOAK_BIN := $(B)/tests/test_batcher_soak $(B)/asan/tests/test_batcher_soak $(B)/tsan/tests/test_batcher_soak
+soak: $(B)/tests/test_batcher_reap $(SOAK_BIN) $(NB_CONTAIN_BIN)
 	@REAP_TIMEOUTS=100000 $(B)/tests/test_batcher_reap --jobs=1
+	@for t in $(SOAK_BIN); do $(TEST_ENV) SOAK_SCALE=1 TSAN_OPTIONS=halt_on_error=1 $(RUN_SUITE) $$t || exit 1; done
 
 bench: $(NAPKIN) $(BENCH_BIN)
 	@tools/bench.sh $(B) $(BENCH_BIN)
@@ -603,7 +613,7 @@ FUZZ_FLAGS := -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover
 FUZZ_COMMA := ,
 FUZZ_LIB_FLAGS := $(subst -fsanitize=fuzzer$(FUZZ_COMMA),-fsanitize=fuzzer-no-link$(FUZZ_COMMA),$(FUZZ_FLAGS))
 FUZZ_S       ?= 120
-FUZZ_SMOKE_S ?= 10
+FUZZ_SMOKE_S ?= 4
 # Probed only by the recipe that needs it (a recursive variable), not at every parse.
 HAVE_FUZZ = $(shell command -v $(FUZZ_CC) >/dev/null 2>&1 && echo 'int LLVMFuzzerTestOneInput(const char *d, long n){(void)d;(void)n;return 0;}' | $(FUZZ_CC) -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null && echo yes)
 

@@ -211,3 +211,39 @@ Test(grade, the_key_is_the_instructors)
     cr_expect(strstr(out, "12.1(b)") != NULL && strstr(out, " 160 [GPUs] (exactly)") != NULL, "%s", out);
     cr_expect(strstr(out, "from 94.5 to 95.5") != NULL, "%s", out);
 }
+
+/* --batch: one line per request, the same verdicts as one run per file.  The
+ * hand-worked seed-0 answers above score 8/11 in a line too; the key of
+ * seed 0 holds 12.1(b)'s 160 GPUs (8 x 20: the run needs twice the
+ * spreadsheet's 80, the sparse peak undone); bad lines get an error line and
+ * the lines after them are still answered. */
+Test(grade, a_batch_answers_each_line)
+{
+    char in[4096];
+    snprintf(in, sizeof in, "%s\n{\"chapter\": 12, \"seed\": 0, \"key\": true}\nnot json\n"
+                            "{\"chapter\": 12, \"seed\": 0}\n{\"chapter\": 12, \"seed\": 0, \"answers\": {\"12.9(z)\": 1}}\n"
+                            "{\"chapter\": 55, \"seed\": 0, \"key\": true}\n%s\n", seed0, seed0);
+    write_file("batch.jsonl", in);
+    char cmd[1024], out[65536];
+    const char *b = getenv("NB_BUILD");
+    snprintf(cmd, sizeof cmd, "'%s/bin/grade/grade' --batch < '%s'", b && *b ? b : "build", path_in("batch.jsonl"));
+    cr_assert_eq(sh(cmd, out, sizeof out), 0, "%s", out);
+    json_t *line[8] = {0};
+    int n = 0;
+    for (char *s = strtok(out, "\n"); s && n < 8; s = strtok(NULL, "\n"), n++) {
+        json_error_t err;
+        line[n] = json_loads(s, 0, &err);
+        cr_assert(line[n] != NULL, "line %d is not JSON: %s", n + 1, s);
+    }
+    cr_assert_eq(n, 7, "seven requests, seven lines");
+    for (int i = 0; i < 7; i += 6) {
+        cr_expect_eq(json_integer_value(json_object_get(line[i], "score")), 8, "line %d", i + 1);
+        cr_expect_str_eq(json_string_value(json_object_get(part(line[i], "12.1(b)"), "verdict")), "slip");
+        cr_expect_str_eq(json_string_value(json_object_get(part(line[i], "12.7(b)"), "verdict")), "close");
+    }
+    cr_expect_eq(json_real_value(json_object_get(json_object_get(line[1], "parts"), "12.1(b)")), 160.0);
+    for (int i = 2; i < 6; i++)
+        cr_expect(json_is_string(json_object_get(line[i], "error")), "line %d should be an error", i + 1);
+    for (int i = 0; i < n; i++)
+        json_decref(line[i]);
+}

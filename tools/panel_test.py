@@ -134,9 +134,24 @@ def command_line(cmd, args):
     return " ".join(words)
 
 
+_BATCH = {}
+
+
 def run_cli(napkin, cmd, args, fmt):
-    p = subprocess.run([napkin, cmd] + args + ["--format", fmt], capture_output=True, text=True, timeout=60)
-    return {"status": p.returncode, "stdout": p.stdout, "stderr": p.stderr}
+    """napkin CMD ARGS --format FMT: exit status, stdout and stderr, asked of
+    one long-lived `napkin --batch` (tests/test_cli_batch.c checks that it
+    answers exactly as separate runs do) rather than a process per question."""
+    p = _BATCH.get(napkin)
+    if p is None or p.poll() is not None:
+        p = _BATCH[napkin] = subprocess.Popen([napkin, "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                              text=True, encoding="utf-8", bufsize=1)
+    p.stdin.write(json.dumps([cmd] + args + ["--format", fmt]) + "\n")
+    p.stdin.flush()
+    line = p.stdout.readline()
+    r = json.loads(line) if line else {"error": "napkin --batch stopped (exit %s)" % p.poll()}
+    if "error" in r:
+        raise SystemExit("%s: napkin %s %s: %s" % (os.path.basename(sys.argv[0]), cmd, " ".join(args), r["error"]))
+    return r
 
 
 def table_lines(out, n):

@@ -121,15 +121,25 @@ def cli_json(args):
     return json.loads(r.stdout) if r.stdout.lstrip().startswith("{") else r.stdout
 
 
-def answer_key(grade, chapter, seed):
-    """part id -> the expected value, from the instructor's key."""
-    text = cli_json([grade, "--chapter", str(chapter), "--seed", str(seed), "--key"])
-    key = {}
-    for line in text.splitlines():
-        m = re.match(r"\s+(\d+\.\d+\(\w+\))\s+.*\s(-?[0-9][0-9.e+-]*) \[[^\]]*\] \(.*\)$", line)
-        if m:
-            key[m.group(1)] = float(m.group(2))
-    return key
+def grade_batch(grade, requests):
+    """The grade program's replies to many requests in one run (grade --batch):
+    an answer key for {"chapter", "seed", "key": true}, a report for answers."""
+    text = "".join(json.dumps(r) + "\n" for r in requests)
+    g = subprocess.run([grade, "--batch"], input=text, capture_output=True, text=True, timeout=600)
+    replies = [json.loads(l) for l in g.stdout.splitlines()]
+    if g.returncode != 0 or len(replies) != len(requests):
+        raise SystemExit("practice_test: grade --batch exited %d with %d replies to %d requests: %s" % (
+            g.returncode, len(replies), len(requests), g.stderr))
+    for q, r in zip(requests, replies):
+        if "error" in r:
+            raise SystemExit("practice_test: grade --batch on %s: %s" % (json.dumps(q), r["error"]))
+    return replies
+
+
+def answer_keys(grade, pairs):
+    """(chapter, seed) -> {part id: the expected value}, from the instructor's key."""
+    replies = grade_batch(grade, [{"chapter": c, "seed": s, "key": True} for c, s in pairs])
+    return {pair: r["parts"] for pair, r in zip(pairs, replies)}
 
 
 def shown(v):
@@ -138,9 +148,11 @@ def shown(v):
 
 
 def expected_verdict(napkin, chapter, seed, part, answer):
-    j = cli_json([napkin, "practice", "--chapter", str(chapter), "--seed", str(seed), "--part", part,
-                  "--answer", answer, "--format", "json"])
-    v = j["values"]
+    r = panel_test.run_cli(napkin, "practice", ["--chapter", str(chapter), "--seed", str(seed), "--part", part,
+                                                "--answer", answer], "json")
+    if r["status"] != 0:
+        raise SystemExit("practice_test: napkin practice %s %s exited %d: %s" % (part, answer, r["status"], r["stderr"]))
+    v = json.loads(r["stdout"])["values"]
     return {"verdict": v["verdict"], "text": "right" if v["verdict"] == "right" else v["verdict"] + ": " + v["hint"]}
 
 
@@ -191,6 +203,8 @@ def main():
     chapters = [int(c) for c in o.chapters.split(",")]
     plan = {"chapters": chapters, "seeds": seeds, "answers": {}, "right": {}}
     expected, variants = {}, {}
+    keys = answer_keys(o.grade, [(ch, seed) for seed in seeds for ch in chapters] +
+                       [(ch, seed) for ch in chapters for seed in range(1, o.module_seeds + 1)])
     for seed in seeds:
         variants[seed] = {"inputs": [], "parts": []}
         answers, right = [], []
@@ -198,7 +212,7 @@ def main():
             v = cli_json([o.napkin, "practice", "--chapter", str(ch), "--seed", str(seed), "--format", "json"])
             variants[seed]["inputs"] += v["inputs"]
             variants[seed]["parts"] += v["parts"]
-            key = answer_key(o.grade, ch, seed)
+            key = keys[(ch, seed)]
             parts = [p["id"] for p in v["parts"]]
             if sorted(key) != sorted(parts):
                 raise SystemExit("practice_test: the key of chapter %d seed %d has parts %s, the variant %s" % (
@@ -214,26 +228,17 @@ def main():
     # 5: many seeds through the module, against the grade program
     module_plan, module_expected = [], []
     factors = (1.0, 1.05, 2.0, 3.7)
-    with tempfile.TemporaryDirectory(prefix="practice_test.grade.") as gtmp:
-        for ch in chapters:
-            for seed in range(1, o.module_seeds + 1):
-                key = answer_key(o.grade, ch, seed)
-                for factor in factors:
-                    answers = {p: shown(v * factor) for p, v in key.items()}
-                    path = os.path.join(gtmp, "a.json")
-                    rep = os.path.join(gtmp, "r.json")
-                    with open(path, "w") as f:
-                        json.dump({"chapter": ch, "seed": seed, "answers": answers}, f)
-                    g = subprocess.run([o.grade, "--answers", path, "--json", rep], capture_output=True, text=True,
-                                       timeout=60)
-                    if g.returncode != 0:
-                        raise SystemExit("practice_test: grade exited %d: %s" % (g.returncode, g.stderr))
-                    with open(rep) as f:
-                        report = json.load(f)
-                    for ex in report["exercises"]:
-                        for part in ex["parts"]:
-                            module_plan.append([ch, seed, part["id"], answers[part["id"]]])
-                            module_expected.append([part["verdict"], part["hint"]])
+    requests = []
+    for ch in chapters:
+        for seed in range(1, o.module_seeds + 1):
+            key = keys[(ch, seed)]
+            for factor in factors:
+                requests.append({"chapter": ch, "seed": seed, "answers": {p: shown(v * factor) for p, v in key.items()}})
+    for q, report in zip(requests, grade_batch(o.grade, requests)):
+        for ex in report["exercises"]:
+            for part in ex["parts"]:
+                module_plan.append([q["chapter"], q["seed"], part["id"], q["answers"][part["id"]]])
+                module_expected.append([part["verdict"], part["hint"]])
     plan["module"] = module_plan
 
     fails = []

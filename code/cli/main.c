@@ -6,6 +6,7 @@
 #include "specs.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,9 @@ static void usage(FILE *out)
                  "1 no answer (the model or batch does not fit), 2 a bad flag, value or choice,\n"
                  "3 the output could not be written.  With --format json an error is also a JSON\n"
                  "object on stdout: {\"error\": {\"command\", \"status\", \"message\"}}.\n"
-                 "napkin --version prints the calculator's version and the tables built in.\n"
+                 "napkin --version prints the calculator's version and the tables built in;\n"
+                 "napkin --batch runs one command per line of stdin (a JSON array of its words)\n"
+                 "and prints one JSON object per command: {\"status\", \"stdout\", \"stderr\"}.\n"
                  "Example: napkin decode --model llama3-70b --gpu h100 --tp 4 --batch 64 --context 4096\n");
 }
 
@@ -142,12 +145,9 @@ static int run_json(const command *c, int argc, char **argv)
     return rc;
 }
 
-int main(int argc, char **argv)
+/* napkin CMD FLAGS...: one command, argv[0] being "napkin". */
+static int dispatch(int argc, char **argv)
 {
-    if (argc < 2) {
-        usage(stderr);
-        return 2;
-    }
     const char *name = argv[1];
     if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0)
         return version();
@@ -170,9 +170,108 @@ int main(int argc, char **argv)
     const command *c = find(name);
     if (!c)
         return unknown(name);
-    int rc = wants_json(argc - 1, argv + 1) ? run_json(c, argc - 1, argv + 1) : c->run(argc - 1, argv + 1);
+    return wants_json(argc - 1, argv + 1) ? run_json(c, argc - 1, argv + 1) : c->run(argc - 1, argv + 1);
+}
+
+/* One --batch line, a JSON array of the command's words, run with its
+ * output held in memory; the reply object, or NULL with why in *why. */
+static json_t *batch_one(json_t *words, const char **why)
+{
+    size_t n = json_array_size(words);
+    if (!json_is_array(words) || n == 0 || n > 512) {
+        *why = "each line must be a JSON array of the command's words: [\"decode\", \"--model\", \"llama3-8b\"]";
+        return NULL;
+    }
+    char **argv = calloc(n + 2, sizeof *argv);
+    if (!argv) {
+        *why = "out of memory";
+        return NULL;
+    }
+    argv[0] = strdup("napkin");
+    int ok = argv[0] != NULL;
+    for (size_t i = 0; i < n && ok; i++) {
+        const char *w = json_string_value(json_array_get(words, i));
+        ok = w && (argv[i + 1] = strdup(w)) != NULL;
+    }
+    json_t *reply = NULL;
+    char *out = NULL, *err = NULL;
+    size_t out_len = 0, err_len = 0;
+    FILE *out_mem = ok ? open_memstream(&out, &out_len) : NULL, *err_mem = ok ? open_memstream(&err, &err_len) : NULL;
+    if (!ok)
+        *why = "every word must be a string";
+    else if (!out_mem || !err_mem)
+        *why = "out of memory";
+    else {
+        fflush(stdout);
+        fflush(stderr);
+        FILE *real_out = stdout, *real_err = stderr;
+        stdout = out_mem;
+        stderr = err_mem;
+        int rc = dispatch((int)n + 1, argv);
+        stdout = real_out;
+        stderr = real_err;
+        int lost = fclose(out_mem) != 0;
+        lost |= fclose(err_mem) != 0;
+        out_mem = err_mem = NULL;
+        if (lost)
+            *why = "out of memory holding the output";
+        else
+            reply = json_pack("{s:i, s:s%, s:s%}", "status", rc, "stdout", out ? out : "", out_len, "stderr",
+                              err ? err : "", err_len);
+        if (!lost && !reply)
+            *why = "the output is not UTF-8";
+    }
+    if (out_mem)
+        fclose(out_mem);
+    if (err_mem)
+        fclose(err_mem);
+    free(out);
+    free(err);
+    for (size_t i = 0; i <= n; i++)
+        free(argv[i]);
+    free(argv);
+    return reply;
+}
+
+/* napkin --batch: one command per line on stdin, each a JSON array of its
+ * words (["decode", "--model", "llama3-8b", "--format", "json"]); one line
+ * per command on stdout, {"status": N, "stdout": "...", "stderr": "..."}, or
+ * {"error": "..."} for a line that is not a command.  It serves the test
+ * tools, which ask the CLI thousands of questions and would otherwise start
+ * it for each; the commands already run many times in one process in the
+ * page's WebAssembly build. */
+static int batch(void)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    while (getline(&line, &cap, stdin) > 0) {
+        json_error_t jerr;
+        const char *why = NULL;
+        json_t *words = json_loads(line, 0, &jerr);
+        json_t *reply = words ? batch_one(words, &why) : NULL;
+        if (!reply)
+            reply = json_pack("{s:s}", "error", why ? why : "each line must be one JSON array");
+        char *text = json_dumps(reply, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        if (text)
+            puts(text);
+        fflush(stdout); /* the reader waits for this line before it sends the next */
+        free(text);
+        json_decref(reply);
+        json_decref(words);
+    }
+    free(line);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    int rc = argc == 2 && strcmp(argv[1], "--batch") == 0 ? batch() : dispatch(argc, argv);
     if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "napkin %s: cannot write the output: %s\n", name, strerror(errno ? errno : EIO));
+        fprintf(stderr, "napkin %s: cannot write the output: %s\n", argv[1], strerror(errno ? errno : EIO));
         return EXIT_IO;
     }
     return rc;

@@ -3,6 +3,7 @@
  *   grade --chapter 12 --seed 4711 --answers answers.json
  *         [--junit out.xml] [--json out.json] [--student NAME]
  *   grade --chapter 12 --seed 4711 --key      (the variant's answer key)
+ *   grade --batch < requests.jsonl           (many of either, one process)
  *
  * answers.json is {"chapter": 12, "seed": 4711, "student": "...",
  * "answers": {"12.1(a)": 80, "12.1(c)": "57.0", ...}}, as the page exports
@@ -11,6 +12,13 @@
  * names the verdict and the hint (never the expected value).  The JUnit XML
  * has one testsuite per exercise and one testcase per part, so CI systems
  * and learning platforms read the score per part.
+ *
+ * --batch reads one JSON object per line on stdin and writes one line per
+ * request on stdout: an answers object (as above) gives the report --json
+ * writes; {"chapter": 12, "seed": 4711, "key": true} gives the key, as
+ * {"chapter", "seed", "parts": {"12.1(a)": expected, ...}}; a bad line gives
+ * {"error": "..."}.  It serves the test tools, which check thousands of
+ * variants and would otherwise start the program once for each.
  *
  * Exit status: 0 graded (whatever the score), 2 a bad flag, value or file. */
 #include "judge.h"
@@ -28,6 +36,7 @@ static int usage(const char *why)
     fprintf(stderr, "grade: %s\n", why);
     fprintf(stderr, "usage: grade --chapter N --seed S --answers FILE [--junit FILE] [--json FILE] [--student NAME]\n"
                     "       grade --chapter N --seed S --key\n"
+                    "       grade --batch   (JSON lines on stdin: answers, or {chapter, seed, key: true})\n"
                     "chapters with variants: %s\n", practice_chapters());
     return 2;
 }
@@ -121,7 +130,8 @@ static json_t *number_or_null(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
-static int write_json(const char *path, const practice_set *s, const graded_part *g, const char *student)
+/* The report --json writes: the score per exercise and per part. */
+static json_t *report_json(const practice_set *s, const graded_part *g, const char *student)
 {
     json_t *root = json_object(), *exercises = json_array();
     int score = 0;
@@ -148,11 +158,26 @@ static int write_json(const char *path, const practice_set *s, const graded_part
     json_object_set_new(root, "score", json_integer(score));
     json_object_set_new(root, "max", json_integer(s->n_parts));
     json_object_set_new(root, "exercises", exercises);
+    return root;
+}
+
+static int write_json(const char *path, const practice_set *s, const graded_part *g, const char *student)
+{
+    json_t *root = report_json(s, g, student);
     int rc = json_dump_file(root, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(root);
     if (rc != 0)
         fprintf(stderr, "grade: --json %s: cannot write\n", path);
     return rc;
+}
+
+/* A part's expected value as the key prints it (to 10 figures), so the
+ * printed key and the batch's agree digit for digit. */
+static double key_value(const judge_part *j)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.10g", judge_expected(j));
+    return strtod(buf, NULL);
 }
 
 static void print_key(const practice_set *s)
@@ -172,8 +197,88 @@ static void print_key(const practice_set *s)
     }
 }
 
+/* Judges every part of s against answers (an object of part id -> answer). */
+static int grade_parts(const practice_set *s, json_t *answers, graded_part *g)
+{
+    int score = 0;
+    for (int i = 0; i < s->n_parts; i++) {
+        g[i].given = answer_number(&s->parts[i], json_object_get(answers, s->parts[i].id));
+        g[i].result = judge_answer(&s->parts[i].judge, g[i].given);
+        g[i].points = g[i].result.verdict == VERDICT_RIGHT;
+        score += g[i].points;
+    }
+    return score;
+}
+
+/* One --batch request: the line's reply, or NULL with why in *err. */
+static json_t *batch_reply(json_t *req, const char **err)
+{
+    json_t *c = json_object_get(req, "chapter"), *sd = json_object_get(req, "seed"), *answers = json_object_get(req, "answers");
+    if (!json_is_integer(c) || !json_is_integer(sd) || json_integer_value(sd) < 0 ||
+        json_integer_value(sd) > (json_int_t)PRACTICE_MAX_SEED) {
+        *err = "each line needs a whole \"chapter\" and \"seed\" (0 to 2147483647)";
+        return NULL;
+    }
+    int key = json_is_true(json_object_get(req, "key"));
+    if (!key && !json_is_object(answers)) {
+        *err = "each line needs \"answers\": {\"12.1(a)\": 80, ...} or \"key\": true";
+        return NULL;
+    }
+    static practice_set s; /* large: kept off the stack */
+    if (json_integer_value(c) < 1 || json_integer_value(c) > 99 ||
+        practice_build((int)json_integer_value(c), (uint64_t)json_integer_value(sd), &s) != 0) {
+        *err = "that chapter has no exercise variants";
+        return NULL;
+    }
+    if (key) {
+        json_t *parts = json_object();
+        for (int i = 0; i < s.n_parts; i++)
+            json_object_set_new(parts, s.parts[i].id, json_real(key_value(&s.parts[i].judge)));
+        return json_pack("{s:i, s:I, s:o}", "chapter", s.chapter, "seed", (json_int_t)s.seed, "parts", parts);
+    }
+    const char *k;
+    json_t *val;
+    json_object_foreach(answers, k, val) {
+        if (!practice_find(&s, k)) {
+            *err = "an answer names a part the variant does not have";
+            return NULL;
+        }
+    }
+    graded_part g[PRACTICE_MAX_PARTS];
+    grade_parts(&s, answers, g);
+    json_t *st = json_object_get(req, "student");
+    return report_json(&s, g, json_is_string(st) ? json_string_value(st) : NULL);
+}
+
+static int batch(void)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    while (getline(&line, &cap, stdin) > 0) {
+        json_error_t jerr;
+        const char *err = NULL;
+        json_t *req = json_loads(line, 0, &jerr), *reply = NULL;
+        if (!json_is_object(req))
+            err = "each line must be one JSON object";
+        else
+            reply = batch_reply(req, &err);
+        if (!reply)
+            reply = json_pack("{s:s}", "error", err);
+        char *text = json_dumps(reply, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        if (text)
+            puts(text);
+        free(text);
+        json_decref(reply);
+        json_decref(req);
+    }
+    free(line);
+    return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 2;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "--batch") == 0)
+        return batch();
     const char *answers_path = NULL, *junit = NULL, *json_out = NULL, *student = NULL;
     long chapter = -1;
     uint64_t seed = 0;
@@ -208,7 +313,7 @@ int main(int argc, char **argv)
             student = v;
         else {
             fprintf(stderr, "grade: unknown flag %s\n", a);
-            return usage("flags: --chapter, --seed, --answers, --junit, --json, --student, --key");
+            return usage("flags: --chapter, --seed, --answers, --junit, --json, --student, --key, --batch");
         }
     }
     json_t *doc = NULL, *answers = NULL;
@@ -283,14 +388,10 @@ int main(int argc, char **argv)
         }
     }
     graded_part g[PRACTICE_MAX_PARTS];
-    int score = 0;
+    int score = grade_parts(&s, answers, g);
     printf("chapter %ld, seed %llu%s%s\n", chapter, (unsigned long long)seed, student ? ", " : "",
            student ? student : "");
     for (int i = 0; i < s.n_parts; i++) {
-        g[i].given = answer_number(&s.parts[i], json_object_get(answers, s.parts[i].id));
-        g[i].result = judge_answer(&s.parts[i].judge, g[i].given);
-        g[i].points = g[i].result.verdict == VERDICT_RIGHT;
-        score += g[i].points;
         printf("  %-9s %d/1  %-7s %s\n", s.parts[i].id, g[i].points, judge_verdict_name(g[i].result.verdict),
                g[i].points ? "" : g[i].result.hint);
         if (i + 1 == s.n_parts || s.parts[i + 1].exercise != s.parts[i].exercise) {
