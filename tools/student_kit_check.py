@@ -180,6 +180,8 @@ def main():
                     continue
                 for pat in anywhere:
                     searched += 1
+                    if pat not in text:   # what the patterns below can match holds pat itself
+                        continue
                     # an exercise's own label ("13.5(a) ...", "13.5 a pool ...") is a name, not an answer
                     label = r"(?!\([a-z]\))" if "." in pat else ""
                     if re.search(r'(?<![0-9."])' + re.escape(pat) + r"(?![0-9])" + label, text) or \
@@ -188,6 +190,8 @@ def main():
                 if own.match(r):
                     for pat in in_ex:
                         searched += 1
+                        if pat not in text:
+                            continue
                         label = r"(?!\([a-z]\))" if "." in pat else ""
                         if re.search(r'(?<![0-9.,"])' + re.escape(pat) + r"(?![0-9,])" + label, text):
                             fails.append("chapter %d seed %d: %s holds the answer %s" % (ch, seed, r, pat))
@@ -197,7 +201,7 @@ def main():
             nn = "%02d" % ch
             kit_c = [os.path.join(top, r) for r in rel if re.match(r"exercises/%s-.*\.c$" % nn, r)]
             binary = os.path.join(tmp, "kit_" + nn)
-            cmd = [o.cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter", "-O1",
+            cmd = [o.cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter", "-O0",
                    "-D_POSIX_C_SOURCE=200809L", "-DNB_EXERCISE_TEST", "-I" + os.path.join(top, "code"),
                    "-I" + os.path.join(top, "code/napkin"), "-I" + os.path.join(top, "exercises"),
                    os.path.join(top, "tests/exercises/test_%s.c" % nn)] + kit_c + \
