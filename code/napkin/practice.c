@@ -12,7 +12,7 @@ const char *practice_chapters(void)
     return "1 2 3 4 5 6 7 8 9 10 11 12 13";
 }
 
-int practice_build(int chapter, uint64_t seed, practice_set *out)
+static int build_variant(int chapter, uint64_t seed, practice_set *out)
 {
     memset(out, 0, sizeof *out);
     out->chapter = chapter;
@@ -47,6 +47,32 @@ int practice_build(int chapter, uint64_t seed, practice_set *out)
     default:
         return -1;
     }
+}
+
+/* The last variant built, kept per thread: the page judges one box after
+ * another of the same variant, and each judgement would otherwise build the
+ * whole chapter again.  A variant depends on (chapter, seed) alone, and the
+ * strings it points to are literals, so a copy stays valid. */
+static _Thread_local struct {
+    int valid, chapter;
+    uint64_t seed;
+    practice_set set;
+} last_built;
+
+int practice_build(int chapter, uint64_t seed, practice_set *out)
+{
+    if (last_built.valid && last_built.chapter == chapter && last_built.seed == seed) {
+        *out = last_built.set;
+        return 0;
+    }
+    int rc = build_variant(chapter, seed, out);
+    last_built.valid = rc == 0;
+    if (rc == 0) {
+        last_built.chapter = chapter;
+        last_built.seed = seed;
+        last_built.set = *out;
+    }
+    return rc;
 }
 
 int practice_parse_seed(const char *s, uint64_t *out)
