@@ -1,6 +1,6 @@
 /* Chapter 9's exercise variants: 9.1 (the first frame), 9.2 (guidance
- * doubles the bill), 9.3 (where attention takes over), 9.4 (batching
- * videos), 9.5 (does it fit?), 9.6 (one fast job or eight slow ones) and
+ * doubles the bill, parts a and c), 9.3 (where attention takes over), 9.4 (batching
+ * videos), 9.5 (does it fit?, parts a and c), 9.6 (one fast job or eight slow ones) and
  * 9.7 (what the journal costs, parts a and b).  The printed numbers are
  * seed 0; other seeds draw from the lists below: frame counts the VAE takes
  * (one more than a multiple of 4) and targets it does not (so that 9.1(c)
@@ -10,7 +10,9 @@
  * one L40S alone, inside it offloaded or split two ways), loads under the
  * capacity of both placements of 9.6 (so both queues are stable), and the
  * step counts, payloads and GPU counts of real jobs in 9.7.  9.3(a)'s
- * crossovers are the two models' own and do not vary. */
+ * crossovers are the two models' own and do not vary.  9.2(b) and 9.5(b)
+ * have no box: at the printed numbers they are the chapter's own worked
+ * numbers, which its library tests state. */
 #include "practice.h"
 
 #include "jobqueue.h"
@@ -97,12 +99,8 @@ static int exercise_2(practice_set *s, rng_state *r)
                       "self-attention over the whole video, 4 L N^2 d, is most of a step");
     practice_add_slip(p, 2 * (f->linear + f->attention / 2 + f->cross) / 1e15,
                       "attention is two matrix products (Q K^T and the weighted V): 4, not 2, L N^2 d");
-    p = practice_add_part(s, "9.2(b)", 2, "FLOPs of a step with guidance distilled", "PFLOP", JUDGE_RELATIVE,
-                          f->total / 1e15, JUDGE_HAND_TOL);
-    practice_add_slip(p, 2 * f->total / 1e15, "distilled guidance runs one forward a step, not two");
-    practice_add_slip(p, (f->linear + f->cross) / 1e15,
-                      "self-attention over the whole video, 4 L N^2 d, is most of a step");
-    /* (c): the whole request, 50 steps on one H100; the text encoder and
+    /* (b), one forward, is half of a and the chapter's own worked number
+     * (its library tests print it): no box.  (c): the whole request, 50 steps on one H100; the text encoder and
      * the VAE add well under 1%, so steps x step FLOPs / (45% of the peak)
      * is a hand answer within the tolerance */
     video_estimate e1;
@@ -210,10 +208,11 @@ static int exercise_5(practice_set *s, rng_state *r)
         if (video_estimate_compute(&q, &e[i], err, sizeof err) != 0)
             return -1;
     }
-    const char *ids[3] = {"9.5(a)", "9.5(b)", "9.5(c)"};
-    const char *what[3] = {"peak memory on one L40S", "peak memory on one L40S, offloaded",
-                           "peak memory per GPU, split two ways"};
-    for (int i = 0; i < 3; i++) {
+    /* (b), offloaded, is the chapter's own worked number at the printed 81
+     * frames (its library tests print it): no box */
+    const char *ids[3] = {"9.5(a)", NULL, "9.5(c)"};
+    const char *what[3] = {"peak memory on one L40S", NULL, "peak memory per GPU, split two ways"};
+    for (int i = 0; i < 3; i += 2) {
         practice_part *p = practice_add_part(s, ids[i], 5, what[i], "GB", JUDGE_RELATIVE, e[i].mem_peak / 1e9,
                                              JUDGE_HAND_TOL);
         practice_add_slip(p, e[i].mem_peak / GiB, "GB are 10^9 bytes, not 2^30");

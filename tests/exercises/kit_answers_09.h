@@ -28,7 +28,6 @@ static inline kit_answers kit_answers_09(const practice_set *s, int exercise)
         int frames = (int)kit_input_(s, "ch09_ex2_frames"), w = (int)kit_input_(s, "ch09_ex2_width");
         int h = (int)kit_input_(s, "ch09_ex2_height");
         kit_answer_(&a, "9.2(a)", ex09_step_flop("wan2.1-14b", frames, w, h, 2) / 1e15);
-        kit_answer_(&a, "9.2(b)", ex09_step_flop("wan2.1-14b", frames, w, h, 1) / 1e15);
         kit_answer_(&a, "9.2(c1)", 50 * ex09_step_flop("wan2.1-14b", frames, w, h, 2) * KIT_09_H100_S_PER_FLOP / 60);
         kit_answer_(&a, "9.2(c2)", 50 * ex09_step_flop("wan2.1-14b", frames, w, h, 1) * KIT_09_H100_S_PER_FLOP / 60);
     }
@@ -52,7 +51,6 @@ static inline kit_answers kit_answers_09(const practice_set *s, int exercise)
     if (exercise == 0 || exercise == 5) {
         int frames = (int)kit_input_(s, "ch09_ex5_frames");
         kit_answer_(&a, "9.5(a)", ex09_peak_memory("wan2.1-14b", "l40s", frames, 1280, 720, 1, 0) / 1e9);
-        kit_answer_(&a, "9.5(b)", ex09_peak_memory("wan2.1-14b", "l40s", frames, 1280, 720, 1, 1) / 1e9);
         kit_answer_(&a, "9.5(c)", ex09_peak_memory("wan2.1-14b", "l40s", frames, 1280, 720, 2, 0) / 1e9);
     }
     if (exercise == 0 || exercise == 6) {
