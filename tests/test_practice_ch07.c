@@ -34,6 +34,70 @@ static double qwen_by_hand(double w, double h, double min_pixels, double max_pix
     return (hb / 28) * (wb / 28);
 }
 
+/* LLaVA-NeXT's anyres count, worked here from the released preprocessor
+ * (select_best_resolution, unpad_image) independently of the library: the
+ * pinpoint (height, width) that keeps the most pixels, then the least
+ * waste, the first of any tie; its grid of 24 features a 336 px tile; the
+ * padding rows or columns cut; a newline a row; the base image's 576. */
+static double llava_next_by_hand(double w, double h)
+{
+    const int pin[5][2] = {{336, 672}, {672, 336}, {672, 672}, {1008, 336}, {336, 1008}};
+    int best = 0;
+    double keep = -1, waste = 0;
+    for (int i = 0; i < 5; i++) {
+        double scale = fmin(pin[i][1] / w, pin[i][0] / h);
+        double eff = fmin(floor(w * scale) * floor(h * scale), w * h), wasted = pin[i][0] * pin[i][1] - eff;
+        if (eff > keep || (eff == keep && wasted < waste))
+            best = i, keep = eff, waste = wasted;
+    }
+    double rows = pin[best][0] / 336 * 24, cols = pin[best][1] / 336 * 24;
+    if (w / h > cols / rows)
+        rows -= 2 * floor((rows - floor(h * (cols / w))) / 2);
+    else
+        cols -= 2 * floor((cols - floor(w * (rows / h))) / 2);
+    return rows * cols + rows + 576;
+}
+
+/* InternVL2.5's dynamic tiling, worked from its dynamic_preprocess: the
+ * grid i x j (i j <= max_tiles) whose aspect is closest to the image's,
+ * a tie going to the larger grid when the image has more than half its
+ * pixels; 256 tokens a 448 px tile, and a thumbnail past one tile. */
+static double internvl_by_hand(double w, double h, int max_tiles)
+{
+    double aspect = w / h, best_diff = 1e9;
+    int bi = 1, bj = 1;
+    for (int n = 1; n <= max_tiles; n++) /* grids in order of their tiles */
+        for (int i = 1; i <= n; i++)
+            for (int j = 1; j <= n; j++) {
+                if (i * j != n)
+                    continue;
+                double diff = fabs(aspect - (double)i / j);
+                if (diff < best_diff)
+                    best_diff = diff, bi = i, bj = j;
+                else if (diff == best_diff && w * h > 0.5 * 448 * 448 * i * j)
+                    bi = i, bj = j;
+            }
+    return 256.0 * (bi * bj + (bi * bj > 1));
+}
+
+/* Qwen2.5-VL-7B's encoder over n patches at a GPU's bf16 peak (the
+ * derivation of test_07.c's 7.6): 32 layers of 19,686,400 parameters, the
+ * 1,505,280 of the patch embedding, full attention in 4 layers and 64-patch
+ * windows in 28, the projector on n / 4 merged tokens. */
+static double qwen25_encoder_flop(double n)
+{
+    return 2 * 32 * 19686400.0 * n + 2 * 1505280.0 * n + 4 * n * 1280 * (4 * n + 28 * 64) +
+           2 * (5120.0 * 5120 + 5120.0 * 3584) * (n / 4);
+}
+
+/* Sharded over tp: a tp-th of the compute, and 2 x 32 ring all-reduces of
+ * n x 1280 x 2 B, each the link's latency plus 2 (tp - 1) / tp of the bytes
+ * over its bandwidth. */
+static double qwen25_sharded(double n, double peak, double link_bw, double latency, int tp)
+{
+    return qwen25_encoder_flop(n) / peak / tp + 64 * (latency + 2.0 * (tp - 1) / tp * n * 1280 * 2 / link_bw);
+}
+
 Test(practice_ch07, seed_zero_is_the_printed_book)
 {
     practice_set s;
@@ -90,7 +154,29 @@ Test(practice_ch07, seed_zero_is_the_printed_book)
     cr_expect_eq(seeds_answer_of(&s, "7.7(b2)"), 0);
     cr_expect_eq(seeds_answer_of(&s, "7.7(c1)"), 4);
     cr_expect_eq(seeds_answer_of(&s, "7.7(c2)"), 40);
-    cr_expect_eq(s.n_parts, 17);
+    /* 7.1: 672 x 672 is one 48 x 48 grid with a newline a row and the base
+     * image: 2304 + 48 + 576 = 2928; 1920 x 1080 on the same pinpoint keeps
+     * 28 rows: 28 x 48 + 28 + 576 = 1948; 336 x 336 on 336 x 672, 24 columns
+     * kept: 576 + 24 + 576 = 1176 */
+    cr_expect_eq(seeds_answer_of(&s, "7.1(a)"), 2928);
+    cr_expect_eq(seeds_answer_of(&s, "7.1(b)"), 1948);
+    cr_expect_eq(seeds_answer_of(&s, "7.1(c)"), 1176);
+    /* 7.3: 1920 x 1080 (1.78) on 4 x 2 tiles and a thumbnail, 9 x 256 = 2304;
+     * up to 6, 2 x 1 and a thumbnail, 768; 800 x 600 on 4 x 3, 13 x 256 = 3328 */
+    cr_expect_eq(seeds_answer_of(&s, "7.3(a1)"), 2304);
+    cr_expect_eq(seeds_answer_of(&s, "7.3(a2)"), 768);
+    cr_expect_eq(seeds_answer_of(&s, "7.3(b)"), 3328);
+    /* 7.6: 1920 x 1080 is 78 x 138 = 10,764 patches; at 989.4 TFLOP/s; the
+     * L40S at 362.05 TFLOP/s over PCIe (32 GB/s, 20 us) */
+    double t1 = qwen25_encoder_flop(10764) / 989.4e12;
+    expect_rel(seeds_answer_of(&s, "7.6(a1)"), 1e3 * t1, 1e-9);
+    expect_rel(seeds_answer_of(&s, "7.6(a2)"), 1e3 * qwen25_sharded(10764, 989.4e12, 450e9, 4.8e-6, 2), 1e-9);
+    expect_rel(seeds_answer_of(&s, "7.6(a3)"), 1e3 * qwen25_sharded(10764, 989.4e12, 450e9, 4.8e-6, 4), 1e-9);
+    expect_rel(seeds_answer_of(&s, "7.6(b1)"), 1e3 * t1, 1e-9);
+    expect_rel(seeds_answer_of(&s, "7.6(b2)"), 4e3 * qwen25_sharded(10764, 989.4e12, 450e9, 4.8e-6, 4), 1e-9);
+    expect_rel(seeds_answer_of(&s, "7.6(c1)"), 1e3 * qwen25_sharded(10764, 362.05e12, 32e9, 20e-6, 4), 1e-9);
+    expect_rel(seeds_answer_of(&s, "7.6(c2)"), 1e3 * qwen25_encoder_flop(10764) / 362.05e12, 1e-9);
+    cr_expect_eq(s.n_parts, 30);
 }
 
 Test(practice_ch07, hand_answers_to_three_figures_pass)
@@ -182,6 +268,33 @@ Test(practice_ch07, two_hundred_seeds_stay_meaningful)
         cr_expect(seeds_answer_of(&s, "7.7(c2)") > seeds_answer_of(&s, "7.7(c1)"));
         cr_expect(seeds_answer_of(&s, "7.7(b1)") >= seeds_answer_of(&s, "7.7(b2)"));
         cr_expect(seeds_answer_of(&s, "7.7(b1)") >= 1);
+        /* 7.1: the printed squares, and a wide screenshot by hand, under the square's count */
+        double w1 = seeds_input_of(&s, "ch07_ex1_width"), h1 = seeds_input_of(&s, "ch07_ex1_height");
+        cr_expect(w1 > h1);
+        cr_expect_eq(seeds_answer_of(&s, "7.1(b)"), llava_next_by_hand(w1, h1), "seed %llu: %g x %g",
+                     (unsigned long long)seed, w1, h1);
+        cr_expect(seeds_answer_of(&s, "7.1(b)") < seeds_answer_of(&s, "7.1(a)"));
+        cr_expect_eq(seeds_answer_of(&s, "7.1(a)"), llava_next_by_hand(672, 672));
+        cr_expect_eq(seeds_answer_of(&s, "7.1(c)"), llava_next_by_hand(336, 336));
+        /* 7.3: by hand; the 4:3 photo outgrows the screenshot */
+        double w3 = seeds_input_of(&s, "ch07_ex3_width"), h3 = seeds_input_of(&s, "ch07_ex3_height");
+        int cap3 = (int)seeds_input_of(&s, "ch07_ex3_cap");
+        double pw = seeds_input_of(&s, "ch07_ex3_photo_w"), ph = seeds_input_of(&s, "ch07_ex3_photo_h");
+        cr_expect_eq(seeds_answer_of(&s, "7.3(a1)"), internvl_by_hand(w3, h3, 12), "seed %llu", (unsigned long long)seed);
+        cr_expect_eq(seeds_answer_of(&s, "7.3(a2)"), internvl_by_hand(w3, h3, cap3), "seed %llu",
+                     (unsigned long long)seed);
+        cr_expect_eq(seeds_answer_of(&s, "7.3(b)"), internvl_by_hand(pw, ph, 12));
+        cr_expect(pw * ph < w3 * h3 && seeds_answer_of(&s, "7.3(b)") > seeds_answer_of(&s, "7.3(a1)"));
+        /* 7.6: by hand to the tolerance (windows at the image's edge pad);
+         * sharding never reaches tp times, and over PCIe it loses */
+        double w6 = seeds_input_of(&s, "ch07_ex6_width"), h6 = seeds_input_of(&s, "ch07_ex6_height");
+        double n6 = nearbyint(h6 / 28) * 2 * nearbyint(w6 / 28) * 2;
+        expect_rel(seeds_answer_of(&s, "7.6(a1)"), 1e3 * qwen25_encoder_flop(n6) / 989.4e12, 0.01);
+        expect_rel(seeds_answer_of(&s, "7.6(a3)"), 1e3 * qwen25_sharded(n6, 989.4e12, 450e9, 4.8e-6, 4), 0.01);
+        expect_rel(seeds_answer_of(&s, "7.6(c1)"), 1e3 * qwen25_sharded(n6, 362.05e12, 32e9, 20e-6, 4), 0.01);
+        cr_expect(seeds_answer_of(&s, "7.6(a3)") > seeds_answer_of(&s, "7.6(a1)") / 4);
+        cr_expect(seeds_answer_of(&s, "7.6(b1)") < seeds_answer_of(&s, "7.6(b2)"));
+        cr_expect(seeds_answer_of(&s, "7.6(c1)") > seeds_answer_of(&s, "7.6(c2)"));
         if (kv != last)
             distinct++;
         last = kv;

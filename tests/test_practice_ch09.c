@@ -52,6 +52,34 @@ Test(practice_ch09, seed_zero_is_the_printed_book)
     double n = 75600, lin = 2 * n * 40 * (6 * 5120.0 * 5120 + 2 * 5120.0 * 13824), att = 4 * 40 * n * n * 5120;
     double cross = 4 * 40 * n * 512 * 5120 + 2 * 512 * 2 * 5120.0 * 5120 * 40;
     expect_rel(seeds_answer_of(&s, "9.2(a)"), 2 * (lin + att + cross) / 1e15, 1e-9);
+    /* 50 steps at 45% of 989.4 TFLOP/s: 50 x 13.0466e15 / 445.23e12 = 1465.1
+     * s = 24.42 min with guidance, 12.21 without; the text encoder and the VAE
+     * add the rest, under 1% */
+    double s_per_flop = 1 / (0.45 * 989.4e12);
+    expect_rel(seeds_answer_of(&s, "9.2(c1)"), 50 * 2 * (lin + att + cross) * s_per_flop / 60, 0.01);
+    expect_rel(seeds_answer_of(&s, "9.2(c2)"), 50 * (lin + att + cross) * s_per_flop / 60, 0.01);
+    cr_expect(seeds_answer_of(&s, "9.2(c1)") > 50 * 2 * (lin + att + cross) * s_per_flop / 60);
+    /* crossovers M / (2 n_L d): 11,953,766,400 / (2 x 40 x 5120) = 29,184;
+     * HunyuanVideo 6 x 3072 = 18,432; at 720p (3600 tokens a latent frame)
+     * 8.1 latent frames, so 9: 1 + 4 x 8 = 33 frames */
+    cr_expect_eq(seeds_input_of(&s, "ch09_ex3_width"), 1280);
+    expect_rel(seeds_answer_of(&s, "9.3(a1)"), 29184, 1e-12);
+    expect_rel(seeds_answer_of(&s, "9.3(a2)"), 18432, 1e-12);
+    cr_expect_eq(seeds_answer_of(&s, "9.3(b)"), 33);
+    /* two compute-bound videos take twice one's time: a gain of 1 */
+    cr_expect_eq(seeds_input_of(&s, "ch09_ex4_batch"), 2);
+    expect_rel(seeds_answer_of(&s, "9.4(a1)"), 1, 1e-9);
+    expect_rel(seeds_answer_of(&s, "9.4(a2)"), 1, 1e-9);
+    /* 81 frames of 720p: 28e9 of DiT weights + 11.36e9 of text encoder +
+     * 75,600 x 58,368 x 2 B of activations = 48.185 GB, over the L40S's 48;
+     * split two ways 28e9 + 11.36e9 +
+     * 37,800 x 58,368 x 2 = 43.773 */
+    cr_expect_eq(seeds_input_of(&s, "ch09_ex5_frames"), 81);
+    expect_rel(seeds_answer_of(&s, "9.5(a)"), 48.1852416, 1e-9);
+    expect_rel(seeds_answer_of(&s, "9.5(c)"), 43.7726208, 1e-9);
+    /* 8 GPUs, a step every 13.0466e15 / 445.23e12 = 29.30 s each: 0.273 a second */
+    cr_expect_eq(seeds_input_of(&s, "ch09_ex7_gpus"), 8);
+    expect_rel(seeds_answer_of(&s, "9.7(b)"), 8 / (2 * (lin + att + cross) * s_per_flop), 1e-6);
     /* the printed request times, 261 s 8-way and 1467 s on one GPU.
      * 2 an hour on the 8-way server: rho = 0.145, Wq = 0.145 x 261 /
      * (2 x 0.855) = 22.1316 s: 283.1316 s = 4.71886 min.  Eight GPUs at a =
@@ -73,7 +101,7 @@ Test(practice_ch09, seed_zero_is_the_printed_book)
     cr_expect_eq(seeds_input_of(&s, "ch09_ex7_steps"), 50);
     cr_expect_eq(seeds_input_of(&s, "ch09_ex7_payload"), 200);
     cr_expect_eq(seeds_answer_of(&s, "9.7(a)"), 1864);
-    cr_expect_eq(s.n_parts, 13);
+    cr_expect_eq(s.n_parts, 23);
 }
 
 Test(practice_ch09, hand_answers_to_three_figures_pass)
@@ -86,7 +114,10 @@ Test(practice_ch09, hand_answers_to_three_figures_pass)
     } hand[] = {{"9.1(a1)", 21},   {"9.1(a2)", 32760}, {"9.1(b)", 31600},  {"9.1(c1)", 97},
                 {"9.1(c2)", 101},  {"9.6(a1)", 4.72},  {"9.6(a2)", 24.5},  {"9.6(b1)", 18.9},
                 {"9.6(b2)", 25.0}, {"9.6(c1)", 13.8},  {"9.6(c2)", 19.6},  {"9.7(a)", 1864},
-                {"9.2(a)", 13.0}};
+                {"9.2(a)", 13.0},  {"9.2(c1)", 24.4},  {"9.2(c2)", 12.2},
+                {"9.3(a1)", 29200}, {"9.3(a2)", 18400}, {"9.3(b)", 33},   {"9.4(a1)", 1.00},
+                {"9.4(a2)", 1.00}, {"9.5(a)", 48.2},   {"9.5(c)", 43.8},
+                {"9.7(b)", 0.273}};
     for (size_t i = 0; i < sizeof hand / sizeof hand[0]; i++) {
         judge_result r = judge_answer(&practice_find(&s, hand[i].id)->judge, hand[i].given);
         cr_expect_eq(r.verdict, VERDICT_RIGHT, "%s: %g judged %s (%s)", hand[i].id, hand[i].given,
@@ -155,6 +186,36 @@ Test(practice_ch09, two_hundred_seeds_stay_meaningful)
         /* 9.2: Wan's released sizes */
         double w = seeds_input_of(&s, "ch09_ex2_width"), h = seeds_input_of(&s, "ch09_ex2_height");
         cr_expect((w == 1280 && h == 720) || (w == 832 && h == 480), "seed %llu: %g x %g", sd, w, h);
+        /* 9.2(c): 50 steps of part a's FLOPs at 45% of the H100's peak,
+         * within 1%, the text encoder and the VAE on top */
+        double hand = 50 * seeds_answer_of(&s, "9.2(a)") * 1e15 / (0.45 * 989.4e12) / 60;
+        cr_expect(seeds_answer_of(&s, "9.2(c1)") >= hand && seeds_answer_of(&s, "9.2(c1)") <= 1.01 * hand,
+                  "seed %llu", sd);
+        /* 9.3(b): (w / 16) (h / 16) tokens a latent frame, rounded up to whole
+         * latent frames, 1 + 4 (latent - 1) frames */
+        double w3 = seeds_input_of(&s, "ch09_ex3_width"), h3 = seeds_input_of(&s, "ch09_ex3_height");
+        cr_expect((w3 == 1280 && h3 == 720) || (w3 == 832 && h3 == 480), "seed %llu: %g x %g", sd, w3, h3);
+        cr_expect_eq(seeds_answer_of(&s, "9.3(b)"), 1 + 4 * (ceil(29184 / (w3 / 16 * h3 / 16)) - 1));
+        /* 9.4: a compute-bound step gains nothing from a batch */
+        expect_rel(seeds_answer_of(&s, "9.4(a1)"), 1, 1e-9);
+        expect_rel(seeds_answer_of(&s, "9.4(a2)"), 1, 1e-9);
+        /* 9.5: the printed regime, too big for the L40S's 48 GB alone, inside
+         * it offloaded or split two ways; weights 28 + 11.36 GB, activations
+         * 58,368 x 2 B a token, halved by the split */
+        double f5 = seeds_input_of(&s, "ch09_ex5_frames"), n5 = (1 + (f5 - 1) / 4) * 45 * 80;
+        cr_expect_eq(fmod(f5 - 1, 4), 0);
+        cr_expect(seeds_answer_of(&s, "9.5(a)") > 48 && seeds_answer_of(&s, "9.5(c)") < 48, "seed %llu: %g frames", sd,
+                  f5);
+        /* offloaded (unboxed, part b): only the DiT phase stays, under 48 GB */
+        cr_expect(28 + n5 * 58368 * 2 / 1e9 < 48, "seed %llu: %g frames", sd, f5);
+        expect_rel(seeds_answer_of(&s, "9.5(a)"), 39.36 + n5 * 58368 * 2 / 1e9, 1e-9);
+        expect_rel(seeds_answer_of(&s, "9.5(c)"), 39.36 + n5 / 2 * 58368 * 2 / 1e9, 1e-9);
+        /* 9.7(b): a step of the default job (81 frames of 720p, two
+         * forwards of 6.523288e15 FLOP, worked above) at 45% of the peak on
+         * each GPU; a few fsyncs a second at most, nothing for a disk */
+        double g7 = seeds_input_of(&s, "ch09_ex7_gpus");
+        expect_rel(seeds_answer_of(&s, "9.7(b)"), g7 / (2 * 6.523288e15 / (0.45 * 989.4e12)), 1e-6);
+        cr_expect(seeds_answer_of(&s, "9.7(b)") < 10);
         /* 9.7: 32-byte headers on steps + 2 records, the payload once */
         cr_expect_eq(seeds_answer_of(&s, "9.7(a)"),
                      32 * (seeds_input_of(&s, "ch09_ex7_steps") + 2) + seeds_input_of(&s, "ch09_ex7_payload"));

@@ -27,8 +27,8 @@ enum { CONTEXT = 1024, PAD_CONTEXT = 512, BATCH_MAX = 512 };
 #define SGL_TRITON_GRAPH_S 7.06e-3
 #define SGL_FI_EAGER_S 8.23e-3
 #define SGL_FI_GRAPH_S 7.35e-3
-#define LCPP_EAGER_TOK_S 143.35
-#define LCPP_GRAPH_TOK_S 163.83
+#define LCPP_EAGER_TOK_S LLAMA_CPP_6763_EAGER_TOK_S
+#define LCPP_GRAPH_TOK_S LLAMA_CPP_6763_GRAPH_TOK_S
 /* the driver's cost per launch and per replayed node (REFERENCE: 2.6-7 us, 0.6-1.3 us) */
 #define DRIVER_LAUNCH_S 4e-6
 #define LLAMA_CPP_LAUNCH_S 5e-6

@@ -126,6 +126,11 @@ double implied_launch_cost(double t_eager, double t_graph, int kernels, const la
 double launch_cost_on_gpu(double t_eager, double t_graph, double gpu, int kernels, const launch_costs *lc,
                           double *step_host);
 
+/* llama.cpp issue #6763: LLaMA-2-7B Q4_K_M on an H100 PCIe, tokens a second
+ * eagerly and with CUDA graphs (the chapter's and exercise 8.3's figure). */
+#define LLAMA_CPP_6763_EAGER_TOK_S 143.35
+#define LLAMA_CPP_6763_GRAPH_TOK_S 163.83
+
 /* ---- capture sizes ---- */
 
 #define CAPTURE_MAX_SIZES 512

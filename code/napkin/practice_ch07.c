@@ -1,13 +1,17 @@
-/* Chapter 7's exercise variants: 7.2 (a min/max_pixels clamp, the token
- * counts), 7.4 (image tokens that are not context tokens), 7.5 (counting a
- * ViT) and 7.7 (the prefill budget).  The printed numbers are seed 0; other
- * seeds draw from the lists below.  7.2 takes screenshots of common sizes,
- * a max_pixels that shrinks them and icons that min_pixels grows; the
- * others keep the image sizes of the printed exercises (a 1080p
- * screenshot, a 560 px tile), so that each preprocessor's count is the one
- * the chapter works out, and vary what a candidate computes with them: the
- * text and output lengths, the ViT's resolution, the scheduler's token
- * budget. */
+/* Chapter 7's exercise variants: 7.1 (the 2880 trap), 7.2 (a min/max_pixels
+ * clamp, the token counts), 7.3 (tiles and thumbnails), 7.4 (image tokens
+ * that are not context tokens), 7.5 (counting a ViT), 7.6 (does TP speed up
+ * the ViT?) and 7.7 (the prefill budget).  The printed numbers are seed 0;
+ * other seeds draw from the lists below.  7.1 keeps its two squares and
+ * draws the screenshot of part b from wide images of several aspects; 7.2
+ * takes screenshots of common sizes, a max_pixels that shrinks them and
+ * icons that min_pixels grows; 7.3 draws a wide screenshot, a lower tile
+ * cap and a 4:3 or 3:4 photo (the aspect a 12-tile grid matches, so it
+ * keeps outgrowing the screenshot); 7.6 draws the image's size; the others
+ * keep the image sizes of the printed exercises (a 1080p screenshot, a
+ * 560 px tile), so that each preprocessor's count is the one the chapter
+ * works out, and vary what a candidate computes with them: the text and
+ * output lengths, the ViT's resolution, the scheduler's token budget. */
 #include "practice.h"
 
 #include "memory.h"
@@ -24,6 +28,101 @@ static int image_of(const char *key, int width, int height, vision_spec *v, visi
     if (vision_lookup(key, v) != 0)
         return -1;
     return vision_image_tokens(v, width, height, im, err, sizeof err);
+}
+
+/* ---- 7.1: LLaVA-NeXT's anyres count.  Parts a and c are the printed
+ * squares (the 2880 trap and LLaVA-1.5's 336 px image); part b's
+ * screenshot is drawn from common sizes of several aspects, all wider than
+ * tall, so that the unpadding cuts rows and the count stays under the
+ * square's. */
+
+static const double ex1_width[] = {1920, 1024, 1440, 2560, 1280, 2048};
+static const double ex1_height[] = {1080, 768, 900, 1080, 1024, 1024};
+
+static int llava_next(int width, int height, vision_image *im)
+{
+    vision_spec v;
+    return image_of("llava-next-7b", width, height, &v, im);
+}
+
+static void llava_slips(practice_part *p, const vision_image *im, int base)
+{
+    practice_add_slip(p, im->tokens - im->newlines, "each row of the unpadded grid ends in a newline token");
+    practice_add_slip(p, im->tokens - base, "the base image adds its 576 tokens too");
+}
+
+static int exercise_1(practice_set *s, rng_state *r)
+{
+    int image = s->seed == 0 ? 0 : (int)rng_below(r, PRACTICE_COUNT(ex1_width));
+    double w = ex1_width[image], h = ex1_height[image];
+    practice_add_input(s, "ch07_ex1_width", w, "%.0f", PRACTICE_RANGE_OF(ex1_width));
+    practice_add_input(s, "ch07_ex1_height", h, "%.0f", PRACTICE_RANGE_OF(ex1_height));
+    vision_image sq, shot, small;
+    if (llava_next(672, 672, &sq) != 0 || llava_next((int)w, (int)h, &shot) != 0 || llava_next(336, 336, &small) != 0)
+        return -1;
+    int base = sq.tokens - sq.unpadded_h * sq.unpadded_w - sq.newlines; /* the base image's 576 */
+    practice_part *p = practice_add_part(s, "7.1(a)", 1, "tokens of the 672 x 672 image", "tokens", JUDGE_EXACT,
+                                         sq.tokens, 0);
+    practice_add_slip(p, 5 * base, "the four tiles form one 48 x 48 grid whose 48 rows each end in a newline token");
+    llava_slips(p, &sq, base);
+    p = practice_add_part(s, "7.1(b)", 1, "tokens of the screenshot", "tokens", JUDGE_EXACT, shot.tokens, 0);
+    practice_add_slip(p, sq.tokens, "the padding rows of a wide image are cut (unpadded) before the newlines");
+    llava_slips(p, &shot, base);
+    p = practice_add_part(s, "7.1(c)", 1, "tokens of the 336 x 336 image", "tokens", JUDGE_EXACT, small.tokens, 0);
+    practice_add_slip(p, base, "LLaVA-NeXT still picks a pinpoint (336 x 672) and adds the base image");
+    llava_slips(p, &small, base);
+    return 0;
+}
+
+/* ---- 7.3: InternVL2.5-8B's tiles.  Part a's screenshot and its second
+ * tile cap vary; part b's photo is 4:3 or 3:4, the aspect a 12-tile grid
+ * matches exactly, so that it keeps outgrowing the screenshot. */
+
+/* 16:9, 16:10 and 21:9: none of them 4:3, so the photo's grid is larger */
+static const double ex3_width[] = {1920, 1440, 2560};
+static const double ex3_height[] = {1080, 900, 1080};
+static const double ex3_cap[] = {6, 4, 8};
+static const double ex3_photo_w[] = {800, 640, 600, 1024};
+static const double ex3_photo_h[] = {600, 480, 800, 768};
+
+static int internvl(int width, int height, int max_tiles)
+{
+    vision_spec v;
+    vision_image im;
+    char err[256];
+    if (vision_lookup("internvl2.5-8b", &v) != 0)
+        return -1;
+    v.max_tiles = max_tiles;
+    return vision_image_tokens(&v, width, height, &im, err, sizeof err) == 0 ? im.tokens : -1;
+}
+
+static int exercise_3(practice_set *s, rng_state *r)
+{
+    int image = s->seed == 0 ? 0 : (int)rng_below(r, PRACTICE_COUNT(ex3_width));
+    double cap = practice_pick(r, s->seed, ex3_cap, PRACTICE_COUNT(ex3_cap), 0);
+    int photo = s->seed == 0 ? 0 : (int)rng_below(r, PRACTICE_COUNT(ex3_photo_w));
+    double w = ex3_width[image], h = ex3_height[image], pw = ex3_photo_w[photo], ph = ex3_photo_h[photo];
+    practice_add_input(s, "ch07_ex3_width", w, "%.0f", PRACTICE_RANGE_OF(ex3_width));
+    practice_add_input(s, "ch07_ex3_height", h, "%.0f", PRACTICE_RANGE_OF(ex3_height));
+    practice_add_input(s, "ch07_ex3_cap", cap, "%.0f", PRACTICE_RANGE_OF(ex3_cap));
+    practice_add_input(s, "ch07_ex3_photo_w", pw, "%.0f", PRACTICE_RANGE_OF(ex3_photo_w));
+    practice_add_input(s, "ch07_ex3_photo_h", ph, "%.0f", PRACTICE_RANGE_OF(ex3_photo_h));
+    int full = internvl((int)w, (int)h, 12), capped = internvl((int)w, (int)h, (int)cap);
+    int pic = internvl((int)pw, (int)ph, 12);
+    if (full < 0 || capped < 0 || pic < 0)
+        return -1;
+    const char *thumb = "more than one tile brings a 256-token thumbnail as well";
+    practice_part *p = practice_add_part(s, "7.3(a1)", 3, "tokens with up to 12 tiles", "tokens", JUDGE_EXACT, full,
+                                         0);
+    practice_add_slip(p, full - 256, thumb);
+    p = practice_add_part(s, "7.3(a2)", 3, "tokens with the lower tile cap", "tokens", JUDGE_EXACT, capped, 0);
+    practice_add_slip(p, capped - 256, thumb);
+    if (capped != full)
+        practice_add_slip(p, full, "the cap rules out the grid of up to 12 tiles: the closest allowed aspect wins");
+    p = practice_add_part(s, "7.3(b)", 3, "tokens of the photo", "tokens", JUDGE_EXACT, pic, 0);
+    practice_add_slip(p, pic - 256, thumb);
+    practice_add_slip(p, 2 * 256, "tiling follows the aspect ratio, not the pixel count: the photo is upscaled");
+    return 0;
 }
 
 /* ---- 7.2: Qwen2-VL's min/max_pixels clamp (smart_resize, 28 px a token) */
@@ -227,6 +326,60 @@ static int exercise_5(practice_set *s, rng_state *r)
     return 0;
 }
 
+/* ---- 7.6: Qwen2.5-VL-7B's encoder at peak, one image of a common size;
+ * H100s (NVLink) and L40S (PCIe), four GPUs */
+
+static const double ex6_width[] = {1920, 1280, 2560};
+static const double ex6_height[] = {1080, 720, 1440};
+
+static int encoder_of(const char *gpu, int width, int height, int tp, vision_encoder_cost *c)
+{
+    vision_spec v;
+    vision_image im;
+    gpu_spec g;
+    char err[256];
+    if (image_of("qwen2.5-vl-7b", width, height, &v, &im) != 0 || gpu_lookup(gpu, &g) != 0)
+        return -1;
+    return vision_encoder_time(&v, &im, &g, precision_uniform(DT_BF16), 1.0, tp, c, err, sizeof err);
+}
+
+static int exercise_6(practice_set *s, rng_state *r)
+{
+    int image = s->seed == 0 ? 0 : (int)rng_below(r, PRACTICE_COUNT(ex6_width));
+    double w = ex6_width[image], h = ex6_height[image];
+    practice_add_input(s, "ch07_ex6_width", w, "%.0f", PRACTICE_RANGE_OF(ex6_width));
+    practice_add_input(s, "ch07_ex6_height", h, "%.0f", PRACTICE_RANGE_OF(ex6_height));
+    vision_encoder_cost one, two, four, l_one, l_four;
+    if (encoder_of("h100", (int)w, (int)h, 1, &one) != 0 || encoder_of("h100", (int)w, (int)h, 2, &two) != 0 ||
+        encoder_of("h100", (int)w, (int)h, 4, &four) != 0 || encoder_of("l40s", (int)w, (int)h, 1, &l_one) != 0 ||
+        encoder_of("l40s", (int)w, (int)h, 4, &l_four) != 0)
+        return -1;
+    const char *comm = "the two all-reduces a layer of the image's activations do not shrink with the GPUs";
+    practice_part *p = practice_add_part(s, "7.6(a1)", 6, "ms of one image on one GPU", "ms", JUDGE_RELATIVE,
+                                         one.time * 1e3, JUDGE_HAND_TOL);
+    practice_add_slip(p, one.time, "that is seconds; the part asks for milliseconds");
+    p = practice_add_part(s, "7.6(a2)", 6, "ms of one image sharded over 2 GPUs", "ms", JUDGE_RELATIVE,
+                          two.time_sharded * 1e3, JUDGE_HAND_TOL);
+    practice_add_slip(p, one.time / 2 * 1e3, comm);
+    p = practice_add_part(s, "7.6(a3)", 6, "ms of one image sharded over 4 GPUs", "ms", JUDGE_RELATIVE,
+                          four.time_sharded * 1e3, JUDGE_HAND_TOL);
+    practice_add_slip(p, one.time / 4 * 1e3, comm);
+    p = practice_add_part(s, "7.6(b1)", 6, "ms of four images, one a GPU", "ms", JUDGE_RELATIVE, one.time * 1e3,
+                          JUDGE_HAND_TOL);
+    practice_add_slip(p, 4 * one.time * 1e3, "the four GPUs encode their images at the same time");
+    p = practice_add_part(s, "7.6(b2)", 6, "ms of four images, each sharded over the four", "ms", JUDGE_RELATIVE,
+                          4 * four.time_sharded * 1e3, JUDGE_HAND_TOL);
+    practice_add_slip(p, four.time_sharded * 1e3, "each of the four images takes its own sharded pass, in turn");
+    practice_add_slip(p, one.time * 1e3, "sharded, the collectives are paid for every image");
+    p = practice_add_part(s, "7.6(c1)", 6, "ms of one image sharded over four L40S", "ms", JUDGE_RELATIVE,
+                          l_four.time_sharded * 1e3, JUDGE_HAND_TOL);
+    practice_add_slip(p, l_one.time / 4 * 1e3, "without NVLink the all-reduces cross PCIe: they cost the most here");
+    p = practice_add_part(s, "7.6(c2)", 6, "ms of one image on one L40S", "ms", JUDGE_RELATIVE, l_one.time * 1e3,
+                          JUDGE_HAND_TOL);
+    practice_add_slip(p, one.time * 1e3, "the L40S's peak is its own, under half the H100's");
+    return 0;
+}
+
 /* ---- 7.7: whole prompts per prefill step of a token budget */
 
 static const double ex7_budget[] = {4096, 8192, 16384};
@@ -280,13 +433,20 @@ static int exercise_7(practice_set *s, rng_state *r)
 int practice_build_ch07(uint64_t seed, practice_set *out)
 {
     /* one stream per exercise, so a change to one leaves the others' draws */
-    rng_state r4 = rng_make(seed), r5 = r4, r7, r2;
+    rng_state r4 = rng_make(seed), r5 = r4, r7, r2, r1, r3, r6;
     rng_jump(&r5);
     r7 = r5;
     rng_jump(&r7);
     r2 = r7;
     rng_jump(&r2);
-    if (exercise_2(out, &r2) != 0 || exercise_4(out, &r4) != 0 || exercise_5(out, &r5) != 0 ||
+    r1 = r2;
+    rng_jump(&r1);
+    r3 = r1;
+    rng_jump(&r3);
+    r6 = r3;
+    rng_jump(&r6);
+    if (exercise_1(out, &r1) != 0 || exercise_2(out, &r2) != 0 || exercise_3(out, &r3) != 0 ||
+        exercise_4(out, &r4) != 0 || exercise_5(out, &r5) != 0 || exercise_6(out, &r6) != 0 ||
         exercise_7(out, &r7) != 0)
         return -1;
     return 0;

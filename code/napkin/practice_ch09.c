@@ -1,17 +1,24 @@
 /* Chapter 9's exercise variants: 9.1 (the first frame), 9.2 (guidance
- * doubles the bill, part a), 9.6 (one fast job or eight slow ones)
- * and 9.7 (what the journal costs).  The printed
- * numbers are seed 0; other seeds draw from the lists below: frame counts
- * the VAE takes (one more than a multiple of 4) and targets it does not
- * (so that 9.1(c) has a count on either side), videos of the two sizes
- * Wan 14B was released for that fit one H100 in 9.2, loads under the
- * capacity of both placements of 9.6 (so both queues are stable), and the step counts
- * and payloads of real jobs in 9.7. */
+ * doubles the bill, parts a and c), 9.3 (where attention takes over), 9.4 (batching
+ * videos), 9.5 (does it fit?, parts a and c), 9.6 (one fast job or eight slow ones) and
+ * 9.7 (what the journal costs, parts a and b).  The printed numbers are
+ * seed 0; other seeds draw from the lists below: frame counts the VAE takes
+ * (one more than a multiple of 4) and targets it does not (so that 9.1(c)
+ * has a count on either side), videos of the two sizes Wan 14B was released
+ * for that fit one H100 in 9.2 and 9.3, batches of two or more in 9.4,
+ * lengths of 720p video in 9.5 that keep the printed regime (too big for
+ * one L40S alone, inside it offloaded or split two ways), loads under the
+ * capacity of both placements of 9.6 (so both queues are stable), and the
+ * step counts, payloads and GPU counts of real jobs in 9.7.  9.3(a)'s
+ * crossovers are the two models' own and do not vary.  9.2(b) and 9.5(b)
+ * have no box: at the printed numbers they are the chapter's own worked
+ * numbers, which its library tests state. */
 #include "practice.h"
 
 #include "jobqueue.h"
 #include "practice_draw.h"
 #include "specs.h"
+#include "units.h"
 #include "video.h"
 
 #include <math.h>
@@ -92,6 +99,130 @@ static int exercise_2(practice_set *s, rng_state *r)
                       "self-attention over the whole video, 4 L N^2 d, is most of a step");
     practice_add_slip(p, 2 * (f->linear + f->attention / 2 + f->cross) / 1e15,
                       "attention is two matrix products (Q K^T and the weighted V): 4, not 2, L N^2 d");
+    /* (b), one forward, is half of a and the chapter's own worked number
+     * (its library tests print it): no box.  (c): the whole request, 50 steps on one H100; the text encoder and
+     * the VAE add well under 1%, so steps x step FLOPs / (45% of the peak)
+     * is a hand answer within the tolerance */
+    video_estimate e1;
+    q.forwards = 1;
+    if (video_estimate_compute(&q, &e1, err, sizeof err) != 0 || !e1.fits)
+        return -1;
+    p = practice_add_part(s, "9.2(c1)", 2, "minutes of a 50-step request with guidance", "min", JUDGE_RELATIVE,
+                          e.t_request / 60, JUDGE_HAND_TOL);
+    practice_add_slip(p, e.t_request, "that is seconds; the part asks for minutes");
+    practice_add_slip(p, e.t_request / 60 * 0.45, "the kernels reach 45% of the peak: divide by 0.45, not multiply");
+    practice_add_slip(p, e1.t_request / 60, "with guidance every step runs two forwards");
+    p = practice_add_part(s, "9.2(c2)", 2, "minutes of a 50-step request with guidance distilled", "min",
+                          JUDGE_RELATIVE, e1.t_request / 60, JUDGE_HAND_TOL);
+    practice_add_slip(p, e1.t_request, "that is seconds; the part asks for minutes");
+    practice_add_slip(p, e1.t_request / 60 * 0.45, "the kernels reach 45% of the peak: divide by 0.45, not multiply");
+    practice_add_slip(p, e.t_request / 60, "distilled guidance runs one forward a step, not two");
+    return 0;
+}
+
+/* ---- 9.3: where attention takes over.  The crossovers of part a are the
+ * models' own (M / (2 n_L d)); part b asks for frames at one of the two
+ * sizes Wan 14B was released for. */
+
+static int exercise_3(practice_set *s, rng_state *r)
+{
+    int size = s->seed == 0 ? 0 : (int)rng_below(r, PRACTICE_COUNT(ex2_width));
+    double w = ex2_width[size], h = ex2_height[size];
+    practice_add_input(s, "ch09_ex3_width", w, "%.0f", 832, 1280);
+    practice_add_input(s, "ch09_ex3_height", h, "%.0f", 480, 720);
+    video_model wan, hy;
+    if (video_model_lookup("wan2.1-14b", &wan) != 0 || video_model_lookup("hunyuanvideo", &hy) != 0)
+        return -1;
+    double cw = video_linear_params_per_token(&wan) / (2.0 * wan.layers * wan.hidden);
+    double ch = video_linear_params_per_token(&hy) / (2.0 * hy.layers * hy.hidden);
+    practice_part *p = practice_add_part(s, "9.3(a1)", 3, "crossover tokens, Wan 14B", "tokens", JUDGE_RELATIVE, cw,
+                                         JUDGE_HAND_TOL);
+    practice_add_slip(p, 2 * cw, "attention is 4 n_L N^2 d against the linear layers' 2 N M: N = M / (2 n_L d)");
+    practice_add_slip(p, cw / 2, "attention is 4 n_L N^2 d against the linear layers' 2 N M: N = M / (2 n_L d)");
+    p = practice_add_part(s, "9.3(a2)", 3, "crossover tokens, HunyuanVideo", "tokens", JUDGE_RELATIVE, ch,
+                          JUDGE_HAND_TOL);
+    practice_add_slip(p, 2 * ch, "attention is 4 n_L N^2 d against the linear layers' 2 N M: N = M / (2 n_L d)");
+    practice_add_slip(p, ch / 2, "attention is 4 n_L N^2 d against the linear layers' 2 N M: N = M / (2 n_L d)");
+    /* tokens of one latent frame: (h / 8 / 2) x (w / 8 / 2) */
+    double per_frame = (h / (wan.stride_s * wan.patch_s)) * (w / (wan.stride_s * wan.patch_s));
+    double lat = ceil(cw / per_frame), frames = 1 + wan.stride_t * (lat - 1);
+    p = practice_add_part(s, "9.3(b)", 3, "frames of video at the crossover, Wan 14B", "frames", JUDGE_EXACT, frames,
+                          0);
+    practice_add_slip(p, wan.stride_t * lat, "the first frame is a latent frame on its own: 1 + 4 (latent - 1)");
+    practice_add_slip(p, frames - wan.stride_t, "round the latent frames up: the crossover lies inside a frame");
+    practice_add_slip(p, 1 + wan.stride_t * (ceil(cw / (per_frame * wan.patch_s * wan.patch_s)) - 1),
+                      "the 1 x 2 x 2 patches make one token of four latent positions");
+    return 0;
+}
+
+/* ---- 9.4: batching videos, a batch of two or more */
+
+static const double ex4_batch[] = {2, 3, 4, 8};
+
+static int exercise_4(practice_set *s, rng_state *r)
+{
+    double batch = practice_pick(r, s->seed, ex4_batch, PRACTICE_COUNT(ex4_batch), 0);
+    practice_add_input(s, "ch09_ex4_batch", batch, "%.0f", PRACTICE_RANGE_OF(ex4_batch));
+    const char *ids[2] = {"9.4(a1)", "9.4(a2)"}, *models[2] = {"wan2.1-14b", "wan2.1-1.3b"};
+    const char *gpus[2] = {"h100", "l40s"};
+    const char *what[2] = {"throughput gain of the batch, Wan 14B on an H100",
+                           "throughput gain of the batch, Wan 1.3B on an L40S"};
+    for (int i = 0; i < 2; i++) {
+        video_model m;
+        if (video_model_lookup(models[i], &m) != 0)
+            return -1;
+        gpu_spec g = gpu_builtin(gpus[i]);
+        video_request q = video_request_default(&m, &g);
+        double gain = video_batch_gain(&q, (int)batch);
+        if (!(gain > 0))
+            return -1;
+        practice_part *p = practice_add_part(s, ids[i], 4, what[i], "x", JUDGE_RELATIVE, gain, JUDGE_HAND_TOL);
+        practice_add_slip(p, batch, "a denoising step is compute-bound: the batch's step takes that many times longer");
+    }
+    return 0;
+}
+
+/* ---- 9.5: Wan 14B at 720p on one L40S: too big alone, fits offloaded or
+ * split two ways (the lengths below keep that regime; the seed suite checks) */
+
+static const double ex5_frames[] = {81, 89, 97, 105};
+
+static int exercise_5(practice_set *s, rng_state *r)
+{
+    double frames = practice_pick(r, s->seed, ex5_frames, PRACTICE_COUNT(ex5_frames), 0);
+    practice_add_input(s, "ch09_ex5_frames", frames, "%.0f", PRACTICE_RANGE_OF(ex5_frames));
+    video_model m;
+    if (video_model_lookup("wan2.1-14b", &m) != 0)
+        return -1;
+    gpu_spec g = gpu_builtin("l40s");
+    video_estimate e[3];
+    const int gpus[3] = {1, 1, 2}, offload[3] = {0, 1, 0};
+    for (int i = 0; i < 3; i++) {
+        video_request q = video_request_default(&m, &g);
+        q.frames = (int)frames;
+        q.width = 1280;
+        q.height = 720;
+        q.gpus = gpus[i];
+        q.offload = offload[i];
+        char err[256];
+        if (video_estimate_compute(&q, &e[i], err, sizeof err) != 0)
+            return -1;
+    }
+    /* (b), offloaded, is the chapter's own worked number at the printed 81
+     * frames (its library tests print it): no box */
+    const char *ids[3] = {"9.5(a)", NULL, "9.5(c)"};
+    const char *what[3] = {"peak memory on one L40S", NULL, "peak memory per GPU, split two ways"};
+    for (int i = 0; i < 3; i += 2) {
+        practice_part *p = practice_add_part(s, ids[i], 5, what[i], "GB", JUDGE_RELATIVE, e[i].mem_peak / 1e9,
+                                             JUDGE_HAND_TOL);
+        practice_add_slip(p, e[i].mem_peak / GiB, "GB are 10^9 bytes, not 2^30");
+        if (i == 0)
+            practice_add_slip(p, (e[0].mem_peak - e[0].mem_text_weights) / 1e9,
+                              "the text encoder's weights stay resident too unless offloaded");
+        if (i == 2)
+            practice_add_slip(p, e[0].mem_peak / 2e9,
+                              "sequence parallelism splits the tokens: each GPU still holds all the weights");
+    }
     return 0;
 }
 
@@ -156,7 +287,9 @@ static int exercise_6(practice_set *s, rng_state *r)
 static const double ex7_steps[] = {20, 25, 30, 40, 50};
 static const double ex7_payload[] = {100, 200, 500, 1000, 2000};
 
-static void exercise_7(practice_set *s, rng_state *r)
+static const double ex7_gpus[] = {4, 8, 16, 32};
+
+static int exercise_7(practice_set *s, rng_state *r)
 {
     double steps = practice_pick(r, s->seed, ex7_steps, PRACTICE_COUNT(ex7_steps), 4);
     double payload = practice_pick(r, s->seed, ex7_payload, PRACTICE_COUNT(ex7_payload), 1);
@@ -168,19 +301,45 @@ static void exercise_7(practice_set *s, rng_state *r)
     practice_add_slip(p, bytes - header, "count the DONE record too: SUBMIT, one STEP per step, DONE");
     practice_add_slip(p, bytes - 2 * header, "SUBMIT and DONE are records too, each with its header");
     practice_add_slip(p, bytes + steps * payload, "only the SUBMIT record carries the payload");
+    /* (b): GPUs each running the chapter's default Wan job, a STEP record
+     * (one fsync) every step */
+    double gpus = practice_pick(r, s->seed, ex7_gpus, PRACTICE_COUNT(ex7_gpus), 1);
+    practice_add_input(s, "ch09_ex7_gpus", gpus, "%.0f", PRACTICE_RANGE_OF(ex7_gpus));
+    video_model m;
+    gpu_spec h100 = gpu_builtin("h100");
+    if (video_model_lookup("wan2.1-14b", &m) != 0)
+        return -1;
+    video_request q = video_request_default(&m, &h100);
+    video_estimate e;
+    char err[256];
+    if (video_estimate_compute(&q, &e, err, sizeof err) != 0)
+        return -1;
+    p = practice_add_part(s, "9.7(b)", 7, "fsyncs a second", "fsync/s", JUDGE_RELATIVE, gpus / e.t_step,
+                          JUDGE_HAND_TOL);
+    practice_add_slip(p, gpus / e.t_request, "a STEP record is written every step, not every job");
+    practice_add_slip(p, gpus / e.t_forward, "a step with guidance runs two forwards");
+    practice_add_slip(p, 1 / e.t_step, "each GPU journals its own steps");
+    return 0;
 }
 
 int practice_build_ch09(uint64_t seed, practice_set *out)
 {
     /* one stream per exercise, so a change to one leaves the others' draws */
-    rng_state r1 = rng_make(seed), r6 = r1, r7, r2;
+    rng_state r1 = rng_make(seed), r6 = r1, r7, r2, r3, r4, r5;
     rng_jump(&r6);
     r7 = r6;
     rng_jump(&r7);
     r2 = r7;
     rng_jump(&r2);
-    if (exercise_1(out, &r1) != 0 || exercise_2(out, &r2) != 0 || exercise_6(out, &r6) != 0)
+    r3 = r2;
+    rng_jump(&r3);
+    r4 = r3;
+    rng_jump(&r4);
+    r5 = r4;
+    rng_jump(&r5);
+    if (exercise_1(out, &r1) != 0 || exercise_2(out, &r2) != 0 || exercise_3(out, &r3) != 0 ||
+        exercise_4(out, &r4) != 0 || exercise_5(out, &r5) != 0 || exercise_6(out, &r6) != 0 ||
+        exercise_7(out, &r7) != 0)
         return -1;
-    exercise_7(out, &r7);
     return 0;
 }

@@ -7,10 +7,34 @@
 #include "07-images-as-tokens.h"
 #include "kit_answers.h"
 
-/* Exercise `exercise` (2, 4, 5 or 7; 0 for all) of the variant s. */
+/* Exercise `exercise` (1 to 7; 0 for all) of the variant s. */
 static inline kit_answers kit_answers_07(const practice_set *s, int exercise)
 {
     kit_answers a = {0};
+    if (exercise == 0 || exercise == 1) {
+        kit_answer_(&a, "7.1(a)", ex07_llava_next_tokens(672, 672));
+        kit_answer_(&a, "7.1(b)",
+                    ex07_llava_next_tokens((int)kit_input_(s, "ch07_ex1_width"), (int)kit_input_(s, "ch07_ex1_height")));
+        kit_answer_(&a, "7.1(c)", ex07_llava_next_tokens(336, 336));
+    }
+    if (exercise == 0 || exercise == 3) {
+        int w = (int)kit_input_(s, "ch07_ex3_width"), h = (int)kit_input_(s, "ch07_ex3_height");
+        kit_answer_(&a, "7.3(a1)", ex07_internvl_tokens(w, h, 12));
+        kit_answer_(&a, "7.3(a2)", ex07_internvl_tokens(w, h, (int)kit_input_(s, "ch07_ex3_cap")));
+        kit_answer_(&a, "7.3(b)", ex07_internvl_tokens((int)kit_input_(s, "ch07_ex3_photo_w"),
+                                                       (int)kit_input_(s, "ch07_ex3_photo_h"), 12));
+    }
+    if (exercise == 0 || exercise == 6) {
+        int w = (int)kit_input_(s, "ch07_ex6_width"), h = (int)kit_input_(s, "ch07_ex6_height");
+        const char *q = "qwen2.5-vl-7b";
+        kit_answer_(&a, "7.6(a1)", 1e3 * ex07_encoder_seconds(q, "h100", w, h, 1, 1, 0));
+        kit_answer_(&a, "7.6(a2)", 1e3 * ex07_encoder_seconds(q, "h100", w, h, 1, 2, 1));
+        kit_answer_(&a, "7.6(a3)", 1e3 * ex07_encoder_seconds(q, "h100", w, h, 1, 4, 1));
+        kit_answer_(&a, "7.6(b1)", 1e3 * ex07_encoder_seconds(q, "h100", w, h, 4, 4, 0));
+        kit_answer_(&a, "7.6(b2)", 1e3 * ex07_encoder_seconds(q, "h100", w, h, 4, 4, 1));
+        kit_answer_(&a, "7.6(c1)", 1e3 * ex07_encoder_seconds(q, "l40s", w, h, 1, 4, 1));
+        kit_answer_(&a, "7.6(c2)", 1e3 * ex07_encoder_seconds(q, "l40s", w, h, 1, 1, 0));
+    }
     if (exercise == 0 || exercise == 2) {
         int w = (int)kit_input_(s, "ch07_ex2_width"), h = (int)kit_input_(s, "ch07_ex2_height");
         int iw = (int)kit_input_(s, "ch07_ex2_icon_w"), ih = (int)kit_input_(s, "ch07_ex2_icon_h");
