@@ -243,6 +243,31 @@ Test(practice, chapter_10_seed_zero_is_the_printed_book)
     cr_expect_eq(answer_of(&s, "10.3(b1)"), 5);
     expect_rel(answer_of(&s, "10.3(b2)"), 2.192057, 1e-6);
     expect_rel(answer_of(&s, "10.3(c)"), 1.915530, 1e-6);
+    /* 10.1: alpha 0.7, gamma 3: E[N] = 1 + .7 + .49 + .343 = 2.533, the
+     * dashboard's 1.53 without the target's own token */
+    cr_expect_eq(input_of(&s, "ch10_ex1_alpha"), 0.7);
+    cr_expect_eq(input_of(&s, "ch10_ex1_gamma"), 3);
+    cr_expect_eq(input_of(&s, "ch10_ex1_dashboard"), 1.53);
+    expect_rel(answer_of(&s, "10.1(a)"), 2.533, 1e-12);
+    expect_rel(answer_of(&s, "10.1(c)"), 2.533, 1e-12);
+    /* 10.4: 2x at c 0.1: gamma 4 needs 1 + a + .. + a^4 = 2.8, a between
+     * 0.705 (2.79946) and 0.706 (2.80423); gamma 2 needs 1 + a + a^2 = 2.4,
+     * a = (-1 + sqrt(6.6)) / 2 = 0.7845233; alpha 1 gives 3 / 1.2 = 2.5 */
+    cr_expect_eq(input_of(&s, "ch10_ex4_target"), 2);
+    cr_expect_eq(input_of(&s, "ch10_ex4_cost"), 0.1);
+    cr_expect_eq(input_of(&s, "ch10_ex4_gamma"), 4);
+    cr_expect(answer_of(&s, "10.4(a)") > 0.705 && answer_of(&s, "10.4(a)") < 0.706);
+    expect_rel(answer_of(&s, "10.4(b)"), (-1 + sqrt(6.6)) / 2, 1e-9);
+    expect_rel(answer_of(&s, "10.4(c)"), 2.5, 1e-12);
+    /* 10.5: alpha 0.8, gamma 5, c 0.1: E[N] = (1 - 0.262144) / 0.2 = 3.68928,
+     * over 1.5: 2.45952; (0.5 + 5 + 1) / 3.68928 = 1.761862, free 6 / 3.68928
+     * = 1.626335 */
+    cr_expect_eq(input_of(&s, "ch10_ex5_alpha"), 0.8);
+    cr_expect_eq(input_of(&s, "ch10_ex5_gamma"), 5);
+    cr_expect_eq(input_of(&s, "ch10_ex5_c"), 0.1);
+    expect_rel(answer_of(&s, "10.5(a)"), 3.68928 / 1.5, 1e-9);
+    expect_rel(answer_of(&s, "10.5(b1)"), 6.5 / 3.68928, 1e-9);
+    expect_rel(answer_of(&s, "10.5(b2)"), 6 / 3.68928, 1e-9);
 }
 
 Test(practice, chapter_10_two_hundred_seeds_stay_meaningful)
@@ -268,6 +293,25 @@ Test(practice, chapter_10_two_hundred_seeds_stay_meaningful)
         cr_expect(best >= 2 && best <= 9, "seed %llu: best %g", (unsigned long long)seed, best);
         cr_expect(answer_of(&s, "10.3(c)") < answer_of(&s, "10.3(b2)"));
         cr_expect(answer_of(&s, "10.3(a)") <= answer_of(&s, "10.3(b2)") * (1 + 1e-12));
+        /* 10.1: the dashboard is E[N] - 1, to its two decimals */
+        cr_expect(fabs(answer_of(&s, "10.1(a)") - 1 - input_of(&s, "ch10_ex1_dashboard")) <= 0.005 + 1e-12);
+        /* 10.4: the alpha found delivers the promise, by the sum worked here
+         * (1 + a + .. + a^g) / (1 + g c); gamma 2 can give more than it */
+        double t = input_of(&s, "ch10_ex4_target"), c = input_of(&s, "ch10_ex4_cost");
+        const double g4[2] = {input_of(&s, "ch10_ex4_gamma"), 2};
+        const char *ids4[2] = {"10.4(a)", "10.4(b)"};
+        for (int k = 0; k < 2; k++) {
+            double a = answer_of(&s, ids4[k]), e = 0, term = 1;
+            for (int i = 0; i <= (int)g4[k]; i++, term *= a)
+                e += term;
+            expect_rel(e / (1 + g4[k] * c), t, 1e-9);
+            cr_expect(a >= 0.3 && a <= 0.95, "seed %llu %s: %g", (unsigned long long)seed, ids4[k], a);
+        }
+        expect_rel(answer_of(&s, "10.4(c)"), 3 / (1 + 2 * c), 1e-12);
+        cr_expect(answer_of(&s, "10.4(c)") > t);
+        /* 10.5: speculation pays in walltime and costs arithmetic */
+        cr_expect(answer_of(&s, "10.5(a)") > 1, "seed %llu", (unsigned long long)seed);
+        cr_expect(answer_of(&s, "10.5(b1)") > answer_of(&s, "10.5(b2)") && answer_of(&s, "10.5(b2)") >= 1);
     }
 }
 
