@@ -94,7 +94,29 @@ Test(practice_ch11, seed_zero_is_the_printed_book)
     cr_expect_eq(seeds_input_of(&s, "ch11_ex6_rejections"), 600);
     expect_rel(seeds_answer_of(&s, "11.6(a)"), 2500.0 / 3100, 1e-12);
     expect_rel(seeds_answer_of(&s, "11.6(b)"), 0.625, 1e-12);
-    cr_expect_eq(s.n_parts, 11);
+    /* 11.2 at batch 128 of 2048 tokens on 4 GPUs: LLaMA-3.2-1B 1,235,814,400 x 2 / 4
+     * = 617,907,200 B of weights and 2 x 16 layers x 8 KV heads x 64 x 2 B / 4 = 8,192 B
+     * a token: + 8,192 x 262,144 = 2,765,390,848 B; LLaMA-3-8B 8,030,261,248 x 2 / 4 =
+     * 4,015,130,624 B + 32,768 x 262,144 = 12,605,065,216 B; a target sequence holds
+     * 81,920 x 2048 = 167,772,160 B a GPU: 75.13 of them */
+    cr_expect_eq(seeds_input_of(&s, "ch11_ex2_batch"), 128);
+    cr_expect_eq(seeds_input_of(&s, "ch11_ex2_context"), 2048);
+    expect_rel(seeds_answer_of(&s, "11.2(a)"), 2.765390848, 1e-9);
+    expect_rel(seeds_answer_of(&s, "11.2(b)"), 12.605065216, 1e-9);
+    expect_rel(seeds_answer_of(&s, "11.2(c)"), 12605065216.0 / 167772160, 1e-9);
+    /* 11.7: 1.08 is inside the band (1.00 to 1.10): off stays off, on stays
+     * on; 1.50 after 200 rounds lacks the 1000 rounds; 0.97 is a loss */
+    cr_expect_eq(seeds_input_of(&s, "ch11_ex7_pred_ab"), 1.08);
+    cr_expect_eq(seeds_input_of(&s, "ch11_ex7_rounds_ab"), 5000);
+    cr_expect_eq(seeds_input_of(&s, "ch11_ex7_pred_c"), 1.5);
+    cr_expect_eq(seeds_input_of(&s, "ch11_ex7_rounds_c"), 200);
+    cr_expect_eq(seeds_input_of(&s, "ch11_ex7_pred_d"), 0.97);
+    cr_expect_eq(seeds_input_of(&s, "ch11_ex7_rounds_d"), 200);
+    cr_expect_eq(seeds_answer_of(&s, "11.7(a)"), 0);
+    cr_expect_eq(seeds_answer_of(&s, "11.7(b)"), 1);
+    cr_expect_eq(seeds_answer_of(&s, "11.7(c)"), 0);
+    cr_expect_eq(seeds_answer_of(&s, "11.7(d)"), 0);
+    cr_expect_eq(s.n_parts, 18);
 }
 
 Test(practice_ch11, hand_answers_to_three_figures_pass)
@@ -139,7 +161,7 @@ Test(practice_ch11, part_slips_are_recognised)
 
 Test(practice_ch11, two_hundred_seeds_stay_meaningful)
 {
-    int slips = 0, distinct = 0;
+    int slips = 0, distinct = 0, band = 0;
     double last = -1;
     for (uint64_t seed = 0; seed <= 200; seed++) {
         practice_set s;
@@ -182,10 +204,33 @@ Test(practice_ch11, two_hundred_seeds_stay_meaningful)
         cr_expect(rej < n && acc >= (n - rej) * 4 && acc <= (n - rej) * 4 + rej * 3, "seed %llu", sd);
         expect_rel(seeds_answer_of(&s, "11.6(a)"), acc / (acc + rej), 1e-12);
         cr_expect(seeds_answer_of(&s, "11.6(b)") < seeds_answer_of(&s, "11.6(a)"));
+        /* 11.2: the replica holds the 8B draft beside the target, weights and the KV
+         * of context + 5 tokens a sequence (81,920 + 32,768 B a token per GPU) in the
+         * usable 90 % of the driver's 81,559 MiB (the activation reserve only makes it tighter) */
+        double b2 = seeds_input_of(&s, "ch11_ex2_batch"), ctx = seeds_input_of(&s, "ch11_ex2_context");
+        cr_expect(35276853248.0 + 4015130624.0 + (81920.0 + 32768) * b2 * (ctx + 5) <= 0.9 * 81559 * 1048576.0,
+                  "seed %llu: batch %g of %g tokens", sd, b2, ctx);
+        /* each draft's bytes from its weights and 8,192 / 32,768 B of KV a token per GPU */
+        expect_rel(seeds_answer_of(&s, "11.2(a)"), (617907200.0 + 8192 * b2 * ctx) / 1e9, 1e-9);
+        expect_rel(seeds_answer_of(&s, "11.2(b)"), (4015130624.0 + 32768 * b2 * ctx) / 1e9, 1e-9);
+        expect_rel(seeds_answer_of(&s, "11.2(c)"), (4015130624.0 + 32768 * b2 * ctx) / (81920 * ctx), 1e-9);
+        /* 11.7: the rule as the exercise states it */
+        const char *ids7[4] = {"11.7(a)", "11.7(b)", "11.7(c)", "11.7(d)"};
+        const int on7[4] = {0, 1, 0, 1};
+        const double p7[4] = {seeds_input_of(&s, "ch11_ex7_pred_ab"), seeds_input_of(&s, "ch11_ex7_pred_ab"),
+                              seeds_input_of(&s, "ch11_ex7_pred_c"), seeds_input_of(&s, "ch11_ex7_pred_d")};
+        const double n7[4] = {seeds_input_of(&s, "ch11_ex7_rounds_ab"), seeds_input_of(&s, "ch11_ex7_rounds_ab"),
+                              seeds_input_of(&s, "ch11_ex7_rounds_c"), seeds_input_of(&s, "ch11_ex7_rounds_d")};
+        for (int i = 0; i < 4; i++) {
+            int want = on7[i] ? p7[i] >= 1.00 : p7[i] >= 1.10 && n7[i] >= 1000;
+            cr_expect_eq(seeds_answer_of(&s, ids7[i]), want, "seed %llu %s", sd, ids7[i]);
+        }
+        band += seeds_answer_of(&s, "11.7(a)") != seeds_answer_of(&s, "11.7(b)");
         if (seeds_answer_of(&s, "11.4(a2)") != last)
             distinct++;
         last = seeds_answer_of(&s, "11.4(a2)");
     }
     cr_expect(distinct >= 50, "only %d changes of 11.4 in 201 seeds", distinct);
+    cr_expect(band >= 20, "only %d seeds where 11.7(a) and (b) part ways", band);
     cr_expect(slips > 1000, "only %d slips checked", slips);
 }
