@@ -8,6 +8,9 @@
  * acceptance against it, the dashboard reads lower than the estimate. */
 #include "practice_seeds.h"
 
+#include "specdec.h"
+#include "specs.h"
+
 #include <string.h>
 
 #define expect_rel(got, want, rel)                                                                        \
@@ -116,7 +119,17 @@ Test(practice_ch11, seed_zero_is_the_printed_book)
     cr_expect_eq(seeds_answer_of(&s, "11.7(b)"), 1);
     cr_expect_eq(seeds_answer_of(&s, "11.7(c)"), 0);
     cr_expect_eq(seeds_answer_of(&s, "11.7(d)"), 0);
-    cr_expect_eq(s.n_parts, 18);
+    /* 11.1 at alpha 0.7, 2048 tokens: batch 1 worked in test_11 to 2.448
+     * within 1 %; the sequences that fit, usable 0.9 x 81,559 MiB less the
+     * target's 35,276,853,248 B and the draft's 617,907,200 B of weights and
+     * the reserve of 696,254,464 + 65,667,072 B, over (81,920 + 8,192) B a
+     * token x (2048 + 4 + 1) tokens */
+    cr_expect_eq(seeds_input_of(&s, "ch11_ex1_alpha"), 0.7);
+    cr_expect_eq(seeds_input_of(&s, "ch11_ex1_context"), 2048);
+    expect_rel(seeds_answer_of(&s, "11.1(a1)"), 2.448, 0.01);
+    double left = 0.9 * 81559 * 1048576.0 - 35276853248.0 - 617907200.0 - 696254464.0 - 65667072.0;
+    cr_expect_eq(seeds_answer_of(&s, "11.1(b1)"), floor(left / ((81920.0 + 8192) * (2048 + 4 + 1))));
+    cr_expect_eq(s.n_parts, 22);
 }
 
 Test(practice_ch11, hand_answers_to_three_figures_pass)
@@ -204,6 +217,27 @@ Test(practice_ch11, two_hundred_seeds_stay_meaningful)
         cr_expect(rej < n && acc >= (n - rej) * 4 && acc <= (n - rej) * 4 + rej * 3, "seed %llu", sd);
         expect_rel(seeds_answer_of(&s, "11.6(a)"), acc / (acc + rej), 1e-12);
         cr_expect(seeds_answer_of(&s, "11.6(b)") < seeds_answer_of(&s, "11.6(a)"));
+        /* 11.1: batch 128 fits and gains less than batch 1; the loss starts
+         * inside memory, the batch before it still gains (the step model
+         * evaluated at both); gamma 2 never loses there */
+        {
+            model_spec t = model_builtin("llama3-70b"), d = model_builtin("llama3.2-1b");
+            gpu_spec g = gpu_builtin("h100");
+            double al = seeds_input_of(&s, "ch11_ex1_alpha"), fit = seeds_answer_of(&s, "11.1(b1)");
+            int cross = (int)seeds_answer_of(&s, "11.1(b2)");
+            cr_expect(fit >= 128 && cross > 1 && cross <= fit, "seed %llu: fit %g, loses at %d", sd, fit, cross);
+            cr_expect(seeds_answer_of(&s, "11.1(a2)") < seeds_answer_of(&s, "11.1(a1)"), "seed %llu", sd);
+            spec_setup su = spec_setup_default(&t, &d, &g, 4, cross, (int)seeds_input_of(&s, "ch11_ex1_context"));
+            spec_estimate e;
+            char err[256];
+            cr_assert_eq(spec_estimate_compute(&su, al, 4, &e, err, sizeof err), 0, "%s", err);
+            cr_expect(e.speedup_roofline < 1, "seed %llu: %g at batch %d", sd, e.speedup_roofline, cross);
+            su.batch = cross - 1;
+            cr_assert_eq(spec_estimate_compute(&su, al, 4, &e, err, sizeof err), 0, "%s", err);
+            cr_expect(e.speedup_roofline >= 1, "seed %llu: %g a batch earlier", sd, e.speedup_roofline);
+            /* a round of gamma 4 yields at most E[N] tokens for 1 + 4c steps of cost: below E[N] */
+            cr_expect(seeds_answer_of(&s, "11.1(a1)") < (1 - pow(al, 5)) / (1 - al), "seed %llu", sd);
+        }
         /* 11.2: the replica holds the 8B draft beside the target, weights and the KV
          * of context + 5 tokens a sequence (81,920 + 32,768 B a token per GPU) in the
          * usable 90 % of the driver's 81,559 MiB (the activation reserve only makes it tighter) */

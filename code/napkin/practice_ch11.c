@@ -1,12 +1,14 @@
-/* Chapter 11's exercise variants: 11.2 (the draft's rent), 11.3 (choosing
- * a threshold), 11.4
+/* Chapter 11's exercise variants: 11.1 (the launch review), 11.2 (the
+ * draft's rent), 11.3 (choosing a threshold), 11.4
  * (reading the increments), 11.5 (how fast does it notice? the same
  * detector at 11.3's rates) and 11.6 (two acceptance rates).  The printed
  * numbers are seed 0; other seeds draw from the lists below: false-alarm
  * rates a fleet would ask for, a drop from a strong to a weaker draft (the
  * increments kept clear of 0, so that a relative tolerance means
  * something), and counters a server could have written (every round
- * without a rejection accepted all gamma drafts); in 11.2 a batch and
+ * without a rejection accepted all gamma drafts); in 11.1 an acceptance
+ * rate and context at which batch 128 fits, gamma = 4 loses before memory
+ * ends and gamma = 2 does not; in 11.2 a batch and
  * context at which the larger draft still fits beside the target, and in
  * 11.7 predictions on either side of the switch's band. */
 #include "practice.h"
@@ -166,6 +168,81 @@ static void exercise_6(practice_set *s, rng_state *r)
     practice_add_slip(p, mle, "the dashboard divides by every proposed draft, gamma a round");
 }
 
+/* ---- 11.1: LLaMA-3-70B on 4 x H100 with a LLaMA-3.2-1B draft */
+
+static const double ex1_alpha[] = {0.6, 0.65, 0.7, 0.75, 0.8};
+static const double ex1_context[] = {1024, 1536, 2048, 3072};
+
+typedef struct {
+    int fit, fit2;         /* the largest batch with the draft resident, at gamma 4 and 2 */
+    int cross, cross2;     /* the first batch that loses, at gamma 4 and 2 (0: none within memory) */
+    double s1, s128;       /* the speedups at batch 1 and 128, gamma 4 */
+} launch_review;
+
+static int review(const model_spec *t, const model_spec *d, const gpu_spec *g, double alpha, int ctx,
+                  launch_review *out)
+{
+    const int tp = 4;
+    spec_setup s = spec_setup_default(t, d, g, tp, 1, ctx);
+    spec_fit f4, f2;
+    spec_estimate e;
+    char err[256];
+    if (spec_memory_fit(&s, memory_policy_default(), 4, &f4, err, sizeof err) != 0 ||
+        spec_memory_fit(&s, memory_policy_default(), 2, &f2, err, sizeof err) != 0 || f4.max_batch < 128)
+        return -1;
+    out->fit = f4.max_batch, out->fit2 = f2.max_batch;
+    out->cross = spec_break_even_batch(&s, alpha, 4, out->fit, err, sizeof err);
+    out->cross2 = spec_break_even_batch(&s, alpha, 2, out->fit2, err, sizeof err);
+    if (spec_estimate_compute(&s, alpha, 4, &e, err, sizeof err) != 0)
+        return -1;
+    out->s1 = e.speedup_roofline;
+    s.batch = 128;
+    if (spec_estimate_compute(&s, alpha, 4, &e, err, sizeof err) != 0)
+        return -1;
+    out->s128 = e.speedup_roofline;
+    return 0;
+}
+
+static int exercise_1(practice_set *s, rng_state *r)
+{
+    model_spec t = model_builtin("llama3-70b"), d = model_builtin("llama3.2-1b");
+    gpu_spec g = gpu_builtin("h100");
+    double a = 0.7, ctx = 2048;
+    launch_review v;
+    /* the printed story: a loss inside memory at gamma 4, none at gamma 2 */
+    for (int attempt = 0; attempt < 64; attempt++) {
+        a = practice_pick(r, s->seed, ex1_alpha, PRACTICE_COUNT(ex1_alpha), 2);
+        ctx = practice_pick(r, s->seed, ex1_context, PRACTICE_COUNT(ex1_context), 2);
+        if (review(&t, &d, &g, a, (int)ctx, &v) == 0 && v.cross > 1 && v.cross2 == 0)
+            break;
+        a = 0.7, ctx = 2048;
+    }
+    if (review(&t, &d, &g, a, (int)ctx, &v) != 0)
+        return -1;
+    practice_add_input(s, "ch11_ex1_alpha", a, "%g", PRACTICE_RANGE_OF(ex1_alpha));
+    practice_add_input(s, "ch11_ex1_context", ctx, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex1_context));
+    /* E[N] over 1 + gamma c with the draft's c: what regime (i) would promise */
+    double e = spec_expected_tokens(a, 4);
+    practice_part *p = practice_add_part(s, "11.1(a1)", 1, "speedup at batch 1", "x", JUDGE_RELATIVE, v.s1,
+                                         JUDGE_HAND_TOL);
+    practice_add_slip(p, e, "the draft is not free: a round costs gamma draft steps and a verification step");
+    p = practice_add_part(s, "11.1(a2)", 1, "speedup at batch 128", "x", JUDGE_RELATIVE, v.s128, JUDGE_HAND_TOL);
+    practice_add_slip(p, v.s1, "at batch 128 verifying five tokens a sequence is no longer free: price the step");
+    p = practice_add_part(s, "11.1(b1)", 1, "largest batch with the draft resident", "sequences", JUDGE_EXACT, v.fit, 0);
+    if (p)
+        p->judge.close_hint = "near: every sequence holds context + gamma + 1 tokens, of the target and the draft";
+    spec_setup alone = spec_setup_default(&t, NULL, &g, 4, 1, (int)ctx);
+    spec_fit fa;
+    char err[256];
+    if (spec_memory_fit(&alone, memory_policy_default(), 4, &fa, err, sizeof err) == 0 && fa.max_batch != v.fit)
+        practice_add_slip(p, fa.max_batch, "that is the target alone; the draft's weights and KV share the GPUs");
+    p = practice_add_part(s, "11.1(b2)", 1, "first batch at which speculation loses", "sequences", JUDGE_EXACT,
+                          v.cross, 0);
+    if (p)
+        p->judge.close_hint = "near the crossing: evaluate the speedup one batch either side";
+    return 0;
+}
+
 /* ---- 11.2: the draft's weights and KV on each of the target's GPUs */
 
 static const double ex2_batch[] = {32, 64, 96, 128, 160};
@@ -272,11 +349,13 @@ int practice_build_ch11(uint64_t seed, practice_set *out)
     rng_jump(&r4);
     r6 = r4;
     rng_jump(&r6);
-    rng_state r2 = r6, r7;
+    rng_state r2 = r6, r7, r1;
     rng_jump(&r2);
     r7 = r2;
     rng_jump(&r7);
-    if (exercise_2(out, &r2) != 0)
+    r1 = r7;
+    rng_jump(&r1);
+    if (exercise_1(out, &r1) != 0 || exercise_2(out, &r2) != 0)
         return -1;
     exercise_3(out, &r3);
     if (exercise_4(out, &r4) != 0 || exercise_5(out) != 0) /* 11.5 reads 11.3's and 11.4's numbers */

@@ -10,10 +10,19 @@
 
 #include <math.h>
 
-/* Exercise `exercise` (2 to 7; 0 for all) of the variant s. */
+/* Exercise `exercise` (1 to 7; 0 for all) of the variant s. */
 static inline kit_answers kit_answers_11(const practice_set *s, int exercise)
 {
     kit_answers a = {0};
+    if (exercise == 0 || exercise == 1) {
+        const char *T = "llama3-70b", *D = "llama3.2-1b", *G = "h100";
+        double alpha = kit_input_(s, "ch11_ex1_alpha");
+        int ctx = (int)kit_input_(s, "ch11_ex1_context");
+        kit_answer_(&a, "11.1(a1)", ex11_speedup_at_batch(T, D, G, 4, 1, ctx, alpha, 4));
+        kit_answer_(&a, "11.1(a2)", ex11_speedup_at_batch(T, D, G, 4, 128, ctx, alpha, 4));
+        kit_answer_(&a, "11.1(b1)", ex11_max_batch(T, D, G, 4, ctx, 4));
+        kit_answer_(&a, "11.1(b2)", ex11_break_even_batch(T, D, G, 4, ctx, alpha, 4, 4096));
+    }
     if (exercise == 0 || exercise == 2) {
         int b = (int)kit_input_(s, "ch11_ex2_batch"), ctx = (int)kit_input_(s, "ch11_ex2_context");
         double big = ex11_draft_memory_per_gpu("llama3-8b", 4, b, ctx);
