@@ -399,6 +399,16 @@ Test(practice, chapter_10_seed_zero_is_the_printed_book)
     expect_rel(answer_of(&s, "10.5(a)"), 3.68928 / 1.5, 1e-9);
     expect_rel(answer_of(&s, "10.5(b1)"), 6.5 / 3.68928, 1e-9);
     expect_rel(answer_of(&s, "10.5(b2)"), 6 / 3.68928, 1e-9);
+    /* 10.6: 512 tokens, gamma 4, batches 1, 64 and 256; at batch 1 the step
+     * reads 35.3 GB of weights per GPU (10.5 ms) while five tokens need
+     * 2 x 70.55e9 x 5 / 4 = 176 GFLOP (0.18 ms): free within 1 % */
+    cr_expect_eq(input_of(&s, "ch10_ex6_context"), 512);
+    cr_expect_eq(input_of(&s, "ch10_ex6_gamma"), 4);
+    cr_expect_eq(input_of(&s, "ch10_ex6_new"), 5);
+    cr_expect_eq(input_of(&s, "ch10_ex6_batch1"), 1);
+    cr_expect_eq(input_of(&s, "ch10_ex6_batch2"), 64);
+    cr_expect_eq(input_of(&s, "ch10_ex6_batch3"), 256);
+    cr_expect(answer_of(&s, "10.6(a1)") >= 1 && answer_of(&s, "10.6(a1)") <= 1.01);
 }
 
 Test(practice, chapter_10_two_hundred_seeds_stay_meaningful)
@@ -416,8 +426,14 @@ Test(practice, chapter_10_two_hundred_seeds_stay_meaningful)
             judge_verdict five = judge_answer(j, a * 1.05).verdict;
             cr_expect(five == VERDICT_CLOSE || five == VERDICT_SLIP, "seed %llu %s", (unsigned long long)seed,
                       s.parts[i].id);
-            cr_expect_eq(judge_answer(j, a * 3.7).verdict, VERDICT_OFF, "seed %llu %s", (unsigned long long)seed,
-                         s.parts[i].id);
+            /* off, unless 3.7 times the answer is one of the part's own slips
+             * (10.6's gamma + 1 steps) */
+            judge_result far = judge_answer(j, a * 3.7);
+            int own = 0;
+            for (int k = 0; k < j->n_slips; k++)
+                own |= far.hint == j->slips[k].hint;
+            cr_expect(far.verdict == VERDICT_OFF || (far.verdict == VERDICT_SLIP && own), "seed %llu %s",
+                      (unsigned long long)seed, s.parts[i].id);
         }
         /* the best draft length is inside 1..10, and 10 is worse than it */
         double best = answer_of(&s, "10.3(b1)");
@@ -443,6 +459,15 @@ Test(practice, chapter_10_two_hundred_seeds_stay_meaningful)
         /* 10.5: speculation pays in walltime and costs arithmetic */
         cr_expect(answer_of(&s, "10.5(a)") > 1, "seed %llu", (unsigned long long)seed);
         cr_expect(answer_of(&s, "10.5(b1)") > answer_of(&s, "10.5(b2)") && answer_of(&s, "10.5(b2)") >= 1);
+        /* 10.6: each batch fits four H100s, the weights' 70,553,706,496 x 2 / 4 B and
+         * 81,920 B a token per GPU for context + gamma + 1 tokens in the usable 90 %
+         * of 81,559 MiB; the ratio grows with the batch from near 1 at a
+         * few sequences (5 B tokens far below the ridge) to at most gamma + 1 */
+        double g6 = input_of(&s, "ch10_ex6_gamma"), ctx6 = input_of(&s, "ch10_ex6_context");
+        cr_expect(35276853248.0 + input_of(&s, "ch10_ex6_batch3") * (ctx6 + g6 + 1) * 81920 <= 0.9 * 81559 * 1048576.0);
+        double r1 = answer_of(&s, "10.6(a1)"), r2 = answer_of(&s, "10.6(a2)"), r3 = answer_of(&s, "10.6(a3)");
+        cr_expect(r1 >= 1 && r1 < 1.05 && r1 < r2 && r2 < r3 && r3 <= g6 + 1, "seed %llu: %g %g %g",
+                  (unsigned long long)seed, r1, r2, r3);
     }
 }
 

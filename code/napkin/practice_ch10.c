@@ -4,12 +4,16 @@
  * model.  The printed numbers are seed 0; other seeds draw from the lists
  * below, which keep a strong draft in 10.2, in 10.3 a best draft length
  * strictly inside 1..10 (so that gamma = 10 is worse, as part (c) asks to
- * explain), and in 10.4 a promise both draft lengths can keep. */
+ * explain), in 10.4 a promise both draft lengths can keep, and in 10.6
+ * batches that fit the four GPUs at short contexts (and the largest not at
+ * 4096 tokens, as part (d) asks). */
 #include "practice.h"
 #include "practice_draw.h"
 
+#include "memory.h"
 #include "rng.h"
 #include "specdec.h"
+#include "specs.h"
 
 #include <math.h>
 
@@ -200,6 +204,57 @@ static void exercise_5(practice_set *s, rng_state *r)
     practice_add_slip(p, g / e, "the target evaluates gamma + 1 positions a round, not gamma");
 }
 
+/* ---- 10.6: a verification step over a plain one, LLaMA-3-70B on 4 x H100 */
+
+static const double ex6_gamma[] = {3, 4, 5};
+static const double ex6_context[] = {256, 512, 1024};
+static const double ex6_small[] = {1, 2, 4};
+static const double ex6_mid[] = {32, 48, 64};
+static const double ex6_large[] = {192, 256};
+
+/* The step model's ratio, or NAN when the batch does not fit. */
+static double verify_ratio(int batch, int context, int gamma)
+{
+    model_spec m = model_builtin("llama3-70b");
+    gpu_spec g = gpu_builtin("h100");
+    spec_setup s = spec_setup_default(&m, NULL, &g, 4, batch, context);
+    spec_fit f;
+    spec_estimate e;
+    char err[256];
+    if (spec_memory_fit(&s, memory_policy_default(), gamma, &f, err, sizeof err) != 0 || !f.fits ||
+        spec_estimate_compute(&s, 0.5, gamma, &e, err, sizeof err) != 0)
+        return NAN;
+    return e.verify_ratio;
+}
+
+static int exercise_6(practice_set *s, rng_state *r)
+{
+    double g = practice_pick(r, s->seed, ex6_gamma, PRACTICE_COUNT(ex6_gamma), 1);
+    double ctx = practice_pick(r, s->seed, ex6_context, PRACTICE_COUNT(ex6_context), 1);
+    const double b[3] = {practice_pick(r, s->seed, ex6_small, PRACTICE_COUNT(ex6_small), 0),
+                         practice_pick(r, s->seed, ex6_mid, PRACTICE_COUNT(ex6_mid), 2),
+                         practice_pick(r, s->seed, ex6_large, PRACTICE_COUNT(ex6_large), 1)};
+    practice_add_input(s, "ch10_ex6_gamma", g, "%.0f", PRACTICE_RANGE_OF(ex6_gamma));
+    practice_add_input(s, "ch10_ex6_new", g + 1, "%.0f", ex6_gamma[0] + 1, ex6_gamma[PRACTICE_COUNT(ex6_gamma) - 1] + 1);
+    practice_add_input(s, "ch10_ex6_context", ctx, "%.0f", PRACTICE_RANGE_OF(ex6_context));
+    practice_add_input(s, "ch10_ex6_batch1", b[0], "%.0f", PRACTICE_RANGE_OF(ex6_small));
+    practice_add_input(s, "ch10_ex6_batch2", b[1], "%.0f", PRACTICE_RANGE_OF(ex6_mid));
+    practice_add_input(s, "ch10_ex6_batch3", b[2], "%.0f", PRACTICE_RANGE_OF(ex6_large));
+    const char *ids[3] = {"10.6(a1)", "10.6(a2)", "10.6(a3)"};
+    const char *what[3] = {"verification over a plain step, the smallest batch",
+                           "verification over a plain step, the middle batch",
+                           "verification over a plain step, the largest batch"};
+    for (int i = 0; i < 3; i++) {
+        double v = verify_ratio((int)b[i], (int)ctx, (int)g);
+        if (!isfinite(v))
+            return -1; /* every batch asked fits: the lists keep it so */
+        practice_part *p = practice_add_part(s, ids[i], 6, what[i], "x", JUDGE_RELATIVE, v, JUDGE_HAND_TOL);
+        practice_add_slip(p, g + 1, "gamma + 1 tokens cost gamma + 1 steps only past the ridge; the weights are read once");
+        practice_add_slip(p, 1, "the extra tokens are not free: each costs its FLOPs, and past the ridge they decide");
+    }
+    return 0;
+}
+
 int practice_build_ch10(uint64_t seed, practice_set *out)
 {
     /* one stream per exercise, so a change to one leaves the others' draws */
@@ -216,5 +271,7 @@ int practice_build_ch10(uint64_t seed, practice_set *out)
     exercise_3(out, &r3);
     exercise_4(out, &r4);
     exercise_5(out, &r5);
-    return 0;
+    rng_state r6 = r5;
+    rng_jump(&r6);
+    return exercise_6(out, &r6);
 }

@@ -6,7 +6,7 @@
 #include "10-speculative-decoding.h"
 #include "kit_answers.h"
 
-/* Exercise `exercise` (1 to 5; 0 for all) of the variant s. */
+/* Exercise `exercise` (1 to 6; 0 for all) of the variant s. */
 static inline kit_answers kit_answers_10(const practice_set *s, int exercise)
 {
     kit_answers a = {0};
@@ -47,6 +47,12 @@ static inline kit_answers kit_answers_10(const practice_set *s, int exercise)
         kit_answer_(&a, "10.5(a)", ex10_speedup(alpha, g, c));
         kit_answer_(&a, "10.5(b1)", ex10_operations_factor(alpha, g, c));
         kit_answer_(&a, "10.5(b2)", ex10_operations_factor(alpha, g, 0.0));
+    }
+    if (exercise == 0 || exercise == 6) {
+        int g = (int)kit_input_(s, "ch10_ex6_gamma"), ctx = (int)kit_input_(s, "ch10_ex6_context");
+        kit_answer_(&a, "10.6(a1)", ex10_verify_ratio("llama3-70b", "h100", 4, (int)kit_input_(s, "ch10_ex6_batch1"), ctx, g));
+        kit_answer_(&a, "10.6(a2)", ex10_verify_ratio("llama3-70b", "h100", 4, (int)kit_input_(s, "ch10_ex6_batch2"), ctx, g));
+        kit_answer_(&a, "10.6(a3)", ex10_verify_ratio("llama3-70b", "h100", 4, (int)kit_input_(s, "ch10_ex6_batch3"), ctx, g));
     }
     return a;
 }
