@@ -50,7 +50,6 @@ static inline kit_answers kit_answers_10(const practice_set *s, int exercise)
     }
     if (exercise == 0 || exercise == 6) {
         int g = (int)kit_input_(s, "ch10_ex6_gamma"), ctx = (int)kit_input_(s, "ch10_ex6_context");
-        kit_answer_(&a, "10.6(a1)", ex10_verify_ratio("llama3-70b", "h100", 4, (int)kit_input_(s, "ch10_ex6_batch1"), ctx, g));
         kit_answer_(&a, "10.6(a2)", ex10_verify_ratio("llama3-70b", "h100", 4, (int)kit_input_(s, "ch10_ex6_batch2"), ctx, g));
         kit_answer_(&a, "10.6(a3)", ex10_verify_ratio("llama3-70b", "h100", 4, (int)kit_input_(s, "ch10_ex6_batch3"), ctx, g));
     }

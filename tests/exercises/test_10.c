@@ -83,10 +83,8 @@ Test(ex10, e6_verify_ratio)
     /* Batch 1 on 4 x H100: the step reads 35.3 GB of weights per GPU (10.5 ms)
      * while five tokens need 2*70.55e9*5/4 = 176 GFLOP (0.18 ms): free
      * within 1%: from 1.0 to 1.01. */
-#ifndef NB_STUDENT_KIT /* the student kit checks this part through its variant */
     double r1 = ex10_verify_ratio("llama3-70b", "h100", 4, 1, 512, 4);
     ex_check_near("10.6(a) verification over plain step, batch 1", r1, (1.0 + 1.01) / 2, 0.005);
-#endif
     /* Batch 4096 with one token of context: every projection is past the
      * ridge, five tokens cost nearly five steps: from 4.5 to 5.0 */
     double rb = ex10_verify_ratio("llama3-70b", "h100", 8, 4096, 1, 4);
