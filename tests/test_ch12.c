@@ -69,9 +69,9 @@ Test(ch12, fp32_gradients_of_the_first_stage)
 
 /* One memory policy: a GPU offers 90% of what its driver reports, 0.9 x
  * 85.5e9 = 76.95 GB for an H100.  The first stage (TP 8 x PP 4, SP, ZeRO-1)
- * holds 10.78 GB of state (2,270,470,144 x (2 + 2 + 12/16) B) and 22.5 GB of
- * activations per microbatch (tests/test_train.c): floor((76.95 - 10.78) /
- * 22.50) = 2, not the 3 that all 85.5 GB would hold. */
+ * holds 2,270,470,144 x (2 + 2 + 12/16) B of state and 22.5 GB of
+ * activations per microbatch (tests/test_train.c): the 76.95 GB less that
+ * state over 22.50 GB is 2, not the 3 that all 85.5 GB would hold. */
 Test(ch12, one_usable_memory_policy)
 {
     gpu_spec g = gpu_builtin("h100");

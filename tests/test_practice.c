@@ -6,6 +6,7 @@
  * and the 12.1 cluster holds its optimizer state. */
 #include "practice.h"
 #include "specs.h"
+#include "train.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -18,6 +19,29 @@ static double answer_of(const practice_set *s, const char *id)
     cr_assert(p != NULL, "no part %s", id);
     return judge_expected(&p->judge);
 }
+/* An input as the prose shows it (a model's name). */
+static const char *input_text(const practice_set *s, const char *name)
+{
+    static char buf[64];
+    const practice_input *in = practice_input_named(s, name);
+    cr_assert(in != NULL, "no input %s", name);
+    return practice_input_text(in, buf, sizeof buf);
+}
+
+/* The table's model of that name. */
+static int model_named(const char *name, model_spec *out)
+{
+    model_table t;
+    char err[256];
+    int found = 0;
+    cr_assert_eq(model_table_builtin(&t, err, sizeof err), 0, "%s", err);
+    for (int i = 0; i < t.n && !found; i++)
+        if (strcmp(t.rows[i].name, name) == 0)
+            *out = t.rows[i], found = 1;
+    model_table_free(&t);
+    return found;
+}
+
 static double input_of(const practice_set *s, const char *name)
 {
     const practice_input *in = practice_input_named(s, name);
@@ -62,6 +86,61 @@ Test(practice, seed_zero_is_the_printed_book)
     expect_rel(answer_of(&s, "12.7(a)"), 34.5935, 1e-5);
     expect_rel(answer_of(&s, "12.7(b)"), 73.528, 1e-4);
     expect_rel(answer_of(&s, "12.7(c)"), 84.374, 1e-4);
+    /* 12.2, LLaMA-3-70B at 8k reported at 53 %: full recomputation re-runs a
+     * forward, a third of every term: 4/3, MFU 53 x 3/4 = 39.75 %; selective
+     * adds 4 L s d = 4 x 80 x 8192 x 8192 = 21,474,836,480 over 6N + 12 L s d
+     * = 417,018,200,064 + 64,424,509,440; at 131,072: 343,597,383,680 over
+     * 417,018,200,064 + 1,030,792,151,040 */
+    cr_expect_str_eq(input_text(&s, "ch12_ex2_model"), "LLaMA-3-70B");
+    cr_expect_eq(input_of(&s, "ch12_ex2_reported_pct"), 53);
+    cr_expect_eq(input_of(&s, "ch12_ex2_seq"), 8192);
+    cr_expect_eq(input_of(&s, "ch12_ex2_seq_long"), 131072);
+    expect_rel(answer_of(&s, "12.2(a)"), 4.0 / 3, 1e-12);
+    expect_rel(answer_of(&s, "12.2(b)"), 39.75, 1e-12);
+    expect_rel(answer_of(&s, "12.2(c1)"), 1 + 21474836480.0 / 481442709504.0, 1e-12);
+    expect_rel(answer_of(&s, "12.2(c2)"), 1 + 343597383680.0 / 1447810351104.0, 1e-12);
+    /* 12.3: Korthikanti 34 + 5 x 64 x s / 8192: 114 at 2,048, 354 at 8,192;
+     * modern per token over h: LLaMA-3-8B 139,392 / 4096, LLaMA-2-13B
+     * 8 + 4 + 4 + 16.2 + 160 / 5120 = 32.23125, Mixtral 225,408 / 4096 */
+    cr_expect_str_eq(input_text(&s, "ch12_ex3_model"), "LLaMA-3-70B");
+    cr_expect_str_eq(input_text(&s, "ch12_ex3_middle"), "LLaMA-2-13B");
+    cr_expect_eq(input_of(&s, "ch12_ex3_seq"), 2048);
+    cr_expect_eq(input_of(&s, "ch12_ex3_seq_long"), 8192);
+    expect_rel(answer_of(&s, "12.3(a1)"), 114, 1e-12);
+    expect_rel(answer_of(&s, "12.3(a2)"), 354, 1e-12);
+    expect_rel(answer_of(&s, "12.3(b1)"), 139392.0 / 4096, 1e-12);
+    expect_rel(answer_of(&s, "12.3(b2)"), 32.23125, 1e-12);
+    expect_rel(answer_of(&s, "12.3(b3)"), 225408.0 / 4096, 1e-12);
+    /* 12.4: 34,336 B a token a layer on TP 8 + SP (65536/8 + 2 x 2048 + 4 x 128
+     * + 4 x 8 + 6 x 3584) x 8192 = 281,280,512 B a layer: 1F1B holds 20 x 4
+     * layer-microbatches at PP 4 and 10 x 8 at PP 8, GPipe 20 x 16, two
+     * microbatches 20 x 2 */
+    cr_expect_eq(input_of(&s, "ch12_ex4_seq"), 8192);
+    cr_expect_eq(input_of(&s, "ch12_ex4_microbatches"), 16);
+    cr_expect_eq(input_of(&s, "ch12_ex4_pp"), 4);
+    cr_expect_eq(input_of(&s, "ch12_ex4_pp_long"), 8);
+    cr_expect_eq(input_of(&s, "ch12_ex4_few"), 2);
+    expect_rel(answer_of(&s, "12.4(a)"), 80 * 281280512.0 / 1e9, 1e-12);
+    expect_rel(answer_of(&s, "12.4(b)"), 80 * 281280512.0 / 1e9, 1e-12);
+    expect_rel(answer_of(&s, "12.4(c)"), 320 * 281280512.0 / 1e9, 1e-12);
+    expect_rel(answer_of(&s, "12.4(d)"), 40 * 281280512.0 / 1e9, 1e-12);
+    /* 12.6 at TP 8 x PP 4 x DP 16: the first stage's 20 layers of 855,654,400 and
+     * the 1,050,673,152 of the embedding over TP 8 are p = 2,270,470,144
+     * parameters: 16 p, (2 + 2 + 12/16) p, 16 p / 16; the usable 0.9 x 81,559 MiB
+     * = 76.97e9 B less the state, over 80 x 281,280,512 = 22.50e9 B a sequence:
+     * 40.64 / 22.50 -> 1, 66.19 / 22.50 -> 2, 74.70 / 22.50 -> 3; without SP the
+     * 8h = 65,536 B of norm and projection inputs stay whole, 91,680 B a token a
+     * layer, 60.08e9 B a sequence: 66.19 / 60.08 -> 1 */
+    cr_expect_eq(input_of(&s, "ch12_ex6_pp"), 4);
+    cr_expect_eq(input_of(&s, "ch12_ex6_dp"), 16);
+    cr_expect_eq(input_of(&s, "ch12_ex6_seq"), 8192);
+    expect_rel(answer_of(&s, "12.6(a1)"), 16 * 2.270470144, 1e-9);
+    expect_rel(answer_of(&s, "12.6(a2)"), 4.75 * 2.270470144, 1e-9);
+    expect_rel(answer_of(&s, "12.6(a3)"), 2.270470144, 1e-9);
+    cr_expect_eq(answer_of(&s, "12.6(b1)"), 1);
+    cr_expect_eq(answer_of(&s, "12.6(b2)"), 2);
+    cr_expect_eq(answer_of(&s, "12.6(b3)"), 3);
+    cr_expect_eq(answer_of(&s, "12.6(c)"), 1);
 }
 
 Test(practice, hand_answers_to_three_figures_pass)
@@ -74,13 +153,19 @@ Test(practice, hand_answers_to_three_figures_pass)
         double given;
     } hand[] = {{"12.1(a)", 80},    {"12.1(b)", 160},  {"12.1(c)", 57.0}, {"12.5(a1)", 99.4},
                 {"12.5(a2)", 95},   {"12.5(a3)", 90},  {"12.5(b)", 8190}, {"12.5(c)", 4.31},
-                {"12.7(a)", 34.6},  {"12.7(b)", 73.5}, {"12.7(c)", 84.4}};
+                {"12.7(a)", 34.6},  {"12.7(b)", 73.5}, {"12.7(c)", 84.4},
+                /* 4/3; 53 x 3/4; 1 + 21.5 / 481 and 1 + 344 / 1448 */
+                {"12.2(a)", 1.33},  {"12.2(b)", 39.8}, {"12.2(c1)", 1.04}, {"12.2(c2)", 1.24},
+                {"12.3(a1)", 114},  {"12.3(a2)", 354}, {"12.3(b1)", 34.0}, {"12.3(b2)", 32.2},
+                {"12.3(b3)", 55.0}, {"12.4(a)", 22.5}, {"12.4(b)", 22.5}, {"12.4(c)", 90.0},
+                {"12.4(d)", 11.3},  {"12.6(a1)", 36.3}, {"12.6(a2)", 10.8}, {"12.6(a3)", 2.27},
+                {"12.6(b1)", 1},    {"12.6(b2)", 2},   {"12.6(b3)", 3},    {"12.6(c)", 1}};
     for (size_t i = 0; i < sizeof hand / sizeof hand[0]; i++) {
         judge_result r = judge_answer(&practice_find(&s, hand[i].id)->judge, hand[i].given);
         cr_expect_eq(r.verdict, VERDICT_RIGHT, "%s: %g judged %s (%s)", hand[i].id, hand[i].given,
                      judge_verdict_name(r.verdict), r.hint);
     }
-    cr_expect_eq(s.n_parts, 11);
+    cr_expect_eq(s.n_parts, 31);
 }
 
 Test(practice, part_slips_are_recognised)
@@ -142,6 +227,58 @@ Test(practice, two_hundred_seeds_stay_meaningful)
         cr_expect(answer_of(&s, "12.5(a3)") >= 80);
         cr_expect(input_of(&s, "ch12_ex5_size1") < input_of(&s, "ch12_ex5_size2"));
         cr_expect(input_of(&s, "ch12_ex5_size2") < input_of(&s, "ch12_ex5_size3"));
+        /* 12.2 and 12.3 name a model of the table, by its name */
+        const char *named[3] = {"ch12_ex2_model", "ch12_ex3_model", "ch12_ex3_middle"};
+        model_spec ms[3];
+        for (int k = 0; k < 3; k++)
+            cr_assert(model_named(input_text(&s, named[k]), &ms[k]), "seed %llu: %s is %s", (unsigned long long)seed,
+                      named[k], input_text(&s, named[k]));
+        /* 12.2: full recomputation is 4/3 whatever the model; selective adds 4 L s d
+         * to 6 N + 12 L s d, more at the longer sequence */
+        const model_spec *m2 = &ms[0];
+        double u = input_of(&s, "ch12_ex2_reported_pct"), n2 = train_matmul_params(m2);
+        double d2 = (double)m2->heads * m2->head_dim;
+        expect_rel(answer_of(&s, "12.2(a)"), 4.0 / 3, 1e-12);
+        expect_rel(answer_of(&s, "12.2(b)"), u * 3 / 4, 1e-12);
+        const char *ids2[2] = {"12.2(c1)", "12.2(c2)"};
+        const double seq2[2] = {input_of(&s, "ch12_ex2_seq"), input_of(&s, "ch12_ex2_seq_long")};
+        for (int k = 0; k < 2; k++) {
+            double lsd = m2->layers * seq2[k] * d2;
+            expect_rel(answer_of(&s, ids2[k]), 1 + 4 * lsd / (6 * n2 + 12 * lsd), 1e-12);
+        }
+        cr_expect(answer_of(&s, "12.2(c2)") > answer_of(&s, "12.2(c1)"));
+        /* 12.3: 34 + 5 a s / h of the named model; the modern count near 34 for
+         * LLaMA-3-8B, Mixtral's two experts far above it */
+        const model_spec *m3 = &ms[1];
+        expect_rel(answer_of(&s, "12.3(a1)"), 34 + 5.0 * m3->heads * input_of(&s, "ch12_ex3_seq") / m3->hidden, 1e-12);
+        expect_rel(answer_of(&s, "12.3(a2)"), 34 + 5.0 * m3->heads * input_of(&s, "ch12_ex3_seq_long") / m3->hidden,
+                   1e-12);
+        cr_expect(fabs(answer_of(&s, "12.3(b1)") - 34) < 1 && answer_of(&s, "12.3(b3)") > 50);
+        /* 12.4: 34,336 B a token a layer at TP 8 + SP; 1F1B holds the whole model's
+         * layers once when the step has as many microbatches as stages, GPipe
+         * every microbatch, few microbatches fewer */
+        double seq4 = input_of(&s, "ch12_ex4_seq"), m4 = input_of(&s, "ch12_ex4_microbatches");
+        double pp4 = input_of(&s, "ch12_ex4_pp"), few = input_of(&s, "ch12_ex4_few");
+        double whole = 80 * 34336.0 * seq4 / 1e9;
+        cr_expect(m4 >= input_of(&s, "ch12_ex4_pp_long") && few < pp4, "seed %llu", (unsigned long long)seed);
+        expect_rel(answer_of(&s, "12.4(a)"), whole, 1e-12);
+        expect_rel(answer_of(&s, "12.4(b)"), whole, 1e-12);
+        expect_rel(answer_of(&s, "12.4(c)"), whole * m4 / pp4, 1e-12);
+        expect_rel(answer_of(&s, "12.4(d)"), whole * few / pp4, 1e-12);
+        /* 12.6: the first stage's parameters over TP 8, their 16, 4 + 12 / dp and
+         * 16 / dp bytes; each microbatch count the most that fits the usable
+         * memory beside the state, 80 layers x 34,336 B x seq a sequence in flight */
+        double pp6 = input_of(&s, "ch12_ex6_pp"), dp6 = input_of(&s, "ch12_ex6_dp"), seq6 = input_of(&s, "ch12_ex6_seq");
+        double p6 = (80 / pp6 * 855654400.0 + 1050673152.0) / 8, cap = 0.9 * 81559 * 1048576.0;
+        const double per[3] = {16, 4 + 12 / dp6, 16 / dp6};
+        const char *aid[3] = {"12.6(a1)", "12.6(a2)", "12.6(a3)"}, *bid[3] = {"12.6(b1)", "12.6(b2)", "12.6(b3)"};
+        for (int k = 0; k < 3; k++) {
+            expect_rel(answer_of(&s, aid[k]), per[k] * p6 / 1e9, 1e-9);
+            cr_expect_eq(answer_of(&s, bid[k]), floor((cap - per[k] * p6) / (80 * 34336.0 * seq6)), "seed %llu %s",
+                         (unsigned long long)seed, bid[k]);
+        }
+        cr_expect(answer_of(&s, "12.6(b2)") > answer_of(&s, "12.6(b1)") && answer_of(&s, "12.6(b1)") >= 1);
+        cr_expect(answer_of(&s, "12.6(c)") <= answer_of(&s, "12.6(b2)"));
         if (answer_of(&s, "12.1(c)") != last)
             distinct++;
         last = answer_of(&s, "12.1(c)");
@@ -243,6 +380,42 @@ Test(practice, chapter_10_seed_zero_is_the_printed_book)
     cr_expect_eq(answer_of(&s, "10.3(b1)"), 5);
     expect_rel(answer_of(&s, "10.3(b2)"), 2.192057, 1e-6);
     expect_rel(answer_of(&s, "10.3(c)"), 1.915530, 1e-6);
+    /* 10.1: alpha 0.7, gamma 3: E[N] = 1 + .7 + .49 + .343 = 2.533, the
+     * dashboard's 1.53 without the target's own token */
+    cr_expect_eq(input_of(&s, "ch10_ex1_alpha"), 0.7);
+    cr_expect_eq(input_of(&s, "ch10_ex1_gamma"), 3);
+    cr_expect_eq(input_of(&s, "ch10_ex1_dashboard"), 1.53);
+    expect_rel(answer_of(&s, "10.1(a)"), 2.533, 1e-12);
+    expect_rel(answer_of(&s, "10.1(c)"), 2.533, 1e-12);
+    /* 10.4: 2x at c 0.1: gamma 4 needs 1 + a + .. + a^4 = 2.8, a between
+     * 0.705 (2.79946) and 0.706 (2.80423); gamma 2 needs 1 + a + a^2 = 2.4,
+     * a = (-1 + sqrt(6.6)) / 2 = 0.7845233; alpha 1 gives 3 / 1.2 = 2.5 */
+    cr_expect_eq(input_of(&s, "ch10_ex4_target"), 2);
+    cr_expect_eq(input_of(&s, "ch10_ex4_cost"), 0.1);
+    cr_expect_eq(input_of(&s, "ch10_ex4_gamma"), 4);
+    cr_expect(answer_of(&s, "10.4(a)") > 0.705 && answer_of(&s, "10.4(a)") < 0.706);
+    expect_rel(answer_of(&s, "10.4(b)"), (-1 + sqrt(6.6)) / 2, 1e-9);
+    expect_rel(answer_of(&s, "10.4(c)"), 2.5, 1e-12);
+    /* 10.5: alpha 0.8, gamma 5, c 0.1: E[N] = (1 - 0.262144) / 0.2 = 3.68928,
+     * over 1.5: 2.45952; (0.5 + 5 + 1) / 3.68928 = 1.761862, free 6 / 3.68928
+     * = 1.626335 */
+    cr_expect_eq(input_of(&s, "ch10_ex5_alpha"), 0.8);
+    cr_expect_eq(input_of(&s, "ch10_ex5_gamma"), 5);
+    cr_expect_eq(input_of(&s, "ch10_ex5_c"), 0.1);
+    expect_rel(answer_of(&s, "10.5(a)"), 3.68928 / 1.5, 1e-9);
+    expect_rel(answer_of(&s, "10.5(b1)"), 6.5 / 3.68928, 1e-9);
+    expect_rel(answer_of(&s, "10.5(b2)"), 6 / 3.68928, 1e-9);
+    /* 10.6: 512 tokens, gamma 4, batches 1, 64 and 256; at batch 1 the step
+     * reads 35.3 GB of weights per GPU (10.5 ms) while five tokens need
+     * 2 x 70.55e9 x 5 / 4 = 176 GFLOP (0.18 ms): free within 1 % */
+    cr_expect_eq(input_of(&s, "ch10_ex6_context"), 512);
+    cr_expect_eq(input_of(&s, "ch10_ex6_gamma"), 4);
+    cr_expect_eq(input_of(&s, "ch10_ex6_new"), 5);
+    cr_expect_eq(input_of(&s, "ch10_ex6_batch2"), 64);
+    cr_expect_eq(input_of(&s, "ch10_ex6_batch3"), 256);
+    /* past the ridge at the largest batch: 256 x 5 = 1280 tokens, above 295
+     * FLOP/B, so well above 1 and below 5 */
+    cr_expect(answer_of(&s, "10.6(a3)") > 2 && answer_of(&s, "10.6(a3)") < 5);
 }
 
 Test(practice, chapter_10_two_hundred_seeds_stay_meaningful)
@@ -260,14 +433,46 @@ Test(practice, chapter_10_two_hundred_seeds_stay_meaningful)
             judge_verdict five = judge_answer(j, a * 1.05).verdict;
             cr_expect(five == VERDICT_CLOSE || five == VERDICT_SLIP, "seed %llu %s", (unsigned long long)seed,
                       s.parts[i].id);
-            cr_expect_eq(judge_answer(j, a * 3.7).verdict, VERDICT_OFF, "seed %llu %s", (unsigned long long)seed,
-                         s.parts[i].id);
+            /* off, unless 3.7 times the answer is one of the part's own slips
+             * (10.6's gamma + 1 steps) */
+            judge_result far = judge_answer(j, a * 3.7);
+            int own = 0;
+            for (int k = 0; k < j->n_slips; k++)
+                own |= far.hint == j->slips[k].hint;
+            cr_expect(far.verdict == VERDICT_OFF || (far.verdict == VERDICT_SLIP && own), "seed %llu %s",
+                      (unsigned long long)seed, s.parts[i].id);
         }
         /* the best draft length is inside 1..10, and 10 is worse than it */
         double best = answer_of(&s, "10.3(b1)");
         cr_expect(best >= 2 && best <= 9, "seed %llu: best %g", (unsigned long long)seed, best);
         cr_expect(answer_of(&s, "10.3(c)") < answer_of(&s, "10.3(b2)"));
         cr_expect(answer_of(&s, "10.3(a)") <= answer_of(&s, "10.3(b2)") * (1 + 1e-12));
+        /* 10.1: the dashboard is E[N] - 1, to its two decimals */
+        cr_expect(fabs(answer_of(&s, "10.1(a)") - 1 - input_of(&s, "ch10_ex1_dashboard")) <= 0.005 + 1e-12);
+        /* 10.4: the alpha found delivers the promise, by the sum worked here
+         * (1 + a + .. + a^g) / (1 + g c); gamma 2 can give more than it */
+        double t = input_of(&s, "ch10_ex4_target"), c = input_of(&s, "ch10_ex4_cost");
+        const double g4[2] = {input_of(&s, "ch10_ex4_gamma"), 2};
+        const char *ids4[2] = {"10.4(a)", "10.4(b)"};
+        for (int k = 0; k < 2; k++) {
+            double a = answer_of(&s, ids4[k]), e = 0, term = 1;
+            for (int i = 0; i <= (int)g4[k]; i++, term *= a)
+                e += term;
+            expect_rel(e / (1 + g4[k] * c), t, 1e-9);
+            cr_expect(a >= 0.3 && a <= 0.95, "seed %llu %s: %g", (unsigned long long)seed, ids4[k], a);
+        }
+        expect_rel(answer_of(&s, "10.4(c)"), 3 / (1 + 2 * c), 1e-12);
+        cr_expect(answer_of(&s, "10.4(c)") > t);
+        /* 10.5: speculation pays in walltime and costs arithmetic */
+        cr_expect(answer_of(&s, "10.5(a)") > 1, "seed %llu", (unsigned long long)seed);
+        cr_expect(answer_of(&s, "10.5(b1)") > answer_of(&s, "10.5(b2)") && answer_of(&s, "10.5(b2)") >= 1);
+        /* 10.6: each batch fits four H100s, the weights' 70,553,706,496 x 2 / 4 B and
+         * 81,920 B a token per GPU for context + gamma + 1 tokens in the usable 90 %
+         * of 81,559 MiB; the ratio grows with the batch, to at most gamma + 1 */
+        double g6 = input_of(&s, "ch10_ex6_gamma"), ctx6 = input_of(&s, "ch10_ex6_context");
+        cr_expect(35276853248.0 + input_of(&s, "ch10_ex6_batch3") * (ctx6 + g6 + 1) * 81920 <= 0.9 * 81559 * 1048576.0);
+        double r2 = answer_of(&s, "10.6(a2)"), r3 = answer_of(&s, "10.6(a3)");
+        cr_expect(r2 > 1 && r2 < r3 && r3 <= g6 + 1, "seed %llu: %g %g", (unsigned long long)seed, r2, r3);
     }
 }
 

@@ -8,6 +8,9 @@
  * acceptance against it, the dashboard reads lower than the estimate. */
 #include "practice_seeds.h"
 
+#include "specdec.h"
+#include "specs.h"
+
 #include <string.h>
 
 #define expect_rel(got, want, rel)                                                                        \
@@ -94,7 +97,39 @@ Test(practice_ch11, seed_zero_is_the_printed_book)
     cr_expect_eq(seeds_input_of(&s, "ch11_ex6_rejections"), 600);
     expect_rel(seeds_answer_of(&s, "11.6(a)"), 2500.0 / 3100, 1e-12);
     expect_rel(seeds_answer_of(&s, "11.6(b)"), 0.625, 1e-12);
-    cr_expect_eq(s.n_parts, 11);
+    /* 11.2 at batch 128 of 2048 tokens on 4 GPUs: LLaMA-3.2-1B 1,235,814,400 x 2 / 4
+     * = 617,907,200 B of weights and 2 x 16 layers x 8 KV heads x 64 x 2 B / 4 = 8,192 B
+     * a token: + 8,192 x 262,144 = 2,765,390,848 B; LLaMA-3-8B 8,030,261,248 x 2 / 4 =
+     * 4,015,130,624 B + 32,768 x 262,144 = 12,605,065,216 B; a target sequence holds
+     * 81,920 x 2048 = 167,772,160 B a GPU: 75.13 of them */
+    cr_expect_eq(seeds_input_of(&s, "ch11_ex2_batch"), 128);
+    cr_expect_eq(seeds_input_of(&s, "ch11_ex2_context"), 2048);
+    expect_rel(seeds_answer_of(&s, "11.2(a)"), 2.765390848, 1e-9);
+    expect_rel(seeds_answer_of(&s, "11.2(b)"), 12.605065216, 1e-9);
+    expect_rel(seeds_answer_of(&s, "11.2(c)"), 12605065216.0 / 167772160, 1e-9);
+    /* 11.7: 1.08 is inside the band (1.00 to 1.10): off stays off, on stays
+     * on; 1.50 after 200 rounds lacks the 1000 rounds; 0.97 is a loss */
+    cr_expect_eq(seeds_input_of(&s, "ch11_ex7_pred_ab"), 1.08);
+    cr_expect_eq(seeds_input_of(&s, "ch11_ex7_rounds_ab"), 5000);
+    cr_expect_eq(seeds_input_of(&s, "ch11_ex7_pred_c"), 1.5);
+    cr_expect_eq(seeds_input_of(&s, "ch11_ex7_rounds_c"), 200);
+    cr_expect_eq(seeds_input_of(&s, "ch11_ex7_pred_d"), 0.97);
+    cr_expect_eq(seeds_input_of(&s, "ch11_ex7_rounds_d"), 200);
+    cr_expect_eq(seeds_answer_of(&s, "11.7(a)"), 0);
+    cr_expect_eq(seeds_answer_of(&s, "11.7(b)"), 1);
+    cr_expect_eq(seeds_answer_of(&s, "11.7(c)"), 0);
+    cr_expect_eq(seeds_answer_of(&s, "11.7(d)"), 0);
+    /* 11.1 at alpha 0.7, 2048 tokens: batch 1 worked in test_11 to 2.448
+     * within 1 %; the sequences that fit, usable 0.9 x 81,559 MiB less the
+     * target's 35,276,853,248 B and the draft's 617,907,200 B of weights and
+     * the reserve of 696,254,464 + 65,667,072 B, over (81,920 + 8,192) B a
+     * token x (2048 + 4 + 1) tokens */
+    cr_expect_eq(seeds_input_of(&s, "ch11_ex1_alpha"), 0.7);
+    cr_expect_eq(seeds_input_of(&s, "ch11_ex1_context"), 2048);
+    expect_rel(seeds_answer_of(&s, "11.1(a1)"), 2.448, 0.01);
+    double left = 0.9 * 81559 * 1048576.0 - 35276853248.0 - 617907200.0 - 696254464.0 - 65667072.0;
+    cr_expect_eq(seeds_answer_of(&s, "11.1(b1)"), floor(left / ((81920.0 + 8192) * (2048 + 4 + 1))));
+    cr_expect_eq(s.n_parts, 22);
 }
 
 Test(practice_ch11, hand_answers_to_three_figures_pass)
@@ -139,7 +174,7 @@ Test(practice_ch11, part_slips_are_recognised)
 
 Test(practice_ch11, two_hundred_seeds_stay_meaningful)
 {
-    int slips = 0, distinct = 0;
+    int slips = 0, distinct = 0, band = 0;
     double last = -1;
     for (uint64_t seed = 0; seed <= 200; seed++) {
         practice_set s;
@@ -182,10 +217,54 @@ Test(practice_ch11, two_hundred_seeds_stay_meaningful)
         cr_expect(rej < n && acc >= (n - rej) * 4 && acc <= (n - rej) * 4 + rej * 3, "seed %llu", sd);
         expect_rel(seeds_answer_of(&s, "11.6(a)"), acc / (acc + rej), 1e-12);
         cr_expect(seeds_answer_of(&s, "11.6(b)") < seeds_answer_of(&s, "11.6(a)"));
+        /* 11.1: batch 128 fits and gains less than batch 1; the loss starts
+         * inside memory, the batch before it still gains (the step model
+         * evaluated at both); gamma 2 never loses there */
+        {
+            model_spec t = model_builtin("llama3-70b"), d = model_builtin("llama3.2-1b");
+            gpu_spec g = gpu_builtin("h100");
+            double al = seeds_input_of(&s, "ch11_ex1_alpha"), fit = seeds_answer_of(&s, "11.1(b1)");
+            int cross = (int)seeds_answer_of(&s, "11.1(b2)");
+            cr_expect(fit >= 128 && cross > 1 && cross <= fit, "seed %llu: fit %g, loses at %d", sd, fit, cross);
+            cr_expect(seeds_answer_of(&s, "11.1(a2)") < seeds_answer_of(&s, "11.1(a1)"), "seed %llu", sd);
+            spec_setup su = spec_setup_default(&t, &d, &g, 4, cross, (int)seeds_input_of(&s, "ch11_ex1_context"));
+            spec_estimate e;
+            char err[256];
+            cr_assert_eq(spec_estimate_compute(&su, al, 4, &e, err, sizeof err), 0, "%s", err);
+            cr_expect(e.speedup_roofline < 1, "seed %llu: %g at batch %d", sd, e.speedup_roofline, cross);
+            su.batch = cross - 1;
+            cr_assert_eq(spec_estimate_compute(&su, al, 4, &e, err, sizeof err), 0, "%s", err);
+            cr_expect(e.speedup_roofline >= 1, "seed %llu: %g a batch earlier", sd, e.speedup_roofline);
+            /* a round of gamma 4 yields at most E[N] tokens for 1 + 4c steps of cost: below E[N] */
+            cr_expect(seeds_answer_of(&s, "11.1(a1)") < (1 - pow(al, 5)) / (1 - al), "seed %llu", sd);
+        }
+        /* 11.2: the replica holds the 8B draft beside the target, weights and the KV
+         * of context + 5 tokens a sequence (81,920 + 32,768 B a token per GPU) in the
+         * usable 90 % of the driver's 81,559 MiB (the activation reserve only makes it tighter) */
+        double b2 = seeds_input_of(&s, "ch11_ex2_batch"), ctx = seeds_input_of(&s, "ch11_ex2_context");
+        cr_expect(35276853248.0 + 4015130624.0 + (81920.0 + 32768) * b2 * (ctx + 5) <= 0.9 * 81559 * 1048576.0,
+                  "seed %llu: batch %g of %g tokens", sd, b2, ctx);
+        /* each draft's bytes from its weights and 8,192 / 32,768 B of KV a token per GPU */
+        expect_rel(seeds_answer_of(&s, "11.2(a)"), (617907200.0 + 8192 * b2 * ctx) / 1e9, 1e-9);
+        expect_rel(seeds_answer_of(&s, "11.2(b)"), (4015130624.0 + 32768 * b2 * ctx) / 1e9, 1e-9);
+        expect_rel(seeds_answer_of(&s, "11.2(c)"), (4015130624.0 + 32768 * b2 * ctx) / (81920 * ctx), 1e-9);
+        /* 11.7: the rule as the exercise states it */
+        const char *ids7[4] = {"11.7(a)", "11.7(b)", "11.7(c)", "11.7(d)"};
+        const int on7[4] = {0, 1, 0, 1};
+        const double p7[4] = {seeds_input_of(&s, "ch11_ex7_pred_ab"), seeds_input_of(&s, "ch11_ex7_pred_ab"),
+                              seeds_input_of(&s, "ch11_ex7_pred_c"), seeds_input_of(&s, "ch11_ex7_pred_d")};
+        const double n7[4] = {seeds_input_of(&s, "ch11_ex7_rounds_ab"), seeds_input_of(&s, "ch11_ex7_rounds_ab"),
+                              seeds_input_of(&s, "ch11_ex7_rounds_c"), seeds_input_of(&s, "ch11_ex7_rounds_d")};
+        for (int i = 0; i < 4; i++) {
+            int want = on7[i] ? p7[i] >= 1.00 : p7[i] >= 1.10 && n7[i] >= 1000;
+            cr_expect_eq(seeds_answer_of(&s, ids7[i]), want, "seed %llu %s", sd, ids7[i]);
+        }
+        band += seeds_answer_of(&s, "11.7(a)") != seeds_answer_of(&s, "11.7(b)");
         if (seeds_answer_of(&s, "11.4(a2)") != last)
             distinct++;
         last = seeds_answer_of(&s, "11.4(a2)");
     }
     cr_expect(distinct >= 50, "only %d changes of 11.4 in 201 seeds", distinct);
+    cr_expect(band >= 20, "only %d seeds where 11.7(a) and (b) part ways", band);
     cr_expect(slips > 1000, "only %d slips checked", slips);
 }

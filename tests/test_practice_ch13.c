@@ -63,7 +63,20 @@ Test(practice_ch13, seed_zero_is_the_printed_book)
     cr_expect_eq(seeds_answer_of(&s, "13.6(a)"), 105);
     cr_expect_eq(seeds_answer_of(&s, "13.6(b)"), 355);
     cr_expect_eq(seeds_answer_of(&s, "13.6(c)"), 286);
-    cr_expect_eq(s.n_parts, 15);
+    /* 13.2 at 8,192 tokens (worked in test_13): 128 requests on EP 8 (16 a GPU
+     * beside 98.9 GB of weights) and TP 8 (83.9 GB and all 128 latents of
+     * 0.288 GB); 512 on EP 8, no TP degree (147 GB of latents on each GPU);
+     * 1,024 need EP 16 */
+    cr_expect_eq(seeds_input_of(&s, "ch13_ex2_context"), 8192);
+    cr_expect_eq(seeds_input_of(&s, "ch13_ex2_low"), 128);
+    cr_expect_eq(seeds_input_of(&s, "ch13_ex2_mid"), 512);
+    cr_expect_eq(seeds_input_of(&s, "ch13_ex2_high"), 1024);
+    cr_expect_eq(seeds_answer_of(&s, "13.2(a1)"), 8);
+    cr_expect_eq(seeds_answer_of(&s, "13.2(a2)"), 8);
+    cr_expect_eq(seeds_answer_of(&s, "13.2(b1)"), 8);
+    cr_expect_eq(seeds_answer_of(&s, "13.2(b2)"), 0);
+    cr_expect_eq(seeds_answer_of(&s, "13.2(c)"), 16);
+    cr_expect_eq(s.n_parts, 20);
 }
 
 Test(practice_ch13, hand_answers_to_three_figures_pass)
@@ -142,6 +155,31 @@ Test(practice_ch13, two_hundred_seeds_stay_meaningful)
         double none = seeds_answer_of(&s, "13.6(a)"), all = seeds_answer_of(&s, "13.6(b)");
         double some = seeds_answer_of(&s, "13.6(c)");
         cr_expect(none <= some && some <= all, "seed %llu: %g %g %g", sd, none, some, all);
+        /* 13.2, by the bytes: fp8 weights per GPU with the experts over n,
+         * 671,026,404,352 - 653,908,770,816 (1 - 1/n); 61 x 576 B a token of
+         * latent; 0.9 x 143,771 MiB usable, of which the activation reserve
+         * takes at most 2 GB.  The count found holds its share of the
+         * sequences; half of it does not, even without the reserve */
+        double ctx2 = seeds_input_of(&s, "ch13_ex2_context"), usable = 0.9 * 143771 * 1048576.0;
+        double seq_b = 61 * 576 * ctx2, all_w = 671026404352.0;
+        const char *ep_ids[3] = {"13.2(a1)", "13.2(b1)", "13.2(c)"};
+        const double ep_load[3] = {seeds_input_of(&s, "ch13_ex2_low"), seeds_input_of(&s, "ch13_ex2_mid"),
+                                   seeds_input_of(&s, "ch13_ex2_high")};
+        for (int k = 0; k < 3; k++) {
+            double n = seeds_answer_of(&s, ep_ids[k]);
+            cr_assert(n >= 8 && n <= 64, "seed %llu %s: %g", sd, ep_ids[k], n);
+            cr_expect(all_w - 653908770816.0 * (1 - 1 / n) + ceil(ep_load[k] / n) * seq_b <= usable, "seed %llu", sd);
+            double h = n / 2;
+            cr_expect(all_w - 653908770816.0 * (1 - 1 / h) + ceil(ep_load[k] / h) * seq_b > usable - 2e9,
+                      "seed %llu %s", sd, ep_ids[k]);
+        }
+        double tp = seeds_answer_of(&s, "13.2(a2)");
+        cr_expect(tp >= 8 && all_w / tp + ep_load[0] * seq_b <= usable, "seed %llu: TP %g", sd, tp);
+        cr_expect(all_w / (tp / 2) + ep_load[0] * seq_b > usable - 2e9, "seed %llu: TP %g", sd, tp);
+        /* no TP degree: every GPU's copy of the latents alone is too much */
+        cr_expect_eq(seeds_answer_of(&s, "13.2(b2)"), 0);
+        cr_expect(all_w / 64 + ep_load[1] * seq_b > usable - 2e9, "seed %llu", sd);
+        cr_expect(seeds_answer_of(&s, "13.2(c)") > seeds_answer_of(&s, "13.2(b1)"));
         if (seeds_answer_of(&s, "13.5(a)") != last)
             distinct++;
         last = seeds_answer_of(&s, "13.5(a)");

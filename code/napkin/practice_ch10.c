@@ -1,15 +1,52 @@
-/* Chapter 10's exercise variants: 10.2 (bursty output) and 10.3 (how long a
- * draft?), Leviathan et al.'s capped geometric model.  The printed numbers
- * are seed 0; other seeds draw from the lists below, which keep a strong
- * draft in 10.2 and, in 10.3, a best draft length strictly inside 1..10 (so
- * that gamma = 10 is worse, as part (c) asks to explain). */
+/* Chapter 10's exercise variants: 10.1 (the missing token), 10.2 (bursty
+ * output), 10.3 (how long a draft?), 10.4 (what acceptance rate do you
+ * need?) and 10.5 (the hidden bill), Leviathan et al.'s capped geometric
+ * model.  The printed numbers are seed 0; other seeds draw from the lists
+ * below, which keep a strong draft in 10.2, in 10.3 a best draft length
+ * strictly inside 1..10 (so that gamma = 10 is worse, as part (c) asks to
+ * explain), in 10.4 a promise both draft lengths can keep, and in 10.6
+ * batches that fit the four GPUs at short contexts (and the largest not at
+ * 4096 tokens, as part (d) asks). */
 #include "practice.h"
 #include "practice_draw.h"
 
+#include "memory.h"
 #include "rng.h"
 #include "specdec.h"
+#include "specs.h"
 
 #include <math.h>
+
+static const double ex1_alpha[] = {0.6, 0.65, 0.7, 0.75, 0.8};
+static const double ex1_gamma[] = {2, 3, 4, 5};
+
+/* The dashboard's figure, E[N] - 1, as it prints it: two decimals. */
+static double dashboard(double alpha, int gamma)
+{
+    return round(100 * (spec_expected_tokens(alpha, gamma) - 1)) / 100;
+}
+
+static void exercise_1(practice_set *s, rng_state *r)
+{
+    double a = practice_pick(r, s->seed, ex1_alpha, PRACTICE_COUNT(ex1_alpha), 2);
+    int g = (int)practice_pick(r, s->seed, ex1_gamma, PRACTICE_COUNT(ex1_gamma), 1);
+    practice_add_input(s, "ch10_ex1_alpha", a, "%g", PRACTICE_RANGE_OF(ex1_alpha));
+    practice_add_input(s, "ch10_ex1_gamma", g, "%.0f", PRACTICE_RANGE_OF(ex1_gamma));
+    /* E[N] grows with alpha and gamma: the dashboard's range is its corners' */
+    practice_add_input(s, "ch10_ex1_dashboard", dashboard(a, g), "%.2f",
+                       dashboard(practice_least(ex1_alpha, PRACTICE_COUNT(ex1_alpha)),
+                                 (int)practice_least(ex1_gamma, PRACTICE_COUNT(ex1_gamma))),
+                       dashboard(practice_greatest(ex1_alpha, PRACTICE_COUNT(ex1_alpha)),
+                                 (int)practice_greatest(ex1_gamma, PRACTICE_COUNT(ex1_gamma))));
+    double e = spec_expected_tokens(a, g);
+    practice_part *p = practice_add_part(s, "10.1(a)", 1, "expected tokens per round", "tokens", JUDGE_RELATIVE, e,
+                                         JUDGE_HAND_TOL);
+    practice_add_slip(p, e - 1, "that is the dashboard's figure: the target always adds one token of its own");
+    practice_add_slip(p, 1 / (1 - a), "that is the uncapped geometric mean; a round stops after gamma drafts");
+    p = practice_add_part(s, "10.1(c)", 1, "speedup with a free draft", "x", JUDGE_RELATIVE,
+                          spec_walltime_speedup(a, g, 0), JUDGE_HAND_TOL);
+    practice_add_slip(p, e - 1, "that is the dashboard's figure: the target always adds one token of its own");
+}
 
 static const double ex2_alpha[] = {0.8, 0.85, 0.9, 0.95};
 static const double ex2_gamma[] = {4, 5, 6, 8, 10};
@@ -82,11 +119,156 @@ static void exercise_3(practice_set *s, rng_state *r)
     practice_add_slip(p, spec_walltime_speedup(a, 10, 0), "the draft is not free: a round costs 1 + gamma c steps");
 }
 
+/* ---- 10.4: the smallest alpha for a promised speedup */
+
+static const double ex4_target[] = {1.5, 1.8, 2, 2.2};
+static const double ex4_cost[] = {0.05, 0.1, 0.15};
+static const double ex4_gamma[] = {3, 4, 5, 6};
+
+/* The smallest alpha whose speedup reaches target: the speedup grows with
+ * alpha, so bisect it rather than restate it; NAN out of reach. */
+static double alpha_for(double target, int gamma, double c)
+{
+    if (spec_walltime_speedup(1, gamma, c) < target)
+        return NAN;
+    double lo = 0, hi = 1;
+    for (int i = 0; i < 60; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (spec_walltime_speedup(mid, gamma, c) < target)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return hi;
+}
+
+static void exercise_4(practice_set *s, rng_state *r)
+{
+    const int short_g = 2; /* (b) and (c): the printed short draft */
+    double t = 2, c = 0.1, g = 4;
+    /* the promise must be in reach of both draft lengths, short of alpha = 1
+     * and above what a hopeless draft gives */
+    for (int attempt = 0; attempt < 64; attempt++) {
+        t = practice_pick(r, s->seed, ex4_target, PRACTICE_COUNT(ex4_target), 2);
+        c = practice_pick(r, s->seed, ex4_cost, PRACTICE_COUNT(ex4_cost), 1);
+        g = practice_pick(r, s->seed, ex4_gamma, PRACTICE_COUNT(ex4_gamma), 1);
+        double a1 = alpha_for(t, (int)g, c), a2 = alpha_for(t, short_g, c);
+        if (a1 >= 0.3 && a2 <= 0.95 && spec_walltime_speedup(1, short_g, c) >= t * 1.05)
+            break;
+        t = 2, c = 0.1, g = 4;
+    }
+    practice_add_input(s, "ch10_ex4_target", t, "%g", PRACTICE_RANGE_OF(ex4_target));
+    practice_add_input(s, "ch10_ex4_cost", c, "%g", PRACTICE_RANGE_OF(ex4_cost));
+    practice_add_input(s, "ch10_ex4_gamma", g, "%.0f", PRACTICE_RANGE_OF(ex4_gamma));
+    const char *ids[2] = {"10.4(a)", "10.4(b)"};
+    const char *what[2] = {"smallest alpha at the longer draft", "smallest alpha at gamma 2"};
+    const int gs[2] = {(int)g, short_g};
+    for (int i = 0; i < 2; i++) {
+        practice_part *p = practice_add_part(s, ids[i], 4, what[i], "a fraction", JUDGE_RELATIVE,
+                                             alpha_for(t, gs[i], c), JUDGE_HAND_TOL);
+        double free_a = alpha_for(t, gs[i], 0);
+        practice_add_slip(p, free_a, "the draft is not free: E[N] must reach the speedup times 1 + gamma c");
+    }
+    double most = spec_walltime_speedup(1, short_g, c);
+    practice_part *p = practice_add_part(s, "10.4(c)", 4, "the most gamma 2 can give", "x", JUDGE_RELATIVE, most,
+                                         JUDGE_HAND_TOL);
+    practice_add_slip(p, short_g + 1.0, "that is a free draft's; a round still costs 1 + gamma c steps");
+}
+
+/* ---- 10.5: walltime against arithmetic */
+
+static const double ex5_alpha[] = {0.6, 0.7, 0.75, 0.8, 0.85, 0.9};
+static const double ex5_gamma[] = {3, 4, 5, 6, 7};
+static const double ex5_cost[] = {0.05, 0.1, 0.2};
+
+static void exercise_5(practice_set *s, rng_state *r)
+{
+    double a = practice_pick(r, s->seed, ex5_alpha, PRACTICE_COUNT(ex5_alpha), 3);
+    int g = (int)practice_pick(r, s->seed, ex5_gamma, PRACTICE_COUNT(ex5_gamma), 2);
+    double c = practice_pick(r, s->seed, ex5_cost, PRACTICE_COUNT(ex5_cost), 1);
+    practice_add_input(s, "ch10_ex5_alpha", a, "%g", PRACTICE_RANGE_OF(ex5_alpha));
+    practice_add_input(s, "ch10_ex5_gamma", g, "%.0f", PRACTICE_RANGE_OF(ex5_gamma));
+    practice_add_input(s, "ch10_ex5_c", c, "%g", PRACTICE_RANGE_OF(ex5_cost));
+    double e = spec_expected_tokens(a, g);
+    practice_part *p = practice_add_part(s, "10.5(a)", 5, "walltime speedup in regime (i)", "x", JUDGE_RELATIVE,
+                                         spec_walltime_speedup(a, g, c), JUDGE_HAND_TOL);
+    practice_add_slip(p, e, "the draft is not free: a round costs 1 + gamma c steps");
+    double ops = spec_operations_factor(a, g, c), ops0 = spec_operations_factor(a, g, 0);
+    p = practice_add_part(s, "10.5(b1)", 5, "operations per token over plain decoding", "x", JUDGE_RELATIVE, ops,
+                          JUDGE_HAND_TOL);
+    practice_add_slip(p, 1 / ops, "upside down: evaluations per round over tokens per round");
+    practice_add_slip(p, ops0, "that leaves out the draft's own operations, gamma c-hat a round");
+    p = practice_add_part(s, "10.5(b2)", 5, "operations factor for a free draft", "x", JUDGE_RELATIVE, ops0,
+                          JUDGE_HAND_TOL);
+    practice_add_slip(p, 1 / ops0, "upside down: evaluations per round over tokens per round");
+    practice_add_slip(p, g / e, "the target evaluates gamma + 1 positions a round, not gamma");
+}
+
+/* ---- 10.6: a verification step over a plain one, LLaMA-3-70B on 4 x H100 */
+
+static const double ex6_gamma[] = {3, 4, 5};
+static const double ex6_context[] = {256, 512, 1024};
+static const double ex6_mid[] = {32, 48, 64};
+static const double ex6_large[] = {192, 256};
+
+/* The step model's ratio, or NAN when the batch does not fit. */
+static double verify_ratio(int batch, int context, int gamma)
+{
+    model_spec m = model_builtin("llama3-70b");
+    gpu_spec g = gpu_builtin("h100");
+    spec_setup s = spec_setup_default(&m, NULL, &g, 4, batch, context);
+    spec_fit f;
+    spec_estimate e;
+    char err[256];
+    if (spec_memory_fit(&s, memory_policy_default(), gamma, &f, err, sizeof err) != 0 || !f.fits ||
+        spec_estimate_compute(&s, 0.5, gamma, &e, err, sizeof err) != 0)
+        return NAN;
+    return e.verify_ratio;
+}
+
+static int exercise_6(practice_set *s, rng_state *r)
+{
+    double g = practice_pick(r, s->seed, ex6_gamma, PRACTICE_COUNT(ex6_gamma), 1);
+    double ctx = practice_pick(r, s->seed, ex6_context, PRACTICE_COUNT(ex6_context), 1);
+    /* batch 1 stays: its ratio is 1 within 1 %, the point of (b), and no box */
+    const double b[2] = {practice_pick(r, s->seed, ex6_mid, PRACTICE_COUNT(ex6_mid), 2),
+                         practice_pick(r, s->seed, ex6_large, PRACTICE_COUNT(ex6_large), 1)};
+    practice_add_input(s, "ch10_ex6_gamma", g, "%.0f", PRACTICE_RANGE_OF(ex6_gamma));
+    practice_add_input(s, "ch10_ex6_new", g + 1, "%.0f", ex6_gamma[0] + 1, ex6_gamma[PRACTICE_COUNT(ex6_gamma) - 1] + 1);
+    practice_add_input(s, "ch10_ex6_context", ctx, "%.0f", PRACTICE_RANGE_OF(ex6_context));
+    practice_add_input(s, "ch10_ex6_batch2", b[0], "%.0f", PRACTICE_RANGE_OF(ex6_mid));
+    practice_add_input(s, "ch10_ex6_batch3", b[1], "%.0f", PRACTICE_RANGE_OF(ex6_large));
+    const char *ids[2] = {"10.6(a2)", "10.6(a3)"};
+    const char *what[2] = {"verification over a plain step, the middle batch",
+                           "verification over a plain step, the largest batch"};
+    for (int i = 0; i < 2; i++) {
+        double v = verify_ratio((int)b[i], (int)ctx, (int)g);
+        if (!isfinite(v))
+            return -1; /* every batch asked fits: the lists keep it so */
+        practice_part *p = practice_add_part(s, ids[i], 6, what[i], "x", JUDGE_RELATIVE, v, JUDGE_HAND_TOL);
+        practice_add_slip(p, g + 1, "gamma + 1 tokens cost gamma + 1 steps only past the ridge; the weights are read once");
+        practice_add_slip(p, 1, "the extra tokens are not free: each costs its FLOPs, and past the ridge they decide");
+    }
+    return 0;
+}
+
 int practice_build_ch10(uint64_t seed, practice_set *out)
 {
-    rng_state r2 = rng_make(seed), r3 = r2;
+    /* one stream per exercise, so a change to one leaves the others' draws */
+    rng_state r2 = rng_make(seed), r3 = r2, r1, r4, r5;
     rng_jump(&r3);
+    r1 = r3;
+    rng_jump(&r1);
+    r4 = r1;
+    rng_jump(&r4);
+    r5 = r4;
+    rng_jump(&r5);
+    exercise_1(out, &r1);
     exercise_2(out, &r2);
     exercise_3(out, &r3);
-    return 0;
+    exercise_4(out, &r4);
+    exercise_5(out, &r5);
+    rng_state r6 = r5;
+    rng_jump(&r6);
+    return exercise_6(out, &r6);
 }

@@ -1,15 +1,24 @@
-/* Chapter 11's exercise variants: 11.3 (choosing a threshold), 11.4
+/* Chapter 11's exercise variants: 11.1 (the launch review), 11.2 (the
+ * draft's rent), 11.3 (choosing a threshold), 11.4
  * (reading the increments), 11.5 (how fast does it notice? the same
  * detector at 11.3's rates) and 11.6 (two acceptance rates).  The printed
  * numbers are seed 0; other seeds draw from the lists below: false-alarm
  * rates a fleet would ask for, a drop from a strong to a weaker draft (the
  * increments kept clear of 0, so that a relative tolerance means
  * something), and counters a server could have written (every round
- * without a rejection accepted all gamma drafts). */
+ * without a rejection accepted all gamma drafts); in 11.1 an acceptance
+ * rate and context at which batch 128 fits, gamma = 4 loses before memory
+ * ends and gamma = 2 does not; in 11.2 a batch and
+ * context at which the larger draft still fits beside the target, and in
+ * 11.7 predictions on either side of the switch's band. */
 #include "practice.h"
 
+#include "memory.h"
 #include "practice_draw.h"
+#include "rollout.h"
+#include "specdec.h"
 #include "specmon.h"
+#include "specs.h"
 
 #include <math.h>
 
@@ -159,6 +168,180 @@ static void exercise_6(practice_set *s, rng_state *r)
     practice_add_slip(p, mle, "the dashboard divides by every proposed draft, gamma a round");
 }
 
+/* ---- 11.1: LLaMA-3-70B on 4 x H100 with a LLaMA-3.2-1B draft */
+
+static const double ex1_alpha[] = {0.6, 0.65, 0.7, 0.75, 0.8};
+static const double ex1_context[] = {1024, 1536, 2048, 3072};
+
+typedef struct {
+    int fit, fit2;         /* the largest batch with the draft resident, at gamma 4 and 2 */
+    int cross, cross2;     /* the first batch that loses, at gamma 4 and 2 (0: none within memory) */
+    double s1, s128;       /* the speedups at batch 1 and 128, gamma 4 */
+} launch_review;
+
+static int review(const model_spec *t, const model_spec *d, const gpu_spec *g, double alpha, int ctx,
+                  launch_review *out)
+{
+    const int tp = 4;
+    spec_setup s = spec_setup_default(t, d, g, tp, 1, ctx);
+    spec_fit f4, f2;
+    spec_estimate e;
+    char err[256];
+    if (spec_memory_fit(&s, memory_policy_default(), 4, &f4, err, sizeof err) != 0 ||
+        spec_memory_fit(&s, memory_policy_default(), 2, &f2, err, sizeof err) != 0 || f4.max_batch < 128)
+        return -1;
+    out->fit = f4.max_batch, out->fit2 = f2.max_batch;
+    out->cross = spec_break_even_batch(&s, alpha, 4, out->fit, err, sizeof err);
+    out->cross2 = spec_break_even_batch(&s, alpha, 2, out->fit2, err, sizeof err);
+    if (spec_estimate_compute(&s, alpha, 4, &e, err, sizeof err) != 0)
+        return -1;
+    out->s1 = e.speedup_roofline;
+    s.batch = 128;
+    if (spec_estimate_compute(&s, alpha, 4, &e, err, sizeof err) != 0)
+        return -1;
+    out->s128 = e.speedup_roofline;
+    return 0;
+}
+
+static int exercise_1(practice_set *s, rng_state *r)
+{
+    model_spec t = model_builtin("llama3-70b"), d = model_builtin("llama3.2-1b");
+    gpu_spec g = gpu_builtin("h100");
+    double a = 0.7, ctx = 2048;
+    launch_review v;
+    /* the printed story: a loss inside memory at gamma 4, none at gamma 2 */
+    for (int attempt = 0; attempt < 64; attempt++) {
+        a = practice_pick(r, s->seed, ex1_alpha, PRACTICE_COUNT(ex1_alpha), 2);
+        ctx = practice_pick(r, s->seed, ex1_context, PRACTICE_COUNT(ex1_context), 2);
+        if (review(&t, &d, &g, a, (int)ctx, &v) == 0 && v.cross > 1 && v.cross2 == 0)
+            break;
+        a = 0.7, ctx = 2048;
+    }
+    if (review(&t, &d, &g, a, (int)ctx, &v) != 0)
+        return -1;
+    practice_add_input(s, "ch11_ex1_alpha", a, "%g", PRACTICE_RANGE_OF(ex1_alpha));
+    practice_add_input(s, "ch11_ex1_context", ctx, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex1_context));
+    /* E[N] over 1 + gamma c with the draft's c: what regime (i) would promise */
+    double e = spec_expected_tokens(a, 4);
+    practice_part *p = practice_add_part(s, "11.1(a1)", 1, "speedup at batch 1", "x", JUDGE_RELATIVE, v.s1,
+                                         JUDGE_HAND_TOL);
+    practice_add_slip(p, e, "the draft is not free: a round costs gamma draft steps and a verification step");
+    p = practice_add_part(s, "11.1(a2)", 1, "speedup at batch 128", "x", JUDGE_RELATIVE, v.s128, JUDGE_HAND_TOL);
+    practice_add_slip(p, v.s1, "at batch 128 verifying five tokens a sequence is no longer free: price the step");
+    p = practice_add_part(s, "11.1(b1)", 1, "largest batch with the draft resident", "sequences", JUDGE_EXACT, v.fit, 0);
+    if (p)
+        p->judge.close_hint = "near: every sequence holds context + gamma + 1 tokens, of the target and the draft";
+    spec_setup alone = spec_setup_default(&t, NULL, &g, 4, 1, (int)ctx);
+    spec_fit fa;
+    char err[256];
+    if (spec_memory_fit(&alone, memory_policy_default(), 4, &fa, err, sizeof err) == 0 && fa.max_batch != v.fit)
+        practice_add_slip(p, fa.max_batch, "that is the target alone; the draft's weights and KV share the GPUs");
+    p = practice_add_part(s, "11.1(b2)", 1, "first batch at which speculation loses", "sequences", JUDGE_EXACT,
+                          v.cross, 0);
+    if (p)
+        p->judge.close_hint = "near the crossing: evaluate the speedup one batch either side";
+    return 0;
+}
+
+/* ---- 11.2: the draft's weights and KV on each of the target's GPUs */
+
+static const double ex2_batch[] = {32, 64, 96, 128, 160};
+static const double ex2_context[] = {1024, 2048, 4096};
+
+/* A draft's bytes on each of tp GPUs: its bf16 weights and the KV of batch
+ * sequences of context tokens (as 11.2 asks: no speculated tokens). */
+static double draft_bytes(const model_spec *d, int tp, double batch, double context)
+{
+    return weight_bytes_per_gpu(d, DT_BF16, tp) + kv_bytes_per_token_per_gpu(d, DT_BF16, tp) * batch * context;
+}
+
+static int exercise_2(practice_set *s, rng_state *r)
+{
+    const int tp = 4, gamma = 4; /* 11.1's replica */
+    model_spec t = model_builtin("llama3-70b"), small = model_builtin("llama3.2-1b"), big = model_builtin("llama3-8b");
+    gpu_spec g = gpu_builtin("h100");
+    double b = 128, ctx = 2048;
+    /* the replica must hold the larger draft too, at its batch and context */
+    for (int attempt = 0; attempt < 64; attempt++) {
+        b = practice_pick(r, s->seed, ex2_batch, PRACTICE_COUNT(ex2_batch), 3);
+        ctx = practice_pick(r, s->seed, ex2_context, PRACTICE_COUNT(ex2_context), 1);
+        spec_setup su = spec_setup_default(&t, &big, &g, tp, (int)b, (int)ctx);
+        spec_fit f;
+        char err[256];
+        if (spec_memory_fit(&su, memory_policy_default(), gamma, &f, err, sizeof err) == 0 && f.fits)
+            break;
+        b = 128, ctx = 2048;
+    }
+    practice_add_input(s, "ch11_ex2_batch", b, "%.0f", PRACTICE_RANGE_OF(ex2_batch));
+    practice_add_input(s, "ch11_ex2_context", ctx, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex2_context));
+    const model_spec *drafts[2] = {&small, &big};
+    const char *ids[2] = {"11.2(a)", "11.2(b)"};
+    const char *what[2] = {"LLaMA-3.2-1B draft's memory per GPU", "LLaMA-3-8B draft's memory per GPU"};
+    for (int i = 0; i < 2; i++) {
+        double gb = draft_bytes(drafts[i], tp, b, ctx) / 1e9;
+        practice_part *p = practice_add_part(s, ids[i], 2, what[i], "GB", JUDGE_RELATIVE, gb, JUDGE_HAND_TOL);
+        practice_add_slip(p, weight_bytes_per_gpu(drafts[i], DT_BF16, tp) / 1e9,
+                          "those are the weights alone; the draft keeps a KV cache of its own");
+        practice_add_slip(p, gb * tp, "that is the whole draft; the question asks per GPU, a quarter of it");
+    }
+    /* the 8B draft's footprint in the target's sequences, each sequence's KV per GPU */
+    double seq = kv_bytes_per_token_per_gpu(&t, DT_BF16, tp) * ctx;
+    double lost = draft_bytes(&big, tp, b, ctx) / seq;
+    practice_part *p = practice_add_part(s, "11.2(c)", 2, "target sequences the 8B draft displaces", "sequences",
+                                         JUDGE_RANGE, lost, 1);
+    if (p)
+        p->judge.rule_note = "to a whole sequence either way";
+    practice_add_slip(p, lost / tp, "compare per GPU: a target sequence's KV is split over the 4 GPUs as well");
+    practice_add_slip(p, weight_bytes_per_gpu(&big, DT_BF16, tp) / seq,
+                      "the draft's footprint includes its own KV cache, not only its weights");
+    return 0;
+}
+
+/* ---- 11.7: the switch's next state, 1 on and 0 off */
+
+static const double ex7_band[] = {0.95, 1.02, 1.05, 1.08, 1.12, 1.2};
+static const double ex7_rounds_ab[] = {500, 2000, 5000};
+static const double ex7_high[] = {1.05, 1.2, 1.5};
+static const double ex7_rounds_c[] = {200, 500, 1500, 3000};
+static const double ex7_low[] = {0.9, 0.97, 1.03};
+static const double ex7_rounds_d[] = {200, 5000};
+
+static void switch_part(practice_set *s, const char *id, const char *what, int on, double predicted, double rounds)
+{
+    rollout_policy pol = rollout_policy_default();
+    int next = rollout_next_state(&pol, on, predicted, (long)rounds);
+    practice_part *p = practice_add_part(s, id, 7, what, "1 on, 0 off", JUDGE_EXACT, next, 0);
+    /* the wrong state, said with the rule it misses */
+    if (!on && predicted >= pol.on_above && rounds < pol.min_rounds)
+        practice_add_slip(p, 1, "not enough evidence yet: an off class switches on only after the rounds required");
+    else if (!on && predicted >= pol.off_below && predicted < pol.on_above)
+        practice_add_slip(p, 1, "inside the band an off class stays off: it switches on only at the upper threshold");
+    else if (on && predicted >= pol.off_below && predicted < pol.on_above)
+        practice_add_slip(p, 0, "inside the band an on class stays on: it switches off only below the lower threshold");
+    else if (on && predicted < pol.off_below)
+        practice_add_slip(p, 1, "a predicted loss switches an on class off at once, whatever the evidence");
+}
+
+static void exercise_7(practice_set *s, rng_state *r)
+{
+    double ab = practice_pick(r, s->seed, ex7_band, PRACTICE_COUNT(ex7_band), 3);
+    double n_ab = practice_pick(r, s->seed, ex7_rounds_ab, PRACTICE_COUNT(ex7_rounds_ab), 2);
+    double c = practice_pick(r, s->seed, ex7_high, PRACTICE_COUNT(ex7_high), 2);
+    double n_c = practice_pick(r, s->seed, ex7_rounds_c, PRACTICE_COUNT(ex7_rounds_c), 0);
+    double d = practice_pick(r, s->seed, ex7_low, PRACTICE_COUNT(ex7_low), 1);
+    double n_d = practice_pick(r, s->seed, ex7_rounds_d, PRACTICE_COUNT(ex7_rounds_d), 0);
+    practice_add_input(s, "ch11_ex7_pred_ab", ab, "%.2f", PRACTICE_RANGE_OF(ex7_band));
+    practice_add_input(s, "ch11_ex7_rounds_ab", n_ab, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex7_rounds_ab));
+    practice_add_input(s, "ch11_ex7_pred_c", c, "%.2f", PRACTICE_RANGE_OF(ex7_high));
+    practice_add_input(s, "ch11_ex7_rounds_c", n_c, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex7_rounds_c));
+    practice_add_input(s, "ch11_ex7_pred_d", d, "%.2f", PRACTICE_RANGE_OF(ex7_low));
+    practice_add_input(s, "ch11_ex7_rounds_d", n_d, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex7_rounds_d));
+    switch_part(s, "11.7(a)", "next state: off, the first prediction", 0, ab, n_ab);
+    switch_part(s, "11.7(b)", "next state: on, the same prediction", 1, ab, n_ab);
+    switch_part(s, "11.7(c)", "next state: off, the second prediction", 0, c, n_c);
+    switch_part(s, "11.7(d)", "next state: on, the third prediction", 1, d, n_d);
+}
+
 int practice_build_ch11(uint64_t seed, practice_set *out)
 {
     /* one stream per exercise, so a change to one leaves the others' draws */
@@ -166,9 +349,18 @@ int practice_build_ch11(uint64_t seed, practice_set *out)
     rng_jump(&r4);
     r6 = r4;
     rng_jump(&r6);
+    rng_state r2 = r6, r7, r1;
+    rng_jump(&r2);
+    r7 = r2;
+    rng_jump(&r7);
+    r1 = r7;
+    rng_jump(&r1);
+    if (exercise_1(out, &r1) != 0 || exercise_2(out, &r2) != 0)
+        return -1;
     exercise_3(out, &r3);
     if (exercise_4(out, &r4) != 0 || exercise_5(out) != 0) /* 11.5 reads 11.3's and 11.4's numbers */
         return -1;
     exercise_6(out, &r6);
+    exercise_7(out, &r7);
     return 0;
 }

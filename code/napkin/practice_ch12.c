@@ -1,9 +1,12 @@
-/* Chapter 12's exercise variants: 12.1 (the sparse trap), 12.5 (failures
- * grow with the cluster) and 12.7 (check a published run).  The printed
- * numbers are seed 0; other seeds draw from the lists below, which stay in
- * the printed regime: dense training on H100s in servers of eight, between
- * 16 and 16,384 GPUs, the optimizer state sharded over the cluster inside
- * each GPU's memory. */
+/* Chapter 12's exercise variants: 12.1 (the sparse trap), 12.2 (6ND or
+ * 8ND), 12.3 (34 is not universal), 12.4 (microbatches in flight), 12.5
+ * (failures grow with the cluster), 12.6 (does it fit?) and 12.7 (check a
+ * published run).  The printed numbers are seed 0; other seeds draw from
+ * the lists below, which stay in the printed regime: dense training on
+ * H100s in servers of eight, between 16 and 16,384 GPUs, the optimizer
+ * state sharded over the cluster inside each GPU's memory, models of the
+ * book's table, pipelines that divide the layers, and in 12.6 a layout in
+ * which ZeRO 1 fits a larger microbatch than ZeRO 0. */
 #include "practice.h"
 #include "practice_draw.h"
 
@@ -182,6 +185,261 @@ static void exercise_7(practice_set *s, rng_state *r, double peak)
     practice_add_slip(p, u * m / 100, "you multiplied by the MFU; utilisation = MFU x goodput, so divide by it");
 }
 
+/* A model of the table as an input: its value is the index in the list,
+ * its format the model's name, so the prose shows the name
+ * (test_practice checks the names against the table). */
+typedef struct {
+    const char *key, *name;
+} model_row;
+
+static const model_row dense_models[] = {{"llama3-8b", "LLaMA-3-8B"},   {"llama2-13b", "LLaMA-2-13B"},
+                                         {"qwen3-32b", "Qwen3-32B"},    {"llama3-70b", "LLaMA-3-70B"},
+                                         {"llama3-405b", "LLaMA-3.1-405B"}};
+#define N_DENSE PRACTICE_COUNT(dense_models)
+
+static int pick_row(rng_state *r, uint64_t seed, int n, int printed)
+{
+    return seed == 0 ? printed : (int)rng_below(r, (uint64_t)n);
+}
+
+static void add_row_input(practice_set *s, const char *name, const model_row *rows, int n, int i)
+{
+    practice_add_input(s, name, i, rows[i].name, 0, n - 1);
+}
+
+/* ---- 12.2: hardware over model FLOPs */
+
+static const double ex2_reported_pct[] = {48, 50, 53, 55, 58, 60};
+static const double ex2_seq_short[] = {4096, 8192};
+static const double ex2_seq_long[] = {32768, 65536, 131072};
+
+static double hw_over_model(const model_spec *m, int seq, recompute_kind rc)
+{
+    train_flop f = train_flop_per_token(train_matmul_params(m), m, seq, rc);
+    return f.hardware / f.model;
+}
+
+static void exercise_2(practice_set *s, rng_state *r)
+{
+    int mi = pick_row(r, s->seed, N_DENSE, 3);
+    double u = practice_pick(r, s->seed, ex2_reported_pct, PRACTICE_COUNT(ex2_reported_pct), 2);
+    double s1 = practice_pick(r, s->seed, ex2_seq_short, PRACTICE_COUNT(ex2_seq_short), 1);
+    double s2 = practice_pick(r, s->seed, ex2_seq_long, PRACTICE_COUNT(ex2_seq_long), 2);
+    add_row_input(s, "ch12_ex2_model", dense_models, N_DENSE, mi);
+    practice_add_input(s, "ch12_ex2_reported_pct", u, "%.0f", PRACTICE_RANGE_OF(ex2_reported_pct));
+    practice_add_input(s, "ch12_ex2_seq", s1, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex2_seq_short));
+    practice_add_input(s, "ch12_ex2_seq_long", s2, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex2_seq_long));
+    model_spec m = model_builtin(dense_models[mi].key);
+    double full = hw_over_model(&m, (int)s1, RECOMPUTE_FULL);
+    practice_part *p = practice_add_part(s, "12.2(a)", 2, "hardware over model FLOPs, full recomputation", "x",
+                                         JUDGE_RELATIVE, full, JUDGE_HAND_TOL);
+    practice_add_slip(p, 1 / full, "upside down: the hardware runs more FLOPs than the model counts");
+    p = practice_add_part(s, "12.2(b)", 2, "their MFU", "%", JUDGE_RELATIVE, u / full, JUDGE_HAND_TOL);
+    practice_add_slip(p, u, "that is their hardware utilisation; MFU counts the model's FLOPs only");
+    practice_add_slip(p, u * full, "divide by the factor: the recomputed FLOPs are not the model's");
+    const char *ids[2] = {"12.2(c1)", "12.2(c2)"};
+    const char *what[2] = {"factor with selective recomputation, shorter sequence",
+                           "factor with selective recomputation, longer sequence"};
+    const double seqs[2] = {s1, s2};
+    for (int i = 0; i < 2; i++) {
+        double sel = hw_over_model(&m, (int)seqs[i], RECOMPUTE_SELECTIVE);
+        train_flop f = train_flop_per_token(train_matmul_params(&m), &m, (int)seqs[i], RECOMPUTE_SELECTIVE);
+        p = practice_add_part(s, ids[i], 2, what[i], "x", JUDGE_RELATIVE, sel, JUDGE_HAND_TOL);
+        practice_add_slip(p, 1 + f.recompute / f.dense,
+                          "the model FLOPs include the attention products, 12 n_L n_seq d_q a token");
+        practice_add_slip(p, full, "selective recomputation re-runs only the attention core's forward");
+    }
+}
+
+/* ---- 12.3: the activation coefficient of sbh */
+
+static const double ex3_seq_short[] = {1024, 2048, 4096};
+static const double ex3_seq_long[] = {8192, 16384};
+/* 12.3(b)'s middle model; LLaMA-3-8B and Mixtral stay, as (c) asks about them */
+static const model_row ex3_middle[] = {{"llama2-13b", "LLaMA-2-13B"},
+                                       {"qwen3-32b", "Qwen3-32B"},
+                                       {"llama3-70b", "LLaMA-3-70B"},
+                                       {"llama3-405b", "LLaMA-3.1-405B"}};
+
+static double coefficient(const char *key, int seq, activation_model act)
+{
+    model_spec m = model_builtin(key);
+    train_layout l = train_layout_default();
+    l.seq = seq;
+    l.act = act;
+    return train_layer_activation_bytes(&m, &l) / ((double)seq * m.hidden);
+}
+
+static void exercise_3(practice_set *s, rng_state *r)
+{
+    int mi = pick_row(r, s->seed, N_DENSE, 3);
+    double s1 = practice_pick(r, s->seed, ex3_seq_short, PRACTICE_COUNT(ex3_seq_short), 1);
+    double s2 = practice_pick(r, s->seed, ex3_seq_long, PRACTICE_COUNT(ex3_seq_long), 0);
+    int mid = pick_row(r, s->seed, PRACTICE_COUNT(ex3_middle), 0);
+    add_row_input(s, "ch12_ex3_model", dense_models, N_DENSE, mi);
+    practice_add_input(s, "ch12_ex3_seq", s1, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex3_seq_short));
+    practice_add_input(s, "ch12_ex3_seq_long", s2, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex3_seq_long));
+    add_row_input(s, "ch12_ex3_middle", ex3_middle, PRACTICE_COUNT(ex3_middle), mid);
+    const char *ids[2] = {"12.3(a1)", "12.3(a2)"};
+    const char *what[2] = {"Korthikanti's coefficient, shorter sequence", "Korthikanti's coefficient, longer sequence"};
+    const double seqs[2] = {s1, s2};
+    for (int i = 0; i < 2; i++) {
+        double k = coefficient(dense_models[mi].key, (int)seqs[i], ACT_KORTHIKANTI);
+        practice_part *p = practice_add_part(s, ids[i], 3, what[i], "x sbh", JUDGE_RELATIVE, k, JUDGE_HAND_TOL);
+        practice_add_slip(p, 34, "34 leaves out the stored attention scores, 5 a s / h");
+        practice_add_slip(p, 34 + (k - 34) / 5, "the scores and softmax term is 5 a s / h, not a s / h");
+    }
+    const char *keys[3] = {"llama3-8b", ex3_middle[mid].key, "mixtral-8x7b"};
+    const char *bids[3] = {"12.3(b1)", "12.3(b2)", "12.3(b3)"};
+    const char *bwhat[3] = {"modern coefficient, LLaMA-3-8B", "modern coefficient, the second model",
+                            "modern coefficient, Mixtral 8x7B"};
+    for (int i = 0; i < 3; i++) {
+        double k = coefficient(keys[i], 8192, ACT_MODERN);
+        practice_part *p = practice_add_part(s, bids[i], 3, bwhat[i], "x sbh", JUDGE_RELATIVE, k, JUDGE_HAND_TOL);
+        practice_add_slip(p, coefficient(keys[i], 8192, ACT_KORTHIKANTI),
+                          "that is Korthikanti's count; flash attention stores no scores, and the MLP is gated");
+        if (i == 2) /* the routed MLP: two experts a token */
+            practice_add_slip(p, coefficient("llama3-8b", 8192, ACT_MODERN),
+                              "each token goes through two experts, and each stores its own MLP tensors");
+    }
+}
+
+/* ---- 12.4: the first stage's activations (LLaMA-3-70B, TP 8 + SP) */
+
+static const double ex4_seq[] = {4096, 8192};
+static const double ex4_microbatches[] = {16, 24, 32};
+static const double ex4_pp_short[] = {4, 5};
+static const double ex4_pp_long[] = {8, 10, 16};
+static const double ex4_few[] = {2, 3};
+
+static double stage_gb(const model_spec *m, int seq, int pp, pipe_schedule sched, int mb)
+{
+    gpu_spec g = gpu_builtin("h100");
+    train_layout l = train_layout_default();
+    l.seq = seq;
+    l.tp = 8;
+    l.sp = 1;
+    l.pp = pp;
+    l.schedule = sched;
+    l.microbatches = mb;
+    train_state_bytes b = train_state_adam_mixed();
+    train_memory mem;
+    char err[256];
+    return train_memory_plan(m, &g, &l, &b, &mem, err, sizeof err) == 0 ? mem.activations / 1e9 : NAN;
+}
+
+static void exercise_4(practice_set *s, rng_state *r)
+{
+    model_spec m = model_builtin("llama3-70b");
+    double seq = practice_pick(r, s->seed, ex4_seq, PRACTICE_COUNT(ex4_seq), 1);
+    double mb = practice_pick(r, s->seed, ex4_microbatches, PRACTICE_COUNT(ex4_microbatches), 0);
+    double pa = practice_pick(r, s->seed, ex4_pp_short, PRACTICE_COUNT(ex4_pp_short), 0);
+    double pb = practice_pick(r, s->seed, ex4_pp_long, PRACTICE_COUNT(ex4_pp_long), 0);
+    double few = practice_pick(r, s->seed, ex4_few, PRACTICE_COUNT(ex4_few), 0);
+    practice_add_input(s, "ch12_ex4_seq", seq, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex4_seq));
+    practice_add_input(s, "ch12_ex4_microbatches", mb, "%.0f", PRACTICE_RANGE_OF(ex4_microbatches));
+    practice_add_input(s, "ch12_ex4_pp", pa, "%.0f", PRACTICE_RANGE_OF(ex4_pp_short));
+    practice_add_input(s, "ch12_ex4_pp_long", pb, "%.0f", PRACTICE_RANGE_OF(ex4_pp_long));
+    practice_add_input(s, "ch12_ex4_few", few, "%.0f", PRACTICE_RANGE_OF(ex4_few));
+    struct {
+        const char *id, *what;
+        double pp, mb;
+        pipe_schedule sched;
+    } q[4] = {{"12.4(a)", "first-stage activations, 1F1B", pa, mb, PIPE_1F1B},
+              {"12.4(b)", "first-stage activations, the longer pipeline", pb, mb, PIPE_1F1B},
+              {"12.4(c)", "first-stage activations, GPipe", pa, mb, PIPE_GPIPE},
+              {"12.4(d)", "first-stage activations, few microbatches", pa, few, PIPE_1F1B}};
+    for (int i = 0; i < 4; i++) {
+        double gb = stage_gb(&m, (int)seq, (int)q[i].pp, q[i].sched, (int)q[i].mb);
+        practice_part *p = practice_add_part(s, q[i].id, 4, q[i].what, "GB", JUDGE_RELATIVE, gb, JUDGE_HAND_TOL);
+        pipe_schedule other = q[i].sched == PIPE_1F1B ? PIPE_GPIPE : PIPE_1F1B;
+        double wrong = stage_gb(&m, (int)seq, (int)q[i].pp, other, (int)q[i].mb);
+        practice_add_slip(p, wrong, other == PIPE_GPIPE ? "1F1B holds only the microbatches in flight, at most one per stage"
+                                                        : "GPipe runs every forward before any backward: it holds them all");
+        practice_add_slip(p, gb * q[i].pp, "the first stage holds its own layers only: the model's over the stages");
+    }
+}
+
+/* ---- 12.6: LLaMA-3-70B's state and microbatch on one H100 (TP 8, SP, 1F1B) */
+
+static const double ex6_pp[] = {4, 8};
+static const double ex6_dp[] = {8, 16, 32, 64};
+static const double ex6_seq[] = {4096, 8192};
+
+static void layout_of(train_layout *l, int seq, int pp, int dp, int sp, int zero)
+{
+    *l = train_layout_default();
+    l->seq = seq;
+    l->tp = 8;
+    l->pp = pp;
+    l->dp = dp;
+    l->sp = sp;
+    l->zero = zero;
+}
+
+static double state_gb(const model_spec *m, const gpu_spec *g, int seq, int pp, int dp, int zero)
+{
+    train_layout l;
+    layout_of(&l, seq, pp, dp, 1, zero);
+    train_state_bytes b = train_state_adam_mixed();
+    train_memory mem;
+    char err[256];
+    if (train_memory_plan(m, g, &l, &b, &mem, err, sizeof err) != 0)
+        return NAN;
+    return (mem.weights + mem.grads + mem.optimizer) / 1e9;
+}
+
+static int micro_batch(const model_spec *m, const gpu_spec *g, int seq, int pp, int dp, int sp, int zero)
+{
+    train_layout l;
+    layout_of(&l, seq, pp, dp, sp, zero);
+    train_state_bytes b = train_state_adam_mixed();
+    return train_max_micro_batch(m, g, &l, &b, 4096);
+}
+
+static void exercise_6(practice_set *s, rng_state *r)
+{
+    model_spec m = model_builtin("llama3-70b");
+    gpu_spec g = gpu_builtin("h100");
+    double pp = 4, dp = 16, seq = 8192;
+    /* ZeRO 1 must be the step that shows: a larger microbatch than ZeRO 0 */
+    for (int attempt = 0; attempt < 64; attempt++) {
+        pp = practice_pick(r, s->seed, ex6_pp, PRACTICE_COUNT(ex6_pp), 0);
+        dp = practice_pick(r, s->seed, ex6_dp, PRACTICE_COUNT(ex6_dp), 1);
+        seq = practice_pick(r, s->seed, ex6_seq, PRACTICE_COUNT(ex6_seq), 1);
+        int z0 = micro_batch(&m, &g, (int)seq, (int)pp, (int)dp, 1, 0);
+        int z1 = micro_batch(&m, &g, (int)seq, (int)pp, (int)dp, 1, 1);
+        if (z0 >= 1 && z1 > z0 && z1 <= 16)
+            break;
+        pp = 4, dp = 16, seq = 8192;
+    }
+    practice_add_input(s, "ch12_ex6_pp", pp, "%.0f", PRACTICE_RANGE_OF(ex6_pp));
+    practice_add_input(s, "ch12_ex6_dp", dp, "%.0f", PRACTICE_RANGE_OF(ex6_dp));
+    practice_add_input(s, "ch12_ex6_seq", seq, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex6_seq));
+    const int zeros[3] = {0, 1, 3};
+    const char *aids[3] = {"12.6(a1)", "12.6(a2)", "12.6(a3)"}, *bids[3] = {"12.6(b1)", "12.6(b2)", "12.6(b3)"};
+    const char *awhat[3] = {"state bytes per GPU, ZeRO 0", "state bytes per GPU, ZeRO 1", "state bytes per GPU, ZeRO 3"};
+    const char *bwhat[3] = {"largest microbatch, ZeRO 0", "largest microbatch, ZeRO 1", "largest microbatch, ZeRO 3"};
+    for (int i = 0; i < 3; i++) {
+        double gb = state_gb(&m, &g, (int)seq, (int)pp, (int)dp, zeros[i]);
+        practice_part *p = practice_add_part(s, aids[i], 6, awhat[i], "GB", JUDGE_RELATIVE, gb, JUDGE_HAND_TOL);
+        practice_add_slip(p, gb * pp, "the GPU holds its stage's layers only: divide by the pipeline too");
+        if (zeros[i] == 1) /* ZeRO 1 shards the optimizer state alone */
+            practice_add_slip(p, state_gb(&m, &g, (int)seq, (int)pp, (int)dp, 3),
+                              "ZeRO 1 shards only the optimizer state; the weights and gradients stay whole");
+    }
+    for (int i = 0; i < 3; i++) {
+        int b = micro_batch(&m, &g, (int)seq, (int)pp, (int)dp, 1, zeros[i]);
+        practice_part *p = practice_add_part(s, bids[i], 6, bwhat[i], "sequences", JUDGE_EXACT, b, 0);
+        if (p)
+            p->judge.close_hint = "near: count the activations of every microbatch in flight, pp of them on the first stage";
+    }
+    practice_part *p = practice_add_part(s, "12.6(c)", 6, "largest microbatch without sequence parallelism, ZeRO 1",
+                                         "sequences", JUDGE_EXACT, micro_batch(&m, &g, (int)seq, (int)pp, (int)dp, 0, 1), 0);
+    if (p)
+        p->judge.close_hint = "near: without SP the norm and projection inputs stay whole on every GPU of the group";
+}
+
 int practice_build_ch12(uint64_t seed, practice_set *out)
 {
     gpu_spec h100 = gpu_builtin("h100");
@@ -193,8 +451,20 @@ int practice_build_ch12(uint64_t seed, practice_set *out)
     rng_jump(&r5);
     r7 = r5;
     rng_jump(&r7);
+    rng_state r2 = r7, r3, r4, r6;
+    rng_jump(&r2);
+    r3 = r2;
+    rng_jump(&r3);
+    r4 = r3;
+    rng_jump(&r4);
+    r6 = r4;
+    rng_jump(&r6);
     exercise_1(out, &r1, peak, h100.mem_bytes);
+    exercise_2(out, &r2);
+    exercise_3(out, &r3);
+    exercise_4(out, &r4);
     exercise_5(out, &r5);
+    exercise_6(out, &r6);
     exercise_7(out, &r7, peak);
     return 0;
 }

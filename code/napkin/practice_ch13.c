@@ -1,10 +1,14 @@
-/* Chapter 13's exercise variants: 13.1 (whose cache is smaller?), 13.3
+/* Chapter 13's exercise variants: 13.1 (whose cache is smaller?), 13.2 (how
+ * many H200s to serve DeepSeek-V3?), 13.3
  * (experts a batch touches), 13.4 (the all-to-all), 13.5 (when does
  * disaggregation beat one pool?) and 13.6 (a shared system prompt).  The
  * printed numbers are seed 0; other seeds draw from the lists below, which
  * keep contexts inside every model's trained length, batches of decode
  * size, groups of whole eight-GPU nodes, prefill and decode times of a
- * 4-GPU replica of a large model, and prefixes shorter than the prompt. */
+ * 4-GPU replica of a large model, and prefixes shorter than the prompt; in
+ * 13.2 loads at which tensor parallelism fits the first and no degree of it
+ * the second, while spread experts serve both and need more GPUs for the
+ * third. */
 #include "practice.h"
 
 #include "comm.h"
@@ -215,6 +219,93 @@ static int exercise_6(practice_set *s, rng_state *r)
     return 0;
 }
 
+/* ---- 13.2: H200s for DeepSeek-V3 in fp8, experts spread or tensor parallel */
+
+static const double ex2_context[] = {4096, 8192, 16384, 32768};
+/* the loads at 8,192 tokens; at another context they scale to the same cache */
+static const double ex2_low[] = {64, 128, 192};
+static const double ex2_mid[] = {384, 512, 768};
+static const double ex2_high[] = {1024, 1536, 2048, 3072, 4096, 6144};
+
+/* The fewest GPUs, a power of two up to 64, that hold the model and
+ * `concurrency` sequences of `context` tokens: experts spread over them with
+ * each GPU attending to its own share (ep), or the whole model split 1/n
+ * with every sequence's latent on every GPU (tp).  0 when none does. */
+static int h200s(const model_spec *m, const gpu_spec *g, dtype d, int concurrency, int context, int ep)
+{
+    precision p = precision_uniform(d);
+    char err[256];
+    for (int n = 1; n <= 64; n *= 2) {
+        fit_check f;
+        int bad;
+        if (ep)
+            bad = ep_memory_fit(m, g, p, memory_policy_default(), n, (concurrency + n - 1) / n, context, &f, err,
+                                sizeof err);
+        else {
+            resident_model rm = {m, p, n};
+            bad = memory_fit(g, memory_policy_default(), &rm, 1, 0, concurrency, context, &f, err, sizeof err);
+        }
+        if (bad == 0 && f.fits)
+            return n;
+    }
+    return 0;
+}
+
+static void gpus_part(practice_set *s, const char *id, const char *what, const model_spec *m, const gpu_spec *g,
+                      int concurrency, int context, int ep)
+{
+    int n = h200s(m, g, DT_FP8, concurrency, context, ep);
+    practice_part *p = practice_add_part(s, id, 2, what, "H200s", JUDGE_EXACT, n, 0);
+    if (p)
+        p->judge.rule_note = "exactly; 0 when no degree up to 64 fits";
+    int bf16 = h200s(m, g, DT_BF16, concurrency, context, ep);
+    if (bf16 > 0 && bf16 != n)
+        practice_add_slip(p, bf16, "in fp8 a weight and a latent entry are one byte each, not two");
+    if (ep && n > 0) /* the tp layout's count where it exists */
+        practice_add_slip(p, h200s(m, g, DT_FP8, concurrency, context, 0),
+                          "with the experts spread, each GPU holds its own sequences' latents only");
+}
+
+static int exercise_2(practice_set *s, rng_state *r)
+{
+    model_spec m;
+    gpu_spec g;
+    if (model_lookup("deepseek-v3", &m) != 0 || gpu_lookup("h200", &g) != 0)
+        return -1;
+    double ctx = 8192, lo = 128, mid = 512, hi = 1024;
+    for (int attempt = 0; attempt < 64; attempt++) {
+        ctx = practice_pick(r, s->seed, ex2_context, PRACTICE_COUNT(ex2_context), 1);
+        double scale = 8192 / ctx;
+        lo = scale * practice_pick(r, s->seed, ex2_low, PRACTICE_COUNT(ex2_low), 1);
+        mid = scale * practice_pick(r, s->seed, ex2_mid, PRACTICE_COUNT(ex2_mid), 1);
+        hi = scale * practice_pick(r, s->seed, ex2_high, PRACTICE_COUNT(ex2_high), 0);
+        int c = (int)ctx;
+        int ep_mid = h200s(&m, &g, DT_FP8, (int)mid, c, 1);
+        if (h200s(&m, &g, DT_FP8, (int)lo, c, 0) > 0 && h200s(&m, &g, DT_FP8, (int)mid, c, 0) == 0 && ep_mid > 0 &&
+            h200s(&m, &g, DT_FP8, (int)hi, c, 1) > ep_mid)
+            break;
+        ctx = 8192, lo = 128, mid = 512, hi = 1024;
+    }
+    /* the loads' ranges: the least at the longest context, the most at the shortest */
+    double least = 8192 / practice_greatest(ex2_context, PRACTICE_COUNT(ex2_context));
+    double most = 8192 / practice_least(ex2_context, PRACTICE_COUNT(ex2_context));
+    practice_add_input(s, "ch13_ex2_context", ctx, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex2_context));
+    practice_add_input(s, "ch13_ex2_low", lo, PRACTICE_GROUPED, least * practice_least(ex2_low, PRACTICE_COUNT(ex2_low)),
+                       most * practice_greatest(ex2_low, PRACTICE_COUNT(ex2_low)));
+    practice_add_input(s, "ch13_ex2_mid", mid, PRACTICE_GROUPED, least * practice_least(ex2_mid, PRACTICE_COUNT(ex2_mid)),
+                       most * practice_greatest(ex2_mid, PRACTICE_COUNT(ex2_mid)));
+    practice_add_input(s, "ch13_ex2_high", hi, PRACTICE_GROUPED,
+                       least * practice_least(ex2_high, PRACTICE_COUNT(ex2_high)),
+                       most * practice_greatest(ex2_high, PRACTICE_COUNT(ex2_high)));
+    int c = (int)ctx;
+    gpus_part(s, "13.2(a1)", "H200s, experts spread, the first load", &m, &g, (int)lo, c, 1);
+    gpus_part(s, "13.2(a2)", "H200s, tensor parallel, the first load", &m, &g, (int)lo, c, 0);
+    gpus_part(s, "13.2(b1)", "H200s, experts spread, the second load", &m, &g, (int)mid, c, 1);
+    gpus_part(s, "13.2(b2)", "H200s, tensor parallel, the second load", &m, &g, (int)mid, c, 0);
+    gpus_part(s, "13.2(c)", "H200s, experts spread, the third load", &m, &g, (int)hi, c, 1);
+    return 0;
+}
+
 int practice_build_ch13(uint64_t seed, practice_set *out)
 {
     /* one stream per exercise, so a change to one leaves the others' draws */
@@ -226,7 +317,10 @@ int practice_build_ch13(uint64_t seed, practice_set *out)
     rng_jump(&r5);
     r6 = r5;
     rng_jump(&r6);
-    if (exercise_1(out, &r1) != 0 || exercise_3(out, &r3) != 0 || exercise_4(out, &r4) != 0)
+    rng_state r2 = r6;
+    rng_jump(&r2);
+    if (exercise_1(out, &r1) != 0 || exercise_2(out, &r2) != 0 || exercise_3(out, &r3) != 0 ||
+        exercise_4(out, &r4) != 0)
         return -1;
     exercise_5(out, &r5);
     return exercise_6(out, &r6);

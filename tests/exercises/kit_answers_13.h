@@ -1,13 +1,14 @@
 /* Chapter 13's variant parts answered by the kit's functions, in the part's
  * unit (see kit_answers.h).  13.4(c), the dispatch's time, has no kit
- * function. */
+ * function; 13.2(b2), where no tensor-parallel degree fits, is the kit's
+ * -1 (test_13.c checks it), the page's 0. */
 #ifndef EXERCISES_KIT_ANSWERS_13_H
 #define EXERCISES_KIT_ANSWERS_13_H
 
 #include "13-serving-todays-models.h"
 #include "kit_answers.h"
 
-/* Exercise `exercise` (1, 3, 4, 5 or 6; 0 for all) of the variant s. */
+/* Exercise `exercise` (1 to 6; 0 for all) of the variant s. */
 static inline kit_answers kit_answers_13(const practice_set *s, int exercise)
 {
     kit_answers a = {0};
@@ -16,6 +17,14 @@ static inline kit_answers kit_answers_13(const practice_set *s, int exercise)
         kit_answer_(&a, "13.1(a)", ex13_kv_bytes_per_sequence("deepseek-v3", "bf16", ctx) / 1e6);
         kit_answer_(&a, "13.1(b)", ex13_kv_bytes_per_sequence("qwen3-235b-a22b", "bf16", ctx) / 1e6);
         kit_answer_(&a, "13.1(c)", ex13_kv_bytes_per_sequence("gpt-oss-120b", "bf16", ctx) / 1e6);
+    }
+    if (exercise == 0 || exercise == 2) {
+        int ctx = (int)kit_input_(s, "ch13_ex2_context");
+        int lo = (int)kit_input_(s, "ch13_ex2_low"), mid = (int)kit_input_(s, "ch13_ex2_mid");
+        kit_answer_(&a, "13.2(a1)", ex13_h200s_for_deepseek(lo, ctx, "ep"));
+        kit_answer_(&a, "13.2(a2)", ex13_h200s_for_deepseek(lo, ctx, "tp"));
+        kit_answer_(&a, "13.2(b1)", ex13_h200s_for_deepseek(mid, ctx, "ep"));
+        kit_answer_(&a, "13.2(c)", ex13_h200s_for_deepseek((int)kit_input_(s, "ch13_ex2_high"), ctx, "ep"));
     }
     if (exercise == 0 || exercise == 3) {
         double share = kit_input_(s, "ch13_ex3_share") / 100;

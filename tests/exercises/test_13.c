@@ -35,11 +35,13 @@ Test(ex13, e1_whose_cache)
  * 137.3 > 135.7; EP 16: 58.0 + 18.4 + 1.6 fits. */
 Test(ex13, e2_h200s_for_deepseek)
 {
+#ifndef NB_STUDENT_KIT /* the student kit checks these parts through its variant */
     ex_check_int("13.2(a) H200s, experts spread, 128 requests", ex13_h200s_for_deepseek(128, 8192, "ep"), 8);
     ex_check_int("13.2(a) H200s, tensor parallel, 128 requests", ex13_h200s_for_deepseek(128, 8192, "tp"), 8);
     ex_check_int("13.2(b) H200s, experts spread, 512 requests", ex13_h200s_for_deepseek(512, 8192, "ep"), 8);
     ex_check_int("13.2(b) H200s, tensor parallel, 512 requests", ex13_h200s_for_deepseek(512, 8192, "tp"), -1);
     ex_check_int("13.2(c) H200s, experts spread, 1,024 requests", ex13_h200s_for_deepseek(1024, 8192, "ep"), 16);
+#endif
     ex_check_int("13.2 a layout that does not exist", ex13_h200s_for_deepseek(128, 8192, "pp"), -1);
 }
 
@@ -105,6 +107,17 @@ Test(ex13, e1_variant)
 {
     practice_set s = ex_variant(13);
     ex_check_kit_answers(&s, kit_answers_13(&s, 1));
+}
+
+Test(ex13, e2_variant)
+{
+    practice_set s = ex_variant(13);
+    ex_check_kit_answers(&s, kit_answers_13(&s, 2));
+    /* (b2): with tensor parallelism every GPU holds every sequence's latent,
+     * more than an H200 has at the variant's load, whatever the degree */
+    int mid = (int)ex_input(&s, "ch13_ex2_mid"), ctx = (int)ex_input(&s, "ch13_ex2_context");
+    ex_check_int("13.2(b2) H200s, tensor parallel, the second load (-1: none fits)",
+                 ex13_h200s_for_deepseek(mid, ctx, "tp"), -1);
 }
 
 Test(ex13, e3_variant)
