@@ -5,6 +5,9 @@
  * below, is accepted), the slips are recognised, and for 200 seeds every
  * input stays in range and each question keeps its printed regime. */
 #include "practice_seeds.h"
+#include "queue.h"
+#include "serve.h"
+#include "specs.h"
 
 #include <string.h>
 
@@ -95,8 +98,24 @@ Test(practice_ch05, two_hundred_seeds_stay_meaningful)
         practice_build(5, seed, &again);
         seeds_check_set(&s, &again);
         named += seeds_check_slips(&s);
-        /* 5.5: a full batch is the best one (its time times the capacity is the
-         * batch), the cap and one at a time carry less */
+        /* 5.5: the capacities are the best n / s(n) over every batch under the
+         * limit (the generator prices the limit's batch alone), a full batch's
+         * time times its capacity is the batch, the cap and one at a time carry less */
+        if (seed % 20 == 0) {
+            model_spec m = model_builtin("llama3-8b");
+            gpu_spec g = gpu_builtin("h100");
+            int b = (int)seeds_input_of(&s, "ch05_ex5_batch"), k = (int)seeds_input_of(&s, "ch05_ex5_cap");
+            serve_workload w = {1, (int)seeds_input_of(&s, "ch05_ex5_prompt"), (int)seeds_input_of(&s, "ch05_ex5_output"),
+                                1, precision_uniform(DT_BF16)};
+            double times[128];
+            char err[256];
+            cr_assert_eq(serve_batch_times(&m, &g, &w, b, times, err, sizeof err), 0, "%s", err);
+            queue_config qb = {1, b, 0, 0, times, SERVICE_FIXED, 1, 0}, qk = qb;
+            qk.kv_cap = k;
+            expect_rel(seeds_answer_of(&s, "5.5(a2)"), queue_capacity(&qb), 1e-9);
+            expect_rel(seeds_answer_of(&s, "5.5(b)"), queue_capacity(&qk), 1e-9);
+            expect_rel(seeds_answer_of(&s, "5.5(c)"), 1 / times[0], 1e-9);
+        }
         expect_rel(seeds_answer_of(&s, "5.5(a1)") * seeds_answer_of(&s, "5.5(a2)"), seeds_input_of(&s, "ch05_ex5_batch"),
                    1e-9);
         cr_expect(seeds_answer_of(&s, "5.5(a2)") > seeds_answer_of(&s, "5.5(b)"), "seed %llu", sd);
