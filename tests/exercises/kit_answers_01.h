@@ -8,13 +8,14 @@
 #include "kit_answers.h"
 
 /* The largest batch whose step the kit prices: ex01_step_time is NAN when
- * the batch's cache does not fit under the default policy (0 when none does). */
+ * the batch's cache does not fit under the default policy; -1 (no answer)
+ * when it prices none, as an untouched kit does. */
 static inline int kit01_largest_stepping_batch(const char *gpu, int tp, int context)
 {
     int b = 0;
     while (b < 100000 && !isnan(ex01_step_time("llama3-70b", gpu, tp, b + 1, context, "bf16")))
         b++;
-    return b;
+    return b > 0 ? b : -1;
 }
 
 /* Exercise `exercise` (1 to 8; 0 for all) of the variant s. */
