@@ -162,6 +162,7 @@ int main(void)
     nb_value("ch01_ex_ridge_mi300x_fp8", "%.0f", ex01_ridge("mi300x", "fp8"));
     nb_value("ch01_ex_ridge_h100_bf16", "%.0f", ex01_ridge("h100", "bf16"));
     nb_value("ch01_ex_ridge_h200_bf16", "%.0f", ex01_ridge("h200", "bf16"));
+    nb_value("ch01_ex_ridge_l40s_bf16", "%.0f", ex01_ridge("l40s", "bf16"));
 
     /* 2. KV per token, MHA against GQA, and what 40 GB holds at 4k. */
     double kv13 = ex01_kv_bytes_per_token("llama2-13b", "bf16");

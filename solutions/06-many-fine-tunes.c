@@ -186,6 +186,9 @@ int main(void)
     /* 7: copies against adapters, and a miss */
     nb_value("ch06_ex7_load_ms", "%.2f", 1e3 * ex06_load_time("llama3-70b", "h100", 4, 16, "q,k,v,o"));
     nb_value("ch06_ex7_load_all64_ms", "%.1f", 1e3 * ex06_load_time("llama3-70b", "h100", 4, 64, "all"));
+    /* (c) against the printed step of about 20 ms */
+    nb_value("ch06_ex7_miss_pct", "%.0f", 100 * ex06_load_time("llama3-70b", "h100", 4, 16, "q,k,v,o") / 20e-3);
+    nb_value("ch06_ex7_miss_all64_pct", "%.0f", 100 * ex06_load_time("llama3-70b", "h100", 4, 64, "all") / 20e-3);
     return 0;
 }
 #endif

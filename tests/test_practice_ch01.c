@@ -30,6 +30,19 @@ Test(practice_ch01, seed_zero_is_the_printed_book)
     cr_expect_eq(seeds_input_of(&s, "ch01_ex6_batch"), 64);
     cr_expect_eq(seeds_input_of(&s, "ch01_ex7_small_batch"), 4);
     cr_expect_eq(seeds_input_of(&s, "ch01_ex7_large_batch"), 64);
+    /* 1.1 prints the B200 (2,250 and 4,500 TFLOP/s over 8.0 TB/s) and the
+     * MI300X (1,307.4 and 2,614.9 over 5.3); 1.5 the H100, 81,559 MiB =
+     * 85.52 GB from its driver */
+    cr_expect_str_eq(practice_input_key(&s, "ch01_ex1_gpu_a"), "b200");
+    cr_expect_str_eq(practice_input_key(&s, "ch01_ex1_gpu_b"), "mi300x");
+    cr_expect_eq(seeds_input_of(&s, "ch01_ex1_a_bf16"), 2250);
+    cr_expect_eq(seeds_input_of(&s, "ch01_ex1_a_fp8"), 4500);
+    expect_rel(seeds_input_of(&s, "ch01_ex1_a_tbs"), 8.0, 1e-12);
+    expect_rel(seeds_input_of(&s, "ch01_ex1_b_bf16"), 1307.4, 1e-12);
+    expect_rel(seeds_input_of(&s, "ch01_ex1_b_fp8"), 2614.9, 1e-12);
+    expect_rel(seeds_input_of(&s, "ch01_ex1_b_tbs"), 5.3, 1e-12);
+    cr_expect_str_eq(practice_input_key(&s, "ch01_ex5_gpu"), "h100");
+    expect_rel(seeds_input_of(&s, "ch01_ex5_driver_gb"), 81559 * 1048576.0 / 1e9, 1e-9);
     /* ridges: 2250 / 8.0, 4500 / 8.0, 1307.4 / 5.3, 2614.9 / 5.3 */
     expect_rel(seeds_answer_of(&s, "1.1(a1)"), 281.25, 1e-9);
     expect_rel(seeds_answer_of(&s, "1.1(a2)"), 562.5, 1e-9);
@@ -76,7 +89,16 @@ Test(practice_ch01, seed_zero_is_the_printed_book)
     expect_rel(seeds_answer_of(&s, "1.7(b1)"), 2 * (1474564096.0 + 2 * 5637144576.0) / 1e9, 2e-3);
     expect_rel(seeds_answer_of(&s, "1.7(b2)"), 2 * (1474564096.0 + 8 * (1 - pow(0.75, 4)) * 5637144576.0) / 1e9, 2e-3);
     expect_rel(seeds_answer_of(&s, "1.7(b3)"), 2 * (1474564096.0 + 8 * (1 - pow(0.75, 64)) * 5637144576.0) / 1e9, 2e-3);
-    cr_expect_eq(s.n_parts, 32);
+    /* 1.8: 4 x H100 at 4k hold 121 sequences, 8 hold 350 (the default policy's
+     * arithmetic in test_memory.c and tests/exercises/test_01.c); at batch 295
+     * the step does 5.5219e12 FLOP over 66.881e9 B, 82.56 FLOP/B */
+    cr_expect_str_eq(practice_input_key(&s, "ch01_ex8_gpu"), "h100");
+    cr_expect_eq(seeds_input_of(&s, "ch01_ex8_context"), 4096);
+    cr_expect_eq(seeds_input_of(&s, "ch01_ex8_ridge_batch"), 295);
+    cr_expect_eq(seeds_answer_of(&s, "1.8(a)"), 121);
+    cr_expect_eq(seeds_answer_of(&s, "1.8(b)"), 350);
+    cr_expect_eq(judge_answer(&practice_find(&s, "1.8(c)")->judge, 82.6).verdict, VERDICT_RIGHT);
+    cr_expect_eq(s.n_parts, 35);
 }
 
 Test(practice_ch01, hand_answers_to_three_figures_pass)
@@ -129,7 +151,7 @@ Test(practice_ch01, part_slips_are_recognised)
 
 Test(practice_ch01, two_hundred_seeds_stay_meaningful)
 {
-    int distinct = 0, named = 0;
+    int distinct = 0, named = 0, gpus5 = 0, contexts8 = 0;
     double last = -1;
     for (uint64_t seed = 0; seed <= 200; seed++) {
         practice_set s, again;
@@ -142,14 +164,40 @@ Test(practice_ch01, two_hundred_seeds_stay_meaningful)
         cr_expect(seeds_answer_of(&s, "1.4(b)") >= seeds_answer_of(&s, "1.3(b)"), "seed %llu",
                   (unsigned long long)seed);
         cr_expect(seeds_answer_of(&s, "1.5(a2)") > seeds_answer_of(&s, "1.5(a1)"));
+        /* 1.1: two different GPUs, each ridge its printed peak over its printed
+         * bandwidth */
+        const char *ga = practice_input_key(&s, "ch01_ex1_gpu_a"), *gb = practice_input_key(&s, "ch01_ex1_gpu_b");
+        cr_assert(ga && gb);
+        cr_expect(strcmp(ga, gb) != 0 && strcmp(ga, "h100") != 0 && strcmp(gb, "h100") != 0, "seed %llu: %s, %s",
+                  (unsigned long long)seed, ga, gb);
+        expect_rel(seeds_answer_of(&s, "1.1(a1)"), seeds_input_of(&s, "ch01_ex1_a_bf16") / seeds_input_of(&s, "ch01_ex1_a_tbs"), 1e-9);
+        expect_rel(seeds_answer_of(&s, "1.1(a4)"), seeds_input_of(&s, "ch01_ex1_b_fp8") / seeds_input_of(&s, "ch01_ex1_b_tbs"), 1e-9);
+        expect_rel(seeds_answer_of(&s, "1.1(a2)"), seeds_input_of(&s, "ch01_ex1_a_fp8") / seeds_input_of(&s, "ch01_ex1_a_tbs"), 1e-9);
+        /* 1.5: the bf16 batch fits on its GPUs; W8A16's batch is half the bf16
+         * ridge, W8A8's half the int8 ridge, which is twice bf16's */
+        cr_expect(seeds_answer_of(&s, "1.5(a1)") >= 1);
+        expect_rel(seeds_answer_of(&s, "1.5(c1)"), 4 * seeds_answer_of(&s, "1.5(b)"), 1e-3);
+        expect_rel(seeds_answer_of(&s, "1.5(c2)"), seeds_answer_of(&s, "1.5(c1)") / 2, 1e-12);
         /* 1.6: a batch is slower a step and faster in all; 1.7 reads more with the batch */
         cr_expect(seeds_answer_of(&s, "1.6(c2)") > 1 && seeds_answer_of(&s, "1.6(c1)") > 1);
         cr_expect(seeds_answer_of(&s, "1.7(b1)") < seeds_answer_of(&s, "1.7(b2)"));
         cr_expect(seeds_answer_of(&s, "1.7(b2)") < seeds_answer_of(&s, "1.7(b3)"));
+        gpus5 |= 1 << (int)seeds_input_of(&s, "ch01_ex5_gpu");
+        /* 1.8's regime: the ridge batch does not fit on four GPUs, does on eight,
+         * and the step stays under the ridge */
+        double ridge8 = seeds_input_of(&s, "ch01_ex8_ridge_batch");
+        cr_expect(seeds_answer_of(&s, "1.8(a)") >= 1 && seeds_answer_of(&s, "1.8(a)") < ridge8, "seed %llu",
+                  (unsigned long long)seed);
+        cr_expect(seeds_answer_of(&s, "1.8(b)") >= ridge8, "seed %llu", (unsigned long long)seed);
+        cr_expect(seeds_answer_of(&s, "1.8(c)") < ridge8, "seed %llu", (unsigned long long)seed);
+        contexts8 |= 1 << (int)(seeds_input_of(&s, "ch01_ex8_context") / 1024);
         if (seeds_answer_of(&s, "1.3(a)") != last)
             distinct++;
         last = seeds_answer_of(&s, "1.3(a)");
     }
     cr_expect(distinct >= 50, "only %d changes of 1.3 in 201 seeds", distinct);
     cr_expect(named > 1000, "only %d slips checked", named);
+    cr_expect_eq(gpus5, 31, "1.5 drew only the GPUs of mask %#x", gpus5);
+    /* H100 at 2k, 3k, 4k; A100 at 4k, 6k, 8k */
+    cr_expect_eq(contexts8, (1 << 2) | (1 << 3) | (1 << 4) | (1 << 6) | (1 << 8), "1.8's contexts %#x", contexts8);
 }

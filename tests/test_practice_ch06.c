@@ -86,7 +86,18 @@ Test(practice_ch06, seed_zero_is_the_printed_book)
     cr_expect_eq(seeds_answer_of(&s, "6.7(a2)"), 4);
     expect_rel(seeds_answer_of(&s, "6.7(b1)"), 1e3 * 95682560.0 / h100.host_bw, 1e-9);
     expect_rel(seeds_answer_of(&s, "6.7(b2)"), 1e3 * 854589440.0 / h100.host_bw, 1e-9);
-    cr_expect_eq(s.n_parts, 27);
+    /* 6.2 at TP 4 as printed; 6.5(b) pads rank 8 to 64 in 6.4's setting: the
+     * padded kernels read eight times the bytes, so they add more; 6.7(c)
+     * weighs each load against 20 ms: 95,682,560 B and 854,589,440 B over the
+     * PCIe link, 1.495 ms = 7.5 % and 13.35 ms = 67 % of a step */
+    cr_expect_eq(seeds_input_of(&s, "ch06_ex2_tp"), 4);
+    cr_expect_eq(seeds_input_of(&s, "ch06_ex5_tenant_rank"), 8);
+    cr_expect_eq(seeds_input_of(&s, "ch06_ex5_slot_rank"), 64);
+    cr_expect_eq(seeds_input_of(&s, "ch06_ex7_step_ms"), 20);
+    cr_expect(seeds_answer_of(&s, "6.5(b1)") > seeds_answer_of(&s, "6.5(b2)"));
+    expect_rel(seeds_answer_of(&s, "6.7(c1)"), 100 * 95682560.0 / h100.host_bw / 20e-3, 1e-9);
+    expect_rel(seeds_answer_of(&s, "6.7(c2)"), 100 * 854589440.0 / h100.host_bw / 20e-3, 1e-9);
+    cr_expect_eq(s.n_parts, 31);
 }
 
 Test(practice_ch06, hand_answers_to_three_figures_pass)
@@ -99,7 +110,7 @@ Test(practice_ch06, hand_answers_to_three_figures_pass)
     } hand[] = {{"6.1(a)", 65.5},   {"6.1(b)", 28.0},  {"6.1(c)", 131},  {"6.1(d)", 41.9},   {"6.2(a1)", 95.7},
                 {"6.2(a2)", 89.8},  {"6.3(a1)", 121},  {"6.3(a3)", 0},   {"6.3(c)", 855},    {"6.5(a1)", 64},
                 {"6.5(a2)", 8},     {"6.5(a3)", 1},    {"6.6(a)", 57.7}, {"6.6(c1)", 7.91},  {"6.7(a1)", 1200},
-                {"6.7(a2)", 4},     {"6.7(b1)", 1.50}, {"6.7(b2)", 13.4}};
+                {"6.7(a2)", 4},     {"6.7(b1)", 1.50}, {"6.7(b2)", 13.4}, {"6.7(c1)", 7.48}, {"6.7(c2)", 66.8}};
     for (size_t i = 0; i < sizeof hand / sizeof hand[0]; i++) {
         judge_result r = judge_answer(&practice_find(&s, hand[i].id)->judge, hand[i].given);
         cr_expect_eq(r.verdict, VERDICT_RIGHT, "%s: %g judged %s (%s)", hand[i].id, hand[i].given,
@@ -117,7 +128,7 @@ Test(practice_ch06, part_slips_are_recognised)
         const char *id;
         double given;
         const char *word;
-    } slips[] = {{"6.1(a)", 83.9, "blog"},  {"6.2(a1)", 32.8, "quarter"}, {"6.7(a1)", 300, "four GPUs"},
+    } slips[] = {{"6.1(a)", 83.9, "blog"},  {"6.2(a1)", 32.8, "1/TP"}, {"6.7(a1)", 300, "four GPUs"},
                  {"6.6(a)", 64, "share"},   {"6.3(a2)", 121, "slots"},    {"6.6(b)", 57.7, "uniform"}};
     for (size_t i = 0; i < sizeof slips / sizeof slips[0]; i++) {
         judge_result r = judge_answer(&practice_find(&s, slips[i].id)->judge, slips[i].given);
@@ -147,6 +158,14 @@ Test(practice_ch06, two_hundred_seeds_stay_meaningful)
         cr_expect(seeds_answer_of(&s, "6.6(b)") < seeds_answer_of(&s, "6.6(a)"));
         cr_expect(seeds_answer_of(&s, "6.6(a)") < seeds_input_of(&s, "ch06_ex6_batch"), "seed %llu", sd);
         cr_expect(seeds_answer_of(&s, "6.7(a1)") == 4 * seeds_input_of(&s, "ch06_ex6_adapters"));
+        /* 6.2: more GPUs, a smaller share, but more than 1/TP of the whole */
+        cr_expect(seeds_answer_of(&s, "6.2(a1)") > seeds_answer_of(&s, "6.2(a2)"), "seed %llu", sd);
+        cr_expect(seeds_answer_of(&s, "6.2(a1)") > seeds_answer_of(&s, "6.1(c)") / seeds_input_of(&s, "ch06_ex2_tp"));
+        /* 6.5(b): padding costs time, with slots at least four times the tenants' rank */
+        cr_expect(seeds_answer_of(&s, "6.5(b1)") > seeds_answer_of(&s, "6.5(b2)"), "seed %llu", sd);
+        cr_expect(seeds_input_of(&s, "ch06_ex5_slot_rank") >= 4 * seeds_input_of(&s, "ch06_ex5_tenant_rank"));
+        /* 6.7(c): the small miss a fraction of a step, the big one most of one or more */
+        cr_expect(seeds_answer_of(&s, "6.7(c1)") < 100 && seeds_answer_of(&s, "6.7(c2)") > 30, "seed %llu", sd);
         if (seeds_answer_of(&s, "6.4(a)") != last)
             distinct++;
         last = seeds_answer_of(&s, "6.4(a)");

@@ -15,7 +15,10 @@
    1,392) in the chapter's own exercise files (exercises/NN-*,
    exercises/values/NN.tsv, tests/exercises/*NN*), where a number is that
    chapter's.  A part whose answer is the same at every seed checked (a fact
-   of fixed inputs: the H100's ridge, a model's KV bytes per token) is
+   of fixed inputs: the H100's ridge, a model's KV bytes per token), or, in
+   an exercise that draws a row of a table (a choice input: which GPU),
+   takes only a few values over a sample of seeds (that row's fact: the
+   drawn GPU's ridge), is
    searched in those files only: the library and its own tests, which the kit
    ships and a candidate may call, compute such facts.  Not searched: answers
    of one or two significant digits (480, 0.8, 4 s) and powers of two
@@ -45,6 +48,12 @@ import student_kit  # noqa: E402  (the comment stripper)
 # machines' kernels, inputs that no exercise derives.  Their digits
 # match short answers by chance (a three-figure answer inside a timing's
 # mantissa), so the search for answers leaves them out.
+# A part of an exercise with a choice input (a table row the variant draws,
+# 1.1's GPU) whose answers over ROW_FACT_SAMPLE seeds take at most
+# ROW_FACT_VALUES values: its answer is that row's fact.
+ROW_FACT_SAMPLE = 24
+ROW_FACT_VALUES = 5
+
 MEASURED_DATA = ("code/specs/measured/", "tests/published_fixture/", "tests/measured_fixture/",
                  "code/specs/calibrations.tsv", "figures/measured/")
 
@@ -67,6 +76,14 @@ def variant_chapters(grade):
     if not m:
         raise SystemExit("student_kit_check: no list of chapters with variants from %s" % grade)
     return m.group(1).split()
+
+
+def choice_exercises(grade, chapter, seed):
+    """The exercises of a chapter's variant that draw a table row: their
+    choice inputs ("input ch01_ex1_gpu_a 2 (b200)") name it."""
+    out = subprocess.run([grade, "--chapter", str(chapter), "--seed", str(seed), "--key"], capture_output=True,
+                         text=True, timeout=60, check=True).stdout
+    return {int(m.group(1)) for m in re.finditer(r"^\s+input ch\d+_ex(\d+)_\S+\s+\S+ \(\S+\)$", out, re.M)}
 
 
 def answer_key(grade, chapter, seed):
@@ -170,9 +187,16 @@ def main():
             o.chapters = ",".join(variant_chapters(o.grade))
         chapters = [int(c) for c in o.chapters.split(",")]
         keys = {(s_, c_): answer_key(o.grade, c_, s_) for s_ in seeds for c_ in chapters}
+        # a sample of other seeds, for the parts whose answers are a few table rows' facts
+        sample = [s_ for s_ in range(1, 1 + ROW_FACT_SAMPLE) if s_ not in seeds]
+        choices = {c_: choice_exercises(o.grade, c_, seeds[0]) for c_ in chapters}
+        sampled = {c_: [{part: v for part, v, _, _ in answer_key(o.grade, c_, s_)} for s_ in sample]
+                   if choices[c_] else [] for c_ in chapters}
         for seed, ch in [(s_, c_) for s_ in seeds for c_ in chapters]:
             values = [{part: v for part, v, _, _ in keys[(s_, ch)]} for s_ in seeds]
             fixed = {part for part in values[0] if all(vs.get(part) == values[0][part] for vs in values)}
+            fixed |= {part for part in values[0] if int(part.split(".")[1].split("(")[0]) in choices[ch]
+                      and len({vs.get(part) for vs in values + sampled[ch]}) <= ROW_FACT_VALUES}
             anywhere, in_ex = patterns(keys[(seed, ch)], fixed if len(seeds) > 1 else frozenset())
             own = re.compile(r"(exercises/%02d-|exercises/values/%02d\.tsv$|tests/exercises/\D*%02d\b)" % (ch, ch, ch))
             forms_of.setdefault(ch, set()).update(anywhere | in_ex)

@@ -183,8 +183,11 @@ static double key_value(const judge_part *j)
 static void print_key(const practice_set *s)
 {
     printf("chapter %d, seed %llu: the answer key\n", s->chapter, (unsigned long long)s->seed);
-    for (int i = 0; i < s->n_inputs; i++)
-        printf("  input %-22s %g\n", s->inputs[i].name, s->inputs[i].value);
+    for (int i = 0; i < s->n_inputs; i++) {
+        /* a choice names its table row: "input ch01_ex1_gpu_a 2 (b200)" */
+        printf("  input %-22s %g", s->inputs[i].name, s->inputs[i].value);
+        printf(s->inputs[i].key ? " (%s)\n" : "\n", s->inputs[i].key);
+    }
     for (int i = 0; i < s->n_parts; i++) {
         const judge_part *j = &s->parts[i].judge;
         char rule[64];

@@ -134,7 +134,9 @@ static void grouped(char *buf, size_t n, double v)
 
 const char *practice_input_text(const practice_input *in, char *buf, size_t n)
 {
-    if (strcmp(in->fmt, PRACTICE_GROUPED) == 0)
+    if (in->text)
+        snprintf(buf, n, "%s", in->text);
+    else if (strcmp(in->fmt, PRACTICE_GROUPED) == 0)
         grouped(buf, n, in->value);
     else
         snprintf(buf, n, in->fmt, in->value);
@@ -159,6 +161,22 @@ void practice_add_input(practice_set *s, const char *name, double value, const c
     in->fmt = fmt;
     in->lo = lo;
     in->hi = hi;
+    in->text = in->key = NULL;
+}
+
+void practice_add_choice(practice_set *s, const char *name, int index, int n, const char *text, const char *key)
+{
+    practice_add_input(s, name, index, "%g", 0, n - 1);
+    if (s->n_inputs > 0 && s->inputs[s->n_inputs - 1].name == name) {
+        s->inputs[s->n_inputs - 1].text = text;
+        s->inputs[s->n_inputs - 1].key = key;
+    }
+}
+
+const char *practice_input_key(const practice_set *s, const char *name)
+{
+    const practice_input *in = practice_input_named(s, name);
+    return in ? in->key : NULL;
 }
 
 practice_part *practice_add_part(practice_set *s, const char *id, int exercise, const char *what, const char *unit,

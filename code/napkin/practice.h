@@ -34,6 +34,8 @@ typedef struct {
     double value;
     const char *fmt;   /* printf format for the prose, "%.0f", or PRACTICE_GROUPED */
     double lo, hi;     /* the stated range */
+    const char *text;  /* a choice's text ("B200"), NULL for a number */
+    const char *key;   /* a choice's table key ("b200"), NULL for a number */
 } practice_input;
 
 /* The format of a whole number with thousands separators ("16,384"). */
@@ -69,6 +71,9 @@ double practice_parse_answer(const practice_part *p, const char *text);
 /* The input with that value name, or NULL. */
 const practice_input *practice_input_named(const practice_set *s, const char *name);
 
+/* The table key of a choice input (practice_add_choice: "b200"), or NULL. */
+const char *practice_input_key(const practice_set *s, const char *name);
+
 /* An input as the prose prints it ("16,384", "13"), in buf. */
 const char *practice_input_text(const practice_input *in, char *buf, size_t n);
 /* Records every input as a value (nb_value), for the exercise prose. */
@@ -81,6 +86,10 @@ int practice_variant_program(int chapter);
 
 /* ---- for the chapters' generators (practice_chNN.c) */
 void practice_add_input(practice_set *s, const char *name, double value, const char *fmt, double lo, double hi);
+/* An input that names a row of a table (which GPU, which model): its value
+ * is the row's index in the generator's list of n, the prose prints text,
+ * and the kit finds the row by key (practice_input_key). */
+void practice_add_choice(practice_set *s, const char *name, int index, int n, const char *text, const char *key);
 /* A part judged by rule: tol is the relative tolerance (RELATIVE) or the
  * range's half width around answer (RANGE).  NULL when the set is full
  * (practice_add_slip accepts NULL). */

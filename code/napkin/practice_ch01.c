@@ -1,11 +1,13 @@
-/* Chapter 1's exercise variants: 1.1 (ridges, the datasheets' numbers), 1.2
+/* Chapter 1's exercise variants: 1.1 (ridges, two GPUs' datasheet numbers), 1.2
  * (what grouped-query attention buys), 1.3 (one H200, long context), 1.4
- * (the ridge batch on H200s), 1.5 (int8 weights and cache), 1.6 (per-user
- * pace against throughput) and 1.7 (a mixture of experts at decode).  The
- * printed numbers are seed 0; other seeds draw from the lists below, which
- * keep each question in its printed regime: a cache budget that holds a few
- * sequences of the larger model, a batch that fits its GPUs, the ridge batch
- * that fits in 1.4, a batch of one against a batch that fits in 1.6. */
+ * (the ridge batch on H200s), 1.5 (int8 weights and cache, on a GPU of the
+ * table), 1.6 (per-user pace against throughput), 1.7 (a mixture of experts
+ * at decode) and 1.8 (the interview follow-up).  The printed numbers are
+ * seed 0; other seeds draw from the lists below, which keep each question
+ * in its printed regime: a cache budget that holds a few sequences of the
+ * larger model, a batch that fits its GPUs, the ridge batch that fits in
+ * 1.4, a batch of one against a batch that fits in 1.6, a ridge batch that
+ * fits on eight GPUs and not on four in 1.8. */
 #include "practice.h"
 #include "practice_draw.h"
 
@@ -88,21 +90,56 @@ static double hand_time(const step_cost *c, const char *gpu)
     return (c->weight_bytes + c->kv_bytes) / gpu_builtin(gpu).mem_bw + c->time_comm;
 }
 
-static void exercise_1(practice_set *s)
+/* 1.1's GPUs: the table's rows with a dense fp8 rate, less the H100 the
+ * exercise compares them with; the printed pair is the B200 and the MI300X. */
+static const struct {
+    const char *key, *name;
+    const char *what_bf16, *what_fp8;
+} ex1_gpus[] = {{"b200", "NVIDIA B200 (HGX)", "bf16 ridge of the B200", "fp8 ridge of the B200"},
+                {"mi300x", "AMD MI300X", "bf16 ridge of the MI300X", "fp8 ridge of the MI300X"},
+                {"h200", "NVIDIA H200 (SXM)", "bf16 ridge of the H200", "fp8 ridge of the H200"},
+                {"l40s", "NVIDIA L40S", "bf16 ridge of the L40S", "fp8 ridge of the L40S"}};
+
+static void exercise_1(practice_set *s, rng_state *r)
 {
-    /* the datasheets' numbers, cited in the exercise: the same in every variant */
-    static const struct {
-        const char *id, *gpu, *what;
-        dtype d;
-    } ridges[] = {{"1.1(a1)", "b200", "bf16 ridge of the B200", DT_BF16},
-                  {"1.1(a2)", "b200", "fp8 ridge of the B200", DT_FP8},
-                  {"1.1(a3)", "mi300x", "bf16 ridge of the MI300X", DT_BF16},
-                  {"1.1(a4)", "mi300x", "fp8 ridge of the MI300X", DT_FP8}};
-    for (int i = 0; i < PRACTICE_COUNT(ridges); i++) {
-        double ridge = ridge_of(ridges[i].gpu, ridges[i].d);
-        practice_part *p = practice_add_part(s, ridges[i].id, 1, ridges[i].what, "FLOP/B", JUDGE_RELATIVE, ridge,
+    int n = PRACTICE_COUNT(ex1_gpus), a = 0, b = 1;
+    if (s->seed != 0) {
+        /* two different GPUs: the second from the list less the first */
+        a = (int)rng_below(r, (uint64_t)n);
+        b = (a + 1 + (int)rng_below(r, (uint64_t)(n - 1))) % n;
+    }
+    static const char *const names[2] = {"ch01_ex1_gpu_a", "ch01_ex1_gpu_b"};
+    static const char *const rates[2][3] = {{"ch01_ex1_a_bf16", "ch01_ex1_a_fp8", "ch01_ex1_a_tbs"},
+                                            {"ch01_ex1_b_bf16", "ch01_ex1_b_fp8", "ch01_ex1_b_tbs"}};
+    static const char *const ids[2][2] = {{"1.1(a1)", "1.1(a2)"}, {"1.1(a3)", "1.1(a4)"}};
+    const int pick[2] = {a, b};
+    for (int k = 0; k < 2; k++) {
+        int i = pick[k];
+        gpu_spec g = gpu_builtin(ex1_gpus[i].key);
+        double bf16 = gpu_peak_flops(&g, DT_BF16), fp8 = gpu_peak_flops(&g, DT_FP8);
+        practice_add_choice(s, names[k], i, n, ex1_gpus[i].name, ex1_gpus[i].key);
+        /* the datasheet's numbers, as the exercise prints them, each in the list's range */
+        double lo[3], hi[3];
+        for (int j = 0; j < n; j++) {
+            gpu_spec o = gpu_builtin(ex1_gpus[j].key);
+            double v[3] = {gpu_peak_flops(&o, DT_BF16) / 1e12, gpu_peak_flops(&o, DT_FP8) / 1e12, o.mem_bw / 1e12};
+            for (int q = 0; q < 3; q++) {
+                lo[q] = j == 0 || v[q] < lo[q] ? v[q] : lo[q];
+                hi[q] = j == 0 || v[q] > hi[q] ? v[q] : hi[q];
+            }
+        }
+        practice_add_input(s, rates[k][0], bf16 / 1e12, "%g", lo[0], hi[0]);
+        practice_add_input(s, rates[k][1], fp8 / 1e12, "%g", lo[1], hi[1]);
+        practice_add_input(s, rates[k][2], g.mem_bw / 1e12, "%.3g", lo[2], hi[2]);
+        double rb = ridge_intensity(bf16, g.mem_bw), rf = ridge_intensity(fp8, g.mem_bw);
+        practice_part *p = practice_add_part(s, ids[k][0], 1, ex1_gpus[i].what_bf16, "FLOP/B", JUDGE_RELATIVE, rb,
                                              JUDGE_HAND_TOL);
-        practice_add_slip(p, 1 / ridge, "that is bytes per FLOP; the ridge is the peak over the bandwidth");
+        practice_add_slip(p, 1 / rb, "that is bytes per FLOP; the ridge is the peak over the bandwidth");
+        practice_add_slip(p, 2 * rb, "that is twice the dense bf16 peak: the sparse figure, or fp8's");
+        p = practice_add_part(s, ids[k][1], 1, ex1_gpus[i].what_fp8, "FLOP/B", JUDGE_RELATIVE, rf, JUDGE_HAND_TOL);
+        practice_add_slip(p, 1 / rf, "that is bytes per FLOP; the ridge is the peak over the bandwidth");
+        practice_add_slip(p, 2 * rf, "that is the sparse peak; dense rates only");
+        practice_add_slip(p, rb, "that is the bf16 peak; this part asks for fp8");
     }
 }
 
@@ -229,6 +266,11 @@ static int exercise_4(practice_set *s, rng_state *r, double usable, double reser
 
 static const double ex5_tp[] = {4, 8};
 static const double ex5_context[] = {2048, 4096, 8192};
+/* 5's GPUs: the table's rows with int8 tensor cores and room for the 70B on
+ * four of them; the printed one is the H100 */
+static const struct {
+    const char *key, *name;
+} ex5_gpus[] = {{"h100", "H100"}, {"h200", "H200"}, {"a100", "A100"}, {"b200", "B200"}, {"mi300x", "MI300X"}};
 
 static int exercise_5(practice_set *s, rng_state *r)
 {
@@ -237,23 +279,37 @@ static int exercise_5(practice_set *s, rng_state *r)
         return -1;
     double tp = practice_pick(r, s->seed, ex5_tp, PRACTICE_COUNT(ex5_tp), 0);
     double context = practice_pick(r, s->seed, ex5_context, PRACTICE_COUNT(ex5_context), 1);
+    /* drawn after tp and context, so their draws are the earlier variants' */
+    int n = PRACTICE_COUNT(ex5_gpus), i = s->seed == 0 ? 0 : (int)rng_below(r, (uint64_t)n);
+    const char *key = ex5_gpus[i].key;
+    gpu_spec g = gpu_builtin(key);
     practice_add_input(s, "ch01_ex5_tp", tp, "%g", PRACTICE_RANGE_OF(ex5_tp));
     practice_add_input(s, "ch01_ex5_context", context, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex5_context));
+    practice_add_choice(s, "ch01_ex5_gpu", i, n, ex5_gpus[i].name, key);
+    double lo = INFINITY, hi = 0;
+    for (int j = 0; j < n; j++) {
+        double gb = gpu_builtin(ex5_gpus[j].key).mem_bytes / 1e9;
+        lo = fmin(lo, gb), hi = fmax(hi, gb);
+    }
+    practice_add_input(s, "ch01_ex5_driver_gb", g.mem_bytes / 1e9, "%.1f", lo, hi);
     /* the exercise's policy: 90 % of the driver's figure, 2 GB kept */
-    int bf = max_batch(&m, "h100", (int)tp, (int)context, DT_BF16, DT_BF16, 0.9, 2e9);
-    int i8 = max_batch(&m, "h100", (int)tp, (int)context, DT_INT8, DT_INT8, 0.9, 2e9);
-    int w8 = max_batch(&m, "h100", (int)tp, (int)context, DT_INT8, DT_BF16, 0.9, 2e9);
+    int bf = max_batch(&m, key, (int)tp, (int)context, DT_BF16, DT_BF16, 0.9, 2e9);
+    int i8 = max_batch(&m, key, (int)tp, (int)context, DT_INT8, DT_INT8, 0.9, 2e9);
+    int w8 = max_batch(&m, key, (int)tp, (int)context, DT_INT8, DT_BF16, 0.9, 2e9);
     if (bf < 1 || i8 < 1)
         return -1;
     practice_part *p = practice_add_part(s, "1.5(a1)", 5, "largest batch in bf16", "sequences", JUDGE_EXACT, bf, 0);
     p = practice_add_part(s, "1.5(a2)", 5, "largest batch with int8 weights and cache", "sequences", JUDGE_EXACT, i8, 0);
     practice_add_slip(p, w8, "that keeps the cache in bf16; the question makes both int8");
     practice_add_slip(p, 2.0 * bf, "halving the bytes does not double the batch: the weights' share is fixed");
-    double w8a16 = ridge_of("h100", DT_BF16) / 2, i8ridge = ridge_of("h100", DT_INT8);
+    double bf16ridge = ridge_of(key, DT_BF16), i8ridge = ridge_of(key, DT_INT8);
     p = practice_add_part(s, "1.5(b)", 5, "batch at the bf16 ridge with int8 weights (W8A16)", "sequences",
-                          JUDGE_RELATIVE, w8a16, JUDGE_HAND_TOL);
-    p = practice_add_part(s, "1.5(c1)", 5, "the H100's int8 ridge", "FLOP/B", JUDGE_RELATIVE, i8ridge, JUDGE_HAND_TOL);
-    practice_add_slip(p, ridge_of("h100", DT_BF16), "that is the bf16 ridge; int8 tensor cores run twice as fast");
+                          JUDGE_RELATIVE, bf16ridge / 2, JUDGE_HAND_TOL);
+    practice_add_slip(p, bf16ridge, "that is bf16 weights' batch; a 1-byte weight doubles the intensity per row");
+    practice_add_slip(p, ridge_of("h100", DT_BF16) / 2, "that is the H100's ridge; this GPU has its own");
+    p = practice_add_part(s, "1.5(c1)", 5, "the GPU's int8 ridge", "OP/B", JUDGE_RELATIVE, i8ridge, JUDGE_HAND_TOL);
+    practice_add_slip(p, bf16ridge, "that is the bf16 ridge; int8 tensor cores run twice as fast");
+    practice_add_slip(p, 2 * i8ridge, "that is the sparse int8 figure; dense rates only");
     p = practice_add_part(s, "1.5(c2)", 5, "batch at the int8 ridge with int8 math (W8A8)", "sequences",
                           JUDGE_RELATIVE, i8ridge / 2, JUDGE_HAND_TOL);
     practice_add_slip(p, i8ridge, "an int8 weight is one byte and two operations: the batch is half the ridge");
@@ -343,10 +399,71 @@ static int exercise_7(practice_set *s, rng_state *r)
     return 0;
 }
 
+/* 8's GPUs and contexts: those where the ridge batch does not fit on four
+ * GPUs and does on eight, the printed regime (the H100 at 4k). */
+static const struct {
+    const char *key, *name;
+} ex8_gpus[] = {{"h100", "H100"}, {"a100", "A100"}};
+static const double ex8_context[] = {2048, 3072, 4096, 6144, 8192};
+
+/* The largest batch of context under the library's default policy: the
+ * chapter's fit chain (its activation reserve, not exercise 5's 2 GB). */
+static int default_max_batch(const model_spec *m, const char *gpu, int tp, int context)
+{
+    gpu_spec g = gpu_builtin(gpu);
+    replica_memory rm;
+    char err[256];
+    if (replica_memory_plan(m, &g, precision_uniform(DT_BF16), tp, memory_policy_default(), &rm, err, sizeof err) != 0)
+        return -1;
+    return max_batch_for_memory(&rm, context);
+}
+
+static int exercise_8(practice_set *s, rng_state *r)
+{
+    model_spec m;
+    if (model_lookup("llama3-70b", &m) != 0)
+        return -1;
+    int n = PRACTICE_COUNT(ex8_gpus), i = 0, ridge = 0, b4 = -1, b8 = -1;
+    double context = 4096;
+    for (int attempt = 0; attempt < 64; attempt++) {
+        i = s->seed == 0 ? 0 : (int)rng_below(r, (uint64_t)n);
+        context = practice_pick(r, s->seed, ex8_context, PRACTICE_COUNT(ex8_context), 2);
+        ridge = ridge_batch_of(ex8_gpus[i].key, DT_BF16, DT_BF16);
+        b4 = default_max_batch(&m, ex8_gpus[i].key, 4, (int)context);
+        b8 = default_max_batch(&m, ex8_gpus[i].key, 8, (int)context);
+        if (b4 >= 1 && b4 < ridge && b8 >= ridge)
+            break;
+        i = 0, context = 4096, ridge = ridge_batch_of("h100", DT_BF16, DT_BF16);
+        b4 = default_max_batch(&m, "h100", 4, 4096), b8 = default_max_batch(&m, "h100", 8, 4096);
+    }
+    if (b4 < 1 || b8 < ridge)
+        return -1;
+    const char *key = ex8_gpus[i].key;
+    practice_add_choice(s, "ch01_ex8_gpu", i, n, ex8_gpus[i].name, key);
+    practice_add_input(s, "ch01_ex8_context", context, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex8_context));
+    practice_add_input(s, "ch01_ex8_ridge_batch", ridge, "%g", ridge_batch_of("a100", DT_BF16, DT_BF16),
+                       ridge_batch_of("h100", DT_BF16, DT_BF16));
+    practice_part *p = practice_add_part(s, "1.8(a)", 8, "largest batch on four GPUs", "sequences", JUDGE_EXACT, b4, 0);
+    practice_add_slip(p, max_batch(&m, key, 4, (int)context, DT_BF16, DT_BF16, 0.9, 2e9),
+                      "that keeps exercise 5's 2 GB; the chapter reserves an 8192-token step's activations");
+    practice_add_slip(p, b8, "that is eight GPUs'; this part asks about four");
+    p = practice_add_part(s, "1.8(b)", 8, "largest batch on eight GPUs", "sequences", JUDGE_EXACT, b8, 0);
+    practice_add_slip(p, max_batch(&m, key, 8, (int)context, DT_BF16, DT_BF16, 0.9, 2e9),
+                      "that keeps exercise 5's 2 GB; the chapter reserves an 8192-token step's activations");
+    practice_add_slip(p, 2.0 * b4, "twice four GPUs' batch: the weights' share halves too, so more than twice fits");
+    step_cost c;
+    if (step(&m, key, 8, ridge, (int)context, &c) != 0)
+        return -1;
+    p = add_estimate(s, "1.8(c)", 8, "the step's intensity at the ridge batch on eight", "FLOP/B", c.intensity,
+                     c.flop / (c.weight_bytes + c.kv_bytes));
+    practice_add_slip(p, (double)ridge, "that is the projections' intensity alone; the KV cache's bytes bring it down");
+    return 0;
+}
+
 int practice_build_ch01(uint64_t seed, practice_set *out)
 {
     /* one stream per exercise, so a change to one leaves the others' draws */
-    rng_state r2 = rng_make(seed), r3 = r2, r4, r5, r6, r7;
+    rng_state r2 = rng_make(seed), r3 = r2, r4, r5, r6, r7, r1, r8;
     rng_jump(&r3);
     r4 = r3;
     rng_jump(&r4);
@@ -356,11 +473,16 @@ int practice_build_ch01(uint64_t seed, practice_set *out)
     rng_jump(&r6);
     r7 = r6;
     rng_jump(&r7);
+    /* exercise 1's GPUs came later: their stream follows the others' */
+    r1 = r7;
+    rng_jump(&r1);
+    r8 = r1;
+    rng_jump(&r8);
     double usable, reserve;
-    exercise_1(out);
+    exercise_1(out, &r1);
     if (exercise_2(out, &r2) != 0 || exercise_3(out, &r3, &usable, &reserve) != 0 ||
         exercise_4(out, &r4, usable, reserve) != 0 || exercise_5(out, &r5) != 0 || exercise_6(out, &r6) != 0 ||
-        exercise_7(out, &r7) != 0)
+        exercise_7(out, &r7) != 0 || exercise_8(out, &r8) != 0)
         return -1;
     return 0;
 }

@@ -1,16 +1,21 @@
 /* Chapter 5's exercise variants: 5.1 (Little's law in an interview), 5.2
- * (fixed against random service), 5.3 (where is the knee?) and 5.4
- * (variable output lengths).  The
- * printed numbers are seed 0; other seeds draw from the lists below, which
- * keep one server between half and nine tenths busy (the regime where the
- * service time's variance matters and the queue is stable) and the 5.1
- * cache inside one server of eight H100s. */
+ * (fixed against random service), 5.3 (where is the knee?), 5.4 (variable
+ * output lengths), 5.5 and 5.6 (what a batch server carries, and how many
+ * replicas), 5.8 (cost per million tokens), 5.9 (a TTFT budget) and 5.10
+ * (choosing the parallelism); 5.7 asks for reasons only.  The printed
+ * numbers are seed 0; other seeds draw from the lists below, which keep one
+ * server between half and nine tenths busy (the regime where the service
+ * time's variance matters and the queue is stable), the 5.1 cache inside one
+ * server of eight H100s, every batch of 5.5 inside one H100, and in 5.10 a
+ * target every degree meets with a cheapest degree that is not the fastest. */
 #include "practice.h"
 #include "practice_draw.h"
 
 #include "memory.h"
 #include "queue.h"
+#include "request.h"
 #include "rng.h"
+#include "serve.h"
 #include "specs.h"
 
 #include <math.h>
@@ -163,19 +168,267 @@ static void exercise_4(practice_set *s, rng_state *r)
     practice_add_slip(p, w, "exponential service has a squared coefficient of variation of 1");
 }
 
+/* 5.5: a replica that runs batches to completion, LLaMA-3-8B bf16 on one
+ * H100 at datasheet rates: s(n), the time of a batch of n; -1 when it does
+ * not fit (the default policy at prompt + output).  A batch's requests
+ * share its weight reads, so n / s(n) grows with n and the capacity under a
+ * limit is the limit's batch (test_practice_ch05.c checks it against
+ * queue_capacity over every n): three batches instead of every one, since
+ * the page builds the variant for each answer it judges. */
+static double batch_time(const model_spec *m, int prompt, int output, int n)
+{
+    gpu_spec g = gpu_builtin("h100");
+    serve_workload w = {1, prompt, output, 1, precision_uniform(DT_BF16)};
+    resident_model rm = {m, w.prec, 1};
+    fit_check f;
+    serve_result r;
+    char err[256];
+    if (memory_fit(&g, memory_policy_default(), &rm, 1, 0, n, prompt + output, &f, err, sizeof err) != 0 ||
+        !f.fits || serve_batch(m, &g, &w, n, &r, err, sizeof err) != 0)
+        return -1;
+    return r.total;
+}
+
+static const double ex5_prompt[] = {256, 512, 1024};
+static const double ex5_output[] = {128, 256, 512};
+static const double ex5_batch[] = {32, 64, 128};
+static const double ex5_cap[] = {8, 16, 24};
+/* a batch's time and a capacity estimated by hand (prefill at the peak, each
+ * decode step the weights and the cache over the bandwidth) land within a few
+ * percent of the step model's */
+#define EX5_TOL 0.05
+static const char *const ex5_note = "an estimate, to 5%";
+
+static practice_part *add_estimate5(practice_set *s, const char *id, int exercise, const char *what, const char *unit,
+                                    double answer)
+{
+    practice_part *p = practice_add_part(s, id, exercise, what, unit, JUDGE_RELATIVE, answer, EX5_TOL);
+    if (p)
+        p->judge.rule_note = ex5_note;
+    return p;
+}
+
+static const double ex6_rate[] = {50, 100, 200, 400};
+static const double ex6_load_pct[] = {70, 75, 80, 90};
+
+/* Replicas for a capacity known to within EX5_TOL: the counts of its two ends. */
+static practice_part *add_replicas(practice_set *s, const char *id, const char *what, double rate, double load,
+                                   double capacity)
+{
+    double lo = ceil(rate / (load * capacity * (1 + EX5_TOL)) - 1e-9), hi = ceil(rate / (load * capacity * (1 - EX5_TOL)) - 1e-9);
+    practice_part *p = practice_add_part(s, id, 6, what, "replicas", JUDGE_RANGE, 0.5 * (lo + hi), 0.5 * (hi - lo));
+    if (p)
+        p->judge.rule_note = "the count for your 5's capacity, within 5% of the step model's";
+    practice_add_slip(p, ceil(rate / capacity - 1e-9), "that runs every replica flat out; none may go above its load limit");
+    return p;
+}
+
+static int exercises_5_and_6(practice_set *s, rng_state *r, rng_state *r6)
+{
+    model_spec m;
+    if (model_lookup("llama3-8b", &m) != 0)
+        return -1;
+    double prompt = 512, output = 256, batch = 64, cap = 16, t_b = -1;
+    for (int attempt = 0; attempt < 64 && t_b < 0; attempt++) {
+        prompt = practice_pick(r, s->seed, ex5_prompt, PRACTICE_COUNT(ex5_prompt), 1);
+        output = practice_pick(r, s->seed, ex5_output, PRACTICE_COUNT(ex5_output), 1);
+        batch = practice_pick(r, s->seed, ex5_batch, PRACTICE_COUNT(ex5_batch), 1);
+        cap = practice_pick(r, s->seed, ex5_cap, PRACTICE_COUNT(ex5_cap), 1);
+        /* every batch fits: the cap is the cache's choice, not memory's */
+        t_b = batch_time(&m, (int)prompt, (int)output, (int)batch);
+    }
+    if (t_b < 0) {
+        prompt = 512, output = 256, batch = 64, cap = 16;
+        t_b = batch_time(&m, 512, 256, 64);
+    }
+    double t_k = batch_time(&m, (int)prompt, (int)output, (int)cap), t_1 = batch_time(&m, (int)prompt, (int)output, 1);
+    if (t_b < 0 || t_k < 0 || t_1 < 0)
+        return -1;
+    double c_b = batch / t_b, c_k = cap / t_k, c_1 = 1 / t_1;
+    practice_add_input(s, "ch05_ex5_prompt", prompt, "%g", PRACTICE_RANGE_OF(ex5_prompt));
+    practice_add_input(s, "ch05_ex5_output", output, "%g", PRACTICE_RANGE_OF(ex5_output));
+    practice_add_input(s, "ch05_ex5_batch", batch, "%g", PRACTICE_RANGE_OF(ex5_batch));
+    practice_add_input(s, "ch05_ex5_cap", cap, "%g", PRACTICE_RANGE_OF(ex5_cap));
+    practice_part *p = add_estimate5(s, "5.5(a1)", 5, "seconds a full batch takes", "s", t_b);
+    practice_add_slip(p, t_b / batch, "that is a request's share; the batch runs its requests together");
+    p = add_estimate5(s, "5.5(a2)", 5, "requests/s the replica carries", "requests/s", c_b);
+    practice_add_slip(p, 1 / t_b, "that is batches per second; each carries the whole batch of requests");
+    p = add_estimate5(s, "5.5(b)", 5, "requests/s with the cache's cap", "requests/s", c_k);
+    practice_add_slip(p, c_b, "that is the uncapped batch; the cache holds fewer sequences");
+    p = add_estimate5(s, "5.5(c)", 5, "requests/s one at a time", "requests/s", c_1);
+
+    double rate = practice_pick(r6, s->seed, ex6_rate, PRACTICE_COUNT(ex6_rate), 1);
+    double load = practice_pick(r6, s->seed, ex6_load_pct, PRACTICE_COUNT(ex6_load_pct), 2);
+    practice_add_input(s, "ch05_ex6_rate", rate, "%g", PRACTICE_RANGE_OF(ex6_rate));
+    practice_add_input(s, "ch05_ex6_load_pct", load, "%g", PRACTICE_RANGE_OF(ex6_load_pct));
+    add_replicas(s, "5.6(a)", "replicas of 5(a)", rate, load / 100, c_b);
+    add_replicas(s, "5.6(b)", "replicas of 5(b)", rate, load / 100, c_k);
+    add_replicas(s, "5.6(c)", "replicas of 5(c)", rate, load / 100, c_1);
+    return 0;
+}
+
+/* 8 to 10: one request end to end (request.h) on H100s at the datasheet's
+ * ceilings, bf16, the default memory policy; -1 when it does not fit. */
+static int end_to_end(const char *model, int tp, int prompt, int output, int c, int chunk, double price,
+                      request_estimate *e)
+{
+    model_spec m;
+    gpu_spec g = gpu_builtin("h100");
+    if (model_lookup(model, &m) != 0)
+        return -1;
+    request_setup rs = {&m, &g, precision_uniform(DT_BF16), tp, prompt, output, c, chunk, 0, memory_policy_default(),
+                        price, 1};
+    char err[256];
+    return request_estimate_compute(&rs, e, err, sizeof err) == 0 && e->fit.fits ? 0 : -1;
+}
+
+static const double ex8_price[] = {1.5, 2, 2.5, 3, 4};
+static const double ex8_concurrency[] = {32, 64, 128};
+
+static int exercise_8(practice_set *s, rng_state *r)
+{
+    double price = practice_pick(r, s->seed, ex8_price, PRACTICE_COUNT(ex8_price), 1);
+    double c = practice_pick(r, s->seed, ex8_concurrency, PRACTICE_COUNT(ex8_concurrency), 2);
+    practice_add_input(s, "ch05_ex8_price", price, "%g", PRACTICE_RANGE_OF(ex8_price));
+    practice_add_input(s, "ch05_ex8_concurrency", c, "%g", PRACTICE_RANGE_OF(ex8_concurrency));
+    request_estimate one, many;
+    if (end_to_end("llama3-8b", 1, 1024, 512, 1, 0, price, &one) != 0 ||
+        end_to_end("llama3-8b", 1, 1024, 512, (int)c, 0, price, &many) != 0)
+        return -1;
+    practice_part *p = practice_add_part(s, "5.8(a)", 8, "cost of a million output tokens, one in flight", "$",
+                                         JUDGE_RELATIVE, one.cost_per_m_output, JUDGE_HAND_TOL);
+    practice_add_slip(p, one.cost_per_m_output / 1000, "that is a thousand tokens' cost; the part asks for a million");
+    practice_add_slip(p, one.cost_per_m_output * 3600, "the price is per GPU-hour: a GPU-second costs 3600 times less");
+    p = practice_add_part(s, "5.8(b)", 8, "cost of a million output tokens, the larger concurrency", "$",
+                          JUDGE_RELATIVE, many.cost_per_m_output, JUDGE_HAND_TOL);
+    practice_add_slip(p, one.cost_per_m_output / c,
+                      "the step grows with the batch: the cost falls by less than the concurrency");
+    practice_add_slip(p, many.cost_per_m_output / 1000, "that is a thousand tokens' cost; the part asks for a million");
+    return 0;
+}
+
+static const double ex9_budget_ms[] = {100, 150, 200, 300};
+static const double ex9_concurrency[] = {32, 64, 96};
+static const double ex9_chunk[] = {128, 256, 512};
+
+static int exercise_9(practice_set *s, rng_state *r)
+{
+    double budget = practice_pick(r, s->seed, ex9_budget_ms, PRACTICE_COUNT(ex9_budget_ms), 2);
+    double c = practice_pick(r, s->seed, ex9_concurrency, PRACTICE_COUNT(ex9_concurrency), 1);
+    double chunk = practice_pick(r, s->seed, ex9_chunk, PRACTICE_COUNT(ex9_chunk), 1);
+    practice_add_input(s, "ch05_ex9_budget_ms", budget, "%g", PRACTICE_RANGE_OF(ex9_budget_ms));
+    practice_add_input(s, "ch05_ex9_concurrency", c, "%g", PRACTICE_RANGE_OF(ex9_concurrency));
+    practice_add_input(s, "ch05_ex9_chunk", chunk, "%g", PRACTICE_RANGE_OF(ex9_chunk));
+    /* the longest prompt alone within the budget, to 256 tokens as the solution searches */
+    int longest = 0;
+    for (int n = 256; n <= 65536; n += 256) {
+        request_estimate e;
+        if (end_to_end("llama3-8b", 1, n, 512, 1, 0, 0, &e) != 0 || e.ttft > budget * 1e-3)
+            break;
+        longest = n;
+    }
+    if (longest < 256)
+        return -1;
+    practice_part *p = practice_add_part(s, "5.9(a)", 9, "longest prompt prefilled within the budget", "tokens",
+                                         JUDGE_RANGE, longest + 127.5, 127.5);
+    if (p)
+        p->judge.rule_note = "to the 256 tokens past the longest multiple of 256";
+    request_estimate whole, chunked;
+    if (end_to_end("llama3-8b", 1, 1024, 512, (int)c, 0, 0, &whole) != 0 ||
+        end_to_end("llama3-8b", 1, 1024, 512, (int)c, (int)chunk, 0, &chunked) != 0)
+        return -1;
+    p = practice_add_part(s, "5.9(b1)", 9, "TTFT with whole prompts", "ms", JUDGE_RELATIVE, whole.ttft * 1e3,
+                          JUDGE_HAND_TOL);
+    practice_add_slip(p, whole.tpot * 1e3, "that is the TPOT; TTFT is the time to the first token");
+    p = practice_add_part(s, "5.9(b2)", 9, "TPOT with whole prompts", "ms", JUDGE_RELATIVE, whole.tpot * 1e3,
+                          JUDGE_HAND_TOL);
+    practice_add_slip(p, whole.ttft * 1e3, "that is the TTFT; TPOT is the time between later tokens");
+    p = practice_add_part(s, "5.9(b3)", 9, "TTFT with chunked prefill", "ms", JUDGE_RELATIVE, chunked.ttft * 1e3,
+                          JUDGE_HAND_TOL);
+    practice_add_slip(p, whole.ttft * 1e3, "that is the whole prompt's; chunks spread the prefill over steps");
+    p = practice_add_part(s, "5.9(b4)", 9, "TPOT with chunked prefill", "ms", JUDGE_RELATIVE, chunked.tpot * 1e3,
+                          JUDGE_HAND_TOL);
+    practice_add_slip(p, whole.tpot * 1e3, "that is the whole prompts' TPOT; chunking changes it");
+    return 0;
+}
+
+static const double ex10_tpot_ms[] = {30, 40, 50, 60};
+static const double ex10_prompt[] = {512, 1024, 2048};
+
+static int exercise_10(practice_set *s, rng_state *r)
+{
+    model_spec m;
+    gpu_spec g = gpu_builtin("h100");
+    if (model_lookup("llama3-70b", &m) != 0)
+        return -1;
+    double target = 50, prompt = 1024;
+    int conc[3] = {0}, best = 0;
+    double gs[3] = {0};
+    for (int attempt = 0; attempt < 64; attempt++) {
+        target = practice_pick(r, s->seed, ex10_tpot_ms, PRACTICE_COUNT(ex10_tpot_ms), 2);
+        prompt = practice_pick(r, s->seed, ex10_prompt, PRACTICE_COUNT(ex10_prompt), 1);
+        int ok = 1;
+        best = 0;
+        for (int i = 0; i < 3 && ok; i++) {
+            int tp = 2 << i;
+            request_setup rs = {&m, &g, precision_uniform(DT_BF16), tp, (int)prompt, 512, 1, 0, 0,
+                                memory_policy_default(), 2.0, 1};
+            char err[256];
+            request_estimate e;
+            conc[i] = request_best_concurrency(&rs, 0, target * 1e-3, err, sizeof err);
+            ok = conc[i] >= 1 && end_to_end("llama3-70b", tp, (int)prompt, 512, conc[i], 0, 2.0, &e) == 0;
+            gs[i] = ok ? e.gpu_seconds_per_request : NAN;
+            best = ok && (best == 0 || gs[i] < gs[best - 1]) ? i + 1 : best;
+        }
+        /* the printed regime: every degree meets the target, and the fastest is not the cheapest */
+        if (ok && best != 3)
+            break;
+        target = 50, prompt = 1024;
+        if (attempt == 63)
+            return -1;
+    }
+    practice_add_input(s, "ch05_ex10_tpot_ms", target, "%g", PRACTICE_RANGE_OF(ex10_tpot_ms));
+    practice_add_input(s, "ch05_ex10_prompt", prompt, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex10_prompt));
+    static const char *const cid[3] = {"5.10(a1)", "5.10(a2)", "5.10(a3)"};
+    static const char *const gid[3] = {"5.10(b1)", "5.10(b2)", "5.10(b3)"};
+    static const char *const cwhat[3] = {"largest concurrency at TP 2", "largest concurrency at TP 4",
+                                         "largest concurrency at TP 8"};
+    static const char *const gwhat[3] = {"GPU-seconds a request at TP 2", "GPU-seconds a request at TP 4",
+                                         "GPU-seconds a request at TP 8"};
+    for (int i = 0; i < 3; i++) {
+        practice_part *p = practice_add_part(s, cid[i], 10, cwhat[i], "requests", JUDGE_EXACT, conc[i], 0);
+        p = practice_add_part(s, gid[i], 10, gwhat[i], "GPU-s", JUDGE_RELATIVE, gs[i], JUDGE_HAND_TOL);
+        practice_add_slip(p, gs[i] / (2 << i), "that is one GPU's seconds; the request holds all of its replica's");
+    }
+    practice_part *p = practice_add_part(s, "5.10(c)", 10, "the cheapest degree", "TP", JUDGE_EXACT, 2 << (best - 1), 0);
+    practice_add_slip(p, 8, "that is the fastest tokens; the cheapest pays for fewer GPUs a request");
+    return 0;
+}
+
 int practice_build_ch05(uint64_t seed, practice_set *out)
 {
     /* one stream per exercise, so a change to one leaves the others' draws */
-    rng_state r1 = rng_make(seed), r2 = r1, r4, r3;
+    rng_state r1 = rng_make(seed), r2 = r1, r4, r3, r5, r6, r8, r9, r10;
     rng_jump(&r2);
     r4 = r2;
     rng_jump(&r4);
     r3 = r4; /* 5.3's stream comes after 5.4's, which keeps the earlier draws */
     rng_jump(&r3);
+    /* and 5.5 to 5.10's after 5.3's */
+    rng_state *later[5] = {&r5, &r6, &r8, &r9, &r10};
+    rng_state prev = r3;
+    for (int i = 0; i < 5; i++) {
+        *later[i] = prev;
+        rng_jump(later[i]);
+        prev = *later[i];
+    }
     if (exercise_1(out, &r1) != 0)
         return -1;
     exercise_2(out, &r2);
     exercise_3(out, &r3);
     exercise_4(out, &r4);
+    if (exercises_5_and_6(out, &r5, &r6) != 0 || exercise_8(out, &r8) != 0 || exercise_9(out, &r9) != 0 ||
+        exercise_10(out, &r10) != 0)
+        return -1;
     return 0;
 }

@@ -1,8 +1,8 @@
 /* Chapter 6's exercise variants: 6.1 (the GQA trap), 6.2 (an adapter under
  * tensor parallelism), 6.3 (slots against the KV cache), 6.4 (one percent
- * of memory, zero percent of time?), 6.5(a) (the gathered shrink's
- * intensity), 6.6 (popularity) and 6.7 (copies against adapters, and a
- * miss).  The printed numbers are seed 0; other seeds draw from the lists
+ * of memory, zero percent of time?), 6.5 (the gathered shrink's
+ * intensity, and the padded rank), 6.6 (popularity) and 6.7 (copies against
+ * adapters, and a miss).  The printed numbers are seed 0; other seeds draw from the lists
  * below, which keep each question in its printed regime: LLaMA-3-70B at
  * TP 4 on H100s, slots that leave room for a batch, a batch that fits beside
  * its adapters' slots, fewer distinct adapters than requests, more adapters
@@ -62,18 +62,22 @@ static double step_ratio(const lora_config *c, int batch, int context, int disti
 }
 
 static const double ex1_rank[] = {8, 16, 32, 64};
+/* 6.2's first degree (printed 4), against TP 8 */
+static const double ex2_tp[] = {2, 4};
 
-static int exercise_1_2(practice_set *s, rng_state *r, const model_spec *m70, double *rank)
+static int exercise_1_2(practice_set *s, rng_state *r, rng_state *r2, const model_spec *m70, double *rank)
 {
     model_spec m8;
     if (model_lookup("llama3-8b", &m8) != 0)
         return -1;
     *rank = practice_pick(r, s->seed, ex1_rank, PRACTICE_COUNT(ex1_rank), 1);
     practice_add_input(s, "ch06_ex1_rank", *rank, "%g", PRACTICE_RANGE_OF(ex1_rank));
+    double tp = practice_pick(r2, s->seed, ex2_tp, PRACTICE_COUNT(ex2_tp), 1);
+    practice_add_input(s, "ch06_ex2_tp", tp, "%g", PRACTICE_RANGE_OF(ex2_tp));
     lora_config c, c8, c4, c8tp;
     lora_size z, z8, z4, z8tp;
     if (adapter(m70, (int)*rank, "q,k,v,o", 1, &c, &z) != 0 || adapter(&m8, (int)*rank, "all", 1, &c8, &z8) != 0 ||
-        adapter(m70, (int)*rank, "q,k,v,o", 4, &c4, &z4) != 0 || adapter(m70, (int)*rank, "q,k,v,o", 8, &c8tp, &z8tp) != 0)
+        adapter(m70, (int)*rank, "q,k,v,o", (int)tp, &c4, &z4) != 0 || adapter(m70, (int)*rank, "q,k,v,o", 8, &c8tp, &z8tp) != 0)
         return -1;
     /* the blog's count: k and v as if they were hidden x hidden */
     double square = m70->layers * 4.0 * *rank * (2.0 * m70->hidden);
@@ -87,9 +91,9 @@ static int exercise_1_2(practice_set *s, rng_state *r, const model_spec *m70, do
     practice_add_slip(p, z.bytes / 1048576.0, "that is MiB; a MB is 10^6 bytes");
     p = practice_add_part(s, "6.1(d)", 1, "parameters of the 8B all-seven adapter", "million", JUDGE_RELATIVE,
                           z8.params / 1e6, JUDGE_HAND_TOL);
-    p = practice_add_part(s, "6.2(a1)", 2, "MB one GPU holds at TP 4", "MB", JUDGE_RELATIVE, z4.bytes_per_gpu / 1e6,
-                          JUDGE_HAND_TOL);
-    practice_add_slip(p, z.bytes / 4e6, "a quarter of the whole splits both A and B; each module splits only one");
+    p = practice_add_part(s, "6.2(a1)", 2, "MB one GPU holds at the first degree", "MB", JUDGE_RELATIVE,
+                          z4.bytes_per_gpu / 1e6, JUDGE_HAND_TOL);
+    practice_add_slip(p, z.bytes / tp / 1e6, "a 1/TP share of the whole splits both A and B; each module splits only one");
     p = practice_add_part(s, "6.2(a2)", 2, "MB one GPU holds at TP 8", "MB", JUDGE_RELATIVE, z8tp.bytes_per_gpu / 1e6,
                           JUDGE_HAND_TOL);
     practice_add_slip(p, z.bytes / 8e6, "an eighth of the whole splits both A and B; each module splits only one");
@@ -146,7 +150,7 @@ static const double ex4_batch[] = {32, 48, 64};
 static const double ex4_distinct[] = {4, 8, 16};
 static const double ex4_launch_us[] = {2, 2.5, 5};
 
-static int exercise_4(practice_set *s, rng_state *r, const model_spec *m70)
+static int exercise_4(practice_set *s, rng_state *r, const model_spec *m70, double setting[3])
 {
     double batch = practice_pick(r, s->seed, ex4_batch, PRACTICE_COUNT(ex4_batch), 2);
     double distinct = practice_pick(r, s->seed, ex4_distinct, PRACTICE_COUNT(ex4_distinct), 1);
@@ -154,6 +158,7 @@ static int exercise_4(practice_set *s, rng_state *r, const model_spec *m70)
     practice_add_input(s, "ch06_ex4_batch", batch, "%g", PRACTICE_RANGE_OF(ex4_batch));
     practice_add_input(s, "ch06_ex4_distinct", distinct, "%g", PRACTICE_RANGE_OF(ex4_distinct));
     practice_add_input(s, "ch06_ex4_launch_us", launch, "%g", PRACTICE_RANGE_OF(ex4_launch_us));
+    setting[0] = batch, setting[1] = distinct, setting[2] = launch;
     lora_config c;
     if (adapter(m70, 16, "q,k,v,o", 4, &c, NULL) != 0)
         return -1;
@@ -211,6 +216,46 @@ static void exercise_5(practice_set *s, rng_state *r)
     }
 }
 
+/* 6.5(b): the tenants' rank (printed 8) and the slots' (printed 64), in
+ * exercise 4's setting (its batch, distinct adapters and kernel cost) */
+static const double ex5_tenant_rank[] = {4, 8, 16};
+static const double ex5_slot_rank[] = {32, 64, 128};
+
+static int exercise_5b(practice_set *s, rng_state *r, const model_spec *m70, const double setting[3])
+{
+    double tenant = 8, slot = 64;
+    for (int attempt = 0; attempt < 64; attempt++) {
+        tenant = practice_pick(r, s->seed, ex5_tenant_rank, PRACTICE_COUNT(ex5_tenant_rank), 1);
+        slot = practice_pick(r, s->seed, ex5_slot_rank, PRACTICE_COUNT(ex5_slot_rank), 1);
+        /* the printed regime: slots at least four times the tenants' rank */
+        if (slot >= 4 * tenant)
+            break;
+        tenant = 8, slot = 64;
+    }
+    practice_add_input(s, "ch06_ex5_tenant_rank", tenant, "%g", PRACTICE_RANGE_OF(ex5_tenant_rank));
+    practice_add_input(s, "ch06_ex5_slot_rank", slot, "%g", PRACTICE_RANGE_OF(ex5_slot_rank));
+    lora_config padded, own;
+    if (adapter(m70, (int)slot, "q,k,v,o", 4, &padded, NULL) != 0 || adapter(m70, (int)tenant, "q,k,v,o", 4, &own, NULL) != 0)
+        return -1;
+    double pad = step_ratio(&padded, (int)setting[0], 4096, (int)setting[1], setting[2]);
+    double fit = step_ratio(&own, (int)setting[0], 4096, (int)setting[1], setting[2]);
+    if (!isfinite(pad) || !isfinite(fit))
+        return -1;
+    /* in percent, as 6.4 asks, to 5 % */
+    practice_part *p = practice_add_part(s, "6.5(b1)", 5, "percent the adapters add, padded to the slots' rank", "%",
+                                         JUDGE_RELATIVE, 100 * (pad - 1), 0.05);
+    practice_add_slip(p, 100 * (fit - 1), "that runs at the tenants' rank; the kernel runs every adapter at the slot's");
+    practice_add_slip(p, 100 * pad, "that is the whole step over the base; the question asks what the adapters add");
+    if (p)
+        p->judge.rule_note = "to 5%";
+    p = practice_add_part(s, "6.5(b2)", 5, "percent the adapters add at the tenants' rank", "%", JUDGE_RELATIVE,
+                          100 * (fit - 1), 0.05);
+    practice_add_slip(p, 100 * (pad - 1), "that is padded to the slots' rank; this part runs at the tenants'");
+    if (p)
+        p->judge.rule_note = "to 5%";
+    return 0;
+}
+
 static const double ex6_adapters[] = {100, 200, 300, 500};
 static const double ex6_batch[] = {32, 64, 128};
 
@@ -226,7 +271,10 @@ static double distinct_of(int adapters, double z, int batch)
     return e;
 }
 
-static int exercise_6_7(practice_set *s, rng_state *r, const model_spec *m70, double rank)
+/* 6.7(c): the step a miss is weighed against (printed "about 20 ms") */
+static const double ex7_step_ms[] = {15, 20, 25, 30};
+
+static int exercise_6_7(practice_set *s, rng_state *r, rng_state *r7, const model_spec *m70, double rank)
 {
     double n = practice_pick(r, s->seed, ex6_adapters, PRACTICE_COUNT(ex6_adapters), 2);
     double batch = practice_pick(r, s->seed, ex6_batch, PRACTICE_COUNT(ex6_batch), 1);
@@ -268,6 +316,18 @@ static int exercise_6_7(practice_set *s, rng_state *r, const model_spec *m70, do
     p = practice_add_part(s, "6.7(b2)", 7, "ms to load the rank-64 all-seven adapter", "ms", JUDGE_RELATIVE,
                           1e3 * lora_load_time(&h100, &zbig), JUDGE_HAND_TOL);
     practice_add_slip(p, 1e3 * zbig.bytes / h100.host_bw, "that loads the whole adapter over one link; each GPU loads its share");
+    double step = practice_pick(r7, s->seed, ex7_step_ms, PRACTICE_COUNT(ex7_step_ms), 1);
+    practice_add_input(s, "ch06_ex7_step_ms", step, "%g", PRACTICE_RANGE_OF(ex7_step_ms));
+    const lora_size *sizes[2] = {&z, &zbig};
+    static const char *const ids[2] = {"6.7(c1)", "6.7(c2)"};
+    static const char *const whats[2] = {"share of a step the q,k,v,o miss costs", "share of a step the all-seven miss costs"};
+    for (int i = 0; i < 2; i++) {
+        double ms = 1e3 * lora_load_time(&h100, sizes[i]);
+        p = practice_add_part(s, ids[i], 7, whats[i], "%", JUDGE_RELATIVE, 100 * ms / step, JUDGE_HAND_TOL);
+        practice_add_slip(p, 100 * 1e3 * sizes[i]->bytes / h100.host_bw / step,
+                          "that loads the whole adapter over one link; each GPU loads its share");
+        practice_add_slip(p, 100 * step / ms, "that is steps per load; the share is the load over the step");
+    }
     return 0;
 }
 
@@ -277,16 +337,19 @@ int practice_build_ch06(uint64_t seed, practice_set *out)
     if (model_lookup("llama3-70b", &m70) != 0)
         return -1;
     /* one stream per exercise, so a change to one leaves the others' draws */
-    rng_state r[5];
+    rng_state r[8];
     r[0] = rng_make(seed);
-    for (int i = 1; i < 5; i++) {
+    for (int i = 1; i < 8; i++) {
         r[i] = r[i - 1];
         rng_jump(&r[i]);
     }
-    double rank;
-    if (exercise_1_2(out, &r[0], &m70, &rank) != 0 || exercise_3(out, &r[1], &m70) != 0 ||
-        exercise_4(out, &r[2], &m70) != 0)
+    /* 6.2's degree, 6.5(b)'s ranks and 6.7(c)'s step came later: their streams follow the others' */
+    double rank, setting[3];
+    if (exercise_1_2(out, &r[0], &r[5], &m70, &rank) != 0 || exercise_3(out, &r[1], &m70) != 0 ||
+        exercise_4(out, &r[2], &m70, setting) != 0)
         return -1;
     exercise_5(out, &r[3]);
-    return exercise_6_7(out, &r[4], &m70, rank);
+    if (exercise_5b(out, &r[6], &m70, setting) != 0)
+        return -1;
+    return exercise_6_7(out, &r[4], &r[7], &m70, rank);
 }

@@ -7,15 +7,28 @@
 #include "01-decode-roofline.h"
 #include "kit_answers.h"
 
-/* Exercise `exercise` (1 to 7; 0 for all) of the variant s. */
+/* The largest batch whose step the kit prices: ex01_step_time is NAN when
+ * the batch's cache does not fit under the default policy; -1 (no answer)
+ * when it prices none, as an untouched kit does. */
+static inline int kit01_largest_stepping_batch(const char *gpu, int tp, int context)
+{
+    int b = 0;
+    while (b < 100000 && !isnan(ex01_step_time("llama3-70b", gpu, tp, b + 1, context, "bf16")))
+        b++;
+    return b > 0 ? b : -1;
+}
+
+/* Exercise `exercise` (1 to 8; 0 for all) of the variant s. */
 static inline kit_answers kit_answers_01(const practice_set *s, int exercise)
 {
     kit_answers a = {0};
     if (exercise == 0 || exercise == 1) {
-        kit_answer_(&a, "1.1(a1)", ex01_ridge("b200", "bf16"));
-        kit_answer_(&a, "1.1(a2)", ex01_ridge("b200", "fp8"));
-        kit_answer_(&a, "1.1(a3)", ex01_ridge("mi300x", "bf16"));
-        kit_answer_(&a, "1.1(a4)", ex01_ridge("mi300x", "fp8"));
+        /* the GPUs the variant names, by their table keys */
+        const char *ga = practice_input_key(s, "ch01_ex1_gpu_a"), *gb = practice_input_key(s, "ch01_ex1_gpu_b");
+        kit_answer_(&a, "1.1(a1)", ga ? ex01_ridge(ga, "bf16") : NAN);
+        kit_answer_(&a, "1.1(a2)", ga ? ex01_ridge(ga, "fp8") : NAN);
+        kit_answer_(&a, "1.1(a3)", gb ? ex01_ridge(gb, "bf16") : NAN);
+        kit_answer_(&a, "1.1(a4)", gb ? ex01_ridge(gb, "fp8") : NAN);
     }
     if (exercise == 0 || exercise == 2) {
         double budget = kit_input_(s, "ch01_ex2_budget_gb") * 1e9, context = kit_input_(s, "ch01_ex2_context");
@@ -46,11 +59,13 @@ static inline kit_answers kit_answers_01(const practice_set *s, int exercise)
     }
     if (exercise == 0 || exercise == 5) {
         int tp = (int)kit_input_(s, "ch01_ex5_tp"), context = (int)kit_input_(s, "ch01_ex5_context");
-        kit_answer_(&a, "1.5(a1)", ex01_max_batch("llama3-70b", "h100", tp, context, "bf16", "bf16", 0.9, 2e9));
-        kit_answer_(&a, "1.5(a2)", ex01_max_batch("llama3-70b", "h100", tp, context, "int8", "int8", 0.9, 2e9));
-        kit_answer_(&a, "1.5(b)", ex01_ridge_batch("h100", "int8", "bf16"));
-        kit_answer_(&a, "1.5(c1)", ex01_ridge("h100", "int8"));
-        kit_answer_(&a, "1.5(c2)", ex01_ridge_batch("h100", "int8", "int8"));
+        const char *g = practice_input_key(s, "ch01_ex5_gpu");
+        g = g ? g : "none";
+        kit_answer_(&a, "1.5(a1)", ex01_max_batch("llama3-70b", g, tp, context, "bf16", "bf16", 0.9, 2e9));
+        kit_answer_(&a, "1.5(a2)", ex01_max_batch("llama3-70b", g, tp, context, "int8", "int8", 0.9, 2e9));
+        kit_answer_(&a, "1.5(b)", ex01_ridge_batch(g, "int8", "bf16"));
+        kit_answer_(&a, "1.5(c1)", ex01_ridge(g, "int8"));
+        kit_answer_(&a, "1.5(c2)", ex01_ridge_batch(g, "int8", "int8"));
     }
     if (exercise == 0 || exercise == 6) {
         int tp = (int)kit_input_(s, "ch01_ex6_tp"), context = (int)kit_input_(s, "ch01_ex6_context");
@@ -71,6 +86,14 @@ static inline kit_answers kit_answers_01(const practice_set *s, int exercise)
                     ex01_decode_weight_bytes("mixtral-8x7b", (int)kit_input_(s, "ch01_ex7_small_batch"), "bf16") / 1e9);
         kit_answer_(&a, "1.7(b3)",
                     ex01_decode_weight_bytes("mixtral-8x7b", (int)kit_input_(s, "ch01_ex7_large_batch"), "bf16") / 1e9);
+    }
+    if (exercise == 0 || exercise == 8) {
+        const char *g = practice_input_key(s, "ch01_ex8_gpu");
+        g = g ? g : "none";
+        int context = (int)kit_input_(s, "ch01_ex8_context"), ridge = (int)lround(ex01_ridge_batch(g, "bf16", "bf16"));
+        kit_answer_(&a, "1.8(a)", kit01_largest_stepping_batch(g, 4, context));
+        kit_answer_(&a, "1.8(b)", kit01_largest_stepping_batch(g, 8, context));
+        kit_answer_(&a, "1.8(c)", ex01_step_intensity("llama3-70b", 8, ridge, context, "bf16"));
     }
     return a;
 }

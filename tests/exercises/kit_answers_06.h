@@ -21,7 +21,8 @@ static inline kit_answers kit_answers_06(const practice_set *s, int exercise)
         kit_answer_(&a, "6.1(d)", ex06_adapter_params("llama3-8b", rank, "all") / 1e6);
     }
     if (exercise == 0 || exercise == 2) {
-        kit_answer_(&a, "6.2(a1)", ex06_adapter_bytes_per_gpu("llama3-70b", rank, "q,k,v,o", 4) / 1e6);
+        int tp = (int)kit_input_(s, "ch06_ex2_tp");
+        kit_answer_(&a, "6.2(a1)", ex06_adapter_bytes_per_gpu("llama3-70b", rank, "q,k,v,o", tp) / 1e6);
         kit_answer_(&a, "6.2(a2)", ex06_adapter_bytes_per_gpu("llama3-70b", rank, "q,k,v,o", 8) / 1e6);
     }
     if (exercise == 0 || exercise == 3) {
@@ -46,6 +47,12 @@ static inline kit_answers kit_answers_06(const practice_set *s, int exercise)
         kit_answer_(&a, "6.5(a1)", ex06_bgmv_intensity(tokens, 1, 2));
         kit_answer_(&a, "6.5(a2)", ex06_bgmv_intensity(tokens, (int)kit_input_(s, "ch06_ex5_distinct"), 2));
         kit_answer_(&a, "6.5(a3)", ex06_bgmv_intensity(tokens, tokens, 2));
+        /* (b) in exercise 4's setting, padded to the slots' rank and at the tenants' */
+        int batch = (int)kit_input_(s, "ch06_ex4_batch"), distinct = (int)kit_input_(s, "ch06_ex4_distinct");
+        double us = kit_input_(s, "ch06_ex4_launch_us");
+        int slot = (int)kit_input_(s, "ch06_ex5_slot_rank"), tenant = (int)kit_input_(s, "ch06_ex5_tenant_rank");
+        kit_answer_(&a, "6.5(b1)", 100 * (ex06_step_ratio("llama3-70b", "h100", 4, slot, "q,k,v,o", batch, 4096, distinct, us) - 1));
+        kit_answer_(&a, "6.5(b2)", 100 * (ex06_step_ratio("llama3-70b", "h100", 4, tenant, "q,k,v,o", batch, 4096, distinct, us) - 1));
     }
     int adapters = (int)kit_input_(s, "ch06_ex6_adapters");
     if (exercise == 0 || exercise == 6) {
@@ -60,6 +67,9 @@ static inline kit_answers kit_answers_06(const practice_set *s, int exercise)
         kit_answer_(&a, "6.7(a2)", ex06_gpus_for_tenants("llama3-70b", 4, adapters, 0));
         kit_answer_(&a, "6.7(b1)", 1e3 * ex06_load_time("llama3-70b", "h100", 4, rank, "q,k,v,o"));
         kit_answer_(&a, "6.7(b2)", 1e3 * ex06_load_time("llama3-70b", "h100", 4, 64, "all"));
+        double step = kit_input_(s, "ch06_ex7_step_ms") * 1e-3;
+        kit_answer_(&a, "6.7(c1)", 100 * ex06_load_time("llama3-70b", "h100", 4, rank, "q,k,v,o") / step);
+        kit_answer_(&a, "6.7(c2)", 100 * ex06_load_time("llama3-70b", "h100", 4, 64, "all") / step);
     }
     return a;
 }

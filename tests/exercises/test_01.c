@@ -47,6 +47,11 @@ Test(ex01, e1_ridges_across_vendors)
     /* MI300X: 1307.4 / 5.3 = 246.68 (bf16); fp8 2614.9 / 5.3 = 493.38. */
     ex_check_rel("1.1(a) bf16 ridge of the MI300X", ex01_ridge("mi300x", "bf16"), 246.679, 1e-5);
     ex_check_rel("1.1(a) fp8 ridge of the MI300X", ex01_ridge("mi300x", "fp8"), 493.377, 1e-5);
+    /* the other GPUs a variant asks about: H200 fp8 1978.9 / 4.8 = 412.27;
+     * L40S 362.05 / 0.864 = 419.04 (bf16), 733 / 0.864 = 848.38 (fp8) */
+    ex_check_rel("1.1(a) fp8 ridge of the H200", ex01_ridge("h200", "fp8"), 412.271, 1e-5);
+    ex_check_rel("1.1(a) bf16 ridge of the L40S", ex01_ridge("l40s", "bf16"), 419.039, 1e-5);
+    ex_check_rel("1.1(a) fp8 ridge of the L40S", ex01_ridge("l40s", "fp8"), 848.380, 1e-5);
 }
 #endif
 
@@ -76,6 +81,11 @@ Test(ex01, e5_ridge_batch_by_weight_dtype)
     /* B200, fp8 weights and math: 4500/8 = 562.5 FLOP/B, / 2 = 281.25. */
     ex_check_rel("1.5 ridge batch on the B200, fp8 weights and math", ex01_ridge_batch("b200", "fp8", "fp8"), 281.25,
                  1e-9);
+    /* the other GPUs of 1.5's variants: A100 W8A16 312 / 2.039 / 2 = 76.508,
+     * W8A8 624 / 2.039 / 2 = 153.02; H200 W8A16 989.4 / 4.8 / 2 = 103.06 */
+    ex_check_rel("1.5(b) ridge batch on the A100 (W8A16)", ex01_ridge_batch("a100", "int8", "bf16"), 76.508, 1e-4);
+    ex_check_rel("1.5(c) ridge batch on the A100 (W8A8)", ex01_ridge_batch("a100", "int8", "int8"), 153.016, 1e-4);
+    ex_check_rel("1.5(b) ridge batch on the H200 (W8A16)", ex01_ridge_batch("h200", "int8", "bf16"), 103.0625, 1e-6);
 }
 #endif
 
@@ -224,6 +234,32 @@ Test(ex01, e6_step_time_memory_bound)
 }
 #endif
 
+#ifndef NB_STUDENT_KIT /* the student kit checks this exercise through its variant */
+Test(ex01, e8_the_ridge_batch_fits_eight_h100s_not_four)
+{
+    /* The default policy on H100s: 90% of 85,520,809,984 B = 76,968,728,985.6 B,
+     * less the activations of an 8192-token step (tests/test_memory.c).  TP 4:
+     * (2*8192 + 16*128 + 2*2*128 + 16*128 + 3*7168) * 2 B = 84,992 B a token,
+     * * 8192 = 696,254,464 B, and fp32 logits and probabilities of 256
+     * positions over 32,064 words, 65,667,072 B: reserve 761,921,536 B.
+     * (76,968,728,985.6 - 35,276,853,248 - 761,921,536) / (4096 * 81,920) =
+     * 121.98: batch 121 steps, 122 does not.  TP 8: 350 (test_memory.c). */
+    cr_expect(!isnan(ex01_step_time("llama3-70b", "h100", 4, 121, 4096, "bf16")), "1.8(a) batch 121 on 4 x H100 at 4k fits");
+    ex_check_nan("1.8(a) step time at batch 122 on 4 x H100, 4k", ex01_step_time("llama3-70b", "h100", 4, 122, 4096, "bf16"),
+                 "batch 122 does not fit");
+    cr_expect(!isnan(ex01_step_time("llama3-70b", "h100", 8, 350, 4096, "bf16")), "1.8(b) batch 350 on 8 x H100 at 4k fits");
+    ex_check_nan("1.8(b) step time at batch 351 on 8 x H100, 4k", ex01_step_time("llama3-70b", "h100", 8, 351, 4096, "bf16"),
+                 "batch 351 does not fit");
+    /* (c) at batch 295, TP 8, 4k: projections 2 * 295 * 69,503,033,344 / 8 =
+     * 5.1259e12 FLOP, attention 2 * 2 * 295 * 4097 * 8 * 128 * 80 = 0.39604e12;
+     * over 17.376e9 B of weights and 295 * 4097 * 40,960 = 49.505e9 B of cache,
+     * 82.56 FLOP/B; the activations' bytes bring it down by less than a tenth. */
+    double i295 = ex01_step_intensity("llama3-70b", 8, 295, 4096, "bf16");
+    ex_check_near("1.8(c) the step's intensity at batch 295, 8 GPUs, 4k", i295, 0.5 * (82.56 * 0.9 + 82.6),
+                  0.5 * (82.6 - 82.56 * 0.9));
+}
+#endif
+
 Test(ex01, e6_bad_input)
 {
     ex_check_nan("1.6 step time at batch 0", ex01_step_time("llama3-70b", "h100", 4, 0, 4096, "bf16"),
@@ -284,3 +320,4 @@ EX01_VARIANT_TEST(4, e4_variant)
 EX01_VARIANT_TEST(5, e5_variant)
 EX01_VARIANT_TEST(6, e6_variant)
 EX01_VARIANT_TEST(7, e7_variant)
+EX01_VARIANT_TEST(8, e8_variant)

@@ -70,6 +70,7 @@ Test(ex05, e3_the_knee)
 }
 #endif
 
+#ifndef NB_STUDENT_KIT /* the student kit checks this exercise through its variant */
 Test(ex05, e5_batch_capacity_by_hand)
 {
     /* LLaMA-3-8B bf16 on an H100 (3.35 TB/s, 989.4 TFLOP/s), prompt 512,
@@ -85,8 +86,15 @@ Test(ex05, e5_batch_capacity_by_hand)
     ex_check_near("5.5(a) capacity with batches of 64 (requests/s)", cap, 31.2, 3.1);
     double capped = ex05_batch_capacity("llama3-8b", "h100", 512, 256, 64, 16);
     ex_check_near("5.5(b) capacity with 16 sequences of KV (requests/s)", capped, 11.7, 1.2);
+}
+#endif
+
+Test(ex05, e5_bad_input)
+{
     ex_check_nan("5.5 capacity on GPU \"nope\"", ex05_batch_capacity("llama3-8b", "nope", 512, 256, 64, 0),
                  "unknown GPU");
+    /* and good input must not be NAN, so "always NAN" cannot pass */
+    cr_expect(!isnan(ex05_batch_capacity("llama3-8b", "h100", 128, 16, 4, 0)), "5.5 on good input: NAN: not computed yet");
 }
 
 Test(ex05, e6_replicas)
@@ -127,3 +135,15 @@ Test(ex05, e4_variant)
     practice_set s = ex_variant(5);
     ex_check_kit_answers(&s, kit_answers_05(&s, 4));
 }
+
+#define EX05_VARIANT_TEST(n, name)                                                                        \
+    Test(ex05, name)                                                                                      \
+    {                                                                                                     \
+        practice_set s = ex_variant(5);                                                                   \
+        ex_check_kit_answers(&s, kit_answers_05(&s, n));                                                  \
+    }
+EX05_VARIANT_TEST(5, e5_variant)
+EX05_VARIANT_TEST(6, e6_variant)
+EX05_VARIANT_TEST(8, e8_variant)
+EX05_VARIANT_TEST(9, e9_variant)
+EX05_VARIANT_TEST(10, e10_variant)

@@ -47,6 +47,10 @@ Test(ex06, e2_bytes_per_gpu)
      * 16(8192 + 128) = 133,120; o 147,456: 561,152 x 80 x 2 B = 89,784,320 */
     ex_check_near("6.2(a) adapter bytes per GPU at TP 8", ex06_adapter_bytes_per_gpu("llama3-70b", 16, "q,k,v,o", 8),
                   89784320.0, 0.5);
+    /* tp 2: q 16(8192 + 4096), k and v 16(8192 + 512), o 16(4096 + 8192):
+     * 671,744 x 80 x 2 B = 107,479,040 */
+    ex_check_near("6.2(a) adapter bytes per GPU at TP 2", ex06_adapter_bytes_per_gpu("llama3-70b", 16, "q,k,v,o", 2),
+                  107479040.0, 0.5);
 }
 #endif
 
