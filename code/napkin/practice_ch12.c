@@ -185,9 +185,8 @@ static void exercise_7(practice_set *s, rng_state *r, double peak)
     practice_add_slip(p, u * m / 100, "you multiplied by the MFU; utilisation = MFU x goodput, so divide by it");
 }
 
-/* A model of the table as an input: its value is the index in the list,
- * its format the model's name, so the prose shows the name
- * (test_practice checks the names against the table). */
+/* A model of the table as an input (a choice: the prose shows its name,
+ * the kit finds it by key; test_practice checks the names against the table). */
 typedef struct {
     const char *key, *name;
 } model_row;
@@ -204,7 +203,7 @@ static int pick_row(rng_state *r, uint64_t seed, int n, int printed)
 
 static void add_row_input(practice_set *s, const char *name, const model_row *rows, int n, int i)
 {
-    practice_add_input(s, name, i, rows[i].name, 0, n - 1);
+    practice_add_choice(s, name, i, n, rows[i].name, rows[i].key);
 }
 
 /* ---- 12.2: hardware over model FLOPs */
