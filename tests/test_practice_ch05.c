@@ -134,3 +134,77 @@ Test(practice_ch05, two_hundred_seeds_stay_meaningful)
     cr_expect(named > 2000, "only %d slips checked", named);
     cr_expect(best4 > 0, "5.10 never cheapest at TP 4 (%d at TP 2)", best2);
 }
+
+/* ---- 5.8 to 5.10 against napkin serve's arithmetic, walked apart from the
+ * generator: the estimate of request.h for each setup the exercise names
+ * (LLaMA-3 on H100s at the datasheet's rates, bf16, the default memory
+ * policy), the scans done here step by step. */
+#include "request.h"
+
+static request_estimate serve_estimate(const char *model, int tp, int prompt, int output, int c, int chunk, double price)
+{
+    request_estimate e = {0};
+    model_spec m;
+    gpu_spec g;
+    char err[256];
+    cr_assert(model_lookup(model, &m) == 0 && gpu_lookup("h100", &g) == 0);
+    request_setup rs = {&m, &g, precision_uniform(DT_BF16), tp, prompt, output, c, chunk, 0, memory_policy_default(),
+                        price, 1};
+    if (request_estimate_compute(&rs, &e, err, sizeof err) != 0 || !e.fit.fits)
+        e.ttft = e.tpot = e.cost_per_m_output = e.gpu_seconds_per_request = NAN;
+    return e;
+}
+
+static double input_of(const practice_set *s, const char *name)
+{
+    const practice_input *in = practice_input_named(s, name);
+    cr_assert(in != NULL, "no input %s", name);
+    return in->value;
+}
+
+Test(practice_ch05, the_serve_parts_are_napkin_serves_answers)
+{
+    for (uint64_t sd = 0; sd < 24; sd++) {
+        practice_set s;
+        cr_assert_eq(practice_build(5, sd, &s), 0);
+        double price = input_of(&s, "ch05_ex8_price");
+        int c8 = (int)input_of(&s, "ch05_ex8_concurrency");
+        expect_rel(seeds_answer_of(&s, "5.8(a)"), serve_estimate("llama3-8b", 1, 1024, 512, 1, 0, price).cost_per_m_output,
+                   1e-9);
+        expect_rel(seeds_answer_of(&s, "5.8(b)"), serve_estimate("llama3-8b", 1, 1024, 512, c8, 0, price).cost_per_m_output,
+                   1e-9);
+
+        double budget = input_of(&s, "ch05_ex9_budget_ms") * 1e-3;
+        int c9 = (int)input_of(&s, "ch05_ex9_concurrency"), chunk = (int)input_of(&s, "ch05_ex9_chunk");
+        int longest = 0; /* the longest prompt, in steps of 256, whose TTFT alone meets the budget */
+        for (int n = 256; n <= 65536 && serve_estimate("llama3-8b", 1, n, 512, 1, 0, 0).ttft <= budget; n += 256)
+            longest = n;
+        /* judged as a range: the 256 tokens from the longest that fits up to the next, which does not */
+        cr_expect_eq(verdict_of(&s, "5.9(a)", longest), VERDICT_RIGHT, "seed %llu: %d tokens", (unsigned long long)sd,
+                     longest);
+        cr_expect_neq(verdict_of(&s, "5.9(a)", longest + 256), VERDICT_RIGHT, "seed %llu", (unsigned long long)sd);
+        request_estimate whole = serve_estimate("llama3-8b", 1, 1024, 512, c9, 0, 0);
+        request_estimate chunked = serve_estimate("llama3-8b", 1, 1024, 512, c9, chunk, 0);
+        expect_rel(seeds_answer_of(&s, "5.9(b1)"), whole.ttft * 1e3, 1e-9);
+        expect_rel(seeds_answer_of(&s, "5.9(b2)"), whole.tpot * 1e3, 1e-9);
+        expect_rel(seeds_answer_of(&s, "5.9(b3)"), chunked.ttft * 1e3, 1e-9);
+        expect_rel(seeds_answer_of(&s, "5.9(b4)"), chunked.tpot * 1e3, 1e-9);
+
+        double target = input_of(&s, "ch05_ex10_tpot_ms") * 1e-3;
+        int prompt = (int)input_of(&s, "ch05_ex10_prompt"), best = 0;
+        double best_gs = 0;
+        static const char *const cid[3] = {"5.10(a1)", "5.10(a2)", "5.10(a3)"};
+        static const char *const gid[3] = {"5.10(b1)", "5.10(b2)", "5.10(b3)"};
+        for (int i = 0, tp = 2; i < 3; i++, tp *= 2) {
+            int c = 0; /* the largest concurrency whose TPOT meets the target: TPOT grows with it */
+            while (c < 4096 && serve_estimate("llama3-70b", tp, prompt, 512, c + 1, 0, 2.0).tpot <= target)
+                c++;
+            cr_expect_eq(seeds_answer_of(&s, cid[i]), c, "seed %llu %s", (unsigned long long)sd, cid[i]);
+            double gs = serve_estimate("llama3-70b", tp, prompt, 512, c, 0, 2.0).gpu_seconds_per_request;
+            expect_rel(seeds_answer_of(&s, gid[i]), gs, 1e-9);
+            if (c > 0 && (best == 0 || gs < best_gs))
+                best = tp, best_gs = gs;
+        }
+        cr_expect_eq(seeds_answer_of(&s, "5.10(c)"), best, "seed %llu", (unsigned long long)sd);
+    }
+}

@@ -144,6 +144,3 @@ Test(ex05, e4_variant)
     }
 EX05_VARIANT_TEST(5, e5_variant)
 EX05_VARIANT_TEST(6, e6_variant)
-EX05_VARIANT_TEST(8, e8_variant)
-EX05_VARIANT_TEST(9, e9_variant)
-EX05_VARIANT_TEST(10, e10_variant)
