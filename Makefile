@@ -677,8 +677,8 @@ help:
 	@echo "make bench        performance figures of the tools and library"
 	@echo "make validate     the calibrated model against published measurements it was not fitted to"
 	@echo "make calibrations refit code/specs/calibrations.tsv from code/specs/measured/"
-	@echo "make fuzz         the libFuzzer targets in tests/fuzz/ (FUZZ_S=120 s each), then the CLI property test on every value"
-	@echo "make soak         the long runs make test shortens (100,000 batcher time-outs)"
+	@echo "make fuzz         the libFuzzer targets in tests/fuzz/ (FUZZ_S=120 s each; make test runs FUZZ_SMOKE_S=4), then the CLI property test on every value"
+	@echo "make soak         the long runs make test shortens (100,000 batcher time-outs, the full batcher soak under each sanitizer)"
 	@echo "make clean        remove $(B)/, except $(B)/measured/ (your make measure results)"
 	@echo "variables: B=<build dir> (default build), CC, NVCC, N"
 
