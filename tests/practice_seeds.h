@@ -11,6 +11,14 @@
 
 #include <criterion/criterion.h>
 #include <math.h>
+#include <string.h>
+
+/* got within rel of want, naming the expression when not. */
+#define expect_rel(got, want, rel)                                                                        \
+    do {                                                                                                  \
+        double g_ = (got), w_ = (want);                                                                   \
+        cr_expect(fabs(g_ - w_) <= (rel) * fabs(w_), "%s: got %.10g, want %.10g", #got, g_, w_);          \
+    } while (0)
 
 static inline double seeds_answer_of(const practice_set *s, const char *id)
 {
@@ -87,6 +95,27 @@ static inline void seeds_check_set(const practice_set *s, const practice_set *ag
         }
         cr_expect(far == VERDICT_OFF || (own && far == VERDICT_SLIP), "seed %llu %s: x3.7 judged %s", seed, id,
                   judge_verdict_name(far));
+    }
+}
+
+/* A typical slip as a chapter's test states it: the part, the answer a
+ * candidate who made it gives (worked by hand), and a word its hint says. */
+typedef struct {
+    const char *id;
+    double given;
+    const char *word;
+} seeds_slip;
+
+/* Each of the n slips is judged a slip, with a hint that says its word. */
+static inline void seeds_expect_slips(const practice_set *s, const seeds_slip *slips, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const practice_part *p = practice_find(s, slips[i].id);
+        cr_assert(p != NULL, "no part %s", slips[i].id);
+        judge_result r = judge_answer(&p->judge, slips[i].given);
+        cr_expect_eq(r.verdict, VERDICT_SLIP, "%s: %g judged %s", slips[i].id, slips[i].given,
+                     judge_verdict_name(r.verdict));
+        cr_expect(strstr(r.hint, slips[i].word) != NULL, "%s: hint '%s'", slips[i].id, r.hint);
     }
 }
 

@@ -10,12 +10,6 @@
 
 #include <string.h>
 
-#define expect_rel(got, want, rel)                                                                        \
-    do {                                                                                                  \
-        double g_ = (got), w_ = (want);                                                                   \
-        cr_expect(fabs(g_ - w_) <= (rel) * fabs(w_), "%s: got %.10g, want %.10g", #got, g_, w_);          \
-    } while (0)
-
 Test(practice_ch01, seed_zero_is_the_printed_book)
 {
     practice_set s;
@@ -134,19 +128,10 @@ Test(practice_ch01, part_slips_are_recognised)
     /* the attention heads in 1.2(a2) (4 x 131,072); 40 GiB in 1.2(b2): 42.95e9 /
      * 536,870,912 = 80; the datasheet's 141 GB in 1.3(a): (126.9 - 18.06) / 1.074
      * = 101; the H100's ridge 295 in 1.3(b); the sparse Mixtral 8 x 7 = 56 */
-    const struct {
-        const char *id;
-        double given;
-        const char *word;
-    } slips[] = {{"1.2(a2)", 524288, "KV heads"}, {"1.2(b2)", 80, "GiB"},   {"1.3(a)", 101, "datasheet"},
+    const seeds_slip slips[] = {{"1.2(a2)", 524288, "KV heads"}, {"1.2(b2)", 80, "GiB"},   {"1.3(a)", 101, "datasheet"},
                  {"1.3(b)", 295, "H100"},         {"1.7(a1)", 56, "name"},  {"1.5(c1)", 295, "bf16"},
                  {"1.6(b)", 55.0, "pace"}};
-    for (size_t i = 0; i < sizeof slips / sizeof slips[0]; i++) {
-        judge_result r = judge_answer(&practice_find(&s, slips[i].id)->judge, slips[i].given);
-        cr_expect_eq(r.verdict, VERDICT_SLIP, "%s: %g judged %s", slips[i].id, slips[i].given,
-                     judge_verdict_name(r.verdict));
-        cr_expect(strstr(r.hint, slips[i].word) != NULL, "%s: hint '%s'", slips[i].id, r.hint);
-    }
+    seeds_expect_slips(&s, slips, sizeof slips / sizeof slips[0]);
 }
 
 Test(practice_ch01, two_hundred_seeds_stay_meaningful)

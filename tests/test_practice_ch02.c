@@ -8,12 +8,6 @@
 
 #include <string.h>
 
-#define expect_rel(got, want, rel)                                                                        \
-    do {                                                                                                  \
-        double g_ = (got), w_ = (want);                                                                   \
-        cr_expect(fabs(g_ - w_) <= (rel) * fabs(w_), "%s: got %.10g, want %.10g", #got, g_, w_);          \
-    } while (0)
-
 Test(practice_ch02, seed_zero_is_the_printed_book)
 {
     practice_set s;
@@ -90,22 +84,13 @@ Test(practice_ch02, part_slips_are_recognised)
     practice_set s;
     practice_build(2, 0, &s);
     /* the copy's reads alone; the ridge for the knee; 64 heads in the 70B's cache; one 8B sequence */
-    const struct {
-        const char *id;
-        double given;
-        const char *word;
-    } slips[] = {{"2.1(a1)", 2.00, "read alone"}, {"2.2(a)", 206, "ridge"}, {"2.6(a)", 85.9, "KV heads"},
+    const seeds_slip slips[] = {{"2.1(a1)", 2.00, "read alone"}, {"2.2(a)", 206, "ridge"}, {"2.6(a)", 85.9, "KV heads"},
                  {"2.6(c)", 4.29, "one sequence"}, {"2.3(c)", 512, "FLOPs bind"},
                  /* 2.4: each error over the prediction, median 33.5/121.5 */
                  {"2.4(a)", 27.6, "prediction"},
                  /* 2.7: the GPU's busy share 5/7 */
                  {"2.7(c)", 71.4, "works"}};
-    for (size_t i = 0; i < sizeof slips / sizeof slips[0]; i++) {
-        judge_result r = judge_answer(&practice_find(&s, slips[i].id)->judge, slips[i].given);
-        cr_expect_eq(r.verdict, VERDICT_SLIP, "%s: %g judged %s", slips[i].id, slips[i].given,
-                     judge_verdict_name(r.verdict));
-        cr_expect(strstr(r.hint, slips[i].word) != NULL, "%s: hint '%s'", slips[i].id, r.hint);
-    }
+    seeds_expect_slips(&s, slips, sizeof slips / sizeof slips[0]);
 }
 
 Test(practice_ch02, two_hundred_seeds_stay_meaningful)

@@ -9,12 +9,6 @@
 
 #include <string.h>
 
-#define expect_rel(got, want, rel)                                                                        \
-    do {                                                                                                  \
-        double g_ = (got), w_ = (want);                                                                   \
-        cr_expect(fabs(g_ - w_) <= (rel) * fabs(w_), "%s: got %.10g, want %.10g", #got, g_, w_);          \
-    } while (0)
-
 Test(practice_ch03, seed_zero_is_the_printed_book)
 {
     practice_set s;
@@ -90,18 +84,9 @@ Test(practice_ch03, part_slips_are_recognised)
     practice_build(3, 0, &s);
     /* cu[4] for cu[3]; a row counted from 1; the packed 17 for the padded 32;
      * the whole window (50 ms) for the mean wait; the window in the busy case */
-    const struct {
-        const char *id;
-        double given;
-        const char *word;
-    } slips[] = {{"3.1(a)", 17, "cu[4]"}, {"3.1(b)", 11, "from 0"}, {"3.1(c1)", 17, "packed"},
+    const seeds_slip slips[] = {{"3.1(a)", 17, "cu[4]"}, {"3.1(b)", 11, "from 0"}, {"3.1(c1)", 17, "packed"},
                  {"3.3(b)", 50, "first"},  {"3.4(a2)", 50, "never fires"}, {"3.2(c)", 32000.0 / 6900, "square"}};
-    for (size_t i = 0; i < sizeof slips / sizeof slips[0]; i++) {
-        judge_result r = judge_answer(&practice_find(&s, slips[i].id)->judge, slips[i].given);
-        cr_expect_eq(r.verdict, VERDICT_SLIP, "%s: %g judged %s", slips[i].id, slips[i].given,
-                     judge_verdict_name(r.verdict));
-        cr_expect(strstr(r.hint, slips[i].word) != NULL, "%s: hint '%s'", slips[i].id, r.hint);
-    }
+    seeds_expect_slips(&s, slips, sizeof slips / sizeof slips[0]);
 }
 
 Test(practice_ch03, two_hundred_seeds_stay_meaningful)

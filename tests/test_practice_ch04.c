@@ -9,12 +9,6 @@
 
 #include <string.h>
 
-#define expect_rel(got, want, rel)                                                                        \
-    do {                                                                                                  \
-        double g_ = (got), w_ = (want);                                                                   \
-        cr_expect(fabs(g_ - w_) <= (rel) * fabs(w_), "%s: got %.10g, want %.10g", #got, g_, w_);          \
-    } while (0)
-
 /* P(Poisson(mean) >= k): a batch of cap fills when cap - 1 more arrive in the window. */
 static double poisson_at_least(double mean, int k)
 {
@@ -82,18 +76,9 @@ Test(practice_ch04, part_slips_are_recognised)
     practice_set s;
     practice_build(4, 0, &s);
     /* the whole window for the sleep; no carry; the halvings alone; the leaves alone */
-    const struct {
-        const char *id;
-        double given;
-        const char *word;
-    } slips[] = {{"4.1(a)", 5, "whole window"}, {"4.2(a1)", 41, "carries"}, {"4.2(a2)", 1000200000, "carry"},
+    const seeds_slip slips[] = {{"4.1(a)", 5, "whole window"}, {"4.2(a1)", 41, "carries"}, {"4.2(a2)", 1000200000, "carry"},
                  {"4.3(a)", 6, "halvings"},     {"4.3(d)", 64, "leaves"},   {"4.6(c)", 125, "fixed cost"}};
-    for (size_t i = 0; i < sizeof slips / sizeof slips[0]; i++) {
-        judge_result r = judge_answer(&practice_find(&s, slips[i].id)->judge, slips[i].given);
-        cr_expect_eq(r.verdict, VERDICT_SLIP, "%s: %g judged %s", slips[i].id, slips[i].given,
-                     judge_verdict_name(r.verdict));
-        cr_expect(strstr(r.hint, slips[i].word) != NULL, "%s: hint '%s'", slips[i].id, r.hint);
-    }
+    seeds_expect_slips(&s, slips, sizeof slips / sizeof slips[0]);
 }
 
 Test(practice_ch04, two_hundred_seeds_stay_meaningful)

@@ -11,12 +11,6 @@
 
 #include <string.h>
 
-#define expect_rel(got, want, rel)                                                                        \
-    do {                                                                                                  \
-        double g_ = (got), w_ = (want);                                                                   \
-        cr_expect(fabs(g_ - w_) <= (rel) * fabs(w_), "%s: got %.10g, want %.10g", #got, g_, w_);          \
-    } while (0)
-
 static judge_verdict verdict_of(const practice_set *s, const char *id, double given)
 {
     return judge_answer(&practice_find(s, id)->judge, given).verdict;
@@ -73,19 +67,10 @@ Test(practice_ch05, part_slips_are_recognised)
     practice_set s;
     practice_build(5, 0, &s);
     /* batches per second for 5.5(a2): 1 / 2.13 s; 5.8(a) per thousand tokens; TP 8 as the cheapest */
-    const struct {
-        const char *id;
-        double given;
-        const char *word;
-    } slips[] = {{"5.5(a2)", 1 / seeds_answer_of(&s, "5.5(a1)"), "batches per second"},
+    const seeds_slip slips[] = {{"5.5(a2)", 1 / seeds_answer_of(&s, "5.5(a1)"), "batches per second"},
                  {"5.8(a)", seeds_answer_of(&s, "5.8(a)") / 1000, "thousand"},
                  {"5.10(c)", 8, "fastest"}};
-    for (size_t i = 0; i < sizeof slips / sizeof slips[0]; i++) {
-        judge_result r = judge_answer(&practice_find(&s, slips[i].id)->judge, slips[i].given);
-        cr_expect_eq(r.verdict, VERDICT_SLIP, "%s: %g judged %s", slips[i].id, slips[i].given,
-                     judge_verdict_name(r.verdict));
-        cr_expect(strstr(r.hint, slips[i].word) != NULL, "%s: hint '%s'", slips[i].id, r.hint);
-    }
+    seeds_expect_slips(&s, slips, sizeof slips / sizeof slips[0]);
 }
 
 Test(practice_ch05, two_hundred_seeds_stay_meaningful)
@@ -155,27 +140,20 @@ static request_estimate serve_estimate(const char *model, int tp, int prompt, in
     return e;
 }
 
-static double input_of(const practice_set *s, const char *name)
-{
-    const practice_input *in = practice_input_named(s, name);
-    cr_assert(in != NULL, "no input %s", name);
-    return in->value;
-}
-
 Test(practice_ch05, the_serve_parts_are_napkin_serves_answers)
 {
     for (uint64_t sd = 0; sd < 24; sd++) {
         practice_set s;
         cr_assert_eq(practice_build(5, sd, &s), 0);
-        double price = input_of(&s, "ch05_ex8_price");
-        int c8 = (int)input_of(&s, "ch05_ex8_concurrency");
+        double price = seeds_input_of(&s, "ch05_ex8_price");
+        int c8 = (int)seeds_input_of(&s, "ch05_ex8_concurrency");
         expect_rel(seeds_answer_of(&s, "5.8(a)"), serve_estimate("llama3-8b", 1, 1024, 512, 1, 0, price).cost_per_m_output,
                    1e-9);
         expect_rel(seeds_answer_of(&s, "5.8(b)"), serve_estimate("llama3-8b", 1, 1024, 512, c8, 0, price).cost_per_m_output,
                    1e-9);
 
-        double budget = input_of(&s, "ch05_ex9_budget_ms") * 1e-3;
-        int c9 = (int)input_of(&s, "ch05_ex9_concurrency"), chunk = (int)input_of(&s, "ch05_ex9_chunk");
+        double budget = seeds_input_of(&s, "ch05_ex9_budget_ms") * 1e-3;
+        int c9 = (int)seeds_input_of(&s, "ch05_ex9_concurrency"), chunk = (int)seeds_input_of(&s, "ch05_ex9_chunk");
         int longest = 0; /* the longest prompt, in steps of 256, whose TTFT alone meets the budget */
         for (int n = 256; n <= 65536 && serve_estimate("llama3-8b", 1, n, 512, 1, 0, 0).ttft <= budget; n += 256)
             longest = n;
@@ -190,8 +168,8 @@ Test(practice_ch05, the_serve_parts_are_napkin_serves_answers)
         expect_rel(seeds_answer_of(&s, "5.9(b3)"), chunked.ttft * 1e3, 1e-9);
         expect_rel(seeds_answer_of(&s, "5.9(b4)"), chunked.tpot * 1e3, 1e-9);
 
-        double target = input_of(&s, "ch05_ex10_tpot_ms") * 1e-3;
-        int prompt = (int)input_of(&s, "ch05_ex10_prompt"), best = 0;
+        double target = seeds_input_of(&s, "ch05_ex10_tpot_ms") * 1e-3;
+        int prompt = (int)seeds_input_of(&s, "ch05_ex10_prompt"), best = 0;
         double best_gs = 0;
         static const char *const cid[3] = {"5.10(a1)", "5.10(a2)", "5.10(a3)"};
         static const char *const gid[3] = {"5.10(b1)", "5.10(b2)", "5.10(b3)"};

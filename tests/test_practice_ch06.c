@@ -11,12 +11,6 @@
 
 #include <string.h>
 
-#define expect_rel(got, want, rel)                                                                        \
-    do {                                                                                                  \
-        double g_ = (got), w_ = (want);                                                                   \
-        cr_expect(fabs(g_ - w_) <= (rel) * fabs(w_), "%s: got %.10g, want %.10g", #got, g_, w_);          \
-    } while (0)
-
 /* Zipf(1) over n adapters, b draws: sum of 1 - (1 - p_i)^b, p_i = (1/i) / H_n. */
 static double zipf_distinct(int n, int b)
 {
@@ -124,18 +118,9 @@ Test(practice_ch06, part_slips_are_recognised)
     practice_build(6, 0, &s);
     /* the blog's 83.9 M; a quarter of the whole 131 MB; 300 copies for 1,200 GPUs;
      * a batch's 64 requests as 64 distinct adapters */
-    const struct {
-        const char *id;
-        double given;
-        const char *word;
-    } slips[] = {{"6.1(a)", 83.9, "blog"},  {"6.2(a1)", 32.8, "1/TP"}, {"6.7(a1)", 300, "four GPUs"},
+    const seeds_slip slips[] = {{"6.1(a)", 83.9, "blog"},  {"6.2(a1)", 32.8, "1/TP"}, {"6.7(a1)", 300, "four GPUs"},
                  {"6.6(a)", 64, "share"},   {"6.3(a2)", 121, "slots"},    {"6.6(b)", 57.7, "uniform"}};
-    for (size_t i = 0; i < sizeof slips / sizeof slips[0]; i++) {
-        judge_result r = judge_answer(&practice_find(&s, slips[i].id)->judge, slips[i].given);
-        cr_expect_eq(r.verdict, VERDICT_SLIP, "%s: %g judged %s", slips[i].id, slips[i].given,
-                     judge_verdict_name(r.verdict));
-        cr_expect(strstr(r.hint, slips[i].word) != NULL, "%s: hint '%s'", slips[i].id, r.hint);
-    }
+    seeds_expect_slips(&s, slips, sizeof slips / sizeof slips[0]);
 }
 
 Test(practice_ch06, two_hundred_seeds_stay_meaningful)

@@ -9,11 +9,6 @@
 
 #include <string.h>
 
-#define expect_rel(got, want, rel)                                                                        \
-    do {                                                                                                  \
-        double g_ = (got), w_ = (want);                                                                   \
-        cr_expect(fabs(g_ - w_) <= (rel) * fabs(w_), "%s: got %.10g, want %.10g", #got, g_, w_);          \
-    } while (0)
 #include "specs.h"
 
 /* Qwen2-VL's smart_resize, worked here from the preprocessor's definition
@@ -205,22 +200,13 @@ Test(practice_ch07, part_slips_are_recognised)
      * layers: 46,792,704 + 6404 x 131072 = 886.18 MB; text-only KV for the
      * request: 46.66 MB; attention without its factor 2: 348.50 + 16.36 =
      * 364.86 GFLOP; four tiles as four passes: 4; rounding 8192 / 200 up: 41 */
-    const struct {
-        const char *id;
-        double given;
-        const char *word;
-    } slips[] = {{"7.4(a)", 6504, "cross-attention"}, {"7.4(a)", 100, "<|image|>"},
+    const seeds_slip slips[] = {{"7.4(a)", 6504, "cross-attention"}, {"7.4(a)", 100, "<|image|>"},
                  {"7.4(b1)", 886.2, "cross-attention layers"}, {"7.4(b1)", 46.66, "cross-attention KV"},
                  {"7.5(a)", 364.9, "4, not 2"},       {"7.5(a)", 348.5, "attention term"},
                  {"7.5(c)", 4, "square"},             {"7.7(a)", 41, "round down"},
                  {"7.7(b1)", 3, "text tokens"},        {"7.2(a1)", 10764, "28 x 28"},
                  {"7.2(a2)", 1280, "rounds down"},     {"7.2(b1)", 77, "grows it"}};
-    for (size_t i = 0; i < sizeof slips / sizeof slips[0]; i++) {
-        judge_result r = judge_answer(&practice_find(&s, slips[i].id)->judge, slips[i].given);
-        cr_expect_eq(r.verdict, VERDICT_SLIP, "%s: %g judged %s", slips[i].id, slips[i].given,
-                     judge_verdict_name(r.verdict));
-        cr_expect(strstr(r.hint, slips[i].word) != NULL, "%s: hint '%s'", slips[i].id, r.hint);
-    }
+    seeds_expect_slips(&s, slips, sizeof slips / sizeof slips[0]);
 }
 
 Test(practice_ch07, two_hundred_seeds_stay_meaningful)

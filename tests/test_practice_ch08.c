@@ -10,12 +10,6 @@
 
 #include <string.h>
 
-#define expect_rel(got, want, rel)                                                                        \
-    do {                                                                                                  \
-        double g_ = (got), w_ = (want);                                                                   \
-        cr_expect(fabs(g_ - w_) <= (rel) * fabs(w_), "%s: got %.10g, want %.10g", #got, g_, w_);          \
-    } while (0)
-
 /* vLLM's list up to 512, worked here from its definition: [1, 2, 4] +
  * range(8, 256, 8) + range(256, 513, 16); the smallest entry >= tokens, 0
  * past 512. */
@@ -94,19 +88,10 @@ Test(practice_ch08, part_slips_are_recognised)
     /* the batch itself; a list by 16 below 256: 112; gamma tokens a
      * sequence: 27 -> 32; the unpadded 36; the batch as tokens: 9 -> 16;
      * 512 / 3 = 170; one past the largest, 129 */
-    const struct {
-        const char *id;
-        double given;
-        const char *word;
-    } slips[] = {{"8.4(a1)", 100, "smallest size"}, {"8.4(a1)", 112, "steps by 8"}, {"8.5(a1)", 32, "1 + gamma"},
+    const seeds_slip slips[] = {{"8.4(a1)", 100, "smallest size"}, {"8.4(a1)", 112, "steps by 8"}, {"8.5(a1)", 32, "1 + gamma"},
                  {"8.5(a1)", 36, "smallest captured size"}, {"8.5(a1)", 16, "in tokens"}, {"8.5(c1)", 170, "not gamma"},
                  {"8.5(c1)", 129, "round down"}};
-    for (size_t i = 0; i < sizeof slips / sizeof slips[0]; i++) {
-        judge_result r = judge_answer(&practice_find(&s, slips[i].id)->judge, slips[i].given);
-        cr_expect_eq(r.verdict, VERDICT_SLIP, "%s: %g judged %s", slips[i].id, slips[i].given,
-                     judge_verdict_name(r.verdict));
-        cr_expect(strstr(r.hint, slips[i].word) != NULL, "%s: hint '%s'", slips[i].id, r.hint);
-    }
+    seeds_expect_slips(&s, slips, sizeof slips / sizeof slips[0]);
 }
 
 Test(practice_ch08, two_hundred_seeds_stay_meaningful)

@@ -9,12 +9,6 @@
 
 #include <string.h>
 
-#define expect_rel(got, want, rel)                                                                        \
-    do {                                                                                                  \
-        double g_ = (got), w_ = (want);                                                                   \
-        cr_expect(fabs(g_ - w_) <= (rel) * fabs(w_), "%s: got %.10g, want %.10g", #got, g_, w_);          \
-    } while (0)
-
 /* M/D/c time in system by the chapter's approximation, worked here
  * independently of the library: Erlang C from its series, the M/M/c wait
  * C S / (c - a), halved for fixed service. */
@@ -133,20 +127,11 @@ Test(practice_ch09, part_slips_are_recognised)
      * multiples of 4; the 8-way wait alone is 22.13 s = 0.369 min; the M/M/1
      * wait doubles it: (44.26 + 261) / 60 = 5.088 min; eight GPUs as one
      * server: 8 x 13.79 = 110.3 an hour; no DONE record: 1832 bytes */
-    const struct {
-        const char *id;
-        double given;
-        const char *word;
-    } slips[] = {{"9.1(a1)", 20, "first frame"}, {"9.1(a2)", 31200, "first frame"}, {"9.1(c1)", 96, "1 + 4k"},
+    const seeds_slip slips[] = {{"9.1(a1)", 20, "first frame"}, {"9.1(a2)", 31200, "first frame"}, {"9.1(c1)", 96, "1 + 4k"},
                  {"9.1(c2)", 100, "1 + 4k"},     {"9.6(a1)", 0.369, "wait"},        {"9.6(a1)", 5.09, "M/D/1"},
                  {"9.6(c1)", 110.3, "one server"}, {"9.7(a)", 1832, "DONE"},
                  {"9.2(a)", 3.683, "self-attention"}};
-    for (size_t i = 0; i < sizeof slips / sizeof slips[0]; i++) {
-        judge_result r = judge_answer(&practice_find(&s, slips[i].id)->judge, slips[i].given);
-        cr_expect_eq(r.verdict, VERDICT_SLIP, "%s: %g judged %s", slips[i].id, slips[i].given,
-                     judge_verdict_name(r.verdict));
-        cr_expect(strstr(r.hint, slips[i].word) != NULL, "%s: hint '%s'", slips[i].id, r.hint);
-    }
+    seeds_expect_slips(&s, slips, sizeof slips / sizeof slips[0]);
 }
 
 Test(practice_ch09, two_hundred_seeds_stay_meaningful)

@@ -13,12 +13,6 @@
 
 #include <string.h>
 
-#define expect_rel(got, want, rel)                                                                        \
-    do {                                                                                                  \
-        double g_ = (got), w_ = (want);                                                                   \
-        cr_expect(fabs(g_ - w_) <= (rel) * fabs(w_), "%s: got %.10g, want %.10g", #got, g_, w_);          \
-    } while (0)
-
 /* The shared checks take answers of one sign: the increments of 11.4 that
  * are negative (evidence against a drop) are checked here the same way,
  * right at the answer, close or a slip 5 % off, off (or a named slip) at
@@ -156,20 +150,11 @@ Test(practice_ch11, part_slips_are_recognised)
     /* the exponent 6 for h; log10 2 = 0.301; the sign turned: 1.1507; the
      * capped round with a (1 - alpha) factor: -1.1507 + 0.6931 = -0.4576;
      * accepted over proposed 0.625; rounds without a rejection 0.4 */
-    const struct {
-        const char *id;
-        double given;
-        const char *word;
-    } slips[] = {{"11.3(a)", 6, "nats"},         {"11.4(a1)", 0.301, "natural"}, {"11.4(a4)", 1.151, "P1 / P0"},
+    const seeds_slip slips[] = {{"11.3(a)", 6, "nats"},         {"11.4(a1)", 0.301, "natural"}, {"11.4(a4)", 1.151, "P1 / P0"},
                  {"11.4(a4)", -0.4576, "no (1 - alpha)"}, {"11.6(a)", 0.625, "first rejection"},
                  {"11.6(a)", 0.4, "without a rejection"}, {"11.6(b)", 0.806, "every proposed draft"},
                  {"11.5(a)", 60.67, "overshoots"}};
-    for (size_t i = 0; i < sizeof slips / sizeof slips[0]; i++) {
-        judge_result r = judge_answer(&practice_find(&s, slips[i].id)->judge, slips[i].given);
-        cr_expect_eq(r.verdict, VERDICT_SLIP, "%s: %g judged %s", slips[i].id, slips[i].given,
-                     judge_verdict_name(r.verdict));
-        cr_expect(strstr(r.hint, slips[i].word) != NULL, "%s: hint '%s'", slips[i].id, r.hint);
-    }
+    seeds_expect_slips(&s, slips, sizeof slips / sizeof slips[0]);
 }
 
 Test(practice_ch11, two_hundred_seeds_stay_meaningful)

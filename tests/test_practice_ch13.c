@@ -10,12 +10,6 @@
 
 #include <string.h>
 
-#define expect_rel(got, want, rel)                                                                        \
-    do {                                                                                                  \
-        double g_ = (got), w_ = (want);                                                                   \
-        cr_expect(fabs(g_ - w_) <= (rel) * fabs(w_), "%s: got %.10g, want %.10g", #got, g_, w_);          \
-    } while (0)
-
 Test(practice_ch13, seed_zero_is_the_printed_book)
 {
     practice_set s;
@@ -106,21 +100,12 @@ Test(practice_ch13, part_slips_are_recognised)
      * 90 % of 256 / 8 = 28.8 -> 29; every copy sent: 3.670 MB; the bytes
      * without the latency 7.136 us; decode steps alone 25 ms; the split at
      * its faster pool 15.66; one replica 3.051; 60 GiB: 112; all hits 355 */
-    const struct {
-        const char *id;
-        double given;
-        const char *word;
-    } slips[] = {{"13.1(a)", 511.7, "RoPE"},      {"13.1(b)", 25233, "KV heads"}, {"13.1(c)", 604.0, "window"},
+    const seeds_slip slips[] = {{"13.1(a)", 511.7, "RoPE"},      {"13.1(b)", 25233, "KV heads"}, {"13.1(c)", 604.0, "window"},
                  {"13.3(a)", 256, "share experts"}, {"13.3(b)", 29, "1 - (1 - k/E)^T"}, {"13.3(b)", 72, "round up"},
                  {"13.4(a)", 3.670, "own GPU"},   {"13.4(c)", 7.136, "latency"},  {"13.5(a)", 25, "prefills"},
                  {"13.5(b)", 15.66, "slower"},    {"13.5(c)", 3.051, "four replicas"}, {"13.6(a)", 112, "GiB"},
                  {"13.6(c)", 355, "share"}};
-    for (size_t i = 0; i < sizeof slips / sizeof slips[0]; i++) {
-        judge_result r = judge_answer(&practice_find(&s, slips[i].id)->judge, slips[i].given);
-        cr_expect_eq(r.verdict, VERDICT_SLIP, "%s: %g judged %s", slips[i].id, slips[i].given,
-                     judge_verdict_name(r.verdict));
-        cr_expect(strstr(r.hint, slips[i].word) != NULL, "%s: hint '%s'", slips[i].id, r.hint);
-    }
+    seeds_expect_slips(&s, slips, sizeof slips / sizeof slips[0]);
 }
 
 Test(practice_ch13, two_hundred_seeds_stay_meaningful)
