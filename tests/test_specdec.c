@@ -303,3 +303,18 @@ Test(regime, draft_heads_by_hand)
     cr_assert_float_eq(t, 4471160832.0 * 2 / 4 / 3.35e12, 1e-9);
     cr_assert(isnan(spec_heads_time(&target, &h100, 4, 1, 0, 1, precision_uniform(DT_BF16))));
 }
+
+/* The acceptance rate a promised speedup needs.  2x at gamma 4, c 0.1 needs
+ * E[N] = 2 x 1.4 = 2.8: 1 + a + a^2 + a^3 + a^4 is 2.79946 at a = 0.705 and
+ * 2.80423 at 0.706, so the answer lies between.  Gamma 2 with c 0.1 gives at
+ * most 3 / 1.2 = 2.5x: 3x is out of reach, and 2.49x needs E[N] = 2.988,
+ * 1 + a + a^2 = 2.988016 at a = 0.996 (2.9865 at 0.9955, 2.9910 at 0.997). */
+Test(specdec, alpha_for_a_promised_speedup)
+{
+    double a = spec_alpha_for_speedup(2.0, 4, 0.1);
+    cr_expect(a > 0.705 && a < 0.706, "alpha %.9f", a);
+    cr_expect(fabs((1 + a + a * a + a * a * a + a * a * a * a) / 1.4 - 2.0) < 1e-9, "the speedup at %.12f", a);
+    cr_expect(isnan(spec_alpha_for_speedup(3.0, 2, 0.1)), "3x at gamma 2 is out of reach");
+    double near_all = spec_alpha_for_speedup(2.49, 2, 0.1);
+    cr_expect(near_all > 0.9955 && near_all < 0.997, "2.49x at gamma 2: alpha %.9f", near_all);
+}

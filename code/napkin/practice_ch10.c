@@ -125,23 +125,6 @@ static const double ex4_target[] = {1.5, 1.8, 2, 2.2};
 static const double ex4_cost[] = {0.05, 0.1, 0.15};
 static const double ex4_gamma[] = {3, 4, 5, 6};
 
-/* The smallest alpha whose speedup reaches target: the speedup grows with
- * alpha, so bisect it rather than restate it; NAN out of reach. */
-static double alpha_for(double target, int gamma, double c)
-{
-    if (spec_walltime_speedup(1, gamma, c) < target)
-        return NAN;
-    double lo = 0, hi = 1;
-    for (int i = 0; i < 60; i++) {
-        double mid = 0.5 * (lo + hi);
-        if (spec_walltime_speedup(mid, gamma, c) < target)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return hi;
-}
-
 static void exercise_4(practice_set *s, rng_state *r)
 {
     const int short_g = 2; /* (b) and (c): the printed short draft */
@@ -152,7 +135,7 @@ static void exercise_4(practice_set *s, rng_state *r)
         t = practice_pick(r, s->seed, ex4_target, PRACTICE_COUNT(ex4_target), 2);
         c = practice_pick(r, s->seed, ex4_cost, PRACTICE_COUNT(ex4_cost), 1);
         g = practice_pick(r, s->seed, ex4_gamma, PRACTICE_COUNT(ex4_gamma), 1);
-        double a1 = alpha_for(t, (int)g, c), a2 = alpha_for(t, short_g, c);
+        double a1 = spec_alpha_for_speedup(t, (int)g, c), a2 = spec_alpha_for_speedup(t, short_g, c);
         if (a1 >= 0.3 && a2 <= 0.95 && spec_walltime_speedup(1, short_g, c) >= t * 1.05)
             break;
         t = 2, c = 0.1, g = 4;
@@ -165,8 +148,8 @@ static void exercise_4(practice_set *s, rng_state *r)
     const int gs[2] = {(int)g, short_g};
     for (int i = 0; i < 2; i++) {
         practice_part *p = practice_add_part(s, ids[i], 4, what[i], "a fraction", JUDGE_RELATIVE,
-                                             alpha_for(t, gs[i], c), JUDGE_HAND_TOL);
-        double free_a = alpha_for(t, gs[i], 0);
+                                             spec_alpha_for_speedup(t, gs[i], c), JUDGE_HAND_TOL);
+        double free_a = spec_alpha_for_speedup(t, gs[i], 0);
         practice_add_slip(p, free_a, "the draft is not free: E[N] must reach the speedup times 1 + gamma c");
     }
     double most = spec_walltime_speedup(1, short_g, c);

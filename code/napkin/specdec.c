@@ -76,6 +76,21 @@ double spec_walltime_speedup(double alpha, int gamma, double c)
 //< speedup
 
 //> operations
+double spec_alpha_for_speedup(double target, int gamma, double c)
+{
+    if (spec_walltime_speedup(1, gamma, c) < target)
+        return NAN;
+    double lo = 0, hi = 1;
+    for (int i = 0; i < 60; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (spec_walltime_speedup(mid, gamma, c) < target)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return hi;
+}
+
 double spec_operations_factor(double alpha, int gamma, double c_hat)
 {
     /* Per round: gamma draft tokens (c_hat each) and gamma+1 target token

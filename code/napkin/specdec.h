@@ -50,6 +50,10 @@ double spec_operations_factor(double alpha, int gamma, double c_hat);
 /* The gamma in 1 .. gamma_max with the highest walltime speedup (the
  * smallest such gamma on a tie); its speedup into *speedup (may be NULL). */
 int spec_best_gamma(double alpha, double c, int gamma_max, double *speedup);
+/* The smallest alpha whose walltime speedup reaches target at gamma and c
+ * (bisection: the speedup grows with alpha); NAN when even alpha = 1 does
+ * not reach it. */
+double spec_alpha_for_speedup(double target, int gamma, double c);
 
 /* --- regime (ii): the roofline step model --- */
 
