@@ -87,6 +87,16 @@ static inline double ex_input(const practice_set *s, const char *name)
             ex_check_part((set_), a_.id[i_], a_.value[i_]);                                                 \
     } while (0)
 
+/* Test(suite_, name_): the kit's answers (kit_answers_NN.h) to exercise n_
+ * of chapter ch_'s variant of $NB_SEED, judged as the grade and the page
+ * judge them. */
+#define EX_VARIANT_TEST(suite_, name_, ch_, answers_, n_)                                                   \
+    Test(suite_, name_)                                                                                     \
+    {                                                                                                       \
+        practice_set s_ = ex_variant(ch_);                                                                  \
+        ex_check_kit_answers(&s_, answers_(&s_, n_));                                                       \
+    }
+
 /* Macros, so a failure names the line of the check in the test file. */
 
 #ifdef NB_STUDENT_KIT

@@ -307,17 +307,11 @@ Test(ex01, e7_moe_decode_bytes_grow_with_batch)
  * answers the tests above derive by hand. */
 #include "kit_answers_01.h"
 
-#define EX01_VARIANT_TEST(n, name)                                                                        \
-    Test(ex01, name)                                                                                      \
-    {                                                                                                     \
-        practice_set s = ex_variant(1);                                                                   \
-        ex_check_kit_answers(&s, kit_answers_01(&s, n));                                                  \
-    }
-EX01_VARIANT_TEST(1, e1_variant)
-EX01_VARIANT_TEST(2, e2_variant)
-EX01_VARIANT_TEST(3, e3_variant)
-EX01_VARIANT_TEST(4, e4_variant)
-EX01_VARIANT_TEST(5, e5_variant)
-EX01_VARIANT_TEST(6, e6_variant)
-EX01_VARIANT_TEST(7, e7_variant)
-EX01_VARIANT_TEST(8, e8_variant)
+EX_VARIANT_TEST(ex01, e1_variant, 1, kit_answers_01, 1)
+EX_VARIANT_TEST(ex01, e2_variant, 1, kit_answers_01, 2)
+EX_VARIANT_TEST(ex01, e3_variant, 1, kit_answers_01, 3)
+EX_VARIANT_TEST(ex01, e4_variant, 1, kit_answers_01, 4)
+EX_VARIANT_TEST(ex01, e5_variant, 1, kit_answers_01, 5)
+EX_VARIANT_TEST(ex01, e6_variant, 1, kit_answers_01, 6)
+EX_VARIANT_TEST(ex01, e7_variant, 1, kit_answers_01, 7)
+EX_VARIANT_TEST(ex01, e8_variant, 1, kit_answers_01, 8)

@@ -173,16 +173,10 @@ Test(ex02, e7_launch_idle_share_as_printed)
  * answers the tests above derive by hand. */
 #include "kit_answers_02.h"
 
-#define EX02_VARIANT_TEST(n, name)                                                                        \
-    Test(ex02, name)                                                                                      \
-    {                                                                                                     \
-        practice_set s = ex_variant(2);                                                                   \
-        ex_check_kit_answers(&s, kit_answers_02(&s, n));                                                  \
-    }
-EX02_VARIANT_TEST(1, e1_variant)
-EX02_VARIANT_TEST(2, e2_variant)
-EX02_VARIANT_TEST(3, e3_variant)
-EX02_VARIANT_TEST(4, e4_variant)
-EX02_VARIANT_TEST(5, e5_variant)
-EX02_VARIANT_TEST(6, e6_variant)
-EX02_VARIANT_TEST(7, e7_variant)
+EX_VARIANT_TEST(ex02, e1_variant, 2, kit_answers_02, 1)
+EX_VARIANT_TEST(ex02, e2_variant, 2, kit_answers_02, 2)
+EX_VARIANT_TEST(ex02, e3_variant, 2, kit_answers_02, 3)
+EX_VARIANT_TEST(ex02, e4_variant, 2, kit_answers_02, 4)
+EX_VARIANT_TEST(ex02, e5_variant, 2, kit_answers_02, 5)
+EX_VARIANT_TEST(ex02, e6_variant, 2, kit_answers_02, 6)
+EX_VARIANT_TEST(ex02, e7_variant, 2, kit_answers_02, 7)

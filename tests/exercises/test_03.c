@@ -167,16 +167,10 @@ Test(ex03, e7_edge_cases)
  * answers the tests above derive by hand. */
 #include "kit_answers_03.h"
 
-#define EX03_VARIANT_TEST(n, name)                                                                        \
-    Test(ex03, name)                                                                                      \
-    {                                                                                                     \
-        practice_set s = ex_variant(3);                                                                   \
-        ex_check_kit_answers(&s, kit_answers_03(&s, n));                                                  \
-    }
-EX03_VARIANT_TEST(1, e1_variant)
-EX03_VARIANT_TEST(2, e2_variant)
-EX03_VARIANT_TEST(3, e3_variant)
-EX03_VARIANT_TEST(4, e4_variant)
-EX03_VARIANT_TEST(5, e5_variant)
-EX03_VARIANT_TEST(6, e6_variant)
-EX03_VARIANT_TEST(7, e7_variant)
+EX_VARIANT_TEST(ex03, e1_variant, 3, kit_answers_03, 1)
+EX_VARIANT_TEST(ex03, e2_variant, 3, kit_answers_03, 2)
+EX_VARIANT_TEST(ex03, e3_variant, 3, kit_answers_03, 3)
+EX_VARIANT_TEST(ex03, e4_variant, 3, kit_answers_03, 4)
+EX_VARIANT_TEST(ex03, e5_variant, 3, kit_answers_03, 5)
+EX_VARIANT_TEST(ex03, e6_variant, 3, kit_answers_03, 6)
+EX_VARIANT_TEST(ex03, e7_variant, 3, kit_answers_03, 7)

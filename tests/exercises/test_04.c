@@ -112,15 +112,9 @@ Test(ex04, e6_bad_input)
  * answers the tests above derive by hand. */
 #include "kit_answers_04.h"
 
-#define EX04_VARIANT_TEST(n, name)                                                                        \
-    Test(ex04, name)                                                                                      \
-    {                                                                                                     \
-        practice_set s = ex_variant(4);                                                                   \
-        ex_check_kit_answers(&s, kit_answers_04(&s, n));                                                  \
-    }
-EX04_VARIANT_TEST(1, e1_variant)
-EX04_VARIANT_TEST(2, e2_variant)
-EX04_VARIANT_TEST(3, e3_variant)
-EX04_VARIANT_TEST(4, e4_variant)
-EX04_VARIANT_TEST(5, e5_variant)
-EX04_VARIANT_TEST(6, e6_variant)
+EX_VARIANT_TEST(ex04, e1_variant, 4, kit_answers_04, 1)
+EX_VARIANT_TEST(ex04, e2_variant, 4, kit_answers_04, 2)
+EX_VARIANT_TEST(ex04, e3_variant, 4, kit_answers_04, 3)
+EX_VARIANT_TEST(ex04, e4_variant, 4, kit_answers_04, 4)
+EX_VARIANT_TEST(ex04, e5_variant, 4, kit_answers_04, 5)
+EX_VARIANT_TEST(ex04, e6_variant, 4, kit_answers_04, 6)

@@ -112,35 +112,9 @@ Test(ex05, e6_replicas)
  * answers the tests above derive by hand. */
 #include "kit_answers_05.h"
 
-Test(ex05, e1_variant)
-{
-    practice_set s = ex_variant(5);
-    ex_check_kit_answers(&s, kit_answers_05(&s, 1));
-}
-
-Test(ex05, e2_variant)
-{
-    practice_set s = ex_variant(5);
-    ex_check_kit_answers(&s, kit_answers_05(&s, 2));
-}
-
-Test(ex05, e3_variant)
-{
-    practice_set s = ex_variant(5);
-    ex_check_kit_answers(&s, kit_answers_05(&s, 3));
-}
-
-Test(ex05, e4_variant)
-{
-    practice_set s = ex_variant(5);
-    ex_check_kit_answers(&s, kit_answers_05(&s, 4));
-}
-
-#define EX05_VARIANT_TEST(n, name)                                                                        \
-    Test(ex05, name)                                                                                      \
-    {                                                                                                     \
-        practice_set s = ex_variant(5);                                                                   \
-        ex_check_kit_answers(&s, kit_answers_05(&s, n));                                                  \
-    }
-EX05_VARIANT_TEST(5, e5_variant)
-EX05_VARIANT_TEST(6, e6_variant)
+EX_VARIANT_TEST(ex05, e1_variant, 5, kit_answers_05, 1)
+EX_VARIANT_TEST(ex05, e2_variant, 5, kit_answers_05, 2)
+EX_VARIANT_TEST(ex05, e3_variant, 5, kit_answers_05, 3)
+EX_VARIANT_TEST(ex05, e4_variant, 5, kit_answers_05, 4)
+EX_VARIANT_TEST(ex05, e5_variant, 5, kit_answers_05, 5)
+EX_VARIANT_TEST(ex05, e6_variant, 5, kit_answers_05, 6)

@@ -192,16 +192,10 @@ Test(ex06, e7_bad_input)
  * answers the tests above derive by hand. */
 #include "kit_answers_06.h"
 
-#define EX06_VARIANT_TEST(n, name)                                                                        \
-    Test(ex06, name)                                                                                      \
-    {                                                                                                     \
-        practice_set s = ex_variant(6);                                                                   \
-        ex_check_kit_answers(&s, kit_answers_06(&s, n));                                                  \
-    }
-EX06_VARIANT_TEST(1, e1_variant)
-EX06_VARIANT_TEST(2, e2_variant)
-EX06_VARIANT_TEST(3, e3_variant)
-EX06_VARIANT_TEST(4, e4_variant)
-EX06_VARIANT_TEST(5, e5_variant)
-EX06_VARIANT_TEST(6, e6_variant)
-EX06_VARIANT_TEST(7, e7_variant)
+EX_VARIANT_TEST(ex06, e1_variant, 6, kit_answers_06, 1)
+EX_VARIANT_TEST(ex06, e2_variant, 6, kit_answers_06, 2)
+EX_VARIANT_TEST(ex06, e3_variant, 6, kit_answers_06, 3)
+EX_VARIANT_TEST(ex06, e4_variant, 6, kit_answers_06, 4)
+EX_VARIANT_TEST(ex06, e5_variant, 6, kit_answers_06, 5)
+EX_VARIANT_TEST(ex06, e6_variant, 6, kit_answers_06, 6)
+EX_VARIANT_TEST(ex06, e7_variant, 6, kit_answers_06, 7)

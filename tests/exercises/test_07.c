@@ -150,44 +150,10 @@ Test(ex07, e7_requests_per_prefill_step)
  * answers the tests above derive by hand. */
 #include "kit_answers_07.h"
 
-Test(ex07, e2_variant)
-{
-    practice_set s = ex_variant(7);
-    ex_check_kit_answers(&s, kit_answers_07(&s, 2));
-}
-
-Test(ex07, e4_variant)
-{
-    practice_set s = ex_variant(7);
-    ex_check_kit_answers(&s, kit_answers_07(&s, 4));
-}
-
-Test(ex07, e5_variant)
-{
-    practice_set s = ex_variant(7);
-    ex_check_kit_answers(&s, kit_answers_07(&s, 5));
-}
-
-Test(ex07, e7_variant)
-{
-    practice_set s = ex_variant(7);
-    ex_check_kit_answers(&s, kit_answers_07(&s, 7));
-}
-
-Test(ex07, e1_variant)
-{
-    practice_set s = ex_variant(7);
-    ex_check_kit_answers(&s, kit_answers_07(&s, 1));
-}
-
-Test(ex07, e3_variant)
-{
-    practice_set s = ex_variant(7);
-    ex_check_kit_answers(&s, kit_answers_07(&s, 3));
-}
-
-Test(ex07, e6_variant)
-{
-    practice_set s = ex_variant(7);
-    ex_check_kit_answers(&s, kit_answers_07(&s, 6));
-}
+EX_VARIANT_TEST(ex07, e2_variant, 7, kit_answers_07, 2)
+EX_VARIANT_TEST(ex07, e4_variant, 7, kit_answers_07, 4)
+EX_VARIANT_TEST(ex07, e5_variant, 7, kit_answers_07, 5)
+EX_VARIANT_TEST(ex07, e7_variant, 7, kit_answers_07, 7)
+EX_VARIANT_TEST(ex07, e1_variant, 7, kit_answers_07, 1)
+EX_VARIANT_TEST(ex07, e3_variant, 7, kit_answers_07, 3)
+EX_VARIANT_TEST(ex07, e6_variant, 7, kit_answers_07, 6)

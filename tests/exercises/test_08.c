@@ -151,44 +151,10 @@ Test(ex08, e7_where_graphs_stop_paying)
  * answers the tests above derive by hand. */
 #include "kit_answers_08.h"
 
-Test(ex08, e4_variant)
-{
-    practice_set s = ex_variant(8);
-    ex_check_kit_answers(&s, kit_answers_08(&s, 4));
-}
-
-Test(ex08, e5_variant)
-{
-    practice_set s = ex_variant(8);
-    ex_check_kit_answers(&s, kit_answers_08(&s, 5));
-}
-
-Test(ex08, e1_variant)
-{
-    practice_set s = ex_variant(8);
-    ex_check_kit_answers(&s, kit_answers_08(&s, 1));
-}
-
-Test(ex08, e2_variant)
-{
-    practice_set s = ex_variant(8);
-    ex_check_kit_answers(&s, kit_answers_08(&s, 2));
-}
-
-Test(ex08, e3_variant)
-{
-    practice_set s = ex_variant(8);
-    ex_check_kit_answers(&s, kit_answers_08(&s, 3));
-}
-
-Test(ex08, e6_variant)
-{
-    practice_set s = ex_variant(8);
-    ex_check_kit_answers(&s, kit_answers_08(&s, 6));
-}
-
-Test(ex08, e7_variant)
-{
-    practice_set s = ex_variant(8);
-    ex_check_kit_answers(&s, kit_answers_08(&s, 7));
-}
+EX_VARIANT_TEST(ex08, e4_variant, 8, kit_answers_08, 4)
+EX_VARIANT_TEST(ex08, e5_variant, 8, kit_answers_08, 5)
+EX_VARIANT_TEST(ex08, e1_variant, 8, kit_answers_08, 1)
+EX_VARIANT_TEST(ex08, e2_variant, 8, kit_answers_08, 2)
+EX_VARIANT_TEST(ex08, e3_variant, 8, kit_answers_08, 3)
+EX_VARIANT_TEST(ex08, e6_variant, 8, kit_answers_08, 6)
+EX_VARIANT_TEST(ex08, e7_variant, 8, kit_answers_08, 7)

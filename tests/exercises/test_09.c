@@ -110,44 +110,10 @@ Test(ex09, e7_journal)
  * answers the tests above derive by hand. */
 #include "kit_answers_09.h"
 
-Test(ex09, e2_variant)
-{
-    practice_set s = ex_variant(9);
-    ex_check_kit_answers(&s, kit_answers_09(&s, 2));
-}
-
-Test(ex09, e1_variant)
-{
-    practice_set s = ex_variant(9);
-    ex_check_kit_answers(&s, kit_answers_09(&s, 1));
-}
-
-Test(ex09, e6_variant)
-{
-    practice_set s = ex_variant(9);
-    ex_check_kit_answers(&s, kit_answers_09(&s, 6));
-}
-
-Test(ex09, e3_variant)
-{
-    practice_set s = ex_variant(9);
-    ex_check_kit_answers(&s, kit_answers_09(&s, 3));
-}
-
-Test(ex09, e4_variant)
-{
-    practice_set s = ex_variant(9);
-    ex_check_kit_answers(&s, kit_answers_09(&s, 4));
-}
-
-Test(ex09, e5_variant)
-{
-    practice_set s = ex_variant(9);
-    ex_check_kit_answers(&s, kit_answers_09(&s, 5));
-}
-
-Test(ex09, e7_variant)
-{
-    practice_set s = ex_variant(9);
-    ex_check_kit_answers(&s, kit_answers_09(&s, 7));
-}
+EX_VARIANT_TEST(ex09, e2_variant, 9, kit_answers_09, 2)
+EX_VARIANT_TEST(ex09, e1_variant, 9, kit_answers_09, 1)
+EX_VARIANT_TEST(ex09, e6_variant, 9, kit_answers_09, 6)
+EX_VARIANT_TEST(ex09, e3_variant, 9, kit_answers_09, 3)
+EX_VARIANT_TEST(ex09, e4_variant, 9, kit_answers_09, 4)
+EX_VARIANT_TEST(ex09, e5_variant, 9, kit_answers_09, 5)
+EX_VARIANT_TEST(ex09, e7_variant, 9, kit_answers_09, 7)

@@ -120,38 +120,9 @@ Test(ex10, e6_verify_ratio_only_inside_memory)
  * answers the tests above derive by hand. */
 #include "kit_answers_10.h"
 
-Test(ex10, e1_variant)
-{
-    practice_set s = ex_variant(10);
-    ex_check_kit_answers(&s, kit_answers_10(&s, 1));
-}
-
-Test(ex10, e2_variant)
-{
-    practice_set s = ex_variant(10);
-    ex_check_kit_answers(&s, kit_answers_10(&s, 2));
-}
-
-Test(ex10, e3_variant)
-{
-    practice_set s = ex_variant(10);
-    ex_check_kit_answers(&s, kit_answers_10(&s, 3));
-}
-
-Test(ex10, e4_variant)
-{
-    practice_set s = ex_variant(10);
-    ex_check_kit_answers(&s, kit_answers_10(&s, 4));
-}
-
-Test(ex10, e5_variant)
-{
-    practice_set s = ex_variant(10);
-    ex_check_kit_answers(&s, kit_answers_10(&s, 5));
-}
-
-Test(ex10, e6_variant)
-{
-    practice_set s = ex_variant(10);
-    ex_check_kit_answers(&s, kit_answers_10(&s, 6));
-}
+EX_VARIANT_TEST(ex10, e1_variant, 10, kit_answers_10, 1)
+EX_VARIANT_TEST(ex10, e2_variant, 10, kit_answers_10, 2)
+EX_VARIANT_TEST(ex10, e3_variant, 10, kit_answers_10, 3)
+EX_VARIANT_TEST(ex10, e4_variant, 10, kit_answers_10, 4)
+EX_VARIANT_TEST(ex10, e5_variant, 10, kit_answers_10, 5)
+EX_VARIANT_TEST(ex10, e6_variant, 10, kit_answers_10, 6)

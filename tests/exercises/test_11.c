@@ -162,44 +162,10 @@ Test(ex11, e7_the_switch)
  * answers the tests above derive by hand. */
 #include "kit_answers_11.h"
 
-Test(ex11, e1_variant)
-{
-    practice_set s = ex_variant(11);
-    ex_check_kit_answers(&s, kit_answers_11(&s, 1));
-}
-
-Test(ex11, e2_variant)
-{
-    practice_set s = ex_variant(11);
-    ex_check_kit_answers(&s, kit_answers_11(&s, 2));
-}
-
-Test(ex11, e7_variant)
-{
-    practice_set s = ex_variant(11);
-    ex_check_kit_answers(&s, kit_answers_11(&s, 7));
-}
-
-Test(ex11, e5_variant)
-{
-    practice_set s = ex_variant(11);
-    ex_check_kit_answers(&s, kit_answers_11(&s, 5));
-}
-
-Test(ex11, e3_variant)
-{
-    practice_set s = ex_variant(11);
-    ex_check_kit_answers(&s, kit_answers_11(&s, 3));
-}
-
-Test(ex11, e4_variant)
-{
-    practice_set s = ex_variant(11);
-    ex_check_kit_answers(&s, kit_answers_11(&s, 4));
-}
-
-Test(ex11, e6_variant)
-{
-    practice_set s = ex_variant(11);
-    ex_check_kit_answers(&s, kit_answers_11(&s, 6));
-}
+EX_VARIANT_TEST(ex11, e1_variant, 11, kit_answers_11, 1)
+EX_VARIANT_TEST(ex11, e2_variant, 11, kit_answers_11, 2)
+EX_VARIANT_TEST(ex11, e7_variant, 11, kit_answers_11, 7)
+EX_VARIANT_TEST(ex11, e5_variant, 11, kit_answers_11, 5)
+EX_VARIANT_TEST(ex11, e3_variant, 11, kit_answers_11, 3)
+EX_VARIANT_TEST(ex11, e4_variant, 11, kit_answers_11, 4)
+EX_VARIANT_TEST(ex11, e6_variant, 11, kit_answers_11, 6)

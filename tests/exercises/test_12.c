@@ -164,43 +164,10 @@ Test(ex12, e6_does_70b_fit)
  * answers the tests above derive by hand. */
 #include "kit_answers_12.h"
 
-static void check_variant(int exercise)
-{
-    practice_set s = ex_variant(12);
-    ex_check_kit_answers(&s, kit_answers_12(&s, exercise));
-}
-
-Test(ex12, e1_variant)
-{
-    check_variant(1);
-}
-
-Test(ex12, e2_variant)
-{
-    check_variant(2);
-}
-
-Test(ex12, e3_variant)
-{
-    check_variant(3);
-}
-
-Test(ex12, e4_variant)
-{
-    check_variant(4);
-}
-
-Test(ex12, e6_variant)
-{
-    check_variant(6);
-}
-
-Test(ex12, e5_variant)
-{
-    check_variant(5);
-}
-
-Test(ex12, e7_variant)
-{
-    check_variant(7);
-}
+EX_VARIANT_TEST(ex12, e1_variant, 12, kit_answers_12, 1)
+EX_VARIANT_TEST(ex12, e2_variant, 12, kit_answers_12, 2)
+EX_VARIANT_TEST(ex12, e3_variant, 12, kit_answers_12, 3)
+EX_VARIANT_TEST(ex12, e4_variant, 12, kit_answers_12, 4)
+EX_VARIANT_TEST(ex12, e6_variant, 12, kit_answers_12, 6)
+EX_VARIANT_TEST(ex12, e5_variant, 12, kit_answers_12, 5)
+EX_VARIANT_TEST(ex12, e7_variant, 12, kit_answers_12, 7)

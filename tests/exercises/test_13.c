@@ -103,11 +103,7 @@ Test(ex13, e6_shared_system_prompt)
  * answers the tests above derive by hand. */
 #include "kit_answers_13.h"
 
-Test(ex13, e1_variant)
-{
-    practice_set s = ex_variant(13);
-    ex_check_kit_answers(&s, kit_answers_13(&s, 1));
-}
+EX_VARIANT_TEST(ex13, e1_variant, 13, kit_answers_13, 1)
 
 Test(ex13, e2_variant)
 {
@@ -120,26 +116,7 @@ Test(ex13, e2_variant)
                  ex13_h200s_for_deepseek(mid, ctx, "tp"), -1);
 }
 
-Test(ex13, e3_variant)
-{
-    practice_set s = ex_variant(13);
-    ex_check_kit_answers(&s, kit_answers_13(&s, 3));
-}
-
-Test(ex13, e4_variant)
-{
-    practice_set s = ex_variant(13);
-    ex_check_kit_answers(&s, kit_answers_13(&s, 4));
-}
-
-Test(ex13, e5_variant)
-{
-    practice_set s = ex_variant(13);
-    ex_check_kit_answers(&s, kit_answers_13(&s, 5));
-}
-
-Test(ex13, e6_variant)
-{
-    practice_set s = ex_variant(13);
-    ex_check_kit_answers(&s, kit_answers_13(&s, 6));
-}
+EX_VARIANT_TEST(ex13, e3_variant, 13, kit_answers_13, 3)
+EX_VARIANT_TEST(ex13, e4_variant, 13, kit_answers_13, 4)
+EX_VARIANT_TEST(ex13, e5_variant, 13, kit_answers_13, 5)
+EX_VARIANT_TEST(ex13, e6_variant, 13, kit_answers_13, 6)
