@@ -151,10 +151,8 @@ static int exercise_2(practice_set *s, rng_state *r)
     model_spec mha, gqa;
     if (model_lookup("llama2-13b", &mha) != 0 || model_lookup("llama3-8b", &gqa) != 0)
         return -1;
-    double budget = practice_pick(r, s->seed, ex2_budget_gb, PRACTICE_COUNT(ex2_budget_gb), 3);
-    double context = practice_pick(r, s->seed, ex2_context, PRACTICE_COUNT(ex2_context), 2);
-    practice_add_input(s, "ch01_ex2_budget_gb", budget, "%g", PRACTICE_RANGE_OF(ex2_budget_gb));
-    practice_add_input(s, "ch01_ex2_context", context, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex2_context));
+    double budget = PRACTICE_DRAW(s, r, "ch01_ex2_budget_gb", ex2_budget_gb, 3, "%g");
+    double context = PRACTICE_DRAW(s, r, "ch01_ex2_context", ex2_context, 2, PRACTICE_GROUPED);
     double kv13 = kv_bytes_per_token(&mha, DT_BF16), kv8 = kv_bytes_per_token(&gqa, DT_BF16);
     practice_part *p = practice_add_part(s, "1.2(a1)", 2, "KV bytes per token, LLaMA-2-13B", "B", JUDGE_RELATIVE,
                                          kv13, JUDGE_HAND_TOL);
@@ -186,12 +184,9 @@ static int exercise_3(practice_set *s, rng_state *r, double *usable, double *res
     model_spec m;
     if (model_lookup("llama3-8b", &m) != 0)
         return -1;
-    double context = practice_pick(r, s->seed, ex3_context, PRACTICE_COUNT(ex3_context), 2);
-    double pct = practice_pick(r, s->seed, ex3_usable_pct, PRACTICE_COUNT(ex3_usable_pct), 1);
-    double res = practice_pick(r, s->seed, ex3_reserve_gb, PRACTICE_COUNT(ex3_reserve_gb), 1);
-    practice_add_input(s, "ch01_ex3_context", context, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex3_context));
-    practice_add_input(s, "ch01_ex3_usable_pct", pct, "%g", PRACTICE_RANGE_OF(ex3_usable_pct));
-    practice_add_input(s, "ch01_ex3_reserve_gb", res, "%g", PRACTICE_RANGE_OF(ex3_reserve_gb));
+    double context = PRACTICE_DRAW(s, r, "ch01_ex3_context", ex3_context, 2, PRACTICE_GROUPED);
+    double pct = PRACTICE_DRAW(s, r, "ch01_ex3_usable_pct", ex3_usable_pct, 1, "%g");
+    double res = PRACTICE_DRAW(s, r, "ch01_ex3_reserve_gb", ex3_reserve_gb, 1, "%g");
     *usable = pct / 100;
     *reserve = res * 1e9;
     int b = max_batch(&m, "h200", 1, (int)context, DT_BF16, DT_BF16, *usable, *reserve);
@@ -277,14 +272,12 @@ static int exercise_5(practice_set *s, rng_state *r)
     model_spec m;
     if (model_lookup("llama3-70b", &m) != 0)
         return -1;
-    double tp = practice_pick(r, s->seed, ex5_tp, PRACTICE_COUNT(ex5_tp), 0);
-    double context = practice_pick(r, s->seed, ex5_context, PRACTICE_COUNT(ex5_context), 1);
+    double tp = PRACTICE_DRAW(s, r, "ch01_ex5_tp", ex5_tp, 0, "%g");
+    double context = PRACTICE_DRAW(s, r, "ch01_ex5_context", ex5_context, 1, PRACTICE_GROUPED);
     /* drawn after tp and context, so their draws are the earlier variants' */
     int n = PRACTICE_COUNT(ex5_gpus), i = s->seed == 0 ? 0 : (int)rng_below(r, (uint64_t)n);
     const char *key = ex5_gpus[i].key;
     gpu_spec g = gpu_builtin(key);
-    practice_add_input(s, "ch01_ex5_tp", tp, "%g", PRACTICE_RANGE_OF(ex5_tp));
-    practice_add_input(s, "ch01_ex5_context", context, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex5_context));
     practice_add_choice(s, "ch01_ex5_gpu", i, n, ex5_gpus[i].name, key);
     double lo = INFINITY, hi = 0;
     for (int j = 0; j < n; j++) {
@@ -366,10 +359,8 @@ static int exercise_7(practice_set *s, rng_state *r)
     model_spec m;
     if (model_lookup("mixtral-8x7b", &m) != 0)
         return -1;
-    double small = practice_pick(r, s->seed, ex7_small, PRACTICE_COUNT(ex7_small), 2);
-    double large = practice_pick(r, s->seed, ex7_large, PRACTICE_COUNT(ex7_large), 2);
-    practice_add_input(s, "ch01_ex7_small_batch", small, "%g", PRACTICE_RANGE_OF(ex7_small));
-    practice_add_input(s, "ch01_ex7_large_batch", large, "%g", PRACTICE_RANGE_OF(ex7_large));
+    double small = PRACTICE_DRAW(s, r, "ch01_ex7_small_batch", ex7_small, 2, "%g");
+    double large = PRACTICE_DRAW(s, r, "ch01_ex7_large_batch", ex7_large, 2, "%g");
     param_count pc = model_params(&m);
     practice_part *p = practice_add_part(s, "1.7(a1)", 7, "total parameters", "billion", JUDGE_RELATIVE,
                                          pc.total / 1e9, JUDGE_HAND_TOL);

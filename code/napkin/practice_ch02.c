@@ -40,10 +40,8 @@ static const double ex1_read_ms[] = {0.23, 0.24, 0.25};
 
 static void exercise_1(practice_set *s, rng_state *r)
 {
-    double copy = practice_pick(r, s->seed, ex1_copy_ms, PRACTICE_COUNT(ex1_copy_ms), 1);
-    double read = practice_pick(r, s->seed, ex1_read_ms, PRACTICE_COUNT(ex1_read_ms), 1);
-    practice_add_input(s, "ch02_ex1_copy_ms", copy, "%g", PRACTICE_RANGE_OF(ex1_copy_ms));
-    practice_add_input(s, "ch02_ex1_read_ms", read, "%g", PRACTICE_RANGE_OF(ex1_read_ms));
+    double copy = PRACTICE_DRAW(s, r, "ch02_ex1_copy_ms", ex1_copy_ms, 1, "%g");
+    double read = PRACTICE_DRAW(s, r, "ch02_ex1_read_ms", ex1_read_ms, 1, "%g");
     double n = 268435456.0; /* 2^28 floats */
     double c = stream_bytes(STREAM_COPY, n, 4) / (copy * 1e-3), rd = stream_bytes(STREAM_READ, n, 4) / (read * 1e-3);
     practice_part *p = practice_add_part(s, "2.1(a1)", 1, "TB/s the copy reports", "TB/s", JUDGE_RELATIVE, c / 1e12,
@@ -67,10 +65,8 @@ static const double ex2_tp[] = {2, 4, 8};
 
 static void exercise_2(practice_set *s, rng_state *r)
 {
-    double size = practice_pick(r, s->seed, ex2_size, PRACTICE_COUNT(ex2_size), 1);
-    double tp = practice_pick(r, s->seed, ex2_tp, PRACTICE_COUNT(ex2_tp), 2);
-    practice_add_input(s, "ch02_ex2_size", size, "%g", PRACTICE_RANGE_OF(ex2_size));
-    practice_add_input(s, "ch02_ex2_tp", tp, "%g", PRACTICE_RANGE_OF(ex2_tp));
+    double size = PRACTICE_DRAW(s, r, "ch02_ex2_size", ex2_size, 1, "%g");
+    double tp = PRACTICE_DRAW(s, r, "ch02_ex2_tp", ex2_tp, 2, "%g");
     practice_add_input(s, "ch02_ex2_k", 28672 / tp, "%g", 28672 / practice_greatest(ex2_tp, PRACTICE_COUNT(ex2_tp)),
                        28672 / practice_least(ex2_tp, PRACTICE_COUNT(ex2_tp)));
     /* (a) on the H100 is the chapter's own worked knee: its box is the H200's */
@@ -88,9 +84,8 @@ static const double ex3_batch[] = {256, 512, 1024};
 
 static void exercise_3(practice_set *s, rng_state *r)
 {
-    double tp = practice_pick(r, s->seed, ex3_tp, PRACTICE_COUNT(ex3_tp), 1);
+    double tp = PRACTICE_DRAW(s, r, "ch02_ex3_tp", ex3_tp, 1, "%g");
     double m = practice_pick(r, s->seed, ex3_batch, PRACTICE_COUNT(ex3_batch), 1);
-    practice_add_input(s, "ch02_ex3_tp", tp, "%g", PRACTICE_RANGE_OF(ex3_tp));
     practice_add_input(s, "ch02_ex3_n", 2 * 28672 / tp, "%g", 2 * 28672 / practice_greatest(ex3_tp, PRACTICE_COUNT(ex3_tp)),
                        2 * 28672 / practice_least(ex3_tp, PRACTICE_COUNT(ex3_tp)));
     practice_add_input(s, "ch02_ex3_batch", m, "%g", PRACTICE_RANGE_OF(ex3_batch));
@@ -107,11 +102,10 @@ static const double ex5_us_per_mb[] = {0.2178, 0.2373, 0.2604};
 
 static void exercise_5(practice_set *s, rng_state *r)
 {
-    double mb = practice_pick(r, s->seed, ex5_mb, PRACTICE_COUNT(ex5_mb), 1);
+    double mb = PRACTICE_DRAW(s, r, "ch02_ex5_read_mb", ex5_mb, 1, "%g");
     /* a time from a streaming efficiency near 80 to 95 %, to 0.01 µs;
      * printed 31.87 µs */
     double us = s->seed == 0 ? 31.87 : round(100 * mb * practice_pick(r, s->seed, ex5_us_per_mb, PRACTICE_COUNT(ex5_us_per_mb), 1)) / 100;
-    practice_add_input(s, "ch02_ex5_read_mb", mb, "%g", PRACTICE_RANGE_OF(ex5_mb));
     practice_add_input(s, "ch02_ex5_us", us, "%.2f", 67.1 * 0.2178 - 0.01, 268.5 * 0.2604 + 0.01);
     gpu_spec h200 = gpu_builtin("h200");
     double bw = (mb * 1e6 + 16.4e3) / (us * 1e-6);
@@ -130,10 +124,8 @@ static int exercise_6(practice_set *s, rng_state *r)
     model_spec m70, m8;
     if (model_lookup("llama3-70b", &m70) != 0 || model_lookup("llama3-8b", &m8) != 0)
         return -1;
-    double context = practice_pick(r, s->seed, ex6_context, PRACTICE_COUNT(ex6_context), 2);
-    double batch = practice_pick(r, s->seed, ex6_batch, PRACTICE_COUNT(ex6_batch), 1);
-    practice_add_input(s, "ch02_ex6_context", context, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex6_context));
-    practice_add_input(s, "ch02_ex6_batch", batch, "%g", PRACTICE_RANGE_OF(ex6_batch));
+    double context = PRACTICE_DRAW(s, r, "ch02_ex6_context", ex6_context, 2, PRACTICE_GROUPED);
+    double batch = PRACTICE_DRAW(s, r, "ch02_ex6_batch", ex6_batch, 1, "%g");
     double gb70 = kv_bytes_per_sequence(&m70, DT_BF16, (int)context) / 1e9;
     double gb8 = batch * kv_bytes_per_sequence(&m8, DT_BF16, (int)context) / 1e9;
     practice_part *p = practice_add_part(s, "2.6(a)", 6, "GB of cache one 70B sequence's step reads", "GB",

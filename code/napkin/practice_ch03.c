@@ -194,12 +194,9 @@ static double window_for_wait(double lambda, int cap, double budget)
 
 static void exercise_5(practice_set *s, rng_state *r)
 {
-    double lambda = practice_pick(r, s->seed, ex5_rate, PRACTICE_COUNT(ex5_rate), 1);
-    double budget = practice_pick(r, s->seed, ex5_budget_ms, PRACTICE_COUNT(ex5_budget_ms), 1);
-    double cap = practice_pick(r, s->seed, ex5_cap, PRACTICE_COUNT(ex5_cap), 0);
-    practice_add_input(s, "ch03_ex5_rate", lambda, "%g", PRACTICE_RANGE_OF(ex5_rate));
-    practice_add_input(s, "ch03_ex5_budget_ms", budget, "%g", PRACTICE_RANGE_OF(ex5_budget_ms));
-    practice_add_input(s, "ch03_ex5_cap", cap, "%g", PRACTICE_RANGE_OF(ex5_cap));
+    double lambda = PRACTICE_DRAW(s, r, "ch03_ex5_rate", ex5_rate, 1, "%g");
+    double budget = PRACTICE_DRAW(s, r, "ch03_ex5_budget_ms", ex5_budget_ms, 1, "%g");
+    double cap = PRACTICE_DRAW(s, r, "ch03_ex5_cap", ex5_cap, 0, "%g");
     double w = window_for_wait(lambda, (int)cap, budget / 1e3);
     window_stats st;
     if (!isfinite(w) || windowed(lambda, w, (int)cap, &st) != 0)
@@ -238,12 +235,9 @@ static int exercise_6(practice_set *s, rng_state *r)
     if (model_lookup("llama3-8b", &m) != 0)
         return -1;
     gpu_spec h100 = gpu_builtin("h100");
-    double n = practice_pick(r, s->seed, ex6_n, PRACTICE_COUNT(ex6_n), 1);
-    double prompt = practice_pick(r, s->seed, ex6_prompt, PRACTICE_COUNT(ex6_prompt), 1);
-    double output = practice_pick(r, s->seed, ex6_output, PRACTICE_COUNT(ex6_output), 1);
-    practice_add_input(s, "ch03_ex6_n", n, "%g", PRACTICE_RANGE_OF(ex6_n));
-    practice_add_input(s, "ch03_ex6_prompt", prompt, "%g", PRACTICE_RANGE_OF(ex6_prompt));
-    practice_add_input(s, "ch03_ex6_output", output, "%g", PRACTICE_RANGE_OF(ex6_output));
+    double n = PRACTICE_DRAW(s, r, "ch03_ex6_n", ex6_n, 1, "%g");
+    double prompt = PRACTICE_DRAW(s, r, "ch03_ex6_prompt", ex6_prompt, 1, "%g");
+    double output = PRACTICE_DRAW(s, r, "ch03_ex6_output", ex6_output, 1, "%g");
     double short_ratio = seq_over_batch(&m, &h100, (int)n, (int)prompt, (int)output);
     double long_ratio = seq_over_batch(&m, &h100, (int)n, 4096, (int)output);
     if (!isfinite(short_ratio) || !isfinite(long_ratio))
@@ -282,12 +276,9 @@ static int exercise_7(practice_set *s, rng_state *r)
     model_spec m;
     if (model_lookup("llama3-8b", &m) != 0)
         return -1;
-    double shortc = practice_pick(r, s->seed, ex7_short, PRACTICE_COUNT(ex7_short), 1);
-    double longc = practice_pick(r, s->seed, ex7_long, PRACTICE_COUNT(ex7_long), 1);
-    double reserve = practice_pick(r, s->seed, ex7_reserve_gb, PRACTICE_COUNT(ex7_reserve_gb), 2);
-    practice_add_input(s, "ch03_ex7_short", shortc, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex7_short));
-    practice_add_input(s, "ch03_ex7_long", longc, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex7_long));
-    practice_add_input(s, "ch03_ex7_reserve_gb", reserve, "%g", PRACTICE_RANGE_OF(ex7_reserve_gb));
+    double shortc = PRACTICE_DRAW(s, r, "ch03_ex7_short", ex7_short, 1, PRACTICE_GROUPED);
+    double longc = PRACTICE_DRAW(s, r, "ch03_ex7_long", ex7_long, 1, PRACTICE_GROUPED);
+    double reserve = PRACTICE_DRAW(s, r, "ch03_ex7_reserve_gb", ex7_reserve_gb, 2, "%g");
     static const struct {
         const char *id, *gpu, *what;
         int use_long;

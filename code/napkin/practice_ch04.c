@@ -32,14 +32,12 @@ static const double ex1_window_ms[] = {2, 5, 10};
 
 static void exercise_1(practice_set *s, rng_state *r)
 {
-    double batch = practice_pick(r, s->seed, ex1_batch, PRACTICE_COUNT(ex1_batch), 1);
-    double w = practice_pick(r, s->seed, ex1_window_ms, PRACTICE_COUNT(ex1_window_ms), 1);
+    double batch = PRACTICE_DRAW(s, r, "ch04_ex1_batch", ex1_batch, 1, "%g");
+    double w = PRACTICE_DRAW(s, r, "ch04_ex1_window_ms", ex1_window_ms, 1, "%g");
     /* (a): fewer than a full batch, part of the window gone; (c): the window
      * passed by 1.1 ms */
     double queued = s->seed == 0 ? 3 : 1 + (double)rng_below(r, (uint64_t)(batch - 1));
     double elapsed = s->seed == 0 ? 2 : 0.5 * (double)(1 + rng_below(r, (uint64_t)(2 * w - 1)));
-    practice_add_input(s, "ch04_ex1_batch", batch, "%g", PRACTICE_RANGE_OF(ex1_batch));
-    practice_add_input(s, "ch04_ex1_window_ms", w, "%g", PRACTICE_RANGE_OF(ex1_window_ms));
     practice_add_input(s, "ch04_ex1_queued", queued, "%g", 1, practice_greatest(ex1_batch, PRACTICE_COUNT(ex1_batch)) - 1);
     practice_add_input(s, "ch04_ex1_now_a", 1 + elapsed / 1e3, "%g", 1.0005, 1 + 9.5e-3);
     practice_add_input(s, "ch04_ex1_now_c", 1 + (w + 1.1) / 1e3, "%g", 1.0031, 1.0111);
@@ -92,10 +90,9 @@ static const double ex3_n[] = {16, 32, 64, 128};
 
 static void exercise_3(practice_set *s, rng_state *r)
 {
-    double n = practice_pick(r, s->seed, ex3_n, PRACTICE_COUNT(ex3_n), 2);
+    double n = PRACTICE_DRAW(s, r, "ch04_ex3_n", ex3_n, 2, "%g");
     double one = s->seed == 0 ? 37 : (double)rng_below(r, (uint64_t)n);
     double start = s->seed == 0 ? 8 : (double)rng_below(r, (uint64_t)(n - 3));
-    practice_add_input(s, "ch04_ex3_n", n, "%g", PRACTICE_RANGE_OF(ex3_n));
     practice_add_input(s, "ch04_ex3_bad", one, "%g", 0, practice_greatest(ex3_n, PRACTICE_COUNT(ex3_n)) - 1);
     practice_add_input(s, "ch04_ex3_run_start", start, "%g", 0, practice_greatest(ex3_n, PRACTICE_COUNT(ex3_n)) - 4);
     practice_add_input(s, "ch04_ex3_run_end", start + 3, "%g", 3, practice_greatest(ex3_n, PRACTICE_COUNT(ex3_n)) - 1);
@@ -129,10 +126,8 @@ static const double ex4_window_ms[] = {1, 2, 5};
 
 static void exercise_4(practice_set *s, rng_state *r)
 {
-    double lambda = practice_pick(r, s->seed, ex4_rate, PRACTICE_COUNT(ex4_rate), 1);
-    double w = practice_pick(r, s->seed, ex4_window_ms, PRACTICE_COUNT(ex4_window_ms), 1);
-    practice_add_input(s, "ch04_ex4_rate", lambda, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex4_rate));
-    practice_add_input(s, "ch04_ex4_window_ms", w, "%g", PRACTICE_RANGE_OF(ex4_window_ms));
+    double lambda = PRACTICE_DRAW(s, r, "ch04_ex4_rate", ex4_rate, 1, PRACTICE_GROUPED);
+    double w = PRACTICE_DRAW(s, r, "ch04_ex4_window_ms", ex4_window_ms, 1, "%g");
     window_stats big, small;
     if (windowed(lambda, w / 1e3, 64, &big) != 0 || windowed(lambda, w / 1e3, 4, &small) != 0)
         return;

@@ -108,10 +108,9 @@ static const double ex3_far[] = {4, 5, 10};
  * with exponential service of mean S. */
 static void exercise_3(practice_set *s, rng_state *r)
 {
-    double sv = practice_pick(r, s->seed, ex3_service, PRACTICE_COUNT(ex3_service), 1);
+    double sv = PRACTICE_DRAW(s, r, "ch05_ex3_service", ex3_service, 1, "%g");
     double near = practice_pick(r, s->seed, ex3_near, PRACTICE_COUNT(ex3_near), 1) * sv;
     double far = practice_pick(r, s->seed, ex3_far, PRACTICE_COUNT(ex3_far), 1) * sv;
-    practice_add_input(s, "ch05_ex3_service", sv, "%g", PRACTICE_RANGE_OF(ex3_service));
     practice_add_input(s, "ch05_ex3_near", near, "%g", practice_least(ex3_service, PRACTICE_COUNT(ex3_service)) * practice_least(ex3_near, PRACTICE_COUNT(ex3_near)),
                        practice_greatest(ex3_service, PRACTICE_COUNT(ex3_service)) * practice_greatest(ex3_near, PRACTICE_COUNT(ex3_near)));
     practice_add_input(s, "ch05_ex3_far", far, "%g", practice_least(ex3_service, PRACTICE_COUNT(ex3_service)) * practice_least(ex3_far, PRACTICE_COUNT(ex3_far)),
@@ -287,10 +286,8 @@ static const double ex8_concurrency[] = {32, 64, 128};
 
 static int exercise_8(practice_set *s, rng_state *r)
 {
-    double price = practice_pick(r, s->seed, ex8_price, PRACTICE_COUNT(ex8_price), 1);
-    double c = practice_pick(r, s->seed, ex8_concurrency, PRACTICE_COUNT(ex8_concurrency), 2);
-    practice_add_input(s, "ch05_ex8_price", price, "%g", PRACTICE_RANGE_OF(ex8_price));
-    practice_add_input(s, "ch05_ex8_concurrency", c, "%g", PRACTICE_RANGE_OF(ex8_concurrency));
+    double price = PRACTICE_DRAW(s, r, "ch05_ex8_price", ex8_price, 1, "%g");
+    double c = PRACTICE_DRAW(s, r, "ch05_ex8_concurrency", ex8_concurrency, 2, "%g");
     request_estimate one, many;
     if (end_to_end("llama3-8b", 1, 1024, 512, 1, 0, price, &one) != 0 ||
         end_to_end("llama3-8b", 1, 1024, 512, (int)c, 0, price, &many) != 0)
@@ -313,12 +310,9 @@ static const double ex9_chunk[] = {128, 256, 512};
 
 static int exercise_9(practice_set *s, rng_state *r)
 {
-    double budget = practice_pick(r, s->seed, ex9_budget_ms, PRACTICE_COUNT(ex9_budget_ms), 2);
-    double c = practice_pick(r, s->seed, ex9_concurrency, PRACTICE_COUNT(ex9_concurrency), 1);
-    double chunk = practice_pick(r, s->seed, ex9_chunk, PRACTICE_COUNT(ex9_chunk), 1);
-    practice_add_input(s, "ch05_ex9_budget_ms", budget, "%g", PRACTICE_RANGE_OF(ex9_budget_ms));
-    practice_add_input(s, "ch05_ex9_concurrency", c, "%g", PRACTICE_RANGE_OF(ex9_concurrency));
-    practice_add_input(s, "ch05_ex9_chunk", chunk, "%g", PRACTICE_RANGE_OF(ex9_chunk));
+    double budget = PRACTICE_DRAW(s, r, "ch05_ex9_budget_ms", ex9_budget_ms, 2, "%g");
+    double c = PRACTICE_DRAW(s, r, "ch05_ex9_concurrency", ex9_concurrency, 1, "%g");
+    double chunk = PRACTICE_DRAW(s, r, "ch05_ex9_chunk", ex9_chunk, 1, "%g");
     /* the longest prompt alone within the budget, to 256 tokens as the solution searches */
     int longest = 0;
     for (int n = 256; n <= 65536; n += 256) {

@@ -152,12 +152,9 @@ static const double ex4_launch_us[] = {2, 2.5, 5};
 
 static int exercise_4(practice_set *s, rng_state *r, const model_spec *m70, double setting[3])
 {
-    double batch = practice_pick(r, s->seed, ex4_batch, PRACTICE_COUNT(ex4_batch), 2);
-    double distinct = practice_pick(r, s->seed, ex4_distinct, PRACTICE_COUNT(ex4_distinct), 1);
-    double launch = practice_pick(r, s->seed, ex4_launch_us, PRACTICE_COUNT(ex4_launch_us), 1);
-    practice_add_input(s, "ch06_ex4_batch", batch, "%g", PRACTICE_RANGE_OF(ex4_batch));
-    practice_add_input(s, "ch06_ex4_distinct", distinct, "%g", PRACTICE_RANGE_OF(ex4_distinct));
-    practice_add_input(s, "ch06_ex4_launch_us", launch, "%g", PRACTICE_RANGE_OF(ex4_launch_us));
+    double batch = PRACTICE_DRAW(s, r, "ch06_ex4_batch", ex4_batch, 2, "%g");
+    double distinct = PRACTICE_DRAW(s, r, "ch06_ex4_distinct", ex4_distinct, 1, "%g");
+    double launch = PRACTICE_DRAW(s, r, "ch06_ex4_launch_us", ex4_launch_us, 1, "%g");
     setting[0] = batch, setting[1] = distinct, setting[2] = launch;
     lora_config c;
     if (adapter(m70, 16, "q,k,v,o", 4, &c, NULL) != 0)
@@ -199,10 +196,8 @@ static const double ex5_distinct[] = {4, 8, 16};
 
 static void exercise_5(practice_set *s, rng_state *r)
 {
-    double tokens = practice_pick(r, s->seed, ex5_tokens, PRACTICE_COUNT(ex5_tokens), 1);
-    double distinct = practice_pick(r, s->seed, ex5_distinct, PRACTICE_COUNT(ex5_distinct), 1);
-    practice_add_input(s, "ch06_ex5_tokens", tokens, "%g", PRACTICE_RANGE_OF(ex5_tokens));
-    practice_add_input(s, "ch06_ex5_distinct", distinct, "%g", PRACTICE_RANGE_OF(ex5_distinct));
+    double tokens = PRACTICE_DRAW(s, r, "ch06_ex5_tokens", ex5_tokens, 1, "%g");
+    double distinct = PRACTICE_DRAW(s, r, "ch06_ex5_distinct", ex5_distinct, 1, "%g");
     const double sets[3] = {1, distinct, tokens};
     static const char *const ids[3] = {"6.5(a1)", "6.5(a2)", "6.5(a3)"};
     static const char *const whats[3] = {"intensity with one adapter", "intensity with the few adapters",
@@ -276,10 +271,8 @@ static const double ex7_step_ms[] = {15, 20, 25, 30};
 
 static int exercise_6_7(practice_set *s, rng_state *r, rng_state *r7, const model_spec *m70, double rank)
 {
-    double n = practice_pick(r, s->seed, ex6_adapters, PRACTICE_COUNT(ex6_adapters), 2);
-    double batch = practice_pick(r, s->seed, ex6_batch, PRACTICE_COUNT(ex6_batch), 1);
-    practice_add_input(s, "ch06_ex6_adapters", n, "%g", PRACTICE_RANGE_OF(ex6_adapters));
-    practice_add_input(s, "ch06_ex6_batch", batch, "%g", PRACTICE_RANGE_OF(ex6_batch));
+    double n = PRACTICE_DRAW(s, r, "ch06_ex6_adapters", ex6_adapters, 2, "%g");
+    double batch = PRACTICE_DRAW(s, r, "ch06_ex6_batch", ex6_batch, 1, "%g");
     static const struct {
         const char *id, *what;
         double z;

@@ -240,10 +240,8 @@ static const double ex4_output[] = {128, 256, 512, 1024};
 
 static int exercise_4(practice_set *s, rng_state *r)
 {
-    double text = practice_pick(r, s->seed, ex4_text, PRACTICE_COUNT(ex4_text), 1);
-    double out = practice_pick(r, s->seed, ex4_output, PRACTICE_COUNT(ex4_output), 1);
-    practice_add_input(s, "ch07_ex4_text_tokens", text, "%.0f", PRACTICE_RANGE_OF(ex4_text));
-    practice_add_input(s, "ch07_ex4_output_tokens", out, "%.0f", PRACTICE_RANGE_OF(ex4_output));
+    double text = PRACTICE_DRAW(s, r, "ch07_ex4_text_tokens", ex4_text, 1, "%.0f");
+    double out = PRACTICE_DRAW(s, r, "ch07_ex4_output_tokens", ex4_output, 1, "%.0f");
     vision_spec v;
     vision_image big, small;
     model_spec lm;
@@ -397,10 +395,8 @@ static int prompts_per_step(const char *key, int images, double text, double bud
 
 static int exercise_7(practice_set *s, rng_state *r)
 {
-    double budget = practice_pick(r, s->seed, ex7_budget, PRACTICE_COUNT(ex7_budget), 1);
-    double text = practice_pick(r, s->seed, ex7_text, PRACTICE_COUNT(ex7_text), 1);
-    practice_add_input(s, "ch07_ex7_budget", budget, "%.0f", PRACTICE_RANGE_OF(ex7_budget));
-    practice_add_input(s, "ch07_ex7_text_tokens", text, "%.0f", PRACTICE_RANGE_OF(ex7_text));
+    double budget = PRACTICE_DRAW(s, r, "ch07_ex7_budget", ex7_budget, 1, "%.0f");
+    double text = PRACTICE_DRAW(s, r, "ch07_ex7_text_tokens", ex7_text, 1, "%.0f");
     double qwen, llava, llama;
     int one = prompts_per_step("qwen2-vl-7b", 1, text, budget, &qwen);
     int three = prompts_per_step("qwen2-vl-7b", 3, text, budget, &qwen);

@@ -65,8 +65,7 @@ static const double ex1_launch[] = {16, 20, 25, 30};
 
 static int exercise_1(practice_set *s, rng_state *r)
 {
-    double launch = practice_pick(r, s->seed, ex1_launch, PRACTICE_COUNT(ex1_launch), 1);
-    practice_add_input(s, "ch08_ex1_launch_us", launch, "%.0f", PRACTICE_RANGE_OF(ex1_launch));
+    double launch = PRACTICE_DRAW(s, r, "ch08_ex1_launch_us", ex1_launch, 1, "%.0f");
     graph_step lo, hi;
     if (step_of("llama3-8b", 1, 1, 1024, 4, NULL, &lo) != 0 || step_of("llama3-8b", 1, 1, 1024, launch, NULL, &hi))
         return -1;
@@ -98,8 +97,7 @@ static int kernels_of(const char *model, int tp, int fusion, step_kernels *k)
 
 static int exercise_2(practice_set *s, rng_state *r)
 {
-    double tp = practice_pick(r, s->seed, ex2_tp, PRACTICE_COUNT(ex2_tp), 2);
-    practice_add_input(s, "ch08_ex2_tp", tp, "%.0f", PRACTICE_RANGE_OF(ex2_tp));
+    double tp = PRACTICE_DRAW(s, r, "ch08_ex2_tp", ex2_tp, 2, "%.0f");
     step_kernels k8, k70, k70_all, k70_nr, k70_ga, k70_1;
     if (kernels_of("llama3-8b", 1, FUSE_NONE, &k8) != 0 || kernels_of("llama3-70b", (int)tp, FUSE_NONE, &k70) != 0 ||
         kernels_of("llama3-70b", (int)tp, FUSE_ALL, &k70_all) != 0 ||
@@ -134,8 +132,7 @@ static const double ex3_launch[] = {3, 4, 5, 6, 8};
 
 static int exercise_3(practice_set *s, rng_state *r)
 {
-    double launch = practice_pick(r, s->seed, ex3_launch, PRACTICE_COUNT(ex3_launch), 2);
-    practice_add_input(s, "ch08_ex3_launch_us", launch, "%.0f", PRACTICE_RANGE_OF(ex3_launch));
+    double launch = PRACTICE_DRAW(s, r, "ch08_ex3_launch_us", ex3_launch, 2, "%.0f");
     step_kernels k;
     if (kernels_of("llama3-8b", 1, FUSE_NONE, &k) != 0) /* LLaMA-2-7B has its layer structure */
         return -1;
@@ -172,10 +169,8 @@ static void padding_part(practice_set *s, const char *id, const char *what, int 
 
 static void exercise_4(practice_set *s, rng_state *r)
 {
-    double small = practice_pick(r, s->seed, ex4_small, PRACTICE_COUNT(ex4_small), 2);
-    double large = practice_pick(r, s->seed, ex4_large, PRACTICE_COUNT(ex4_large), 1);
-    practice_add_input(s, "ch08_ex4_small", small, "%.0f", PRACTICE_RANGE_OF(ex4_small));
-    practice_add_input(s, "ch08_ex4_large", large, "%.0f", PRACTICE_RANGE_OF(ex4_large));
+    double small = PRACTICE_DRAW(s, r, "ch08_ex4_small", ex4_small, 2, "%.0f");
+    double large = PRACTICE_DRAW(s, r, "ch08_ex4_large", ex4_large, 1, "%.0f");
     padding_part(s, "8.4(a1)", "the size the first batch replays", (int)small);
     padding_part(s, "8.4(a2)", "the size the second batch replays", (int)large);
 }
@@ -193,10 +188,9 @@ static const double ex4_b_context[] = {512, 1024, 2048, 4096};
 
 static int exercise_4b(practice_set *s, rng_state *r)
 {
-    double batch = practice_pick(r, s->seed, ex4_b_batch, PRACTICE_COUNT(ex4_b_batch), 0);
+    double batch = PRACTICE_DRAW(s, r, "ch08_ex4_b_batch", ex4_b_batch, 0, "%.0f");
     double context = practice_pick(r, s->seed, ex4_b_context, PRACTICE_COUNT(ex4_b_context), 1);
     int padded = replayed((int)batch);
-    practice_add_input(s, "ch08_ex4_b_batch", batch, "%.0f", PRACTICE_RANGE_OF(ex4_b_batch));
     practice_add_input(s, "ch08_ex4_b_padded", padded, "%.0f", 16, 40);
     practice_add_input(s, "ch08_ex4_b_context", context, "%.0f", PRACTICE_RANGE_OF(ex4_b_context));
     capture_list c;
@@ -244,16 +238,11 @@ static void largest_part(practice_set *s, const char *id, const char *what, int 
 
 static void exercise_5(practice_set *s, rng_state *r)
 {
-    double ga = practice_pick(r, s->seed, ex5_gamma_a, PRACTICE_COUNT(ex5_gamma_a), 1);
-    double ba = practice_pick(r, s->seed, ex5_batch_a, PRACTICE_COUNT(ex5_batch_a), 1);
-    double gb = practice_pick(r, s->seed, ex5_gamma_b, PRACTICE_COUNT(ex5_gamma_b), 0);
-    double bb = practice_pick(r, s->seed, ex5_batch_b, PRACTICE_COUNT(ex5_batch_b), 0);
-    double gc = practice_pick(r, s->seed, ex5_gamma_c, PRACTICE_COUNT(ex5_gamma_c), 0);
-    practice_add_input(s, "ch08_ex5_gamma_a", ga, "%.0f", PRACTICE_RANGE_OF(ex5_gamma_a));
-    practice_add_input(s, "ch08_ex5_batch_a", ba, "%.0f", PRACTICE_RANGE_OF(ex5_batch_a));
-    practice_add_input(s, "ch08_ex5_gamma_b", gb, "%.0f", PRACTICE_RANGE_OF(ex5_gamma_b));
-    practice_add_input(s, "ch08_ex5_batch_b", bb, "%.0f", PRACTICE_RANGE_OF(ex5_batch_b));
-    practice_add_input(s, "ch08_ex5_gamma_c", gc, "%.0f", PRACTICE_RANGE_OF(ex5_gamma_c));
+    double ga = PRACTICE_DRAW(s, r, "ch08_ex5_gamma_a", ex5_gamma_a, 1, "%.0f");
+    double ba = PRACTICE_DRAW(s, r, "ch08_ex5_batch_a", ex5_batch_a, 1, "%.0f");
+    double gb = PRACTICE_DRAW(s, r, "ch08_ex5_gamma_b", ex5_gamma_b, 0, "%.0f");
+    double bb = PRACTICE_DRAW(s, r, "ch08_ex5_batch_b", ex5_batch_b, 0, "%.0f");
+    double gc = PRACTICE_DRAW(s, r, "ch08_ex5_gamma_c", ex5_gamma_c, 0, "%.0f");
     replay_part(s, "8.5(a1)", "tokens the first batch replays at the first gamma", (int)ba, (int)ga);
     replay_part(s, "8.5(a2)", "tokens the first batch replays at the second gamma", (int)ba, (int)gb);
     replay_part(s, "8.5(a3)", "tokens the second batch replays at the second gamma", (int)bb, (int)gb);
@@ -304,10 +293,8 @@ static int seqs_of(int context, double graph_bytes)
 
 static int exercise_6(practice_set *s, rng_state *r)
 {
-    double context = practice_pick(r, s->seed, ex6_context, PRACTICE_COUNT(ex6_context), 1);
-    double batch = practice_pick(r, s->seed, ex6_batch, PRACTICE_COUNT(ex6_batch), 0);
-    practice_add_input(s, "ch08_ex6_context", context, "%.0f", PRACTICE_RANGE_OF(ex6_context));
-    practice_add_input(s, "ch08_ex6_batch", batch, "%.0f", PRACTICE_RANGE_OF(ex6_batch));
+    double context = PRACTICE_DRAW(s, r, "ch08_ex6_context", ex6_context, 1, "%.0f");
+    double batch = PRACTICE_DRAW(s, r, "ch08_ex6_batch", ex6_batch, 0, "%.0f");
     int none = seqs_of((int)context, 0), s51 = seqs_of((int)context, 51 * GRAPH_BYTES_DEFAULT);
     int s10 = seqs_of((int)context, 10 * GRAPH_BYTES_DEFAULT);
     if (none < 1 || s51 < 1 || s10 < 1)
@@ -374,8 +361,7 @@ static int threshold_of(const char *model, int tp, int context, double launch_us
 
 static int exercise_7(practice_set *s, rng_state *r)
 {
-    double launch = practice_pick(r, s->seed, ex7_launch, PRACTICE_COUNT(ex7_launch), 0);
-    practice_add_input(s, "ch08_ex7_launch_us", launch, "%.0f", PRACTICE_RANGE_OF(ex7_launch));
+    double launch = PRACTICE_DRAW(s, r, "ch08_ex7_launch_us", ex7_launch, 0, "%.0f");
     const struct {
         const char *id, *what, *model;
         int tp, context;

@@ -30,10 +30,8 @@ static const double ex1_target[] = {50, 75, 100, 150, 200};
 
 static int exercise_1(practice_set *s, rng_state *r)
 {
-    double frames = practice_pick(r, s->seed, ex1_frames, PRACTICE_COUNT(ex1_frames), 3);
-    double target = practice_pick(r, s->seed, ex1_target, PRACTICE_COUNT(ex1_target), 2);
-    practice_add_input(s, "ch09_ex1_frames", frames, "%.0f", PRACTICE_RANGE_OF(ex1_frames));
-    practice_add_input(s, "ch09_ex1_target", target, "%.0f", PRACTICE_RANGE_OF(ex1_target));
+    double frames = PRACTICE_DRAW(s, r, "ch09_ex1_frames", ex1_frames, 3, "%.0f");
+    double target = PRACTICE_DRAW(s, r, "ch09_ex1_target", ex1_target, 2, "%.0f");
     video_model m;
     video_latent l;
     char err[256];
@@ -161,8 +159,7 @@ static const double ex4_batch[] = {2, 3, 4, 8};
 
 static int exercise_4(practice_set *s, rng_state *r)
 {
-    double batch = practice_pick(r, s->seed, ex4_batch, PRACTICE_COUNT(ex4_batch), 0);
-    practice_add_input(s, "ch09_ex4_batch", batch, "%.0f", PRACTICE_RANGE_OF(ex4_batch));
+    double batch = PRACTICE_DRAW(s, r, "ch09_ex4_batch", ex4_batch, 0, "%.0f");
     const char *ids[2] = {"9.4(a1)", "9.4(a2)"}, *models[2] = {"wan2.1-14b", "wan2.1-1.3b"};
     const char *gpus[2] = {"h100", "l40s"};
     const char *what[2] = {"throughput gain of the batch, Wan 14B on an H100",
@@ -189,8 +186,7 @@ static const double ex5_frames[] = {81, 89, 97, 105};
 
 static int exercise_5(practice_set *s, rng_state *r)
 {
-    double frames = practice_pick(r, s->seed, ex5_frames, PRACTICE_COUNT(ex5_frames), 0);
-    practice_add_input(s, "ch09_ex5_frames", frames, "%.0f", PRACTICE_RANGE_OF(ex5_frames));
+    double frames = PRACTICE_DRAW(s, r, "ch09_ex5_frames", ex5_frames, 0, "%.0f");
     video_model m;
     if (video_model_lookup("wan2.1-14b", &m) != 0)
         return -1;
@@ -291,10 +287,8 @@ static const double ex7_gpus[] = {4, 8, 16, 32};
 
 static int exercise_7(practice_set *s, rng_state *r)
 {
-    double steps = practice_pick(r, s->seed, ex7_steps, PRACTICE_COUNT(ex7_steps), 4);
-    double payload = practice_pick(r, s->seed, ex7_payload, PRACTICE_COUNT(ex7_payload), 1);
-    practice_add_input(s, "ch09_ex7_steps", steps, "%.0f", PRACTICE_RANGE_OF(ex7_steps));
-    practice_add_input(s, "ch09_ex7_payload", payload, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex7_payload));
+    double steps = PRACTICE_DRAW(s, r, "ch09_ex7_steps", ex7_steps, 4, "%.0f");
+    double payload = PRACTICE_DRAW(s, r, "ch09_ex7_payload", ex7_payload, 1, PRACTICE_GROUPED);
     double bytes = jq_job_journal_bytes((int)steps, (size_t)payload);
     double header = jq_job_journal_bytes(0, 0) / 2; /* SUBMIT and DONE, no payload, no step */
     practice_part *p = practice_add_part(s, "9.7(a)", 7, "journal bytes of one job", "bytes", JUDGE_EXACT, bytes, 0);
@@ -303,8 +297,7 @@ static int exercise_7(practice_set *s, rng_state *r)
     practice_add_slip(p, bytes + steps * payload, "only the SUBMIT record carries the payload");
     /* (b): GPUs each running the chapter's default Wan job, a STEP record
      * (one fsync) every step */
-    double gpus = practice_pick(r, s->seed, ex7_gpus, PRACTICE_COUNT(ex7_gpus), 1);
-    practice_add_input(s, "ch09_ex7_gpus", gpus, "%.0f", PRACTICE_RANGE_OF(ex7_gpus));
+    double gpus = PRACTICE_DRAW(s, r, "ch09_ex7_gpus", ex7_gpus, 1, "%.0f");
     video_model m;
     gpu_spec h100 = gpu_builtin("h100");
     if (video_model_lookup("wan2.1-14b", &m) != 0)

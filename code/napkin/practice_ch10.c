@@ -28,9 +28,8 @@ static double dashboard(double alpha, int gamma)
 
 static void exercise_1(practice_set *s, rng_state *r)
 {
-    double a = practice_pick(r, s->seed, ex1_alpha, PRACTICE_COUNT(ex1_alpha), 2);
+    double a = PRACTICE_DRAW(s, r, "ch10_ex1_alpha", ex1_alpha, 2, "%g");
     int g = (int)practice_pick(r, s->seed, ex1_gamma, PRACTICE_COUNT(ex1_gamma), 1);
-    practice_add_input(s, "ch10_ex1_alpha", a, "%g", PRACTICE_RANGE_OF(ex1_alpha));
     practice_add_input(s, "ch10_ex1_gamma", g, "%.0f", PRACTICE_RANGE_OF(ex1_gamma));
     /* E[N] grows with alpha and gamma: the dashboard's range is its corners' */
     practice_add_input(s, "ch10_ex1_dashboard", dashboard(a, g), "%.2f",
@@ -166,10 +165,9 @@ static const double ex5_cost[] = {0.05, 0.1, 0.2};
 
 static void exercise_5(practice_set *s, rng_state *r)
 {
-    double a = practice_pick(r, s->seed, ex5_alpha, PRACTICE_COUNT(ex5_alpha), 3);
+    double a = PRACTICE_DRAW(s, r, "ch10_ex5_alpha", ex5_alpha, 3, "%g");
     int g = (int)practice_pick(r, s->seed, ex5_gamma, PRACTICE_COUNT(ex5_gamma), 2);
     double c = practice_pick(r, s->seed, ex5_cost, PRACTICE_COUNT(ex5_cost), 1);
-    practice_add_input(s, "ch10_ex5_alpha", a, "%g", PRACTICE_RANGE_OF(ex5_alpha));
     practice_add_input(s, "ch10_ex5_gamma", g, "%.0f", PRACTICE_RANGE_OF(ex5_gamma));
     practice_add_input(s, "ch10_ex5_c", c, "%g", PRACTICE_RANGE_OF(ex5_cost));
     double e = spec_expected_tokens(a, g);
@@ -211,12 +209,11 @@ static double verify_ratio(int batch, int context, int gamma)
 
 static int exercise_6(practice_set *s, rng_state *r)
 {
-    double g = practice_pick(r, s->seed, ex6_gamma, PRACTICE_COUNT(ex6_gamma), 1);
+    double g = PRACTICE_DRAW(s, r, "ch10_ex6_gamma", ex6_gamma, 1, "%.0f");
     double ctx = practice_pick(r, s->seed, ex6_context, PRACTICE_COUNT(ex6_context), 1);
     /* batch 1 stays: its ratio is 1 within 1 %, the point of (b), and no box */
     const double b[2] = {practice_pick(r, s->seed, ex6_mid, PRACTICE_COUNT(ex6_mid), 2),
                          practice_pick(r, s->seed, ex6_large, PRACTICE_COUNT(ex6_large), 1)};
-    practice_add_input(s, "ch10_ex6_gamma", g, "%.0f", PRACTICE_RANGE_OF(ex6_gamma));
     practice_add_input(s, "ch10_ex6_new", g + 1, "%.0f", ex6_gamma[0] + 1, ex6_gamma[PRACTICE_COUNT(ex6_gamma) - 1] + 1);
     practice_add_input(s, "ch10_ex6_context", ctx, "%.0f", PRACTICE_RANGE_OF(ex6_context));
     practice_add_input(s, "ch10_ex6_batch2", b[0], "%.0f", PRACTICE_RANGE_OF(ex6_mid));

@@ -37,10 +37,8 @@ static void threshold_part(practice_set *s, const char *id, const char *what, do
 
 static void exercise_3(practice_set *s, rng_state *r)
 {
-    double a = practice_pick(r, s->seed, ex3_exp_a, PRACTICE_COUNT(ex3_exp_a), 2);
-    double b = practice_pick(r, s->seed, ex3_exp_b, PRACTICE_COUNT(ex3_exp_b), 1);
-    practice_add_input(s, "ch11_ex3_exp_a", a, "%.0f", PRACTICE_RANGE_OF(ex3_exp_a));
-    practice_add_input(s, "ch11_ex3_exp_b", b, "%.0f", PRACTICE_RANGE_OF(ex3_exp_b));
+    double a = PRACTICE_DRAW(s, r, "ch11_ex3_exp_a", ex3_exp_a, 2, "%.0f");
+    double b = PRACTICE_DRAW(s, r, "ch11_ex3_exp_b", ex3_exp_b, 1, "%.0f");
     threshold_part(s, "11.3(a)", "threshold for the first false-alarm rate", a);
     threshold_part(s, "11.3(b)", "threshold for the second false-alarm rate", b);
 }
@@ -324,18 +322,12 @@ static void switch_part(practice_set *s, const char *id, const char *what, int o
 
 static void exercise_7(practice_set *s, rng_state *r)
 {
-    double ab = practice_pick(r, s->seed, ex7_band, PRACTICE_COUNT(ex7_band), 3);
-    double n_ab = practice_pick(r, s->seed, ex7_rounds_ab, PRACTICE_COUNT(ex7_rounds_ab), 2);
-    double c = practice_pick(r, s->seed, ex7_high, PRACTICE_COUNT(ex7_high), 2);
-    double n_c = practice_pick(r, s->seed, ex7_rounds_c, PRACTICE_COUNT(ex7_rounds_c), 0);
-    double d = practice_pick(r, s->seed, ex7_low, PRACTICE_COUNT(ex7_low), 1);
-    double n_d = practice_pick(r, s->seed, ex7_rounds_d, PRACTICE_COUNT(ex7_rounds_d), 0);
-    practice_add_input(s, "ch11_ex7_pred_ab", ab, "%.2f", PRACTICE_RANGE_OF(ex7_band));
-    practice_add_input(s, "ch11_ex7_rounds_ab", n_ab, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex7_rounds_ab));
-    practice_add_input(s, "ch11_ex7_pred_c", c, "%.2f", PRACTICE_RANGE_OF(ex7_high));
-    practice_add_input(s, "ch11_ex7_rounds_c", n_c, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex7_rounds_c));
-    practice_add_input(s, "ch11_ex7_pred_d", d, "%.2f", PRACTICE_RANGE_OF(ex7_low));
-    practice_add_input(s, "ch11_ex7_rounds_d", n_d, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex7_rounds_d));
+    double ab = PRACTICE_DRAW(s, r, "ch11_ex7_pred_ab", ex7_band, 3, "%.2f");
+    double n_ab = PRACTICE_DRAW(s, r, "ch11_ex7_rounds_ab", ex7_rounds_ab, 2, PRACTICE_GROUPED);
+    double c = PRACTICE_DRAW(s, r, "ch11_ex7_pred_c", ex7_high, 2, "%.2f");
+    double n_c = PRACTICE_DRAW(s, r, "ch11_ex7_rounds_c", ex7_rounds_c, 0, PRACTICE_GROUPED);
+    double d = PRACTICE_DRAW(s, r, "ch11_ex7_pred_d", ex7_low, 1, "%.2f");
+    double n_d = PRACTICE_DRAW(s, r, "ch11_ex7_rounds_d", ex7_rounds_d, 0, PRACTICE_GROUPED);
     switch_part(s, "11.7(a)", "next state: off, the first prediction", 0, ab, n_ab);
     switch_part(s, "11.7(b)", "next state: on, the same prediction", 1, ab, n_ab);
     switch_part(s, "11.7(c)", "next state: off, the second prediction", 0, c, n_c);

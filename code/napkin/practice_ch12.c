@@ -330,16 +330,11 @@ static double stage_gb(const model_spec *m, int seq, int pp, pipe_schedule sched
 static void exercise_4(practice_set *s, rng_state *r)
 {
     model_spec m = model_builtin("llama3-70b");
-    double seq = practice_pick(r, s->seed, ex4_seq, PRACTICE_COUNT(ex4_seq), 1);
-    double mb = practice_pick(r, s->seed, ex4_microbatches, PRACTICE_COUNT(ex4_microbatches), 0);
-    double pa = practice_pick(r, s->seed, ex4_pp_short, PRACTICE_COUNT(ex4_pp_short), 0);
-    double pb = practice_pick(r, s->seed, ex4_pp_long, PRACTICE_COUNT(ex4_pp_long), 0);
-    double few = practice_pick(r, s->seed, ex4_few, PRACTICE_COUNT(ex4_few), 0);
-    practice_add_input(s, "ch12_ex4_seq", seq, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex4_seq));
-    practice_add_input(s, "ch12_ex4_microbatches", mb, "%.0f", PRACTICE_RANGE_OF(ex4_microbatches));
-    practice_add_input(s, "ch12_ex4_pp", pa, "%.0f", PRACTICE_RANGE_OF(ex4_pp_short));
-    practice_add_input(s, "ch12_ex4_pp_long", pb, "%.0f", PRACTICE_RANGE_OF(ex4_pp_long));
-    practice_add_input(s, "ch12_ex4_few", few, "%.0f", PRACTICE_RANGE_OF(ex4_few));
+    double seq = PRACTICE_DRAW(s, r, "ch12_ex4_seq", ex4_seq, 1, PRACTICE_GROUPED);
+    double mb = PRACTICE_DRAW(s, r, "ch12_ex4_microbatches", ex4_microbatches, 0, "%.0f");
+    double pa = PRACTICE_DRAW(s, r, "ch12_ex4_pp", ex4_pp_short, 0, "%.0f");
+    double pb = PRACTICE_DRAW(s, r, "ch12_ex4_pp_long", ex4_pp_long, 0, "%.0f");
+    double few = PRACTICE_DRAW(s, r, "ch12_ex4_few", ex4_few, 0, "%.0f");
     struct {
         const char *id, *what;
         double pp, mb;

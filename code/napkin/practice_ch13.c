@@ -28,8 +28,7 @@ static const double ex1_context[] = {2048, 4096, 8192, 16384, 32768};
 
 static int exercise_1(practice_set *s, rng_state *r)
 {
-    double ctx = practice_pick(r, s->seed, ex1_context, PRACTICE_COUNT(ex1_context), 2);
-    practice_add_input(s, "ch13_ex1_context", ctx, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex1_context));
+    double ctx = PRACTICE_DRAW(s, r, "ch13_ex1_context", ex1_context, 2, PRACTICE_GROUPED);
     model_spec ds, qw, oss;
     if (model_lookup("deepseek-v3", &ds) != 0 || model_lookup("qwen3-235b-a22b", &qw) != 0 ||
         model_lookup("gpt-oss-120b", &oss) != 0)
@@ -69,10 +68,8 @@ static void cover_slips(practice_part *p, int experts, int k, double share, int 
 
 static int exercise_3(practice_set *s, rng_state *r)
 {
-    double tokens = practice_pick(r, s->seed, ex3_tokens, PRACTICE_COUNT(ex3_tokens), 2);
-    double pct = practice_pick(r, s->seed, ex3_share, PRACTICE_COUNT(ex3_share), 2);
-    practice_add_input(s, "ch13_ex3_tokens", tokens, "%.0f", PRACTICE_RANGE_OF(ex3_tokens));
-    practice_add_input(s, "ch13_ex3_share", pct, "%.0f", PRACTICE_RANGE_OF(ex3_share));
+    double tokens = PRACTICE_DRAW(s, r, "ch13_ex3_tokens", ex3_tokens, 2, "%.0f");
+    double pct = PRACTICE_DRAW(s, r, "ch13_ex3_share", ex3_share, 2, "%.0f");
     model_spec ds, qw;
     if (model_lookup("deepseek-v3", &ds) != 0 || model_lookup("qwen3-235b-a22b", &qw) != 0)
         return -1;
@@ -104,10 +101,8 @@ static const double ex4_nodes[] = {2, 4, 8};
 
 static int exercise_4(practice_set *s, rng_state *r)
 {
-    double tokens = practice_pick(r, s->seed, ex4_tokens, PRACTICE_COUNT(ex4_tokens), 2);
-    double nodes = practice_pick(r, s->seed, ex4_nodes, PRACTICE_COUNT(ex4_nodes), 1);
-    practice_add_input(s, "ch13_ex4_tokens", tokens, "%.0f", PRACTICE_RANGE_OF(ex4_tokens));
-    practice_add_input(s, "ch13_ex4_nodes", nodes, "%.0f", PRACTICE_RANGE_OF(ex4_nodes));
+    double tokens = PRACTICE_DRAW(s, r, "ch13_ex4_tokens", ex4_tokens, 2, "%.0f");
+    double nodes = PRACTICE_DRAW(s, r, "ch13_ex4_nodes", ex4_nodes, 1, "%.0f");
     practice_add_input(s, "ch13_ex4_gpus", 8 * nodes, "%.0f", 8 * ex4_nodes[0], 8 * ex4_nodes[PRACTICE_COUNT(ex4_nodes) - 1]);
     model_spec ds;
     gpu_spec h200 = gpu_builtin("h200");
@@ -140,12 +135,9 @@ static const double ex5_output[] = {256, 512, 1024};
 
 static void exercise_5(practice_set *s, rng_state *r)
 {
-    double p_s = practice_pick(r, s->seed, ex5_prefill, PRACTICE_COUNT(ex5_prefill), 1);
-    double d_ms = practice_pick(r, s->seed, ex5_decode_ms, PRACTICE_COUNT(ex5_decode_ms), 1);
-    double out = practice_pick(r, s->seed, ex5_output, PRACTICE_COUNT(ex5_output), 1);
-    practice_add_input(s, "ch13_ex5_prefill", p_s, "%g", PRACTICE_RANGE_OF(ex5_prefill));
-    practice_add_input(s, "ch13_ex5_decode_ms", d_ms, "%g", PRACTICE_RANGE_OF(ex5_decode_ms));
-    practice_add_input(s, "ch13_ex5_output", out, "%.0f", PRACTICE_RANGE_OF(ex5_output));
+    double p_s = PRACTICE_DRAW(s, r, "ch13_ex5_prefill", ex5_prefill, 1, "%g");
+    double d_ms = PRACTICE_DRAW(s, r, "ch13_ex5_decode_ms", ex5_decode_ms, 1, "%g");
+    double out = PRACTICE_DRAW(s, r, "ch13_ex5_output", ex5_output, 1, "%.0f");
     const int c = 100, tp = 4;
     double d = d_ms / 1e3;
     int o = (int)out;

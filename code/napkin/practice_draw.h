@@ -5,6 +5,7 @@
 #ifndef NAPKIN_PRACTICE_DRAW_H
 #define NAPKIN_PRACTICE_DRAW_H
 
+#include "practice.h"
 #include "rng.h"
 
 #include <stdint.h>
@@ -35,5 +36,16 @@ static inline double practice_greatest(const double *v, int n)
 
 /* The range of a list, as practice_add_input's lo, hi. */
 #define PRACTICE_RANGE_OF(a) practice_least(a, PRACTICE_COUNT(a)), practice_greatest(a, PRACTICE_COUNT(a))
+
+/* An input drawn from a list and added to the set (practice_add_input, its
+ * range the list's): the value it drew. */
+static inline double practice_draw_input(practice_set *s, rng_state *r, const char *name, const double *opts, int n,
+                                         int printed, const char *fmt)
+{
+    double v = practice_pick(r, s->seed, opts, n, printed);
+    practice_add_input(s, name, v, fmt, practice_least(opts, n), practice_greatest(opts, n));
+    return v;
+}
+#define PRACTICE_DRAW(s, r, name, list, printed, fmt) practice_draw_input(s, r, name, list, PRACTICE_COUNT(list), printed, fmt)
 
 #endif
