@@ -91,46 +91,64 @@ static int wants_json(int argc, char **argv)
     return 0;
 }
 
-/* Run a command whose answer is JSON.  Its stdout and stderr are held back,
- * in memory (a full or read-only /tmp changes nothing); on failure with
- * nothing on stdout, the error becomes a JSON object there ({"error":
- * {"command", "status", "message"}}) as well as a message on stderr, so a
- * program reading the JSON sees why there is no answer.  (The GNU C
- * library lets stdout and stderr be assigned, as its manual says.) */
-static int run_json(const command *c, int argc, char **argv)
+/* What a command wrote, held in memory (free both when done). */
+typedef struct {
+    char *out, *err;
+    size_t out_len, err_len;
+    int lost; /* the output could not all be held */
+} held_output;
+
+/* Runs run(argc, argv) with its stdout and stderr held in *h (the GNU C
+ * library lets stdout and stderr be assigned, as its manual says).  Returns
+ * its status, or -1 without running it when no memory could be had. */
+static int run_held(int (*run)(int, char **), int argc, char **argv, held_output *h)
 {
-    char *out = NULL, *err = NULL;
-    size_t out_len = 0, err_len = 0;
-    FILE *out_mem = open_memstream(&out, &out_len), *err_mem = open_memstream(&err, &err_len);
-    if (!out_mem || !err_mem) { /* out of memory: run it plainly */
+    memset(h, 0, sizeof *h);
+    FILE *out_mem = open_memstream(&h->out, &h->out_len), *err_mem = open_memstream(&h->err, &h->err_len);
+    if (!out_mem || !err_mem) {
         if (out_mem)
             fclose(out_mem);
         if (err_mem)
             fclose(err_mem);
-        free(out);
-        free(err);
-        return c->run(argc, argv);
+        free(h->out);
+        free(h->err);
+        memset(h, 0, sizeof *h);
+        return -1;
     }
     fflush(stdout);
     fflush(stderr);
     FILE *real_out = stdout, *real_err = stderr;
     stdout = out_mem;
     stderr = err_mem;
-    int rc = c->run(argc, argv);
+    int rc = run(argc, argv);
     stdout = real_out;
     stderr = real_err;
-    int lost = fclose(out_mem) != 0;
-    lost |= fclose(err_mem) != 0;
-    if (lost && rc == 0) {
+    h->lost = fclose(out_mem) != 0;
+    h->lost |= fclose(err_mem) != 0;
+    return rc;
+}
+
+/* Run a command whose answer is JSON.  Its stdout and stderr are held back,
+ * in memory (a full or read-only /tmp changes nothing); on failure with
+ * nothing on stdout, the error becomes a JSON object there ({"error":
+ * {"command", "status", "message"}}) as well as a message on stderr, so a
+ * program reading the JSON sees why there is no answer. */
+static int run_json(const command *c, int argc, char **argv)
+{
+    held_output h;
+    int rc = run_held(c->run, argc, argv, &h);
+    if (rc < 0) /* out of memory: run it plainly */
+        return c->run(argc, argv);
+    if (h.lost && rc == 0) {
         fprintf(stderr, "napkin %s: out of memory holding the output\n", c->name);
         rc = EXIT_IO;
     }
-    if (err)
-        fputs(err, stderr);
-    if (out)
-        fputs(out, stdout);
-    if (rc != 0 && (!out || !*out)) {
-        char *msg = err ? err : "";
+    if (h.err)
+        fputs(h.err, stderr);
+    if (h.out)
+        fputs(h.out, stdout);
+    if (rc != 0 && (!h.out || !*h.out)) {
+        char *msg = h.err ? h.err : "";
         size_t len = strlen(msg);
         while (len > 0 && msg[len - 1] == '\n')
             msg[--len] = 0;
@@ -140,8 +158,8 @@ static int run_json(const command *c, int argc, char **argv)
         report_json_string(msg, stdout);
         printf("}}\n");
     }
-    free(out);
-    free(err);
+    free(h.out);
+    free(h.err);
     return rc;
 }
 
@@ -194,39 +212,19 @@ static json_t *batch_one(json_t *words, const char **why)
         ok = w && (argv[i + 1] = strdup(w)) != NULL;
     }
     json_t *reply = NULL;
-    char *out = NULL, *err = NULL;
-    size_t out_len = 0, err_len = 0;
-    FILE *out_mem = ok ? open_memstream(&out, &out_len) : NULL, *err_mem = ok ? open_memstream(&err, &err_len) : NULL;
+    held_output h = {0};
+    int rc = ok ? run_held(dispatch, (int)n + 1, argv, &h) : 0;
     if (!ok)
         *why = "every word must be a string";
-    else if (!out_mem || !err_mem)
+    else if (rc < 0)
         *why = "out of memory";
-    else {
-        fflush(stdout);
-        fflush(stderr);
-        FILE *real_out = stdout, *real_err = stderr;
-        stdout = out_mem;
-        stderr = err_mem;
-        int rc = dispatch((int)n + 1, argv);
-        stdout = real_out;
-        stderr = real_err;
-        int lost = fclose(out_mem) != 0;
-        lost |= fclose(err_mem) != 0;
-        out_mem = err_mem = NULL;
-        if (lost)
-            *why = "out of memory holding the output";
-        else
-            reply = json_pack("{s:i, s:s%, s:s%}", "status", rc, "stdout", out ? out : "", out_len, "stderr",
-                              err ? err : "", err_len);
-        if (!lost && !reply)
-            *why = "the output is not UTF-8";
-    }
-    if (out_mem)
-        fclose(out_mem);
-    if (err_mem)
-        fclose(err_mem);
-    free(out);
-    free(err);
+    else if (h.lost)
+        *why = "out of memory holding the output";
+    else if (!(reply = json_pack("{s:i, s:s%, s:s%}", "status", rc, "stdout", h.out ? h.out : "", h.out_len, "stderr",
+                                 h.err ? h.err : "", h.err_len)))
+        *why = "the output is not UTF-8";
+    free(h.out);
+    free(h.err);
     for (size_t i = 0; i <= n; i++)
         free(argv[i]);
     free(argv);
