@@ -213,6 +213,19 @@ static int grade_parts(const practice_set *s, json_t *answers, graded_part *g)
     return score;
 }
 
+/* The first answer that names a part s does not have (a typo worth
+ * naming), or NULL. */
+static const char *unknown_part(const practice_set *s, json_t *answers)
+{
+    const char *k;
+    json_t *val;
+    json_object_foreach(answers, k, val) {
+        if (!practice_find(s, k))
+            return k;
+    }
+    return NULL;
+}
+
 /* One --batch request: the line's reply, or NULL with why in *err. */
 static json_t *batch_reply(json_t *req, const char **err)
 {
@@ -239,13 +252,9 @@ static json_t *batch_reply(json_t *req, const char **err)
             json_object_set_new(parts, s.parts[i].id, json_real(key_value(&s.parts[i].judge)));
         return json_pack("{s:i, s:I, s:o}", "chapter", s.chapter, "seed", (json_int_t)s.seed, "parts", parts);
     }
-    const char *k;
-    json_t *val;
-    json_object_foreach(answers, k, val) {
-        if (!practice_find(&s, k)) {
-            *err = "an answer names a part the variant does not have";
-            return NULL;
-        }
+    if (unknown_part(&s, answers)) {
+        *err = "an answer names a part the variant does not have";
+        return NULL;
     }
     graded_part g[PRACTICE_MAX_PARTS];
     grade_parts(&s, answers, g);
@@ -378,17 +387,14 @@ int main(int argc, char **argv)
         return 0;
     }
     /* an answer for a part the variant does not have is a typo worth naming */
-    const char *k;
-    json_t *val;
-    json_object_foreach(answers, k, val) {
-        if (!practice_find(&s, k)) {
-            fprintf(stderr, "grade: --answers %s: no part \"%s\" in chapter %ld; parts:", answers_path, k, chapter);
-            for (int i = 0; i < s.n_parts; i++)
-                fprintf(stderr, " %s", s.parts[i].id);
-            fputc('\n', stderr);
-            json_decref(doc);
-            return 2;
-        }
+    const char *k = unknown_part(&s, answers);
+    if (k) {
+        fprintf(stderr, "grade: --answers %s: no part \"%s\" in chapter %ld; parts:", answers_path, k, chapter);
+        for (int i = 0; i < s.n_parts; i++)
+            fprintf(stderr, " %s", s.parts[i].id);
+        fputc('\n', stderr);
+        json_decref(doc);
+        return 2;
     }
     graded_part g[PRACTICE_MAX_PARTS];
     int score = grade_parts(&s, answers, g);
