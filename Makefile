@@ -12,13 +12,19 @@ PANDOC   ?= pandoc
 GNUPLOT  ?= gnuplot
 N        ?=
 
-CPPFLAGS := -Icode -Icode/napkin -Iexercises -D_POSIX_C_SOURCE=200809L
+# The library's floors (code/napkin/<floor>/, ARCHITECTURE.md) are each on
+# the include path, so a header is named alone (#include "roofline.h") in
+# the library, the chapters' cells, the kits and the kernels alike, and a file
+# moved between floors changes no include; tools/check_layers.sh holds each
+# floor to the headers of its own and lower floors.
+NAPKIN_DIRS := $(sort $(patsubst %/,%,$(dir $(wildcard code/napkin/*/*.h code/napkin/*/*.c))))
+CPPFLAGS := -Icode $(addprefix -I,$(NAPKIN_DIRS)) -Icode/practice -Iexercises -D_POSIX_C_SOURCE=200809L
 CFLAGS   ?= -O2 -g
 # The test programs themselves (not the library they test) are compiled
 # without optimisation: they run briefly, and -O2 costs twice the compile time.
 TEST_CFLAGS ?= -O0 -g
 WARN     := -std=c11 -Wall -Wextra -Werror
-# jansson: code/napkin/hf_config.c reads Hugging Face config.json files.
+# jansson: code/napkin/specs/hf_config.c reads Hugging Face config.json files.
 LDLIBS   := -lm -lpthread -ljansson
 DEPFLAGS  = -MMD -MP
 CRITERION_LIBS := -lcriterion
@@ -35,7 +41,9 @@ SAN_ASAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
         exercise clean help fuzz fuzz-smoke wasm panel-tests soak validate calibrations
 
 # ---------------------------------------------------------------- sources
-LIB_SRC     := $(sort $(wildcard code/napkin/*.c))
+LIB_SRC     := $(sort $(wildcard code/napkin/*/*.c))
+# The exercise variants and their judge: a library of their own above libnapkin.
+PRACTICE_SRC := $(sort $(wildcard code/practice/*.c))
 CLI_SRC     := $(sort $(wildcard code/cli/*.c))
 CH_SRC      := $(sort $(wildcard code/ch[0-9][0-9]/*.c))
 MEASURE_SRC := $(sort $(wildcard code/measure/*.c))
@@ -61,6 +69,9 @@ ASAN_TEST_SRC := $(filter-out $(shell awk 'FNR == 1 && /napkin: no-asan/ { print
 # ---------------------------------------------------------------- products
 LIB        := $(B)/lib/libnapkin.a
 LIB_OBJ    := $(LIB_SRC:code/%.c=$(B)/obj/%.o) $(B)/obj/gen/specs_data.o
+PRACTICE_LIB := $(B)/lib/libpractice.a
+# What a program links: the practice library first (it calls into libnapkin).
+LIBS       := $(PRACTICE_LIB) $(LIB)
 NAPKIN     := $(B)/bin/napkin
 CH_BIN     := $(CH_SRC:code/%.c=$(B)/bin/%)
 MEASURE_BIN:= $(MEASURE_SRC:code/%.c=$(B)/bin/%)
@@ -87,7 +98,7 @@ deps:
 	@tools/bootstrap.sh
 
 # ---------------------------------------------------------------- library
-lib: $(LIB)
+lib: $(LIBS)
 
 $(B)/gen/specs_data.c: $(SPECS) tools/embed_text.sh
 	@mkdir -p $(@D)
@@ -102,6 +113,9 @@ $(B)/obj/%.o: code/%.c
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+$(PRACTICE_LIB): $(PRACTICE_SRC:code/%.c=$(B)/obj/%.o)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
@@ -121,6 +135,11 @@ $(B)/tsan/lib/libnapkin.a: $(LIB_SRC:code/%.c=$(B)/tsan/obj/%.o) $(B)/tsan/obj/g
 $(B)/asan/lib/libnapkin.a: $(LIB_SRC:code/%.c=$(B)/asan/obj/%.o) $(B)/asan/obj/gen/specs_data.o
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
+$(B)/%/lib/libpractice.a: $(PRACTICE_SRC:code/%.c=$(B)/$$*/obj/%.o)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+TSAN_LIBS := $(B)/tsan/lib/libpractice.a $(B)/tsan/lib/libnapkin.a
+ASAN_LIBS := $(B)/asan/lib/libpractice.a $(B)/asan/lib/libnapkin.a
 
 # tools/run_bounded.sh contains every program and cell with it (see tools/nb_contain.c).
 NB_CONTAIN_BIN := $(B)/tools/nb_contain
@@ -132,23 +151,23 @@ $(NB_CONTAIN_BIN): tools/nb_contain.c
 # ---------------------------------------------------------------- programs
 cli: $(NAPKIN)
 
-$(NAPKIN): $(CLI_SRC) $(wildcard code/cli/*.h) $(LIB)
+$(NAPKIN): $(CLI_SRC) $(wildcard code/cli/*.h) $(LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(CLI_SRC) $(LIB) $(LDLIBS) -o $@
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(CLI_SRC) $(LIBS) $(LDLIBS) -o $@
 
 # code/chNN/foo.c -> $(B)/bin/chNN/foo ; code/measure/foo.c -> $(B)/bin/measure/foo
-$(B)/bin/measure/%: code/measure/%.c $(LIB)
+$(B)/bin/measure/%: code/measure/%.c $(LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $< $(LIB) $(BLAS_LIBS) $(LDLIBS) -o $@
-$(B)/bin/bench/%: code/bench/%.c $(LIB)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $< $(LIBS) $(BLAS_LIBS) $(LDLIBS) -o $@
+$(B)/bin/bench/%: code/bench/%.c $(LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $< $(LIB) $(LDLIBS) -o $@
-$(B)/bin/ch%: code/ch%.c $(LIB)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $< $(LIBS) $(LDLIBS) -o $@
+$(B)/bin/ch%: code/ch%.c $(LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $< $(LIB) $(LDLIBS) -o $@
-$(B)/bin/solutions/%: solutions/%.c $(LIB)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $< $(LIBS) $(LDLIBS) -o $@
+$(B)/bin/solutions/%: solutions/%.c $(LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $< $(LIB) $(LDLIBS) -o $@
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $< $(LIBS) $(LDLIBS) -o $@
 
 programs: $(NAPKIN) $(CH_BIN) $(SOL_BIN) $(MEASURE_BIN) $(BENCH_BIN)
 
@@ -251,12 +270,15 @@ NAV_DEPS := tools/nav/nav.html tools/nav/book-bar.html tools/nav/chapter-bar.sh 
 # commands and code/web/ as one WebAssembly reactor module; the book carries
 # it inline (base64) with the script that runs its panels (tools/calc.lua).
 WASM_CC  ?= clang-14
-# hf_config.c needs jansson: code/web/hf_config_none.c stands in for it.
-WASM_LIB := $(filter-out code/napkin/hf_config.c $(shell grep -l -E 'pthread|popen' $(LIB_SRC)),$(LIB_SRC))
-WASM_SRC := $(WASM_LIB) $(filter-out code/cli/main.c,$(CLI_SRC)) $(sort $(wildcard code/web/*.c))
+# Chosen by folder: the threaded runtime (runtime/), the host references of
+# the kernels (ref/: processes, clocks, /proc) and the config reader
+# (specs/hf_config.c needs jansson; code/web/hf_config_none.c stands in)
+# stay out of the browser.
+WASM_LIB := $(filter-out code/napkin/runtime/% code/napkin/ref/% code/napkin/specs/hf_config.c,$(LIB_SRC))
+WASM_SRC := $(WASM_LIB) $(PRACTICE_SRC) $(filter-out code/cli/main.c,$(CLI_SRC)) $(sort $(wildcard code/web/*.c))
 WASM     := $(B)/web/napkin.wasm
 wasm: $(WASM)
-$(WASM): $(WASM_SRC) $(wildcard code/napkin/*.h code/cli/*.h code/web/*.h) $(B)/gen/specs_data.c
+$(WASM): $(WASM_SRC) $(wildcard code/napkin/*/*.h code/practice/*.h code/cli/*.h code/web/*.h) $(B)/gen/specs_data.c
 	@mkdir -p $(@D)
 	$(WASM_CC) --target=wasm32-wasi --sysroot=/usr -mexec-model=reactor -Icode/cli -Icode/web $(CPPFLAGS) \
 	  $(WARN) -O2 $(WASM_SRC) $(B)/gen/specs_data.c -lm -o $@
@@ -332,22 +354,22 @@ $(B)/book-instructor.pdf: book.md $$(instructor_parts) $(FIG_PDF) tools/book-met
 	@echo "wrote $@"
 
 # ---------------------------------------------------------------- tests
-$(B)/tests/%: tests/%.c $(LIB) $(NAPKIN)
+$(B)/tests/%: tests/%.c $(LIBS) $(NAPKIN)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(WARN) $(TEST_CFLAGS) $(DEPFLAGS) $< $(LIB) $(CRITERION_LIBS) $(LDLIBS) -o $@
+	$(CC) $(CPPFLAGS) $(WARN) $(TEST_CFLAGS) $(DEPFLAGS) $< $(LIBS) $(CRITERION_LIBS) $(LDLIBS) -o $@
 # A chapter's suite (tests/test_chNN.c) may run that chapter's programs (tests/chapter_values.h).
 $(foreach n,07 08 09 12 13,$(foreach d,tests asan/tests,$(eval $(B)/$(d)/test_ch$(n): $(filter $(B)/bin/ch$(n)/%,$(CH_BIN)))))
-$(B)/tsan/tests/%: tests/%.c $(B)/tsan/lib/libnapkin.a
+$(B)/tsan/tests/%: tests/%.c $(TSAN_LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(WARN) $(SAN_TSAN) $< $(B)/tsan/lib/libnapkin.a $(CRITERION_LIBS) $(LDLIBS) -o $@
+	$(CC) $(CPPFLAGS) $(WARN) $(SAN_TSAN) $< $(TSAN_LIBS) $(CRITERION_LIBS) $(LDLIBS) -o $@
 # The CLI under the same sanitizers, for the suites that run it.
 ASAN_NAPKIN := $(B)/asan/bin/napkin
-$(ASAN_NAPKIN): $(CLI_SRC) $(wildcard code/cli/*.h) $(B)/asan/lib/libnapkin.a
+$(ASAN_NAPKIN): $(CLI_SRC) $(wildcard code/cli/*.h) $(ASAN_LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(WARN) $(SAN_ASAN) $(CLI_SRC) $(B)/asan/lib/libnapkin.a $(LDLIBS) -o $@
-$(B)/asan/tests/%: tests/%.c $(B)/asan/lib/libnapkin.a $(NAPKIN) $(ASAN_NAPKIN)
+	$(CC) $(CPPFLAGS) $(WARN) $(SAN_ASAN) $(CLI_SRC) $(ASAN_LIBS) $(LDLIBS) -o $@
+$(B)/asan/tests/%: tests/%.c $(ASAN_LIBS) $(NAPKIN) $(ASAN_NAPKIN)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(WARN) $(SAN_ASAN) $(TEST_CFLAGS) $< $(B)/asan/lib/libnapkin.a $(CRITERION_LIBS) $(LDLIBS) -o $@
+	$(CC) $(CPPFLAGS) $(WARN) $(SAN_ASAN) $(TEST_CFLAGS) $< $(ASAN_LIBS) $(CRITERION_LIBS) $(LDLIBS) -o $@
 
 # Environment the suites read: where the CLI and the build live.
 # The batcher soak runs a quarter of its requests here (16 threads x 12,500,
@@ -385,12 +407,12 @@ sanitize-tests: $(TSAN_RUNS) $(ASAN_RUNS)
 # failures, not crashes, on the untouched fill-in kits.
 EX_NUMS  := $(patsubst tests/exercises/test_%.c,%,$(EXTEST_SRC))
 KIT_NUMS := $(foreach n,$(EX_NUMS),$(if $(wildcard exercises/$(n)-*.c),$(n)))
-$(B)/exercises/solution_%: tests/exercises/test_%.c $$(wildcard tests/exercises/*.h) $$(wildcard solutions/$$*-*.c) $(LIB)
+$(B)/exercises/solution_%: tests/exercises/test_%.c $$(wildcard tests/exercises/*.h) $$(wildcard solutions/$$*-*.c) $(LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iexercises $(WARN) $(TEST_CFLAGS) -DNB_EXERCISE_TEST $< $(wildcard solutions/$*-*.c) $(LIB) $(CRITERION_LIBS) $(LDLIBS) -o $@
-$(B)/exercises/kit_%: tests/exercises/test_%.c $$(wildcard tests/exercises/*.h) $$(wildcard exercises/$$*-*.c) $(LIB)
+	$(CC) $(CPPFLAGS) -Iexercises $(WARN) $(TEST_CFLAGS) -DNB_EXERCISE_TEST $< $(wildcard solutions/$*-*.c) $(LIBS) $(CRITERION_LIBS) $(LDLIBS) -o $@
+$(B)/exercises/kit_%: tests/exercises/test_%.c $$(wildcard tests/exercises/*.h) $$(wildcard exercises/$$*-*.c) $(LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iexercises $(WARN) $(TEST_CFLAGS) -Wno-unused-parameter -DNB_EXERCISE_TEST $< $(wildcard exercises/$*-*.c) $(LIB) $(CRITERION_LIBS) $(LDLIBS) -o $@
+	$(CC) $(CPPFLAGS) -Iexercises $(WARN) $(TEST_CFLAGS) -Wno-unused-parameter -DNB_EXERCISE_TEST $< $(wildcard exercises/$*-*.c) $(LIBS) $(CRITERION_LIBS) $(LDLIBS) -o $@
 
 # The check of the untouched kit uses the kit as committed (git show HEAD:),
 # not the reader's working copy, so a reader who finished a kit still passes
@@ -401,9 +423,9 @@ $(B)/exercises/committed/%.c: exercises/%.c
 	@mv $@.tmp $@
 committed_kit = $(patsubst exercises/%,$(B)/exercises/committed/%,$(wildcard exercises/$(1)-*.c))
 .SECONDARY: $(patsubst exercises/%,$(B)/exercises/committed/%,$(wildcard exercises/[0-9][0-9]-*.c))
-$(B)/exercises/kit_committed_%: tests/exercises/test_%.c $$(wildcard tests/exercises/*.h) $$(call committed_kit,$$*) $(LIB)
+$(B)/exercises/kit_committed_%: tests/exercises/test_%.c $$(wildcard tests/exercises/*.h) $$(call committed_kit,$$*) $(LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iexercises $(WARN) $(TEST_CFLAGS) -Wno-unused-parameter -DNB_EXERCISE_TEST $< $(call committed_kit,$*) $(LIB) $(CRITERION_LIBS) $(LDLIBS) -o $@
+	$(CC) $(CPPFLAGS) -Iexercises $(WARN) $(TEST_CFLAGS) -Wno-unused-parameter -DNB_EXERCISE_TEST $< $(call committed_kit,$*) $(LIBS) $(CRITERION_LIBS) $(LDLIBS) -o $@
 
 SOLVED_NUMS := $(foreach n,$(EX_NUMS),$(if $(wildcard solutions/$(n)-*.c),$(n)))
 # Chapters with exercise variants (code/chNN/exercise_variant.c): their
@@ -446,18 +468,18 @@ exercise:
 .PHONY: grade grade-all handout practice-tests
 GRADE_SRC := $(sort $(wildcard code/grade/*.c))
 GRADE_BIN := $(GRADE_SRC:code/%.c=$(B)/bin/%)
-$(B)/bin/grade/%: code/grade/%.c $(LIB)
+$(B)/bin/grade/%: code/grade/%.c $(LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $< $(LIB) $(LDLIBS) -o $@
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $< $(LIBS) $(LDLIBS) -o $@
 $(B)/tests/test_grade $(B)/asan/tests/test_grade: $(GRADE_BIN)
 
 # make grade N=12 SEED=4711 ANSWERS=answers.json: the score per part and per
 # exercise, and $(B)/grade/<answers>.junit.xml and <answers>.report.json.
 # Without ANSWERS, the answers are your kit's (exercises/NN-*.c through
 # tests/exercises/kit_answers_NN.c), written to $(B)/grade/NN-seedS-kit.json.
-$(B)/exercises/kit_answers_%: tests/exercises/kit_answers_%.c $$(wildcard tests/exercises/*.h) $$(wildcard exercises/$$*-*.c) $(LIB)
+$(B)/exercises/kit_answers_%: tests/exercises/kit_answers_%.c $$(wildcard tests/exercises/*.h) $$(wildcard exercises/$$*-*.c) $(LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Iexercises -Itests/exercises $(WARN) $(CFLAGS) -Wno-unused-parameter $< $(wildcard exercises/$*-*.c) $(LIB) $(LDLIBS) -o $@
+	$(CC) $(CPPFLAGS) -Iexercises -Itests/exercises $(WARN) $(CFLAGS) -Wno-unused-parameter $< $(wildcard exercises/$*-*.c) $(LIBS) $(LDLIBS) -o $@
 GRADE_ANSWERS = $(or $(ANSWERS),$(B)/grade/$(N)-seed$(or $(SEED),0)-kit.json)
 GRADE_OUT = $(B)/grade/$(basename $(notdir $(GRADE_ANSWERS)))
 grade: $(B)/bin/grade/grade
@@ -488,15 +510,15 @@ grade-all: $(B)/bin/grade/grade
 .PHONY: student-kit student-kit-tests
 student-kit: $(SOL_VALUES)
 	python3 tools/student_kit.py --out $(B)/student-kit.tar.gz --values $(B)/values/solutions
-student-kit-tests: student-kit $(B)/bin/grade/grade $(LIB)
+student-kit-tests: student-kit $(B)/bin/grade/grade $(LIBS)
 	tools/run_bounded.sh 900 python3 tools/student_kit_check.py --kit $(B)/student-kit.tar.gz \
-	  --grade $(B)/bin/grade/grade --lib $(LIB) --seeds 0,4711
+	  --grade $(B)/bin/grade/grade --lib $(LIB) --practice-lib $(PRACTICE_LIB) --seeds 0,4711
 
 # make handout N=12 SEED=4711: that variant's exercise sheet, its numbers
 # from code/chNN/exercise_variant (seed from NB_SEED), as
 # $(B)/handout/NN-seedS.html, and .pdf where xelatex exists.
 HANDOUT_DIR = $(B)/handout
-handout: $(LIB) $(NAPKIN)
+handout: $(LIBS) $(NAPKIN)
 	@test -n "$(N)" -a -n "$(SEED)" || { echo "usage: make handout N=12 SEED=4711" >&2; exit 2; }
 	@case "$(SEED)" in *[!0-9]*) echo "SEED=$(SEED): give a non-negative whole number" >&2; exit 2;; esac
 	@test -f code/ch$(N)/exercise_variant.c || { echo "no exercise variants for chapter $(N); chapters with variants: $(patsubst code/ch%/exercise_variant.c,%,$(wildcard code/ch*/exercise_variant.c))" >&2; exit 2; }
@@ -553,12 +575,12 @@ $(if $(TEST_AFTER_BOOK),$(UNIT_RUNS) $(ASAN_RUNS) $(TSAN_RUNS): $(BOOK_PRODUCTS)
 
 # ---------------------------------------------------------------- kernels
 NVCC_ARCH := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
-NVCC_FLAGS := -O3 -std=c++17 $(NVCC_ARCH) -Icode -Icode/napkin -Ikernels -Xcompiler -Wall
+NVCC_FLAGS := -O3 -std=c++17 $(NVCC_ARCH) -Icode $(addprefix -I,$(NAPKIN_DIRS)) -Ikernels -Xcompiler -Wall
 # The kernels link the library without its config reader (hf_config.c needs
 # jansson; code/web/hf_config_none.c stands in), so a machine with only the
 # CUDA toolkit and a C compiler builds them.
 KLIB := $(B)/lib/libnapkin-nojson.a
-$(KLIB): $(filter-out $(B)/obj/napkin/hf_config.o,$(LIB_OBJ)) $(B)/obj/web/hf_config_none.o
+$(KLIB): $(filter-out $(B)/obj/napkin/specs/hf_config.o,$(LIB_OBJ)) $(B)/obj/web/hf_config_none.o
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 $(B)/kernels/%: kernels/%.cu $(wildcard kernels/*.h kernels/*.cuh) $(KLIB)

@@ -1,6 +1,6 @@
 /* Chapter 3 fill-in kit.  Replace each TODO body with your own derivation,
  * then run `make exercise N=03`.  You may call the napkin library (packing.h,
- * window.h, serve.h, memory.h) or work from first principles; the tests
+ * window.h, batch_vs_sequential.h, memory.h) or work from first principles; the tests
  * compare against hand derivations either way.  Return NAN (or -1) for
  * input you cannot use. */
 #include "03-batching-in-practice.h"

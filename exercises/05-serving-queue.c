@@ -1,6 +1,6 @@
 /* Chapter 5 fill-in kit.  Replace each TODO body with your own derivation,
  * then run `make exercise N=05`.  You may call the napkin library (queue.h,
- * serve.h) or work from the formulas of the chapter.  Return NAN (or -1)
+ * batch_vs_sequential.h) or work from the formulas of the chapter.  Return NAN (or -1)
  * for input you cannot use or a queue that is not stable. */
 #include "05-serving-queue.h"
 

@@ -2,7 +2,7 @@
 # offered load lambda*W (requests per window).  Lines: the chapter-3 theory
 # (window.h; Poisson arrivals, max batch 256, instant dispatch): mean from the
 # closed form, p50 and p99 simulated.  Points: the real batcher
-# (code/napkin/batcher.c) with a no-op handler, measured on the machine that
+# (code/napkin/runtime/batcher.c) with a no-op handler, measured on the machine that
 # built the book, for W = 1 ms and 3 ms.
 # Data: 04-window-theory.tsv, 04-window-measured.tsv (code/ch04/window_latency.c).
 theory = datadir.'/04-window-theory.tsv'

@@ -1,4 +1,4 @@
-# A run of the job queue (code/napkin/jobqueue.c): two workers, 4 ms sleeps
+# A run of the job queue (code/napkin/runtime/jobqueue.c): two workers, 4 ms sleeps
 # standing in for denoising steps, an admission bound of 0.15 s of predicted
 # wait, job 3 cancelled after its tenth step.  Thin grey: queued; thick bars:
 # steps run; a cross: the finish the ETA promised at submit.  Measured on the

@@ -18,7 +18,7 @@
 //       A in flight per lane, every token of the group from one load) into
 //       shared memory and expands from it: A and B read once per group, v
 //       never leaves the SM.  Its arithmetic is emulated on the host by
-//       lora_bgmv_fused_emulate (code/napkin/lora_ref.c), which
+//       lora_bgmv_fused_emulate (code/napkin/ref/lora_ref.c), which
 //       tests/test_bgmv_fused.c holds against the fp64 reference.
 //   v3  v2 spread over the SMs: with few adapters v2 has few groups, a
 //       block each (batch 64 on one adapter: 8 blocks on 132 SMs), so each

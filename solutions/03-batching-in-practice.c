@@ -6,7 +6,7 @@
 #include "memory.h"
 #include "notebook.h"
 #include "packing.h"
-#include "serve.h"
+#include "batch_vs_sequential.h"
 #include "specs.h"
 #include "window.h"
 

@@ -7,7 +7,7 @@
 #include "notebook.h"
 #include "queue.h"
 #include "request.h"
-#include "serve.h"
+#include "batch_vs_sequential.h"
 #include "specs.h"
 
 #include <math.h>

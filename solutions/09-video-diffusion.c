@@ -88,7 +88,7 @@ double ex09_journal_bytes(int steps, int payload_bytes)
 {
     if (steps < 1 || payload_bytes < 0)
         return NAN;
-    /* the record header is 32 bytes (code/napkin/jobqueue.c, snippet "record") */
+    /* the record header is 32 bytes (code/napkin/runtime/jobqueue.c, snippet "record") */
     return 32.0 * (steps + 2) + payload_bytes;
 }
 

@@ -1,4 +1,4 @@
-/* Decode attention v5's arithmetic (code/napkin/attention_emulate.c: the
+/* Decode attention v5's arithmetic (code/napkin/ref/attention_emulate.c: the
  * kernel's tiles, per-warp softmax, P split into bf16 high and low parts,
  * warp merge and parallel split merge) against the fp64 reference, held to
  * the bound the kernel is validated by on the GPU: atol 1e-5 + rtol 1e-3

@@ -11,7 +11,7 @@
 #include "ceilings.h"
 #include "memory.h"
 #include "packing.h"
-#include "serve.h"
+#include "batch_vs_sequential.h"
 #include "window.h"
 
 #define REL(a, b, tol)                                                                                         \

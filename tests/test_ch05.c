@@ -10,7 +10,7 @@
 #include "ceilings.h"
 #include "memory.h"
 #include "queue.h"
-#include "serve.h"
+#include "batch_vs_sequential.h"
 
 #define REL(a, b, tol)                                                                                         \
     cr_assert(fabs((a) - (b)) <= (tol) * fabs(b), "%s = %.9g, expected %.9g (rel. tol. %g)", #a, (double)(a), \

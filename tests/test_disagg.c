@@ -1,4 +1,4 @@
-/* Disaggregated prefill and decode (code/napkin/disagg.c) on a case worked
+/* Disaggregated prefill and decode (code/napkin/serving/disagg.c) on a case worked
  * by hand: LLaMA-3-8B on H100s, 2048-token prompts, 256 output tokens, 32
  * requests in flight per decode GPU, the KV crossing a 50 GB/s link.  The
  * two step times p and d come from request.h (tested in test_request.c);

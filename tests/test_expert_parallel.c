@@ -1,4 +1,4 @@
-/* Expert parallelism (code/napkin/expert_parallel.c): the all-to-all bytes
+/* Expert parallelism (code/napkin/serving/expert_parallel.c): the all-to-all bytes
  * and times of DeepSeek-V3 against hand arithmetic, and the refusals. */
 #include <criterion/criterion.h>
 

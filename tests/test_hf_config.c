@@ -1,5 +1,5 @@
 /* Hugging Face config.json files (tests/configs/) read as model rows
- * (code/napkin/hf_config.c): each config of a table model gives that row
+ * (code/napkin/specs/hf_config.c): each config of a table model gives that row
  * exactly, and parameter counts match the models' published totals, derived
  * by hand below. */
 #include <criterion/criterion.h>

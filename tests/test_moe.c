@@ -1,4 +1,4 @@
-/* Experts touched by a batch (code/napkin/moe.c): the expected-coverage
+/* Experts touched by a batch (code/napkin/model/moe.c): the expected-coverage
  * formula against a seeded simulation of top-k routing, uniform and
  * Zipf-skewed, and against the uniform closed form by hand. */
 #include <criterion/criterion.h>

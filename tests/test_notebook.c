@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "include_flags.h"
 #include "test_text.h"
 
 typedef struct {
@@ -57,8 +58,7 @@ static void setup_env(const char *scratch_name)
     const char *cc = getenv("NB_CC");
     setenv("NB_CC", cc && *cc ? cc : "cc", 1);
     setenv("NB_CFLAGS",
-           fmt("-I%s/code -I%s/code/napkin -D_POSIX_C_SOURCE=200809L -std=c11 -Wall -Wextra -Werror -O1",
-               src, src), 1);
+           fmt("%s -D_POSIX_C_SOURCE=200809L -std=c11 -Wall -Wextra -Werror -O1", napkin_include_flags(src)), 1);
     setenv("NB_LIB", fmt("%s/lib/libnapkin.a", build), 1);
     setenv("NB_LDLIBS", "-lm -lpthread", 1);
     setenv("NB_BIN", fmt("%s/tests/filter/bin", src), 1);
@@ -245,18 +245,28 @@ static void expect_failure(const char *scratch, const char *fixture, const char 
     free_run(&r);
 }
 
-/* The excerpt fence is on line 5. */
-Test(notebook_bad, missing_file)
+/* The excerpt fence is on line 5: a snippet is found by name, so a cell
+ * that also names a file is refused (a moved file would break it). */
+Test(notebook_bad, excerpt_names_a_file)
 {
-    expect_failure("missing-file", "chapters/90-missing-file.md",
-                   "chapters/90-missing-file.md:5: file code/nope.c not found");
+    expect_failure("excerpt-file", "chapters/90-excerpt-file.md",
+                   "chapters/90-excerpt-file.md:5: an excerpt names its snippet alone");
+}
+
+/* Fence on line 3; "shared" opens in code/elsewhere.c and code/snippets.c
+ * (sorted by path). */
+Test(notebook_bad, snippet_in_two_files)
+{
+    expect_failure("two-files", "chapters/90-snippet-two-files.md",
+                   "chapters/90-snippet-two-files.md:3: snippet 'shared' is opened in more than one file: "
+                   "code/elsewhere.c, code/snippets.c");
 }
 
 /* The excerpt fence is on line 7. */
 Test(notebook_bad, missing_snippet)
 {
     expect_failure("missing-snippet", "chapters/90-missing-snippet.md",
-                   "chapters/90-missing-snippet.md:7: snippet 'cube' not found in code/snippets.c");
+                   "chapters/90-missing-snippet.md:7: snippet 'cube' not found in code/, kernels/, solutions/ or figures/");
 }
 
 /* Fence on line 3; code/snippets.c opens "twice" on lines 27 and 30. */

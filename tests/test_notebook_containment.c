@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "include_flags.h"
 #include "test_text.h"
 
 static char *scratch, *out_path, *err_path;
@@ -37,7 +38,7 @@ static void setup(const char *name)
     setenv("NB_BUILD", scratch, 1);
     const char *cc = getenv("NB_CC");
     setenv("NB_CC", cc && *cc ? cc : "cc", 1);
-    setenv("NB_CFLAGS", fmt("-I%s/code -I%s/code/napkin -D_POSIX_C_SOURCE=200809L -std=c11 -O1", src, src), 1);
+    setenv("NB_CFLAGS", fmt("%s -D_POSIX_C_SOURCE=200809L -std=c11 -O1", napkin_include_flags(src)), 1);
     setenv("NB_LIB", fmt("%s/lib/libnapkin.a", build), 1);
     setenv("NB_LDLIBS", "-lm -lpthread", 1);
     setenv("NB_BIN", fmt("%s/tests/filter/bin", src), 1);

@@ -6,7 +6,7 @@
  * input stays in range and each question keeps its printed regime. */
 #include "practice_seeds.h"
 #include "queue.h"
-#include "serve.h"
+#include "batch_vs_sequential.h"
 #include "specs.h"
 
 #include <string.h>

@@ -1,4 +1,4 @@
-/* Prefix caching in the request model (code/napkin/request.c): the prefill
+/* Prefix caching in the request model (code/napkin/serving/request.c): the prefill
  * of a hit against the cached prefix, the blend over the hit rate, and the
  * memory one shared prefix frees, against hand arithmetic on LLaMA-3-8B. */
 #include <criterion/criterion.h>

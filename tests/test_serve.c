@@ -2,7 +2,7 @@
  * hand arithmetic on LLaMA-3-8B's published shape (config.json: 32 layers,
  * hidden 4096, 8 KV heads of 128, vocabulary 128256; 8.03 B parameters) and
  * the H100 SXM datasheet (989.4 TFLOP/s dense bf16, 3.35 TB/s). */
-#include "serve.h"
+#include "batch_vs_sequential.h"
 
 #include <criterion/criterion.h>
 #include <math.h>

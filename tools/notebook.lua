@@ -4,7 +4,8 @@ exercise set or solution set of the book.
   pandoc -f markdown -t markdown --lua-filter tools/notebook.lua chapters/01-x.md
 
 Cells (README "Notebook cells" is the author's guide):
-  excerpt   ```{.c file="code/napkin/roofline.c" snippet="ridge"}```
+  excerpt   ```{.c snippet="ridge"}```   found by name in code/, kernels/,
+                                        solutions/, figures/ (names are unique)
   run       ```{.c .run}```        a whole C program, compiled and run
   console   ```{.console .run}```  lines "$ napkin ..." run and shown
   values    {{name}} in prose, math, inline code, captions, tables
@@ -232,6 +233,8 @@ local function dedent(lines)
   return out
 end
 
+-- The lines of snippet `name` in the file at path (the index below found
+-- it opened there).
 local function excerpt(path, name, line)
   local text = read_file(path)
   if not text then fail(line, "file " .. path .. " not found (excerpt '" .. name .. "')") end
@@ -259,7 +262,6 @@ local function excerpt(path, name, line)
       lines[#lines + 1] = l
     end
   end
-  if state == "before" then fail(line, "snippet '" .. name .. "' not found in " .. path) end
   if state == "inside" then
     fail(line, "snippet '" .. name .. "' opened at " .. path .. ":" .. opened_at .. " is never closed")
   end
@@ -268,19 +270,55 @@ local function excerpt(path, name, line)
   return table.concat(lines, "\n")
 end
 
-local function excerpt_cell(block)
-  local file, name = block.attributes.file, block.attributes.snippet
-  local line = (name and attr_line("snippet", name)) or (file and attr_line("file", file))
-    or find_line(file, name)
-  if not file or file == "" then fail(line, "excerpt cell has snippet but no file attribute") end
-  if not name or name == "" then fail(line, "excerpt cell has file but no snippet attribute") end
-  if block.text:match("%S") then
-    fail(line, "excerpt cell must be empty: its text comes from " .. file)
+-- Snippets are found by name alone, so a source file can move between the
+-- library's folders without an edit to any chapter.  The index maps each
+-- name to the files that open it, over the sources a chapter may quote.
+local SNIPPET_ROOTS = "code kernels solutions figures"
+local SNIPPET_WHERE = "code/, kernels/, solutions/ or figures/"
+local snippet_index = nil
+local function snippet_files(name)
+  if not snippet_index then
+    snippet_index = {}
+    local p = io.popen("grep -rlE --include='*.c' --include='*.h' --include='*.cu' --include='*.cuh' --include='*.gp' '//[>]' "
+      .. SNIPPET_ROOTS .. " 2>/dev/null | LC_ALL=C sort")
+    for path in p:lines() do
+      local seen = {}
+      for l in ((read_file(path) or "") .. "\n"):gmatch("([^\n]*)\n") do
+        local kind, mname = marker(l)
+        if kind == ">" and not seen[mname] then
+          seen[mname] = true
+          local files = snippet_index[mname] or {}
+          files[#files + 1] = path
+          snippet_index[mname] = files
+        end
+      end
+    end
+    p:close()
   end
+  return snippet_index[name] or {}
+end
+
+local function excerpt_cell(block)
+  local name = block.attributes.snippet
+  local line = (name and attr_line("snippet", name)) or find_line(block.attributes.file)
+  if block.attributes.file then
+    fail(line, "an excerpt names its snippet alone (found by name in " .. SNIPPET_WHERE
+      .. "): drop file=\"" .. block.attributes.file .. "\"")
+  end
+  if not name or name == "" then fail(line, "excerpt cell has no snippet name") end
+  if block.text:match("%S") then
+    fail(line, "excerpt cell must be empty: its text comes from snippet '" .. name .. "'")
+  end
+  local files = snippet_files(name)
+  if #files == 0 then fail(line, "snippet '" .. name .. "' not found in " .. SNIPPET_WHERE) end
+  if #files > 1 then
+    fail(line, "snippet '" .. name .. "' is opened in more than one file: " .. table.concat(files, ", "))
+  end
+  local file = files[1]
   local code = excerpt(file, name, line)
   local attrs = {}
   for k, v in pairs(block.attributes) do
-    if k ~= "file" and k ~= "snippet" then attrs[k] = v end
+    if k ~= "snippet" then attrs[k] = v end
   end
   local shown = pandoc.CodeBlock(code, pandoc.Attr(block.identifier, block.classes, attrs))
   local label = pandoc.Plain({ pandoc.Code(file) })
@@ -301,7 +339,7 @@ end
 -- Headers change what a cell compiles to even when the library does not.
 local function headers_hash()
   if memo.headers == nil then
-    local p = io.popen("cat code/napkin/*.h exercises/*.h 2>/dev/null")
+    local p = io.popen("cat code/napkin/*/*.h exercises/*.h 2>/dev/null")
     memo.headers = pandoc.utils.sha1(p:read("a") or "")
     p:close()
   end

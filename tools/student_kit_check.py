@@ -2,7 +2,7 @@
 """The student kit leaks no answer.
 
     tools/student_kit_check.py --kit build/student-kit.tar.gz \
-        --grade build/bin/grade/grade --lib build/lib/libnapkin.a [--seeds 0,4711]
+        --grade build/bin/grade/grade --lib build/lib/libnapkin.a --practice-lib build/lib/libpractice.a [--seeds 0,4711]
 
 1. No solutions/, no test marked "napkin: instructor"; no comment left in
    tests/exercises/; the checks are in
@@ -31,6 +31,7 @@
 Standard library only.  Exit status 0 when the kit is clean, 1 otherwise.
 """
 import argparse
+import glob
 import math
 import os
 import re
@@ -145,6 +146,7 @@ def main():
     ap.add_argument("--kit", required=True)
     ap.add_argument("--grade", required=True)
     ap.add_argument("--lib", required=True)
+    ap.add_argument("--practice-lib", required=True)
     ap.add_argument("--seeds", default="0,4711")
     ap.add_argument("--chapters", default=None,
                     help="the chapters with variants (default: every one the grade program lists)")
@@ -228,9 +230,10 @@ def main():
             binary = os.path.join(tmp, "kit_" + nn)
             cmd = [o.cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter", "-O0",
                    "-D_POSIX_C_SOURCE=200809L", "-DNB_EXERCISE_TEST", "-I" + os.path.join(top, "code"),
-                   "-I" + os.path.join(top, "code/napkin"), "-I" + os.path.join(top, "exercises"),
+                   ] + ["-I" + d for d in sorted(glob.glob(os.path.join(top, "code/napkin/*/")))] + [
+                   "-I" + os.path.join(top, "code/practice"), "-I" + os.path.join(top, "exercises"),
                    os.path.join(top, "tests/exercises/test_%s.c" % nn)] + kit_c + \
-                  [os.path.abspath(o.lib), "-lcriterion", "-lm", "-lpthread", "-ljansson", "-o", binary]
+                  [os.path.abspath(o.practice_lib), os.path.abspath(o.lib), "-lcriterion", "-lm", "-lpthread", "-ljansson", "-o", binary]
             b = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
             if b.returncode != 0:
                 fails.append("the kit's chapter %d checks do not build:\n%s" % (ch, b.stderr[-2000:]))

@@ -4,7 +4,7 @@
  * one.  Values ch03_cal_*. */
 #include "notebook.h"
 #include "rate_table.h"
-#include "serve.h"
+#include "batch_vs_sequential.h"
 
 #include <stdio.h>
 

@@ -5,7 +5,7 @@
 #include "ceilings.h"
 #include "memory.h"
 #include "notebook.h"
-#include "serve.h"
+#include "batch_vs_sequential.h"
 
 #include <stdio.h>
 #include <stdlib.h>

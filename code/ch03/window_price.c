@@ -6,7 +6,7 @@
 #include "ceilings.h"
 #include "memory.h"
 #include "notebook.h"
-#include "serve.h"
+#include "batch_vs_sequential.h"
 #include "window.h"
 
 #include <math.h>

@@ -8,7 +8,7 @@
 #include "memory.h"
 #include "notebook.h"
 #include "queue.h"
-#include "serve.h"
+#include "batch_vs_sequential.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* Chapter 9: a run of the job queue (code/napkin/jobqueue.c), drawn.
+/* Chapter 9: a run of the job queue (code/napkin/runtime/jobqueue.c), drawn.
  *
  * Two workers, nine jobs of 10 to 40 steps submitted at staggered times,
  * each step a 4 ms sleep standing in for a denoising step (a real one takes

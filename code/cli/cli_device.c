@@ -1,7 +1,6 @@
 #include "cli_device.h"
 
 #include "published.h"
-#include "serve.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* napkin serve --disaggregate: prefill and decode on separate pools
- * (code/napkin/disagg.h), one split or the search over splits. */
+ * (code/napkin/serving/disagg.h), one split or the search over splits. */
 #ifndef NAPKIN_SERVE_DISAGG_H
 #define NAPKIN_SERVE_DISAGG_H
 

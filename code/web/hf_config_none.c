@@ -1,6 +1,6 @@
 /* The page's module has no JSON library: --model-config (a config.json on
  * the reader's disk) is a command-line feature.  These stand in for
- * code/napkin/hf_config.c, which the WebAssembly build leaves out. */
+ * code/napkin/specs/hf_config.c, which the WebAssembly build leaves out. */
 #include "hf_config.h"
 
 #include <stdio.h>

@@ -33,3 +33,6 @@ int second_copy;
 
 //> unclosed
 int never_closed;
+//> shared
+int one_copy;
+//< shared

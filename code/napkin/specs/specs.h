@@ -1,0 +1,111 @@
+/* GPU and model tables (code/specs/gpus.tsv, models.tsv).  The tables are embedded in the
+ * library at build time, so programs need no data files; a reader can load
+ * their own file with the *_parse / *_load functions. */
+#ifndef NAPKIN_SPECS_H
+#define NAPKIN_SPECS_H
+
+#include "units.h"
+
+#include <stddef.h>
+
+#define SPEC_KEY_MAX 32
+#define SPEC_NAME_MAX 64
+#define SPEC_SOURCE_MAX 320
+
+typedef struct {
+    char key[SPEC_KEY_MAX];
+    char name[SPEC_NAME_MAX];
+    double flops[DT_COUNT]; /* dense FLOP/s (OP/s for int8) per compute dtype; 0 = none */
+    double mem_bw;          /* bytes/s */
+    double mem_bytes;       /* bytes the driver reports (what an engine can allocate from) */
+    double mem_bytes_datasheet; /* bytes as the datasheet states them (decimal GB), for display */
+    double link_bw;         /* GPU-to-GPU bytes/s per direction (NVLink, Infinity Fabric or PCIe); 0 = unknown */
+    double allreduce_latency; /* seconds: the fixed cost of one small all-reduce in a TP group; 0 = unknown */
+    double host_bw;         /* host-to-GPU bytes/s per direction (PCIe); 0 = unknown */
+    char source[SPEC_SOURCE_MAX];
+    char link_source[SPEC_SOURCE_MAX]; /* where the capacity and link figures come from */
+    /* Achieved rates that price each op class (pricing.h), or NULL: the
+     * roofline.  Never set by the table parsers; a command points it at a
+     * calibration for its calibrated answer. */
+    const struct rate_model *rates;
+} gpu_spec;
+
+typedef struct {
+    char key[SPEC_KEY_MAX];
+    char name[SPEC_NAME_MAX];
+    int layers, hidden, heads, kv_heads, head_dim, ffn, vocab;
+    int experts, experts_active; /* 1, 1 for a dense model */
+    int tied_embeddings;         /* output head shares the embedding matrix */
+    char source[SPEC_SOURCE_MAX];
+    int max_position;            /* longest context it was trained for (max_position_embeddings); 0 = unknown */
+    /* The shapes of later models (the table's `arch` column); all 0 for a
+     * row without one, whose numbers are then exactly a plain model's. */
+    int q_lora_rank;    /* MLA: the query's low-rank width (0: a full q projection) */
+    int kv_lora_rank;   /* MLA: the cached latent's width; > 0 marks multi-head latent attention */
+    int qk_nope_dim, qk_rope_dim, v_head_dim; /* MLA: per-head widths (head_dim = nope + rope) */
+    int moe_ffn;        /* a routed expert's width; 0 = ffn (then ffn is the experts' width) */
+    int shared_experts; /* experts every token visits, moe_ffn wide */
+    int dense_layers;   /* layers with one dense MLP ffn wide instead of experts */
+    int window, window_layers; /* sliding or chunked attention: window_layers layers keep the last `window` tokens */
+    int sinks;          /* 1: a learned sink logit per head (gpt-oss) */
+    int expert_format;  /* EXPERTS_AS_WEIGHTS, or EXPERTS_MXFP4: routed experts released at 4.25 bits */
+    int mtp_layers;     /* multi-token-prediction modules released beside the model (DeepSeek-V3: 1);
+                           counted apart (param_count.mtp), not served */
+} model_spec;
+
+enum { EXPERTS_AS_WEIGHTS = 0, EXPERTS_MXFP4 = 1 };
+/* MXFP4: 4-bit values with one 8-bit scale per 32 (OCP Microscaling). */
+#define MXFP4_BYTES_PER_WEIGHT (4.25 / 8)
+
+typedef struct {
+    gpu_spec *rows;
+    int n;
+} gpu_table;
+
+typedef struct {
+    model_spec *rows;
+    int n;
+} model_table;
+
+/* Parse TSV text.  `filename` is used in messages only.  On error returns -1
+ * and writes "file:line: field 'x': reason" into err; the table is left empty. */
+int gpu_table_parse(const char *text, const char *filename, gpu_table *out, char *err, size_t errlen);
+int model_table_parse(const char *text, const char *filename, model_table *out, char *err, size_t errlen);
+/* Read and parse a file. */
+int gpu_table_load(const char *path, gpu_table *out, char *err, size_t errlen);
+int model_table_load(const char *path, model_table *out, char *err, size_t errlen);
+/* The tables shipped with the workbook (code/specs/gpus.tsv, models.tsv). */
+int gpu_table_builtin(gpu_table *out, char *err, size_t errlen);
+int model_table_builtin(model_table *out, char *err, size_t errlen);
+void gpu_table_free(gpu_table *t);
+void model_table_free(model_table *t);
+
+/* Look up by key (case-insensitive); NULL when absent. */
+const gpu_spec *gpu_find(const gpu_table *t, const char *key);
+const model_spec *model_find(const model_table *t, const char *key);
+/* "h100, h200, ..." into buf, for error messages. */
+char *gpu_keys(const gpu_table *t, char *buf, size_t n);
+char *model_keys(const model_table *t, char *buf, size_t n);
+
+/* The built-in row for key copied into *out: 0, or -1 (nothing printed)
+ * when the key is NULL or unknown. */
+int gpu_lookup(const char *key, gpu_spec *out);
+int model_lookup(const char *key, model_spec *out);
+
+/* Convenience for programs: the built-in row or exit(1) with a message. */
+gpu_spec gpu_builtin(const char *key);
+model_spec model_builtin(const char *key);
+
+/* Dense peak FLOP/s of a GPU for a compute dtype; 0 when it has none. */
+double gpu_peak_flops(const gpu_spec *g, dtype compute);
+
+/* The GPU table row whose key appears in a device name (case-insensitive):
+ * "NVIDIA H200" -> h200.  NULL when none does. */
+const gpu_spec *gpu_match_device_name(const gpu_table *t, const char *device_name);
+
+/* A copy of g whose bandwidth and every FLOP rate are scaled by the given
+ * fractions (e.g. measured ceiling / datasheet): the device a model is
+ * timed on when it runs below the datasheet (derate.c). */
+gpu_spec gpu_derated(const gpu_spec *g, double bandwidth_fraction, double flops_fraction);
+
+#endif
