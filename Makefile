@@ -135,7 +135,10 @@ $(B)/tsan/lib/libnapkin.a: $(LIB_SRC:code/%.c=$(B)/tsan/obj/%.o) $(B)/tsan/obj/g
 $(B)/asan/lib/libnapkin.a: $(LIB_SRC:code/%.c=$(B)/asan/obj/%.o) $(B)/asan/obj/gen/specs_data.o
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
-$(B)/%/lib/libpractice.a: $(PRACTICE_SRC:code/%.c=$(B)/$$*/obj/%.o)
+$(B)/tsan/lib/libpractice.a: $(PRACTICE_SRC:code/%.c=$(B)/tsan/obj/%.o)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+$(B)/asan/lib/libpractice.a: $(PRACTICE_SRC:code/%.c=$(B)/asan/obj/%.o)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 TSAN_LIBS := $(B)/tsan/lib/libpractice.a $(B)/tsan/lib/libnapkin.a
