@@ -79,7 +79,7 @@ Test(pricing_modules, lora_ops_at_half_the_bandwidth_keep_one_launch_cost)
     assert_rel(cal.time_ops, 2 * 32 * (1574912.0 + 2099200.0) / 3.35e12, 1e-9);
     assert_rel(cal.time_launch, 64 * 2e-6, 1e-12);
     assert_rel(cal.time_launch, roof.time_launch, 0);
-    /* the base step goes through op_time with the same rates: slower too */
+    /* the base step goes through price_op with the same rates: slower too */
     cr_assert(cal.base.time > roof.base.time);
 }
 

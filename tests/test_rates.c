@@ -4,7 +4,7 @@
  * roofline exactly. */
 #include "comm.h"
 #include "fit.h"
-#include "pricing.h"
+#include "pricing_internal.h"
 #include "rate_table.h"
 #include "request.h"
 #include "transformer.h"
@@ -273,7 +273,7 @@ Test(pricing, fused_attention_halves_share_one_fixed_cost)
     gpu_spec g = gpu_builtin("h100");
     g.rates = &m;
     double peak = gpu_peak_flops(&g, DT_BF16);
-    double t = op_time(&a[0], &g, peak, 1, NULL) + op_time(&a[1], &g, peak, 1, NULL);
+    double t = price_op(&a[0], &g, peak, 1, NULL) + price_op(&a[1], &g, peak, 1, NULL);
     /* bytes of each op: K (or V) of the 2 attended positions 2 x 8 x 128 x 2 = 4096, the new
      * token's written 2048, Q (or the output) 32 x 128 x 2 = 8192: 14,336 B; both 28,672 B,
      * 8.559 ns at 3.35 TB/s (their ~33 kFLOP take 0.03 ns at the peak and vanish in the blend) */

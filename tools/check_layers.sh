@@ -6,13 +6,21 @@
 # 1. Every source of code/napkin/ lives in a floor named below, and includes
 #    headers of its own floor and of the floors below it only; nothing there
 #    includes code/practice/.  A header is named alone (#include "x.h"), so
-#    its floor is the folder that holds x.h.
+#    its floor is the folder that holds x.h.  A header whose name ends in
+#    _internal.h is its floor's own parts (price/pricing_internal.h): no
+#    other floor includes it, so the door stays the one way in.
 # 2. Only price/ turns bytes or FLOPs into seconds: outside it, no division
 #    by a bandwidth or a FLOP rate (a name ending in _bw, bandwidth, peak,
 #    peak_flops or flops), comments and strings aside.  Every other module
-#    asks price/ (price_op and its kin) for a time.
+#    asks price/ (price_op, or a roofline term of roofline.h) for a time.
+#    The one exception is a quotient that is not a time at all but a share,
+#    a rate over a rate of the same kind (a measured bandwidth over the
+#    datasheet's, achieved FLOPs over the peak): its line carries the
+#    comment  /* a share, not a time */  exactly, which a reviewer checks
+#    against the units.  Nothing else silences the rule.
 # Each breach is printed as file:line: reason; the exit status is 1 if any.
 set -eu
+export LC_ALL=C # the files in one order everywhere, so the report is the same
 root=${1:-.}
 cd "$root"
 
@@ -46,7 +54,7 @@ fail=0
 for f in code/napkin/*; do
     [ -f "$f" ] || continue
     case ${f##*/} in README.md) continue ;; esac
-    echo "$f: a file directly in code/napkin/: put it in the floor of its concept (ARCHITECTURE.md)"
+    echo "$f:1: a file directly in code/napkin/: put it in the floor of its concept (ARCHITECTURE.md)"
     fail=1
 done
 
@@ -62,15 +70,19 @@ for f in code/napkin/*/*.c code/napkin/*/*.h; do
     fi
     # #include "x.h" lines: line number and header
     out=$(awk -v file="$f" -v floor="$floor" -v ok=" $ok " -v headers="$tmp/headers" '
-        BEGIN { while ((getline l < headers) > 0) { split(l, p, " "); home[p[1]] = p[2] } }
+        BEGIN {
+            while ((getline l < headers) > 0) { split(l, p, " "); home[p[1]] = p[2] }
+            below = ok; gsub(/^ +| +$/, "", below); if (below == "") below = "nothing else"
+        }
         /^[ \t]*#[ \t]*include[ \t]*"/ {
             h = $0; sub(/^[^"]*"/, "", h); sub(/".*$/, "", h)
             if (!(h in home)) { printf "%s:%d: includes \"%s\", which is in no floor of code/napkin\n", file, FNR, h; next }
             to = home[h]
             if (to == floor) next
+            if (h ~ /_internal\.h$/) { printf "%s:%d: includes \"%s\", the own parts of %s/: ask its door instead\n", file, FNR, h, to; next }
             if (to == "practice") { printf "%s:%d: includes \"%s\" from code/practice/: the library never includes the exercises\n", file, FNR, h; next }
             if (index(ok, " " to " ") == 0)
-                printf "%s:%d: %s/ includes \"%s\" from %s/, which is not below it (%s/ may include: %s)\n", file, FNR, floor, h, to, floor, (ok ~ /^ *$/ ? "nothing else" : ok)
+                printf "%s:%d: %s/ includes \"%s\" from %s/, which is not below it (%s/ may include: %s)\n", file, FNR, floor, h, to, floor, below
         }' "$f")
     if [ -n "$out" ]; then
         echo "$out"
@@ -99,7 +111,7 @@ for f in code/napkin/*/*.c code/napkin/*/*.h; do
                 }
                 out = out c; i++
             }
-            if (out ~ /\/[ \t]*\(?[ \t]*([A-Za-z_][A-Za-z0-9_]*(->|\.))*([A-Za-z0-9_]*_bw|[A-Za-z0-9_]*bandwidth[0-9]*|peak|peak_flops|flops)([^A-Za-z0-9_(]|$)/)
+            if (index($0, "/* a share, not a time */") == 0 && out ~ /\/[ \t]*\(?[ \t]*([A-Za-z_][A-Za-z0-9_]*(->|\.))*([A-Za-z0-9_]*_bw|[A-Za-z0-9_]*bandwidth[0-9]*|peak|peak_flops|flops)([^A-Za-z0-9_(]|$)/)
                 printf "%s:%d: divides by a bandwidth or a FLOP rate outside price/: ask price/ for the time\n", file, FNR
         }' "$f")
     if [ -n "$out" ]; then

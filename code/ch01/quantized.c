@@ -116,7 +116,7 @@ int main(void)
             if (ops[i].kind != OP_PROJECTION && ops[i].kind != OP_LOGITS)
                 continue;
             bound_kind bk;
-            double t = op_repeats(&m, &ops[i]) * op_time(&ops[i], &g, peak16, TP, &bk);
+            double t = op_repeats(&m, &ops[i]) * price_op(&ops[i], &g, peak16, TP, &bk);
             proj_all += t;
             if (bk == BOUND_COMPUTE)
                 proj_compute += t;

@@ -75,7 +75,7 @@ int main(void)
         occurrences += op_repeats(&m, op);
         double bytes = op_bytes(op);
         double ai = arithmetic_intensity(op->flop, bytes);
-        double t = reps * op_time(op, &g, peak, TP, NULL);
+        double t = reps * price_op(op, &g, peak, TP, NULL);
         by_kind_time[op->kind] += t;
         if (op->flop > 0) /* a gather (the embedding) or a collective has no place on a log-log roofline */
             fprintf(f, "%s\t%.4g\t%.4g\t%.4g\t%.4g\t%.4f\n", op->name, ai, attainable_flops(ai, peak, bw) / TERA,

@@ -3,7 +3,6 @@
  * roofline and the calibrated model, and where the distance comes from.
  * Values ch02_pub_*; data 02-pub-gemm.tsv, 02-pub-attn.tsv,
  * 02-pub-allreduce.tsv, 02-pub-serving.tsv. */
-#include "comm.h"
 #include "measured.h"
 #include "notebook.h"
 #include "pricing.h"
@@ -52,7 +51,7 @@ static void gemm_figure(const rate_model *cal)
             continue;
         double m = measured_num(&t, r, cm);
         op_cost op = gemm_op_cost(m, K, N, DT_BF16, DT_BF16, DT_BF16);
-        double tr = op_time(&op, &roof, peak, 1, NULL), tc = op_time(&op, &calg, peak, 1, NULL);
+        double tr = price_op(&op, &roof, peak, 1, NULL), tc = price_op(&op, &calg, peak, 1, NULL);
         double tm = measured_num(&t, r, ct);
         fprintf(f, "%.0f\t%.4f\t%.4f\t%.4f\n", m, tm * 1e6, tr * 1e6, tc * 1e6);
         if (m == 1) {
@@ -91,8 +90,8 @@ static void attention_figure(const rate_model *cal)
         double ctx = measured_num(&t, r, cc), tm = measured_num(&t, r, ct);
         op_cost a[2];
         attention_op_costs(8, ctx - 1, 1, 32, 8, 128, DT_BF16, DT_BF16, a);
-        double tr = op_time(&a[0], &roof, peak, 1, NULL) + op_time(&a[1], &roof, peak, 1, NULL);
-        double tc = op_time(&a[0], &calg, peak, 1, NULL) + op_time(&a[1], &calg, peak, 1, NULL);
+        double tr = price_op(&a[0], &roof, peak, 1, NULL) + price_op(&a[1], &roof, peak, 1, NULL);
+        double tc = price_op(&a[0], &calg, peak, 1, NULL) + price_op(&a[1], &calg, peak, 1, NULL);
         fprintf(f, "%.0f\t%.4f\t%.4f\t%.4f\n", ctx, tm * 1e6, tr * 1e6, tc * 1e6);
         if (ctx == 128) {
             nb_value("ch02_pub_attn_128_meas_us", "%.1f", tm * 1e6);
@@ -121,7 +120,8 @@ static void allreduce_figure(const rate_model *cal)
     FILE *f = nb_data_open("02-pub-allreduce.tsv");
     fprintf(f, "bytes\tmeasured_us\tring_us\tcalibrated_us\n");
     for (int i = 0; i < n; i++) {
-        double tr = allreduce_time(&roof, 8, p[i].bytes), tc = price_allreduce(&calg, 8, p[i].bytes);
+        op_cost ar = {.name = "allreduce", .kind = OP_ALLREDUCE, .comm_bytes = p[i].bytes};
+        double tr = price_op(&ar, &roof, 0, 8, NULL), tc = price_op(&ar, &calg, 0, 8, NULL);
         fprintf(f, "%.0f\t%.4f\t%.4f\t%.4f\n", p[i].bytes, p[i].time * 1e6, tr * 1e6, tc * 1e6);
         if (p[i].bytes == 524288) { /* a decode step's message at batch 64 of LLaMA-3-8B: 64 x 4096 x 2 B */
             nb_value("ch02_pub_ar_512k_meas_us", "%.1f", p[i].time * 1e6);

@@ -94,7 +94,7 @@ static void report_ops(report *r, const model_spec *m, const gpu_spec *g, const 
     for (int i = 0; i < n; i++) {
         const op_cost *op = &ops[i];
         bound_kind b = BOUND_MEMORY;
-        double time = op_time(op, g, peak, shape->tp, &b);
+        double time = price_op(op, g, peak, shape->tp, &b);
         report_cell_text(t, op->name);
         report_cell_int(t, op_repeats(m, op));
         report_cell_num(t, op->flop);
@@ -106,7 +106,7 @@ static void report_ops(report *r, const model_spec *m, const gpu_spec *g, const 
         report_cell_num(t, time);
         report_cell_text(t, op_is_comm(op) ? "link" : bound_name(b));
         if (cal->have)
-            report_cell_num(t, op_time(op, &cal->gpu, peak, shape->tp, NULL));
+            report_cell_num(t, price_op(op, &cal->gpu, peak, shape->tp, NULL));
     }
 }
 

@@ -25,5 +25,8 @@ int published_ceilings_for(const char *gpu_key, published_ceilings *out)
 
 gpu_spec gpu_at_published_ceilings(const gpu_spec *g, const published_ceilings *c)
 {
-    return gpu_derated(g, c->read_bw / g->mem_bw, c->gemm_bf16 / gpu_peak_flops(g, DT_BF16));
+    /* the measured ceilings as shares of the datasheet's */
+    double bw_share = c->read_bw / g->mem_bw; /* a share, not a time */
+    double flop_share = c->gemm_bf16 / gpu_peak_flops(g, DT_BF16);
+    return gpu_derated(g, bw_share, flop_share);
 }

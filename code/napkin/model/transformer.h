@@ -30,6 +30,8 @@
 #ifndef NAPKIN_TRANSFORMER_H
 #define NAPKIN_TRANSFORMER_H
 
+#include "op.h"
+#include "pricing.h"
 #include "rates.h"
 #include "roofline.h"
 #include "specs.h"
@@ -92,44 +94,8 @@ step_shape prefill_shape(int batch, int context, int prompt, int tp, precision p
 /* A decode step: new_tokens = 1. */
 step_shape decode_shape(int batch, int context, int tp, precision prec);
 
-typedef enum {
-    OP_PROJECTION, /* a GEMM against a weight matrix */
-    OP_ATTENTION,  /* against the KV cache */
-    OP_NORM,
-    OP_ELEMENTWISE, /* residual adds, the gated activation */
-    OP_EMBEDDING,
-    OP_LOGITS,
-    OP_ALLREDUCE, /* a TP collective: comm_bytes over the links, no HBM traffic counted */
-    OP_ALLGATHER,
-    OP_ALLTOALL   /* expert-parallel dispatch or combine: comm_bytes sent by this GPU (comm.h) */
-} op_kind;
-
-/* Which layers an op occurs in (op_cost.per_layer). */
-enum {
-    OP_ONCE = 0,        /* once per step */
-    OP_EVERY_LAYER = 1,
-    OP_FULL_ATTN_LAYERS, /* layers attending to the whole context */
-    OP_WINDOW_LAYERS,    /* sliding-window or chunked layers */
-    OP_MOE_LAYERS,       /* layers whose MLP is the experts */
-    OP_DENSE_LAYERS      /* a mixture's dense layers (DeepSeek-V3's first three) */
-};
-
-typedef struct {
-    const char *name; /* "qkv_proj", "attn_score", ... (static) */
-    op_kind kind;
-    int per_layer;       /* OP_ONCE, OP_EVERY_LAYER, or the layers of one kind (non-zero: per layer) */
-    double flop;         /* one occurrence on one GPU */
-    double weight_bytes; /* weights and norm gains read */
-    double kv_bytes;     /* KV cache read and written */
-    double act_bytes;    /* activations read and written */
-    double comm_bytes;   /* collectives: the message (all-reduce) or gathered tensor (all-gather) */
-    rate_class rate;     /* the class a calibration prices it in (pricing.h) */
-    double fixed_share;  /* its share of one kernel's fixed cost: 1, or 0.5 for each half of fused attention */
-    double items;        /* work items a calibration charges t_item for (rates.h); 0 for all but attention */
-    double span;         /* cached positions each decode attention item reads (rates.h); 0 elsewhere */
-    double comm_intra_share; /* OP_ALLTOALL: share of comm_bytes that stays inside the node (NVLink) */
-    double comm_net_bw;      /* OP_ALLTOALL: bytes/s per GPU across nodes */
-} op_cost;
+/* The op record (op_kind, op_cost) is price/op.h's: the pricing door
+ * prices what the model fills. */
 
 #define DECODER_MAX_OPS 40
 
@@ -172,62 +138,8 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
 int mlp_step_ops(const char *const names[3], int per_layer, double T, double k, double h, double width,
                  double weights_read, double eb, double ab, op_cost *out);
 
-/* HBM bytes of the op (weights, KV, activations; not the link traffic). */
-double op_bytes(const op_cost *op);
-/* 1 for a collective (OP_ALLREDUCE, OP_ALLGATHER, OP_ALLTOALL). */
-int op_is_comm(const op_cost *op);
-/* Time of one occurrence on one GPU, priced by pricing.h: the roofline time
- * of a compute op and the ring time (comm.h) of a collective over tp GPUs, or
- * their calibrated times where g carries achieved rates.  *bound (may be
- * NULL) is the roofline's verdict, set for compute ops only. */
-double op_time(const op_cost *op, const gpu_spec *g, double peak, int tp, bound_kind *bound);
 /* How many times the op occurs in a step: the layers of its kind, or 1. */
 int op_repeats(const model_spec *m, const op_cost *op);
-
-typedef struct {
-    double flop;         /* per GPU per step */
-    double weight_bytes; /* per GPU per step */
-    double kv_bytes;
-    double act_bytes;
-    double bytes;
-    double comm_bytes;   /* collectives' message bytes per step */
-    double time;         /* sum over ops of the time of each: rooflines plus collectives */
-    double time_comm;    /* the collectives' share of time (0 at tp 1 or with skip_comm) */
-    double time_memory;  /* sum of bytes / bandwidth */
-    double time_compute; /* sum of flop / peak */
-    double intensity;    /* flop / bytes for the whole step */
-    bound_kind bound;    /* which sum is larger (communication aside) */
-    double tokens;       /* new tokens the step processes: batch * new_tokens */
-} step_cost;
-
-/* Roofline cost of one step.  Returns 0, or -1 with a message for a bad
- * shape, a GPU without a rate for the compute dtype, or tp > 1 on a GPU row
- * without link figures (unless skip_comm). */
-int decoder_step_cost(const model_spec *m, const gpu_spec *g, const step_shape *s, step_cost *out,
-                      char *err, size_t errlen);
-
-/* The same sums over a given list of ops (decoder_step_ops' or a variant's,
- * such as expert_parallel.h's): the shape gives the tokens and the tp group
- * of the collectives.  Returns 0, or -1 with a message for a GPU without a
- * rate for the compute dtype. */
-int step_cost_of_ops(const model_spec *m, const gpu_spec *g, const step_shape *s, const op_cost *ops, int n,
-                     step_cost *out, char *err, size_t errlen);
-
-/* The decode batch at which a projection's FLOP per weight byte, 2*B /
- * bytes-per-weight, reaches the GPU's ridge for the compute dtype: the
- * "batch 295" of bf16 on an H100.  0 when the GPU has no such rate. */
-double ridge_batch(const gpu_spec *g, precision p);
-
-/* The smallest decode batch in 1..batch_max whose whole step is
- * compute-bound (FLOP time above byte time; communication aside), found by
- * bisection on decoder_step_cost: the step's FLOPs grow with each sequence
- * and its bytes are fixed weights plus a per-sequence share, so its
- * intensity rises with the batch and the crossing is a single point.  The
- * shape gives context, new_tokens, tp and precision (its batch is ignored).
- * *batch = 0 when even batch_max is memory-bound.  Returns 0, or -1 with a
- * message for a bad shape or batch_max < 1. */
-int compute_bound_batch(const model_spec *m, const gpu_spec *g, const step_shape *s, int batch_max, int *batch,
-                        char *err, size_t errlen);
 
 /* Experts of a mixture that at least one of `tokens` tokens routes to, in
  * expectation under uniform top-k routing: E * (1 - (1 - k/E)^tokens). */
@@ -236,9 +148,8 @@ double moe_experts_touched(const model_spec *m, double tokens);
  * Zipf-skewed expectation of moe_zipf_touched. */
 double moe_step_experts_touched(const model_spec *m, const step_shape *s, double tokens);
 
-/* What the replica serves: tokens of the whole batch per second. */
-double step_tokens_per_second(const step_cost *c);
-/* What one user sees: that sequence's new tokens per second. */
-double step_user_tokens_per_second(const step_cost *c, const step_shape *s);
+/* The step over these ops, priced (step.c): every user of the cost model
+ * wants both, so this header brings step.h's declarations along. */
+#include "step.h"
 
 #endif

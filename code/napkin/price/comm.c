@@ -36,3 +36,8 @@ double alltoall_time(const gpu_spec *g, double bytes, double intra_share, double
     return g->allreduce_latency + (intra > inter ? intra : inter); /* the two paths run at once */
 }
 //< alltoall_time
+
+double p2p_time(double bytes, double bandwidth, double latency)
+{
+    return latency + bytes / bandwidth;
+}

@@ -1,6 +1,7 @@
 /* The roofline applied to one GEMM; see gemm_model.h. */
 #include "gemm_model.h"
 
+#include "pricing_internal.h"
 #include "stats.h"
 
 #include <math.h>

@@ -1,6 +1,8 @@
-#include "pricing.h"
+#include "pricing_internal.h"
 
 #include "comm.h"
+
+#include <math.h>
 
 int gpu_has_rates(const gpu_spec *g, rate_class c)
 {
@@ -48,4 +50,29 @@ double price_allgather(const gpu_spec *g, int tp, double bytes)
     if (tp > 1 && g->rates && slot >= 0 && g->rates->has_allreduce[slot])
         return link_rate_time(&g->rates->allreduce[slot], bytes / 2);
     return allgather_time(g, tp, bytes);
+}
+
+double price_op(const op_cost *op, const gpu_spec *g, double peak, int tp, bound_kind *bound)
+{
+    switch (op->kind) {
+    case OP_ALLREDUCE:
+        return price_allreduce(g, tp, op->comm_bytes);
+    case OP_ALLGATHER:
+        return price_allgather(g, tp, op->comm_bytes);
+    /* the kinds below have no measured rates (pricing.h): one formula gives both answers */
+    case OP_ALLTOALL:
+        return alltoall_time(g, op->comm_bytes, op->comm_intra_share, op->comm_net_bw);
+    case OP_P2P:
+        if (op->link_bw > 0) /* a link of its own: its bandwidth and its latency (0 allowed) */
+            return p2p_time(op->comm_bytes, op->link_bw, op->link_latency);
+        return gpu_has_links(g) ? p2p_time(op->comm_bytes, g->link_bw, g->allreduce_latency) : NAN;
+    case OP_HOST_LOAD:
+        return g->host_bw > 0 ? memory_time(op->comm_bytes, g->host_bw) : NAN;
+    case OP_HBM_READ:
+        /* a bare read has no class in the measured tables: the bandwidth prices it in both answers */
+        return memory_time(op_bytes(op), g->mem_bw);
+    default:
+        return price_compute_items(g, op->rate, op->flop, op_bytes(op), op->items, op->span, peak, op->fixed_share,
+                                   bound);
+    }
 }

@@ -1,39 +1,43 @@
-/* The one place that turns FLOPs and bytes into time.
+/* The pricing door: the one place that turns FLOPs and bytes into time.
  *
- * Every module prices its work here, naming the op's class (rates.h): a GPU
- * row without achieved rates (gpu_spec.rates NULL) gives the roofline,
- * max(flop / peak, bytes / bandwidth); a row that carries them (a published
- * calibration, or one fitted to the reader's own measured set) gives the
- * calibrated time of that class.  So the roofline and the calibrated answer
- * of every command come from the same call, differing only in the row. */
+ * Every module describes its work as an op (op.h) and asks price_op for its
+ * seconds.  The GPU row decides which answer comes back: a row without
+ * achieved rates (gpu_spec.rates NULL) gives the roofline; a row that
+ * carries them (a published calibration, or one fitted to the reader's own
+ * measured set) gives the calibrated time of the op's class.  So the
+ * roofline and the calibrated answer of every command come from the same
+ * call, differing only in the row, and a new calibration reaches every
+ * command that prices through here.
+ *
+ * The op classes, and the two answers of each:
+ *  - compute ops, by rate class (op.rate, rates.h: GEMM by dtype, decode
+ *    attention by KV dtype, prefill attention, elementwise): the roofline
+ *    max(flop / peak, bytes / mem_bw); calibrated, the class's achieved
+ *    rates (rates.h), its fixed cost and work items included;
+ *  - all-reduce and all-gather over the tp group: the ring of comm.h;
+ *    calibrated, the measured curve of that TP degree (an all-gather as an
+ *    all-reduce of half the bytes);
+ *  - all-to-all (expert parallelism): comm.h's, NVLink and network at once;
+ *  - point-to-point transfer: a latency plus comm_bytes over the link's
+ *    bandwidth, the op's own link or else the row's (link_bw,
+ *    allreduce_latency; NAN when the row has no link figures);
+ *  - host load: comm_bytes over the row's host_bw (NAN when it has none);
+ *  - HBM read: the op's HBM bytes over mem_bw, no FLOPs.
+ * No measured table covers the last four (rates.h has no class for them and
+ * code/specs/calibrations.tsv no rates), so both answers use the same
+ * formula: a calibrated row prices them exactly as the roofline does. */
 #ifndef NAPKIN_PRICING_H
 #define NAPKIN_PRICING_H
 
+#include "op.h"
 #include "rates.h"
 #include "roofline.h"
 #include "specs.h"
 
-/* Seconds for a compute op of class c on g at the given peak (the compute
- * dtype's).  fixed_share is the part of one kernel's fixed cost the op
- * carries (1 for a kernel of its own; 0.5 for each half of a fused kernel
- * the cost model counts as two ops).  *bound (may be NULL) is the roofline's
- * verdict either way. */
-double price_compute(const gpu_spec *g, rate_class c, double flop, double bytes, double peak, double fixed_share,
-                     bound_kind *bound);
-/* The same for an op of `items` work items, each reading `span` cached
- * positions (rates.h: attention kernels; span 0 where it does not apply). */
-double price_compute_items(const gpu_spec *g, rate_class c, double flop, double bytes, double items, double span,
-                           double peak, double fixed_share, bound_kind *bound);
-
-/* Seconds for one all-reduce of `bytes` over tp GPUs: the calibrated curve
- * of that TP degree where g carries one, else comm.h's ring. */
-double price_allreduce(const gpu_spec *g, int tp, double bytes);
-/* One all-gather leaving `bytes` on every GPU.  Calibrated: priced as an
- * all-reduce of half the bytes (a ring all-gather moves half the traffic of
- * a ring all-reduce of the same tensor); the tables measure no all-gather. */
-double price_allgather(const gpu_spec *g, int tp, double bytes);
-
-/* 1 when g carries achieved rates for class c. */
-int gpu_has_rates(const gpu_spec *g, rate_class c);
+/* Seconds for one occurrence of op on one GPU of g: peak is the compute
+ * dtype's FLOP rate (compute ops only), tp the tensor-parallel group of a
+ * collective.  *bound (may be NULL) is the roofline's verdict, set for
+ * compute ops only. */
+double price_op(const op_cost *op, const gpu_spec *g, double peak, int tp, bound_kind *bound);
 
 #endif

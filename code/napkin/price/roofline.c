@@ -20,10 +20,20 @@ double attainable_flops(double intensity, double peak_flops, double bandwidth)
 }
 
 //> roofline_time
+double compute_time(double flop, double flop_rate)
+{
+    return flop / flop_rate;
+}
+
+double memory_time(double bytes, double bandwidth)
+{
+    return bytes / bandwidth;
+}
+
 double roofline_time(double flop, double bytes, double peak_flops, double bandwidth, bound_kind *bound)
 {
-    double t_compute = flop / peak_flops;
-    double t_memory = bytes / bandwidth;
+    double t_compute = compute_time(flop, peak_flops);
+    double t_memory = memory_time(bytes, bandwidth);
     if (bound)
         *bound = t_compute > t_memory ? BOUND_COMPUTE : BOUND_MEMORY;
     return fmax(t_compute, t_memory);

@@ -12,6 +12,12 @@ double arithmetic_intensity(double flop, double bytes);
 double ridge_intensity(double peak_flops, double bandwidth);
 /* Attainable FLOP/s at an intensity: min(peak, intensity * bandwidth). */
 double attainable_flops(double intensity, double peak_flops, double bandwidth);
+/* The roofline's two terms: seconds for `flop` at flop_rate FLOP/s, and for
+ * `bytes` at bandwidth bytes/s.  A time outside price/ that is one term
+ * alone (a step's sums of FLOP and of bytes, a run at its achieved FLOP
+ * rate) asks for it here. */
+double compute_time(double flop, double flop_rate);
+double memory_time(double bytes, double bandwidth);
 /* Lower bound on time; *bound (may be NULL) says which term sets it
  * (memory on a tie). */
 double roofline_time(double flop, double bytes, double peak_flops, double bandwidth, bound_kind *bound);

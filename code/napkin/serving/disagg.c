@@ -1,6 +1,7 @@
 #include "disagg.h"
 
 #include "memory.h"
+#include "pricing.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -41,7 +42,12 @@ int disagg_estimate(const disagg_setup *s, disagg_result *out, char *err, size_t
     /* every GPU of the prefill instance sends its share of the prompt's KV */
     double kv_per_gpu = kv_bytes_per_token_per_gpu(b->model, b->prec.kv, b->tp) * b->prompt;
     d.kv_bytes = kv_per_gpu * b->tp;
-    d.kv_time = s->kv_link_latency + kv_per_gpu / s->kv_link_bw;
+    op_cost kv_send = {.name = "kv_transfer",
+                       .kind = OP_P2P,
+                       .comm_bytes = kv_per_gpu,
+                       .link_bw = s->kv_link_bw,
+                       .link_latency = s->kv_link_latency};
+    d.kv_time = price_op(&kv_send, b->gpu, 0, 1, NULL);
     d.ttft = d.prefill_time + d.kv_time;
     d.tpot = d.decode_step;
     d.prefill_rate = disagg_prefill_rate(d.prefill_time, s->prefill_gpus, b->tp);

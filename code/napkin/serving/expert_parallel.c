@@ -2,6 +2,7 @@
 
 #include "comm.h"
 #include "moe.h"
+#include "pricing.h"
 #include "transformer.h"
 
 #include <math.h>
@@ -45,8 +46,16 @@ int ep_step_cost(const model_spec *m, const gpu_spec *g, const ep_layout *l, dou
     const double in_node = ep < l->gpus_per_node ? ep : l->gpus_per_node;
     c.intra_share = ep > 1 ? (in_node - 1) / (ep - 1) : 1;
     if (ep > 1) {
-        c.dispatch_time = alltoall_time(g, c.dispatch_bytes, c.intra_share, l->net_bw);
-        c.combine_time = alltoall_time(g, c.combine_bytes, c.intra_share, l->net_bw);
+        op_cost a2a = {.name = "ep_dispatch",
+                       .kind = OP_ALLTOALL,
+                       .comm_bytes = c.dispatch_bytes,
+                       .fixed_share = 1,
+                       .comm_intra_share = c.intra_share,
+                       .comm_net_bw = l->net_bw};
+        c.dispatch_time = price_op(&a2a, g, 0, 1, NULL);
+        a2a.name = "ep_combine";
+        a2a.comm_bytes = c.combine_bytes;
+        c.combine_time = price_op(&a2a, g, 0, 1, NULL);
     }
     c.layer_time = c.dispatch_time + c.combine_time;
     c.step_time = c.layer_time * model_moe_layers(m);

@@ -77,7 +77,7 @@ int ep_busiest_gpu(const model_spec *m, const ep_layout *l, double group_tokens,
  * share: its experts touched by the group's (T/tp) ep tokens, (T/tp) k
  * imbalance token-expert pairs (the shared experts, whole on every GPU, on
  * its own T/tp tokens), and a dispatch and a combine per MoE layer
- * (OP_ALLTOALL, priced by op_time).  At tp > 1 the attention's all-reduce
+ * (OP_ALLTOALL, priced by price_op).  At tp > 1 the attention's all-reduce
  * stays (in a MoE layer a reduce-scatter into the dispatch and an all-gather
  * after the combine, the same ring bytes) and the MLP's is left to the dense
  * layers.  Returns the op count, or -1 with a message (bad shape, tp not

@@ -1,6 +1,7 @@
 #include "pipeline.h"
 
 #include "comm.h"
+#include "pricing.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -49,7 +50,9 @@ int pipeline_step_cost(const model_spec *m, const gpu_spec *g, const step_shape 
             snprintf(err, errlen, "%s has no link figures in the GPU table for the pipeline's hand-offs", g->key);
             return -1;
         }
-        c.p2p_time = g->allreduce_latency + c.p2p_bytes / g->link_bw;
+        /* over the GPU row's link: its bandwidth and latency */
+        op_cost hand_off = {.name = "pipeline_hand_off", .kind = OP_P2P, .comm_bytes = c.p2p_bytes};
+        c.p2p_time = price_op(&hand_off, g, 0, 1, NULL);
     }
     double slot = c.stage_time + c.p2p_time;
     c.flush_time = (microbatches + pp - 1) * slot;

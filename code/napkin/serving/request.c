@@ -2,6 +2,7 @@
 #include "request.h"
 
 #include "pipeline.h"
+#include "pricing.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -218,7 +219,9 @@ int request_estimate_with(const request_setup *s, const request_options *opt, re
         /* the chunk sits halfway through its prompt on average */
         if (step(s, opt, prefill_shape(1, s->prompt / 2, qi, s->tp, s->prec), &qc, err, errlen))
             return -1;
-        double extra = qc.time - qc.weight_bytes / s->gpu->mem_bw;
+        /* what the chunk adds to the decode step: its step less the weight read the two share */
+        op_cost weight_read = {.name = "weight_read", .kind = OP_HBM_READ, .weight_bytes = qc.weight_bytes};
+        double extra = qc.time - price_op(&weight_read, s->gpu, 0, 1, NULL);
         if (extra < 0)
             extra = 0;
         r.mixed_step = r.decode_step + extra;

@@ -1,5 +1,7 @@
 #include "graphs.h"
 
+#include "pricing.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -329,7 +331,7 @@ int padded_step_time(const model_spec *m, const gpu_spec *g, const step_shape *s
     double peak = gpu_peak_flops(g, s->prec.compute), t = 0;
     for (int i = 0; i < n; i++) {
         const op_cost *op = ops_real[i].kind == OP_ATTENTION ? &ops_real[i] : &ops_pad[i];
-        t += op_repeats(m, op) * op_time(op, g, peak, s->tp, NULL);
+        t += op_repeats(m, op) * price_op(op, g, peak, s->tp, NULL);
     }
     *out = t;
     return 0;

@@ -237,7 +237,8 @@ int lora_memory_fit(const gpu_spec *g, memory_policy pol, precision base_prec, c
 
 double lora_load_time(const gpu_spec *g, const lora_size *s)
 {
-    return g->host_bw > 0 ? s->bytes_per_gpu / g->host_bw : NAN;
+    op_cost load = {.name = "adapter_load", .kind = OP_HOST_LOAD, .comm_bytes = s->bytes_per_gpu};
+    return price_op(&load, g, 0, 1, NULL); /* NAN when the row has no host bandwidth */
 }
 
 //> bgmv_ops
@@ -293,8 +294,9 @@ int lora_step_cost_compute(const gpu_spec *g, precision prec, const lora_config 
         /* shrink and expand are one kernel each, but their fixed cost is the
          * launch cost charged below (s->launch_s): fixed share 0, so it is
          * not counted twice at measured rates */
-        double t = price_compute(g, gemm_class, sh.flop, sh.weight_bytes + sh.act_bytes, peak, 0, &b1) +
-                   price_compute(g, gemm_class, ex.flop, ex.weight_bytes + ex.act_bytes, peak, 0, &b2);
+        op_cost shrink = op_lump("lora_shrink", gemm_class, sh.flop, sh.weight_bytes, 0, sh.act_bytes);
+        op_cost expand = op_lump("lora_expand", gemm_class, ex.flop, ex.weight_bytes, 0, ex.act_bytes);
+        double t = price_op(&shrink, g, peak, c->tp, &b1) + price_op(&expand, g, peak, c->tp, &b2);
         double f1 = sh.flop, f2 = ex.flop, w1 = sh.weight_bytes, w2 = ex.weight_bytes, a1 = sh.act_bytes,
                a2 = ex.act_bytes;
         r.compute_bound_ops += (b1 == BOUND_COMPUTE) + (b2 == BOUND_COMPUTE);

@@ -328,7 +328,8 @@ double spec_heads_time(const model_spec *m, const gpu_spec *g, int heads, int ow
     /* split over the tp GPUs like the target's own projections */
     double params = spec_heads_params(m, heads, own_vocab) / tp;
     /* the heads' GEMMs as one lump: their kernels' fixed costs are not counted */
-    return price_compute(g, rate_class_gemm(prec.weights, prec.compute), 2.0 * tokens * params,
-                         params * dtype_bytes(prec.weights), peak, 0, NULL);
+    op_cost gemms = op_lump("spec_heads", rate_class_gemm(prec.weights, prec.compute), 2.0 * tokens * params,
+                            params * dtype_bytes(prec.weights), 0, 0);
+    return price_op(&gemms, g, peak, tp, NULL);
 }
 //< heads

@@ -1,6 +1,7 @@
 #include "train.h"
 
 #include "memory.h"
+#include "roofline.h"
 #include "transformer.h"
 
 #include <limits.h>
@@ -100,12 +101,12 @@ train_flop train_flop_per_token(double params, const model_spec *shape, int seq,
 
 double train_mfu(double model_flops_per_gpu, double peak)
 {
-    return peak > 0 ? model_flops_per_gpu / peak : NAN;
+    return peak > 0 ? model_flops_per_gpu / peak : NAN; /* a share, not a time */
 }
 
 double train_implied_utilisation(double flop, double peak, double gpu_hours)
 {
-    return peak > 0 && gpu_hours > 0 ? flop / (peak * gpu_hours * 3600.0) : NAN;
+    return peak > 0 && gpu_hours > 0 ? flop / (peak * gpu_hours * 3600.0) : NAN; /* a share, not a time */
 }
 
 /* ------------------------------------------------------------ cluster */
@@ -135,7 +136,7 @@ double goodput_at(const goodput_model *g, double gpus)
 
 double train_gpu_seconds(const train_run *r)
 {
-    return r->flop / (r->peak * r->mfu);
+    return compute_time(r->flop, r->peak * r->mfu); /* the FLOPs at the rate the run achieves */
 }
 
 double train_seconds_on(const train_run *r, int gpus)

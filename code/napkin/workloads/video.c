@@ -241,16 +241,19 @@ int video_estimate_compute(const video_request *r, video_estimate *e, char *err,
     //> video_time
     double attained = peak * r->efficiency;
     e->sp_eff = r->sp_efficiency > 0 ? r->sp_efficiency : video_sp_efficiency(G);
-    double bytes_per_gpu = e->mem_dit_weights + (e->bytes_forward - e->mem_dit_weights) / G;
-    /* a forward and the text encoder as lumps of bf16 GEMM work: their
-     * kernels' fixed costs are not counted */
-    e->t_forward = price_compute(r->gpu, RC_GEMM_BF16, e->forward.total / G, bytes_per_gpu, attained, 0, NULL) /
-                   e->sp_eff;
+    /* a forward and the text encoder as lumps of bf16 GEMM work (their
+     * kernels' fixed costs are not counted); a GPU reads all the weights
+     * and its share of the activations */
+    op_cost forward = op_lump("dit_forward", RC_GEMM_BF16, e->forward.total / G, e->mem_dit_weights, 0,
+                              (e->bytes_forward - e->mem_dit_weights) / G);
+    e->t_forward = price_op(&forward, r->gpu, attained, 1, NULL) / e->sp_eff;
     e->t_step = e->forwards * e->t_forward;
     e->t_denoise = e->steps * e->t_step;
-    e->t_text = price_compute(r->gpu, RC_GEMM_BF16, e->flop_text, e->mem_text_weights, attained, 0, NULL);
+    op_cost text = op_lump("text_encoder", RC_GEMM_BF16, e->flop_text, e->mem_text_weights, 0, 0);
+    e->t_text = price_op(&text, r->gpu, attained, 1, NULL);
     /* on one GPU, FLOPs alone (its bytes are not counted): a lump of bf16 GEMM work */
-    e->t_vae = price_compute(r->gpu, RC_GEMM_BF16, e->flop_vae, 0, attained, 0, NULL);
+    op_cost vae = op_lump("vae_decode", RC_GEMM_BF16, e->flop_vae, 0, 0, 0);
+    e->t_vae = price_op(&vae, r->gpu, attained, 1, NULL);
     e->t_request = e->t_text + e->t_denoise + e->t_vae;
     e->gpu_seconds = G * e->t_request; /* every GPU is held for the whole request */
     e->cost = e->gpu_seconds / 3600.0 * r->price;
@@ -281,8 +284,8 @@ double video_batch_step_time(const video_request *r, int batch)
      * step is every guidance forward, as in video_estimate_compute; the forward is one lump of
      * bf16 GEMM work (its kernels' fixed costs not counted) */
     int forwards = r->forwards > 0 ? r->forwards : r->model->forwards;
-    return forwards * price_compute(r->gpu, RC_GEMM_BF16, batch * f.total, weights + batch * act,
-                                    gpu_peak_flops(r->gpu, DT_BF16) * r->efficiency, 0, NULL);
+    op_cost forward = op_lump("dit_forward", RC_GEMM_BF16, batch * f.total, weights, 0, batch * act);
+    return forwards * price_op(&forward, r->gpu, gpu_peak_flops(r->gpu, DT_BF16) * r->efficiency, 1, NULL);
 }
 //< batch_step
 

@@ -525,12 +525,16 @@ int vision_encoder_time(const vision_spec *v, const vision_image *im, const gpu_
     }
     /* the whole encoder as one lump of GEMM work: its kernels' fixed costs are not counted */
     rate_class c = rate_class_gemm(prec.weights, prec.compute);
-    out->time = price_compute(g, c, out->flop, out->bytes, peak, 0, NULL);
+    /* (its bytes, weights and activations, are one sum: counted as activations here) */
+    op_cost encoder = op_lump("vision_encoder", c, out->flop, 0, 0, out->bytes);
+    out->time = price_op(&encoder, g, peak, 1, NULL);
     /* Megatron split of every layer: two all-reduces of the residual stream per layer */
-    out->time_comm = tp > 1 ? 2.0 * v->layers * price_allreduce(g, tp, im->encoder_tokens * v->hidden *
-                                                                            dtype_bytes(prec.act))
-                            : 0;
-    out->time_sharded = price_compute(g, c, out->flop / tp, out->bytes / tp, peak, 0, NULL) + out->time_comm;
+    op_cost residual_ar = {.name = "encoder_allreduce",
+                           .kind = OP_ALLREDUCE,
+                           .comm_bytes = im->encoder_tokens * v->hidden * dtype_bytes(prec.act)};
+    out->time_comm = tp > 1 ? 2.0 * v->layers * price_op(&residual_ar, g, peak, tp, NULL) : 0;
+    op_cost shard = op_lump("vision_encoder_shard", c, out->flop / tp, 0, 0, out->bytes / tp);
+    out->time_sharded = price_op(&shard, g, peak, tp, NULL) + out->time_comm;
     return 0;
 }
 
@@ -578,9 +582,10 @@ static void cross_layers_cost(const vision_request *q, const gpu_spec *g, int ba
     double act = batch * tokens * d * ab * 8;
     *flop = L * f;
     /* each cross layer as one lump of GEMM work: its kernels' fixed costs are not counted */
-    *time = L * price_compute(g, rate_class_gemm(q->prec.weights, q->prec.compute), f, weights + kv + act,
-                              gpu_peak_flops(g, q->prec.compute), 0, NULL) +
-            (q->tp > 1 ? 2 * L * price_allreduce(g, q->tp, batch * tokens * d * ab) : 0);
+    op_cost layer = op_lump("cross_layer", rate_class_gemm(q->prec.weights, q->prec.compute), f, weights, kv, act);
+    op_cost residual_ar = {.name = "cross_allreduce", .kind = OP_ALLREDUCE, .comm_bytes = batch * tokens * d * ab};
+    *time = L * price_op(&layer, g, gpu_peak_flops(g, q->prec.compute), q->tp, NULL) +
+            (q->tp > 1 ? 2 * L * price_op(&residual_ar, g, 0, q->tp, NULL) : 0);
 }
 
 //> prefill_time
@@ -691,7 +696,8 @@ static double encoder_span(const vision_request *q, const vision_estimate *e, in
     long images = (long)requests * q->images;
     long per_gpu = (images + q->tp - 1) / q->tp;
     double embed_bytes = (double)images * e->image.projector_tokens * q->lm->hidden * dtype_bytes(q->prec.act);
-    return per_gpu * e->encoder.time + (q->tp > 1 ? price_allgather(q->gpu, q->tp, embed_bytes) : 0);
+    op_cost gather = {.name = "embedding_gather", .kind = OP_ALLGATHER, .comm_bytes = embed_bytes};
+    return per_gpu * e->encoder.time + (q->tp > 1 ? price_op(&gather, q->gpu, 0, q->tp, NULL) : 0);
 }
 
 static int decode_first(const vision_request *q, const vision_estimate *e, int batch, double *t, char *err,

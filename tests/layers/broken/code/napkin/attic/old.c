@@ -1,0 +1,2 @@
+/* a folder the checker has no rule for */
+int old(void);

@@ -1,0 +1,2 @@
+/* core: the lowest floor */
+double units_seconds(double s);

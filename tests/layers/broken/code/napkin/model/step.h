@@ -1,0 +1,2 @@
+/* model: above price */
+double step_seconds(void);

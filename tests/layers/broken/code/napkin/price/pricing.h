@@ -1,0 +1,2 @@
+/* the door */
+double price_seconds(double bytes);

@@ -1,0 +1,2 @@
+/* runtime includes core only */
+#include "pricing.h"

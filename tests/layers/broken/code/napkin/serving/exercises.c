@@ -1,0 +1,2 @@
+/* the library never includes the exercises */
+#include "practice.h"

@@ -1,0 +1,2 @@
+/* a source in no floor: the checker names it */
+int stray(void);

@@ -1,0 +1,2 @@
+#include "units.h"
+double units_seconds(double s) { return s; }

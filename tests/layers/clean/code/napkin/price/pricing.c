@@ -1,0 +1,2 @@
+#include "pricing.h"
+double price_seconds(double bytes, double bw) { return bytes / bw; }

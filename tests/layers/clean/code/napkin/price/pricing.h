@@ -1,0 +1,3 @@
+/* the door */
+#include "units.h"
+double price_seconds(double bytes, double bw);
