@@ -13,27 +13,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char dir[256];
+#include "scratch_dir.h"
 
-static void make_dir(void)
-{
-    snprintf(dir, sizeof dir, "/tmp/napkin-grade-XXXXXX");
-    cr_assert(mkdtemp(dir) != NULL);
-}
-static void remove_dir(void)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_expect_eq(system(cmd), 0);
-}
-TestSuite(grade, .init = make_dir, .fini = remove_dir);
+TestSuite(grade, .init = scratch_suite_make, .fini = scratch_suite_remove);
 
 static const char *path_in(const char *name)
 {
     static char p[4][512];
     static int k;
     k = (k + 1) % 4;
-    snprintf(p[k], sizeof p[k], "%s/%s", dir, name);
+    snprintf(p[k], sizeof p[k], "%s/%s", scratch_dir, name);
     return p[k];
 }
 

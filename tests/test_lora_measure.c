@@ -14,29 +14,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char tmpdir[256];
+#include "scratch_dir.h"
 
-static void make_tmpdir(void)
-{
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/napkin-lora-XXXXXX");
-    cr_assert_not_null(mkdtemp(tmpdir));
-}
-
-static void remove_tmpdir(void)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", tmpdir);
-}
-
-TestSuite(lora_measure, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 120);
+TestSuite(lora_measure, .init = scratch_suite_make, .fini = scratch_suite_remove, .timeout = 120);
 
 /* Run a shell command; stdout+stderr into out; returns the exit code. */
 static int run(const char *cmd, char *out, size_t n)
 {
     char full[2048], path[512];
-    snprintf(path, sizeof path, "%s/out.txt", tmpdir);
+    snprintf(path, sizeof path, "%s/out.txt", scratch_dir);
     snprintf(full, sizeof full, "( %s ) > '%s' 2>&1", cmd, path);
     int st = system(full);
     out[0] = '\0';
@@ -62,11 +48,11 @@ Test(lora_measure, twin_quick_validates_and_counts)
 {
     char bin[512], cmd[1024], out[8192], path[512], err[256];
     snprintf(cmd, sizeof cmd, "%s --quick --out %s/lora_bgmv.tsv", binary("bin/measure/lora_bgmv", bin, sizeof bin),
-             tmpdir);
+             scratch_dir);
     cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
     cr_assert(strstr(out, "validated") != NULL, "%s", out);
     measured_table t;
-    snprintf(path, sizeof path, "%s/lora_bgmv.tsv", tmpdir);
+    snprintf(path, sizeof path, "%s/lora_bgmv.tsv", scratch_dir);
     cr_assert_eq(measured_table_load(path, &t, err, sizeof err), 0, "%s", err);
     cr_assert_str_eq(measured_meta(&t, "measurement"), "lora_bgmv");
     cr_assert_str_eq(measured_meta(&t, "kind"), "cpu");

@@ -14,23 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char tmpdir[256];
+#include "scratch_dir.h"
 
-static void make_tmpdir(void)
-{
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/napkin-twins-XXXXXX");
-    cr_assert_not_null(mkdtemp(tmpdir));
-}
-
-static void remove_tmpdir(void)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", tmpdir);
-}
-
-TestSuite(twins, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 120);
+TestSuite(twins, .init = scratch_suite_make, .fini = scratch_suite_remove, .timeout = 120);
 
 static const char *twin(const char *name, char *buf, size_t n)
 {
@@ -41,11 +27,11 @@ static const char *twin(const char *name, char *buf, size_t n)
     return buf;
 }
 
-/* Run a shell command; its stdout+stderr go to tmpdir/out.txt; returns the exit code. */
+/* Run a shell command; its stdout+stderr go to scratch_dir/out.txt; returns the exit code. */
 static int run(const char *cmd, char *out, size_t n)
 {
     char full[2048], path[512];
-    snprintf(path, sizeof path, "%s/out.txt", tmpdir);
+    snprintf(path, sizeof path, "%s/out.txt", scratch_dir);
     snprintf(full, sizeof full, "( %s ) > '%s' 2>&1", cmd, path);
     int st = system(full);
     out[0] = '\0';
@@ -61,14 +47,14 @@ static int run(const char *cmd, char *out, size_t n)
 static void load(const char *file, measured_table *t)
 {
     char path[512], err[256];
-    snprintf(path, sizeof path, "%s/%s", tmpdir, file);
+    snprintf(path, sizeof path, "%s/%s", scratch_dir, file);
     cr_assert_eq(measured_table_load(path, t, err, sizeof err), 0, "%s", err);
 }
 
 Test(twins, stream_quick_validates_and_counts_bytes)
 {
     char bin[512], cmd[1024], out[8192];
-    snprintf(cmd, sizeof cmd, "%s --quick --out %s/stream.tsv", twin("stream", bin, sizeof bin), tmpdir);
+    snprintf(cmd, sizeof cmd, "%s --quick --out %s/stream.tsv", twin("stream", bin, sizeof bin), scratch_dir);
     cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
     cr_assert(strstr(out, "validated") != NULL, "%s", out);
     measured_table t;
@@ -102,7 +88,7 @@ Test(twins, gemm_quick_validates_and_predicts)
     char bin[512], cmd[1024], out[8192];
     /* Given ceiling 10 GB/s; quick shape N = K = 512, fp32 */
     snprintf(cmd, sizeof cmd, "%s --quick --bw 10e9 --out %s/gemm.tsv", twin("gemm_sweep", bin, sizeof bin),
-             tmpdir);
+             scratch_dir);
     cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
     cr_assert(strstr(out, "validated against the reference") != NULL, "%s", out);
     cr_assert(strstr(out, "(target <= 25%)") != NULL, "%s", out);
@@ -143,7 +129,8 @@ Test(twins, gemm_reads_the_stream_file)
 {
     char sbin[512], gbin[512], cmd[1024], out[8192];
     snprintf(cmd, sizeof cmd, "%s --quick --out %s/stream.tsv && %s --quick --stream %s/stream.tsv --out %s/g.tsv",
-             twin("stream", sbin, sizeof sbin), tmpdir, twin("gemm_sweep", gbin, sizeof gbin), tmpdir, tmpdir);
+             twin("stream", sbin, sizeof sbin), scratch_dir, twin("gemm_sweep", gbin, sizeof gbin), scratch_dir,
+             scratch_dir);
     cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
     measured_table s, g;
     load("stream.tsv", &s);
