@@ -319,11 +319,7 @@ int practice_build_ch06(uint64_t seed, practice_set *out)
         return -1;
     /* one stream per exercise, so a change to one leaves the others' draws */
     rng_state r[8];
-    r[0] = rng_make(seed);
-    for (int i = 1; i < 8; i++) {
-        r[i] = r[i - 1];
-        rng_jump(&r[i]);
-    }
+    practice_streams(seed, r, 8);
     /* 6.2's degree, 6.5(b)'s ranks and 6.7(c)'s step came later: their streams follow the others' */
     double rank, setting[3];
     if (exercise_1_2(out, &r[0], &r[5], &m70, &rank) != 0 || exercise_3(out, &r[1], &m70) != 0 ||
