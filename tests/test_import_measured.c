@@ -18,6 +18,7 @@
 
 #include "test_text.h"
 #include "scratch_dir.h"
+#include "shell_run.h"
 
 #define FIXTURE "tests/measured_fixture"
 #define FIXTURE_SYSTEM FIXTURE "/aiconfigurator_core/systems"
@@ -30,12 +31,7 @@ TestSuite(import_measured, .init = scratch_suite_make, .fini = scratch_suite_rem
 static int sh(const char *cmd, char *out, size_t n)
 {
     const char *src = need_env("NB_SRC");
-    FILE *p = popen(fmt("cd '%s' && %s 2>&1", src, cmd), "r");
-    cr_assert_not_null(p);
-    size_t got = fread(out, 1, n - 1, p);
-    out[got] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return shell_run(fmt("cd '%s' && %s", src, cmd), out, n);
 }
 
 /* The importer, without site-packages (so without pyarrow). */

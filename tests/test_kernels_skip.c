@@ -18,18 +18,9 @@
 #include <unistd.h>
 
 #include "scratch_dir.h"
+#include "shell_run.h"
 
 static const char *const kernels[] = {"bandwidth", "gemm_sweep", "gemv", "decode_attention", "launch"};
-
-static int run(const char *cmd, char *out, size_t n)
-{
-    FILE *p = popen(cmd, "r");
-    cr_assert_not_null(p);
-    size_t got = fread(out, 1, n - 1, p);
-    out[got] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 static void kernel_path(const char *name, char *buf, size_t n)
 {
@@ -47,7 +38,7 @@ Test(kernels, no_device_prints_skip_and_exits_77, .timeout = 60)
         char bin[512], cmd[1100], out[4096];
         kernel_path(kernels[i], bin, sizeof bin);
         snprintf(cmd, sizeof cmd, "%s --out /tmp 2>&1", bin);
-        int rc = run(cmd, out, sizeof out);
+        int rc = shell_run(cmd, out, sizeof out);
         cr_assert_eq(rc, 77, "%s exited %d: %s", kernels[i], rc, out);
         cr_assert(strncmp(out, "SKIP: ", 6) == 0, "%s printed: %s", kernels[i], out);
     }
@@ -59,7 +50,7 @@ Test(kernels, bad_flag_exits_2, .timeout = 60)
         char bin[512], cmd[1100], out[4096];
         kernel_path(kernels[i], bin, sizeof bin);
         snprintf(cmd, sizeof cmd, "%s --bogus 2>&1", bin);
-        cr_assert_eq(run(cmd, out, sizeof out), 2, "%s: %s", kernels[i], out);
+        cr_assert_eq(shell_run(cmd, out, sizeof out), 2, "%s: %s", kernels[i], out);
         cr_assert(strstr(out, "'--bogus'") != NULL, "%s: %s", kernels[i], out);
     }
 }
@@ -70,10 +61,10 @@ Test(kernels, a_version_that_does_not_exist_exits_2, .timeout = 60)
     kernel_path("gemv", bin, sizeof bin);
     /* gemv has versions 1 to 6 */
     snprintf(cmd, sizeof cmd, "%s 7 2>&1", bin);
-    cr_assert_eq(run(cmd, out, sizeof out), 2, "%s", out);
+    cr_assert_eq(shell_run(cmd, out, sizeof out), 2, "%s", out);
     cr_assert(strstr(out, "no version 7") != NULL, "%s", out);
     snprintf(cmd, sizeof cmd, "%s 6 --out /tmp 2>&1", bin);
-    cr_assert_eq(run(cmd, out, sizeof out), 77, "version 6 is accepted, then the gate skips: %s", out);
+    cr_assert_eq(shell_run(cmd, out, sizeof out), 77, "version 6 is accepted, then the gate skips: %s", out);
 }
 
 /* ------------------------------------------------------------ the runner's dry run */
@@ -120,19 +111,19 @@ Test(run_all, dry_run_packs_one_archive_with_the_full_layout, .timeout = 300)
     /* a relative OUTDIR, from a directory that is not the repository's */
     snprintf(cmd, sizeof cmd, "cd '%s' && NB_REVISION=rev-under-test '%s' --dry-run rel/out '%s' 2>&1", scratch_dir,
              runner, build);
-    int rc = run(cmd, out, sizeof out);
+    int rc = shell_run(cmd, out, sizeof out);
     cr_assert_eq(rc, 0, "dry run exited %d: %s", rc, out);
     snprintf(path, sizeof path, "%s/rel/out/kernels-set.tar.gz", scratch_dir);
     cr_assert_eq(access(path, R_OK), 0, "no archive at %s: %s", path, out);
     /* the archive holds the layout */
     char list[8192];
     snprintf(cmd, sizeof cmd, "tar -tzf '%s'", path);
-    cr_assert_eq(run(cmd, list, sizeof list), 0);
+    cr_assert_eq(shell_run(cmd, list, sizeof list), 0);
     for (size_t i = 0; i < sizeof layout / sizeof layout[0]; i++)
         cr_assert(strstr(list, layout[i]) != NULL, "archive lacks %s:\n%s", layout[i], list);
     /* unpacked, it says what happened */
     snprintf(cmd, sizeof cmd, "mkdir -p '%s/x' && tar -xzf '%s' -C '%s/x'", scratch_dir, path, scratch_dir);
-    cr_assert_eq(run(cmd, list, sizeof list), 0);
+    cr_assert_eq(shell_run(cmd, list, sizeof list), 0);
     snprintf(path, sizeof path, "%s/x/set/targets.txt", scratch_dir);
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
         char line[128];
@@ -158,9 +149,9 @@ Test(run_all, names_programs_that_were_not_built, .timeout = 120)
              "mkdir -p '%s/b/kernels' && for k in bandwidth launch gemm_sweep decode_attention; do "
              "cp '%s/kernels/'$k '%s/b/kernels/' || exit 1; done",
              scratch_dir, build, scratch_dir);
-    cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+    cr_assert_eq(shell_run(cmd, out, sizeof out), 0, "%s", out);
     snprintf(cmd, sizeof cmd, "cd '%s' && '%s' --dry-run --no-build --quick out b 2>&1", scratch_dir, runner);
-    int rc = run(cmd, out, sizeof out);
+    int rc = shell_run(cmd, out, sizeof out);
     cr_assert_eq(rc, 1, "a missing program must fail the dry run (exit %d): %s", rc, out);
     snprintf(path, sizeof path, "%s/out/set/targets.txt", scratch_dir);
     cr_assert(file_has(path, "NOT MEASURED: gemv: not built"));
@@ -178,7 +169,7 @@ Test(run_all, a_spent_deadline_stops_every_program_with_a_reason, .timeout = 120
     runner_paths(runner, sizeof runner, build, sizeof build);
     snprintf(cmd, sizeof cmd, "cd '%s' && NB_DEADLINE_S=0 '%s' --dry-run --no-build out '%s' 2>&1", scratch_dir, runner,
              build);
-    int rc = run(cmd, out, sizeof out);
+    int rc = shell_run(cmd, out, sizeof out);
     cr_assert_neq(rc, 0, "%s", out);
     snprintf(path, sizeof path, "%s/out/set/targets.txt", scratch_dir);
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
@@ -193,7 +184,7 @@ Test(run_all, bad_flag_exits_2, .timeout = 30)
     char runner[1024], build[1024], cmd[2200], out[4096];
     runner_paths(runner, sizeof runner, build, sizeof build);
     snprintf(cmd, sizeof cmd, "'%s' --bogus /tmp/x 2>&1", runner);
-    cr_assert_eq(run(cmd, out, sizeof out), 2, "%s", out);
+    cr_assert_eq(shell_run(cmd, out, sizeof out), 2, "%s", out);
     cr_assert(strstr(out, "'--bogus'") != NULL, "%s", out);
 }
 
@@ -206,7 +197,7 @@ Test(kernels, sass_has_16_byte_loads_and_no_local_memory, .timeout = 120)
     kernel_path("gemv", bin, sizeof bin);
     const char *src = getenv("NB_SRC"), *b = getenv("NB_BUILD");
     snprintf(cmd, sizeof cmd, "'%s/kernels/check_sass.sh' '%s' 2>&1", src ? src : ".", b ? b : "build");
-    int rc = run(cmd, out, sizeof out);
+    int rc = shell_run(cmd, out, sizeof out);
     if (rc == 77)
         cr_skip_test("no cuobjdump here: %s", out);
     cr_assert_eq(rc, 0, "%s", out);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "scratch_dir.h"
+#include "shell_run.h"
 
 TestSuite(twins, .init = scratch_suite_make, .fini = scratch_suite_remove, .timeout = 120);
 
@@ -25,23 +26,6 @@ static const char *twin(const char *name, char *buf, size_t n)
     if (access(buf, X_OK) != 0)
         cr_skip_test("%s is not built (make builds it before the unit tests)", buf);
     return buf;
-}
-
-/* Run a shell command; its stdout+stderr go to scratch_dir/out.txt; returns the exit code. */
-static int run(const char *cmd, char *out, size_t n)
-{
-    char full[2048], path[512];
-    snprintf(path, sizeof path, "%s/out.txt", scratch_dir);
-    snprintf(full, sizeof full, "( %s ) > '%s' 2>&1", cmd, path);
-    int st = system(full);
-    out[0] = '\0';
-    FILE *f = fopen(path, "r");
-    if (f) {
-        size_t got = fread(out, 1, n - 1, f);
-        out[got] = '\0';
-        fclose(f);
-    }
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 static void load(const char *file, measured_table *t)
@@ -55,7 +39,7 @@ Test(twins, stream_quick_validates_and_counts_bytes)
 {
     char bin[512], cmd[1024], out[8192];
     snprintf(cmd, sizeof cmd, "%s --quick --out %s/stream.tsv", twin("stream", bin, sizeof bin), scratch_dir);
-    cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+    cr_assert_eq(shell_run(cmd, out, sizeof out), 0, "%s", out);
     cr_assert(strstr(out, "validated") != NULL, "%s", out);
     measured_table t;
     load("stream.tsv", &t);
@@ -89,7 +73,7 @@ Test(twins, gemm_quick_validates_and_predicts)
     /* Given ceiling 10 GB/s; quick shape N = K = 512, fp32 */
     snprintf(cmd, sizeof cmd, "%s --quick --bw 10e9 --out %s/gemm.tsv", twin("gemm_sweep", bin, sizeof bin),
              scratch_dir);
-    cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+    cr_assert_eq(shell_run(cmd, out, sizeof out), 0, "%s", out);
     cr_assert(strstr(out, "validated against the reference") != NULL, "%s", out);
     cr_assert(strstr(out, "(target <= 25%)") != NULL, "%s", out);
     measured_table t;
@@ -131,7 +115,7 @@ Test(twins, gemm_reads_the_stream_file)
     snprintf(cmd, sizeof cmd, "%s --quick --out %s/stream.tsv && %s --quick --stream %s/stream.tsv --out %s/g.tsv",
              twin("stream", sbin, sizeof sbin), scratch_dir, twin("gemm_sweep", gbin, sizeof gbin), scratch_dir,
              scratch_dir);
-    cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+    cr_assert_eq(shell_run(cmd, out, sizeof out), 0, "%s", out);
     measured_table s, g;
     load("stream.tsv", &s);
     load("g.tsv", &g);
@@ -152,15 +136,15 @@ Test(twins, bad_input_exits_2_with_a_message)
 {
     char bin[512], cmd[1024], out[8192];
     snprintf(cmd, sizeof cmd, "%s --bogus", twin("stream", bin, sizeof bin));
-    cr_assert_eq(run(cmd, out, sizeof out), 2);
+    cr_assert_eq(shell_run(cmd, out, sizeof out), 2);
     cr_assert(strstr(out, "unknown flag '--bogus'") != NULL, "%s", out);
     snprintf(cmd, sizeof cmd, "%s --bytes -5", bin);
-    cr_assert_eq(run(cmd, out, sizeof out), 2);
+    cr_assert_eq(shell_run(cmd, out, sizeof out), 2);
     cr_assert(strstr(out, "--bytes needs a positive number") != NULL, "%s", out);
     snprintf(cmd, sizeof cmd, "%s --quick", twin("gemm_sweep", bin, sizeof bin));
-    cr_assert_eq(run(cmd, out, sizeof out), 2, "%s", out); /* no bandwidth ceiling given */
+    cr_assert_eq(shell_run(cmd, out, sizeof out), 2, "%s", out); /* no bandwidth ceiling given */
     cr_assert(strstr(out, "--stream FILE") != NULL, "%s", out);
     snprintf(cmd, sizeof cmd, "%s --quick --stream /nonexistent.tsv", bin);
-    cr_assert_eq(run(cmd, out, sizeof out), 1);
+    cr_assert_eq(shell_run(cmd, out, sizeof out), 1);
     cr_assert(strstr(out, "/nonexistent.tsv") != NULL, "%s", out);
 }
