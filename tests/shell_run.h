@@ -1,5 +1,6 @@
 /* Running a shell command line from a suite: what it prints, and how it
- * exited.  Include it after Criterion.
+ * exited; and finding a program the build made.  Include it after
+ * Criterion.
  *
  *   char out[8192];
  *   int rc = shell_run("tool --flag", out, sizeof out);
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 /* The command's exit status, or -1 when it did not exit (a signal). */
 __attribute__((unused)) static int shell_run(const char *cmd, char *out, size_t n)
@@ -34,6 +36,18 @@ __attribute__((unused)) static int shell_run(const char *cmd, char *out, size_t 
     }
     int st = pclose(p);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A program the build made: $NB_BUILD/dir/name (build/ without NB_BUILD)
+ * in buf, returned; the test is skipped, saying so, when it is not built
+ * (the kernels need nvcc). */
+__attribute__((unused)) static const char *built_program(const char *dir, const char *name, char *buf, size_t n)
+{
+    const char *b = getenv("NB_BUILD");
+    snprintf(buf, n, "%s/%s/%s", b ? b : "build", dir, name);
+    if (access(buf, X_OK) != 0)
+        cr_skip_test("%s is not built (make builds it; the kernels need nvcc)", buf);
+    return buf;
 }
 
 #endif

@@ -24,10 +24,7 @@ static const char *const kernels[] = {"bandwidth", "gemm_sweep", "gemv", "decode
 
 static void kernel_path(const char *name, char *buf, size_t n)
 {
-    const char *b = getenv("NB_BUILD");
-    snprintf(buf, n, "%s/kernels/%s", b ? b : "build", name);
-    if (access(buf, X_OK) != 0)
-        cr_skip_test("%s not built (make kernels needs nvcc)", buf);
+    built_program("kernels", name, buf, n);
     if (system("nvidia-smi -L >/dev/null 2>&1") == 0)
         cr_skip_test("a GPU answers here: kernels/run_all.sh measures instead");
 }

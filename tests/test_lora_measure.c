@@ -19,20 +19,11 @@
 
 TestSuite(lora_measure, .init = scratch_suite_make, .fini = scratch_suite_remove, .timeout = 120);
 
-static const char *binary(const char *rel, char *buf, size_t n)
-{
-    const char *b = getenv("NB_BUILD");
-    snprintf(buf, n, "%s/%s", b ? b : "build", rel);
-    if (access(buf, X_OK) != 0)
-        cr_skip_test("%s is not built", buf);
-    return buf;
-}
-
 Test(lora_measure, twin_quick_validates_and_counts)
 {
     char bin[512], cmd[1024], out[8192], path[512], err[256];
-    snprintf(cmd, sizeof cmd, "%s --quick --out %s/lora_bgmv.tsv", binary("bin/measure/lora_bgmv", bin, sizeof bin),
-             scratch_dir);
+    const char *b = built_program("bin/measure", "lora_bgmv", bin, sizeof bin);
+    snprintf(cmd, sizeof cmd, "%s --quick --out %s/lora_bgmv.tsv", b, scratch_dir);
     cr_assert_eq(shell_run(cmd, out, sizeof out), 0, "%s", out);
     cr_assert(strstr(out, "validated") != NULL, "%s", out);
     measured_table t;
@@ -63,7 +54,7 @@ Test(lora_measure, twin_quick_validates_and_counts)
 Test(lora_measure, twin_bad_flag_exits_2)
 {
     char bin[512], cmd[1024], out[4096];
-    const char *b = binary("bin/measure/lora_bgmv", bin, sizeof bin);
+    const char *b = built_program("bin/measure", "lora_bgmv", bin, sizeof bin);
     snprintf(cmd, sizeof cmd, "%s --bogus", b);
     cr_assert_eq(shell_run(cmd, out, sizeof out), 2, "%s", out);
     cr_assert(strstr(out, "'--bogus'") != NULL, "%s", out);
@@ -74,7 +65,7 @@ Test(lora_measure, twin_bad_flag_exits_2)
 Test(lora_measure, kernel_skips_without_gpu)
 {
     char bin[512], cmd[1024], out[4096];
-    const char *k = binary("kernels/lora_bgmv", bin, sizeof bin);
+    const char *k = built_program("kernels", "lora_bgmv", bin, sizeof bin);
     if (shell_run("nvidia-smi -L", out, sizeof out) == 0)
         cr_skip_test("a GPU answers here: kernels/run_all.sh measures instead");
     snprintf(cmd, sizeof cmd, "%s --quick", k);

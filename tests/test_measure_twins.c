@@ -19,13 +19,10 @@
 
 TestSuite(twins, .init = scratch_suite_make, .fini = scratch_suite_remove, .timeout = 120);
 
+/* A measurement program's CPU twin, built under bin/measure/. */
 static const char *twin(const char *name, char *buf, size_t n)
 {
-    const char *b = getenv("NB_BUILD");
-    snprintf(buf, n, "%s/bin/measure/%s", b ? b : "build", name);
-    if (access(buf, X_OK) != 0)
-        cr_skip_test("%s is not built (make builds it before the unit tests)", buf);
-    return buf;
+    return built_program("bin/measure", name, buf, n);
 }
 
 static void load(const char *file, measured_table *t)

@@ -14,10 +14,7 @@
 
 static void binary(char *buf, size_t n)
 {
-    const char *b = getenv("NB_BUILD");
-    snprintf(buf, n, "%s/kernels/step_graph", b ? b : "build");
-    if (access(buf, X_OK) != 0)
-        cr_skip_test("%s not built (make kernels needs nvcc)", buf);
+    built_program("kernels", "step_graph", buf, n);
     if (system("nvidia-smi -L >/dev/null 2>&1") == 0)
         cr_skip_test("a GPU answers here: step_graph measures instead");
 }
