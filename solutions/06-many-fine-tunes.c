@@ -10,7 +10,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 /* A configuration from keys; 0, or -1 for anything the library refuses. */
 static int config(const char *model_key, int rank, const char *targets, int tp, model_spec *m, lora_config *c)
@@ -96,15 +95,7 @@ double ex06_bgmv_intensity(int batch, int distinct, double weight_elem_bytes)
 
 double ex06_expected_distinct(int adapters, double zipf_s, int batch)
 {
-    if (adapters < 1 || batch < 0 || !(zipf_s >= 0))
-        return NAN;
-    double *p = malloc((size_t)adapters * sizeof *p);
-    if (!p)
-        return NAN;
-    lora_zipf_probs(adapters, zipf_s, p);
-    double e = lora_expected_distinct(p, adapters, batch);
-    free(p);
-    return e;
+    return lora_expected_distinct_zipf(adapters, zipf_s, batch);
 }
 
 int ex06_gpus_for_tenants(const char *model_key, int tp, int tenants, int copies)

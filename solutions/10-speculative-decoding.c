@@ -48,19 +48,7 @@ double ex10_alpha_for_speedup(double target, int gamma, double c)
 {
     if (gamma < 1 || !(c >= 0.0) || !(target > 0.0))
         return NAN;
-    if (spec_walltime_speedup(1.0, gamma, c) < target)
-        return NAN;
-    if (spec_walltime_speedup(0.0, gamma, c) >= target)
-        return 0.0;
-    double lo = 0.0, hi = 1.0;
-    for (int i = 0; i < 60; i++) {
-        double mid = 0.5 * (lo + hi);
-        if (spec_walltime_speedup(mid, gamma, c) < target)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return hi;
+    return spec_alpha_for_speedup(target, gamma, c);
 }
 
 double ex10_operations_factor(double alpha, int gamma, double c_hat)

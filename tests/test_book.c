@@ -15,22 +15,6 @@
 
 #include "test_text.h"
 
-static char *book(const char *name)
-{
-    char *path = fmt("%s/%s", need_env("NB_BUILD"), name);
-    char *html = slurp(path);
-    cr_assert_not_null(html, "%s is missing: `make book-tests` builds it", path);
-    return html;
-}
-
-static int count(const char *hay, const char *needle)
-{
-    int n = 0;
-    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
-        n++;
-    return n;
-}
-
 /* Source files "dir/NN-*.md" of the repository, sorted by name. */
 typedef struct {
     int n;
@@ -127,7 +111,7 @@ static int source_has_math(const char *md)
 
 Test(book, exists_with_title_and_contents)
 {
-    char *html = book("book.html");
+    char *html = built_text("book.html");
     cr_expect(strlen(html) > 4096, "book.html is suspiciously small");
     cr_expect(strstr(html, "<nav id=\"TOC\"") != NULL, "no table of contents");
     cr_expect(strstr(html, "Batching by the Numbers</h1>") != NULL, "no title");
@@ -138,7 +122,7 @@ Test(book, exists_with_title_and_contents)
 
 Test(book, no_unresolved_values)
 {
-    char *text = without_pre(book("book.html"));
+    char *text = without_pre(built_text("book.html"));
     for (const char *p = strstr(text, "{{"); p; p = strstr(p + 2, "{{")) {
         const char *q = p + 2;
         while ((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '_')
@@ -156,17 +140,17 @@ static void check_self_contained(const char *html, const char *name)
         cr_assert(src && close && src < close, "%s: <img> without src: %.80s", name, p);
         cr_expect(strncmp(src + 5, "data:", 5) == 0, "%s: image not embedded: %.100s", name, src);
     }
-    cr_expect_eq(count(html, "<script src=\"http"), 0, "%s loads a remote script", name);
-    cr_expect_eq(count(html, "<link rel=\"stylesheet\" href=\"http"), 0, "%s loads a remote stylesheet", name);
-    cr_expect_eq(count(html, "url(http"), 0, "%s: CSS fetches a URL", name);
-    cr_expect_eq(count(html, "@import"), 0, "%s: CSS imports a file", name);
-    cr_expect_eq(count(html, "MathJax"), 0, "%s: math must be MathML, not MathJax", name);
+    cr_expect_eq(count_of(html, "<script src=\"http"), 0, "%s loads a remote script", name);
+    cr_expect_eq(count_of(html, "<link rel=\"stylesheet\" href=\"http"), 0, "%s loads a remote stylesheet", name);
+    cr_expect_eq(count_of(html, "url(http"), 0, "%s: CSS fetches a URL", name);
+    cr_expect_eq(count_of(html, "@import"), 0, "%s: CSS imports a file", name);
+    cr_expect_eq(count_of(html, "MathJax"), 0, "%s: math must be MathML, not MathJax", name);
 }
 
 Test(book, self_contained)
 {
-    check_self_contained(book("book.html"), "book.html");
-    check_self_contained(book("book-instructor.html"), "book-instructor.html");
+    check_self_contained(built_text("book.html"), "book.html");
+    check_self_contained(built_text("book-instructor.html"), "book-instructor.html");
 }
 
 /* Chapter NN.md is chapter NN (not its rank), numbered in heading and TOC;
@@ -174,7 +158,7 @@ Test(book, self_contained)
  * "Figure NN.M:" in order; math is MathML. */
 Test(book, every_chapter_numbered_from_its_file_name)
 {
-    char *html = book("book.html");
+    char *html = built_text("book.html");
     source_list ch = sources("chapters");
     int figures = 0, any_math = 0;
     for (int i = 0; i < ch.n; i++) {
@@ -202,7 +186,7 @@ Test(book, every_chapter_numbered_from_its_file_name)
         figures += m;
         any_math |= source_has_math(md);
     }
-    cr_expect_geq(count(html, "<img src=\"data:image/svg+xml;base64,"), figures,
+    cr_expect_geq(count_of(html, "<img src=\"data:image/svg+xml;base64,"), figures,
                   "%d figures referenced by chapters, fewer embedded as SVG", figures);
     if (any_math)
         cr_expect(strstr(html, "<math") != NULL, "chapters have math but the book has no MathML");
@@ -237,8 +221,8 @@ static int files_for(const source_list *l, int n)
  * editions, each solution file one more to the instructor's only. */
 Test(book, exercises_and_solutions_placed)
 {
-    char *html = book("book.html");
-    char *teacher = book("book-instructor.html");
+    char *html = built_text("book.html");
+    char *teacher = built_text("book-instructor.html");
     source_list ch = sources("chapters");
     source_list ex = sources("exercises");
     source_list sol = sources("solutions");
@@ -249,9 +233,9 @@ Test(book, exercises_and_solutions_placed)
         char *instructor = chapter_part(teacher, n);
         cr_assert(student && instructor, "chapter %d missing from an edition", n);
         int nex = files_for(&ex, n), nsol = files_for(&sol, n);
-        cr_expect_geq(count(student, unnumbered), nex, "chapter %d: %d exercise set(s) expected inside it", n,
+        cr_expect_geq(count_of(student, unnumbered), nex, "chapter %d: %d exercise set(s) expected inside it", n,
                       nex);
-        cr_expect_eq(count(instructor, unnumbered), count(student, unnumbered) + nsol,
+        cr_expect_eq(count_of(instructor, unnumbered), count_of(student, unnumbered) + nsol,
                      "chapter %d: the instructor edition should add exactly %d solution set(s)", n, nsol);
     }
 }

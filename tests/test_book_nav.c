@@ -13,21 +13,6 @@
 
 #include "test_text.h"
 
-static char *built(const char *name)
-{
-    char *html = slurp(fmt("%s/%s", need_env("NB_BUILD"), name));
-    cr_assert_not_null(html, "%s/%s is missing: run make first", need_env("NB_BUILD"), name);
-    return html;
-}
-
-static int count(const char *hay, const char *needle)
-{
-    int n = 0;
-    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
-        n++;
-    return n;
-}
-
 /* Problems of an exercise set: paragraphs opening with "**N." at a line start. */
 static int problems_in(const char *md)
 {
@@ -62,7 +47,7 @@ static int sources(const char *dir, char names[][256], int max)
 
 Test(book_nav, bar_and_contents)
 {
-    char *html = built("book.html");
+    char *html = built_text("book.html");
     cr_expect(strstr(html, "<nav id=\"nb-bar\" data-page=\"book\"") != NULL, "no navigation bar");
     cr_expect(strstr(html, "href=\"#TOC\"") != NULL, "no link to the contents");
     cr_expect(strstr(html, "id=\"TOC\"") != NULL, "no contents");
@@ -72,8 +57,8 @@ Test(book_nav, every_exercise_has_its_anchor)
 {
     char names[64][256];
     int n = sources("exercises", names, 64);
-    char *html = built("book.html");
-    char *instructor = built("book-instructor.html");
+    char *html = built_text("book.html");
+    char *instructor = built_text("book-instructor.html");
     int total = 0;
     for (int i = 0; i < n; i++) {
         char *md = slurp(fmt("%s/exercises/%s", need_env("NB_SRC"), names[i]));
@@ -94,10 +79,10 @@ Test(book_nav, every_exercise_has_its_anchor)
 /* Chapter 1 has three captioned tables (": " caption lines in the source). */
 Test(book_nav, tables_are_numbered)
 {
-    char *html = built("book.html");
+    char *html = built_text("book.html");
     char *md = slurp(fmt("%s/chapters/01-decode-roofline.md", need_env("NB_SRC")));
     cr_assert_not_null(md);
-    int captions = count(md, "\n: ");
+    int captions = count_of(md, "\n: ");
     cr_assert_gt(captions, 0);
     for (int j = 1; j <= captions; j++) {
         cr_expect(strstr(html, fmt("id=\"table-1-%d\"", j)) != NULL, "no anchor table-1-%d", j);
@@ -110,7 +95,7 @@ Test(book_nav, tables_are_numbered)
  * the entries into the reference list; nothing is left unresolved. */
 Test(book_nav, citations_resolve_into_the_reference_list)
 {
-    char *html = built("book.html");
+    char *html = built_text("book.html");
     const char *refs = strstr(html, "id=\"refs\"");
     cr_assert_not_null(refs, "no reference list");
     cr_expect(strstr(refs, "id=\"ref-grattafiori2024llama3\"") != NULL);
@@ -140,7 +125,7 @@ Test(book_nav, chapter_pages)
                 nums[j] = t;
             }
     for (int i = 0; i < n; i++) {
-        char *html = built(fmt("chapter-%02d.html", nums[i]));
+        char *html = built_text(fmt("chapter-%02d.html", nums[i]));
         cr_expect(strstr(html, "data-page=\"chapter\"") != NULL, "chapter %d has no bar", nums[i]);
         cr_expect(strstr(html, "href=\"book.html\"") != NULL, "chapter %d: no link to the book", nums[i]);
         if (i > 0)

@@ -15,19 +15,16 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "shell_run.h"
+
 Test(device_run, rehearsal_returns_every_finished_program, .timeout = 240)
 {
     const char *src = getenv("NB_SRC"), *build = getenv("NB_BUILD");
     char cmd[2048];
     snprintf(cmd, sizeof cmd, "'%s/tests/device/rehearse.sh' '%s' '%s' 2>&1", src ? src : ".", src ? src : ".",
              build ? build : "build");
-    FILE *p = popen(cmd, "r");
-    cr_assert_not_null(p);
     static char out[1 << 16];
-    size_t got = fread(out, 1, sizeof out - 1, p);
-    out[got] = '\0';
-    int st = pclose(p);
-    int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    int rc = shell_run(cmd, out, sizeof out);
     cr_assert_eq(rc, 0, "rehearsal exited %d:\n%s", rc, out);
     cr_assert(strstr(out, "rehearse: every check held") != NULL, "%s", out);
 }

@@ -13,27 +13,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char dir[256];
+#include "scratch_dir.h"
+#include "shell_run.h"
 
-static void make_dir(void)
-{
-    snprintf(dir, sizeof dir, "/tmp/napkin-grade-XXXXXX");
-    cr_assert(mkdtemp(dir) != NULL);
-}
-static void remove_dir(void)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_expect_eq(system(cmd), 0);
-}
-TestSuite(grade, .init = make_dir, .fini = remove_dir);
+TestSuite(grade, .init = scratch_suite_make, .fini = scratch_suite_remove);
 
 static const char *path_in(const char *name)
 {
     static char p[4][512];
     static int k;
     k = (k + 1) % 4;
-    snprintf(p[k], sizeof p[k], "%s/%s", dir, name);
+    snprintf(p[k], sizeof p[k], "%s/%s", scratch_dir, name);
     return p[k];
 }
 
@@ -45,25 +35,12 @@ static void write_file(const char *name, const char *text)
     fclose(f);
 }
 
-/* Runs a command; its stdout and stderr land in out; returns the exit status. */
-static int sh(const char *cmd, char *out, size_t n)
-{
-    char full[2048];
-    snprintf(full, sizeof full, "%s 2>&1", cmd);
-    FILE *p = popen(full, "r");
-    cr_assert(p != NULL);
-    size_t got = fread(out, 1, n - 1, p);
-    out[got] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 static int grade(const char *args, char *out, size_t n)
 {
     const char *b = getenv("NB_BUILD");
     char cmd[1536];
     snprintf(cmd, sizeof cmd, "'%s/bin/grade/grade' %s", b && *b ? b : "build", args);
-    return sh(cmd, out, n);
+    return shell_run(cmd, out, n);
 }
 
 static const char *schema(void)
@@ -124,9 +101,9 @@ Test(grade, scores_each_part_and_writes_valid_junit)
 
     char cmd[1536];
     snprintf(cmd, sizeof cmd, "xmllint --noout --schema '%s' '%s'", schema(), path_in("a.xml"));
-    cr_expect_eq(sh(cmd, out, sizeof out), 0, "JUnit XML invalid: %s", out);
+    cr_expect_eq(shell_run(cmd, out, sizeof out), 0, "JUnit XML invalid: %s", out);
     snprintf(cmd, sizeof cmd, "cat '%s'", path_in("a.xml"));
-    sh(cmd, out, sizeof out);
+    shell_run(cmd, out, sizeof out);
     cr_expect(strstr(out, "tests=\"31\" failures=\"23\"") != NULL, "%s", out);
     cr_expect(strstr(out, "<testsuite name=\"12.7\" tests=\"3\" failures=\"2\"") != NULL, "%s", out);
     cr_expect(strstr(out, "A &amp; B &lt;test&gt;") != NULL, "the student's name is escaped: %s", out);
@@ -141,7 +118,7 @@ Test(grade, the_schema_rejects_a_broken_report)
                           "<testcase classname=\"c\"/></testsuite></testsuites>\n");
     char cmd[1536], out[4096];
     snprintf(cmd, sizeof cmd, "xmllint --noout --schema '%s' '%s'", schema(), path_in("bad.xml"));
-    cr_expect_neq(sh(cmd, out, sizeof out), 0, "%s", out);
+    cr_expect_neq(shell_run(cmd, out, sizeof out), 0, "%s", out);
 }
 
 Test(grade, a_variant_is_graded_against_its_own_numbers)
@@ -229,7 +206,7 @@ Test(grade, a_batch_answers_each_line)
     char cmd[1024], out[65536];
     const char *b = getenv("NB_BUILD");
     snprintf(cmd, sizeof cmd, "'%s/bin/grade/grade' --batch < '%s'", b && *b ? b : "build", path_in("batch.jsonl"));
-    cr_assert_eq(sh(cmd, out, sizeof out), 0, "%s", out);
+    cr_assert_eq(shell_run(cmd, out, sizeof out), 0, "%s", out);
     json_t *line[8] = {0};
     int n = 0;
     for (char *s = strtok(out, "\n"); s && n < 8; s = strtok(NULL, "\n"), n++) {

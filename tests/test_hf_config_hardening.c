@@ -12,6 +12,8 @@
 
 #include "hf_config.h"
 #include "specs.h"
+#include "scratch_dir.h"
+#include "shell_run.h"
 
 /* Llama 3 8B's numbers, with a name and a head count to vary. */
 static const char *llama(char *buf, size_t n, const char *name_json, int hidden, int heads, const char *extra)
@@ -32,7 +34,6 @@ static int no_control_bytes(const char *s)
     return 1;
 }
 
-static char dir[] = "/tmp/napkin-hfc-XXXXXX";
 
 static void write_file(const char *path, const char *text)
 {
@@ -44,7 +45,8 @@ static void write_file(const char *path, const char *text)
 
 Test(hf_config_hardening, a_long_path_is_read_and_its_tail_kept_as_the_source)
 {
-    cr_assert_not_null(mkdtemp(dir));
+    char dir[SCRATCH_DIR_SIZE];
+    scratch_dir_make(dir, "hfc");
     /* 40 directories of 12 bytes: a path of about 540 bytes, past the 319-byte source column */
     char path[1024];
     int k = snprintf(path, sizeof path, "%s", dir);
@@ -63,13 +65,7 @@ Test(hf_config_hardening, a_long_path_is_read_and_its_tail_kept_as_the_source)
     cr_expect_eq(strncmp(m.source, "...", 3), 0, "%s", m.source);
     cr_expect(strstr(m.source, "directory39/config.json") != NULL, "%s", m.source);
     cr_expect_lt(strlen(m.source), (size_t)SPEC_SOURCE_MAX);
-    unlink(path);
-    for (int i = 39; i >= 0; i--) {
-        char *slash = strrchr(path, '/');
-        *slash = '\0';
-        rmdir(path);
-    }
-    rmdir(dir);
+    scratch_dir_remove(dir);
 }
 
 Test(hf_config_hardening, control_bytes_in_names_are_escaped)
@@ -142,20 +138,11 @@ Test(hf_config_hardening, json_output_needs_no_temporary_file)
     snprintf(cmd, sizeof cmd,
              "trap '' XFSZ; ulimit -f 0; '%s' decode --model no-such-model --gpu h100 --format json 2>/dev/null | cat",
              bin);
-    FILE *p = popen(cmd, "r");
-    cr_assert_not_null(p);
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = '\0';
-    pclose(p);
+    shell_run(cmd, out, sizeof out);
     cr_expect(strstr(out, "\"status\": 2") != NULL, "%s", out);
     cr_expect(strstr(out, "no-such-model") != NULL, "the error's message is empty:\n%s", out);
     snprintf(cmd, sizeof cmd,
              "trap '' XFSZ; ulimit -f 0; '%s' decode --model llama3-8b --gpu h100 --format json 2>&1 | cat", bin);
-    p = popen(cmd, "r");
-    cr_assert_not_null(p);
-    n = fread(out, 1, sizeof out - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    cr_expect_eq(st, 0);
+    cr_expect_eq(shell_run(cmd, out, sizeof out), 0);
     cr_expect(strstr(out, "\"command\": \"decode\"") != NULL, "%s", out);
 }

@@ -17,40 +17,21 @@
 #include <unistd.h>
 
 #include "test_text.h"
+#include "scratch_dir.h"
+#include "shell_run.h"
 
 #define FIXTURE "tests/measured_fixture"
 #define FIXTURE_SYSTEM FIXTURE "/aiconfigurator_core/systems"
 #define SUBSET "--systems h100_sxm --backends trtllm=1.3.0rc20,vllm=0.24.0"
 #define COPYRIGHT "Copyright (c) 2025-2026 NVIDIA CORPORATION & AFFILIATES. All rights reserved."
 
-static char tmpdir[256];
-
-static void make_tmpdir(void)
-{
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/napkin-import-XXXXXX");
-    cr_assert_not_null(mkdtemp(tmpdir));
-}
-
-static void remove_tmpdir(void)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", tmpdir);
-}
-
-TestSuite(import_measured, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 120);
+TestSuite(import_measured, .init = scratch_suite_make, .fini = scratch_suite_remove, .timeout = 120);
 
 /* Run a shell command from the source tree; its stdout and stderr in out. */
 static int sh(const char *cmd, char *out, size_t n)
 {
     const char *src = need_env("NB_SRC");
-    FILE *p = popen(fmt("cd '%s' && %s 2>&1", src, cmd), "r");
-    cr_assert_not_null(p);
-    size_t got = fread(out, 1, n - 1, p);
-    out[got] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return shell_run(fmt("cd '%s' && %s", src, cmd), out, n);
 }
 
 /* The importer, without site-packages (so without pyarrow). */
@@ -81,13 +62,13 @@ static const char *rows_of(const char *path)
 
 static void expect_rows(const char *file, const char *expected)
 {
-    const char *got = rows_of(fmt("%s/%s", tmpdir, file));
+    const char *got = rows_of(fmt("%s/%s", scratch_dir, file));
     cr_expect_str_eq(got, expected, "%s: rows differ\n--- got\n%s--- expected\n%s", file, got, expected);
 }
 
 Test(import_measured, gemm_keeps_the_grid_converts_ms_and_takes_the_median)
 {
-    import_fixture(tmpdir);
+    import_fixture(scratch_dir);
     /* bf16 1x1024x1024 measured 0.004, 0.011, 0.006 ms: median 0.006 ms.
      * fp8 2x2048x2048 measured 0.010, 0.012 ms: median 0.011 ms.
      * 79.184951782 ms = 7.9184951782e-2 s, printed %.6e.
@@ -105,7 +86,7 @@ Test(import_measured, gemm_keeps_the_grid_converts_ms_and_takes_the_median)
 
 Test(import_measured, decode_context_is_isl_plus_step)
 {
-    import_fixture(tmpdir);
+    import_fixture(scratch_dir);
     /* isl 1 + step 131071 = 131072; isl 1 + step 1023 = 1024.  Dropped: the
      * same shape with window 8192, head_dim 256, 64/64 heads (MHA), 32/8
      * heads at head_dim 64 (only groups of 8 kept there), beam width 4. */
@@ -120,7 +101,7 @@ Test(import_measured, decode_context_is_isl_plus_step)
 
 Test(import_measured, prefill_keeps_bf16_attention_and_window_zero)
 {
-    import_fixture(tmpdir);
+    import_fixture(scratch_dir);
     /* Dropped: attn_dtype fp8, window 128. */
     expect_rows("h100_sxm/trtllm/attention_prefill.tsv",
                 "batch\tprompt\theads\tkv_heads\thead_dim\tkv_dtype\ttime_s\n"
@@ -133,7 +114,7 @@ Test(import_measured, prefill_keeps_bf16_attention_and_window_zero)
 
 Test(import_measured, allreduce_counts_two_bytes_per_element_and_adds_the_newest_nccl)
 {
-    import_fixture(tmpdir);
+    import_fixture(scratch_dir);
     /* message_size 128 elements = 256 bytes; 536870912 = 1073741824 bytes;
      * NCCL 2.23 is newer than 2.9.1 (a string sort would pick 2.9.1, whose
      * 9.99 ms row must not appear); its all_gather and int8 rows are dropped.
@@ -152,7 +133,7 @@ Test(import_measured, allreduce_counts_two_bytes_per_element_and_adds_the_newest
 
 Test(import_measured, serving_runs_keep_aggregated_dense_runs_in_seconds)
 {
-    import_fixture(tmpdir);
+    import_fixture(scratch_dir);
     /* Dropped: a disagg run, a b200 run, a MoE model.  120.5 ms = 0.1205 s,
      * 6.25 ms, 2500 ms, 30.125 ms; empty precision, version and
      * gemm_quant_mode become "-". */
@@ -178,7 +159,7 @@ static void expect_provenance(const char *file, const char *measurement, const c
 {
     measured_table t;
     char err[256];
-    const char *path = fmt("%s/%s", tmpdir, file);
+    const char *path = fmt("%s/%s", scratch_dir, file);
     cr_assert_eq(measured_table_load(path, &t, err, sizeof err), 0, "%s", err);
     const struct { const char *key, *want; } keys[] = {
         { "measurement", measurement },
@@ -207,7 +188,7 @@ static void expect_provenance(const char *file, const char *measurement, const c
 
 Test(import_measured, every_table_carries_its_provenance)
 {
-    import_fixture(tmpdir);
+    import_fixture(scratch_dir);
     expect_provenance("h100_sxm/trtllm/gemm.tsv", "gemm", "trtllm", "1.3.0rc20",
                       "systems/data/h100_sxm/gemm/trtllm/1.3.0rc20/gemm_perf.csv",
                       "collection_meta.yaml provenance: collected; no timing method stated");
@@ -222,7 +203,7 @@ Test(import_measured, every_table_carries_its_provenance)
     /* All-reduce names both its sources, in order, and their hashes. */
     measured_table t;
     char err[256];
-    cr_assert_eq(measured_table_load(fmt("%s/h100_sxm/vllm/allreduce.tsv", tmpdir), &t, err, sizeof err), 0, "%s",
+    cr_assert_eq(measured_table_load(fmt("%s/h100_sxm/vllm/allreduce.tsv", scratch_dir), &t, err, sizeof err), 0, "%s",
                  err);
     const char *root = fmt("%s/" FIXTURE "/aiconfigurator_core", need_env("NB_SRC"));
     const char *custom = "systems/data/h100_sxm/comm/vllm/0.24.0/custom_allreduce_perf.csv";
@@ -237,7 +218,7 @@ Test(import_measured, every_table_carries_its_provenance)
               measured_meta(&t, "timing"));
     measured_table_free(&t);
 
-    cr_assert_eq(measured_table_load(fmt("%s/serving_runs.tsv", tmpdir), &t, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(measured_table_load(fmt("%s/serving_runs.tsv", scratch_dir), &t, err, sizeof err), 0, "%s", err);
     cr_expect_str_eq(measured_meta(&t, "measurement"), "serving_runs");
     cr_expect_str_eq(measured_meta(&t, "kind"), "published");
     cr_expect_str_eq(measured_meta(&t, "copyright"), COPYRIGHT);
@@ -247,29 +228,29 @@ Test(import_measured, every_table_carries_its_provenance)
 
 Test(import_measured, licence_and_notice_sit_beside_the_tables)
 {
-    import_fixture(tmpdir);
+    import_fixture(scratch_dir);
     const char *src = need_env("NB_SRC");
-    cr_expect_str_eq(slurp(fmt("%s/LICENSE", tmpdir)),
+    cr_expect_str_eq(slurp(fmt("%s/LICENSE", scratch_dir)),
                      slurp(fmt("%s/" FIXTURE "/aiconfigurator_core-0.12.0.dist-info/licenses/LICENSE", src)));
-    cr_expect_str_eq(slurp(fmt("%s/NOTICE", tmpdir)),
+    cr_expect_str_eq(slurp(fmt("%s/NOTICE", scratch_dir)),
                      "These tables are derived from aiconfigurator-core 0.12.0, Copyright (c) 2025-2026 NVIDIA "
                      "CORPORATION & AFFILIATES. All rights reserved, Apache-2.0; selected rows converted to TSV, "
                      "units converted to seconds and bytes.\n");
-    const char *readme = slurp(fmt("%s/README.md", tmpdir));
+    const char *readme = slurp(fmt("%s/README.md", scratch_dir));
     cr_assert_not_null(readme);
     cr_expect(strstr(readme, "never on the reader's GPU") && strstr(readme, "figures/measured/"), "%s", readme);
 }
 
 Test(import_measured, a_rerun_writes_the_same_bytes)
 {
-    import_fixture(tmpdir);
-    const char *again = fmt("%s/again", tmpdir);
+    import_fixture(scratch_dir);
+    const char *again = fmt("%s/again", scratch_dir);
     import_fixture(again);
     char out[4096];
     const char *files[] = { "h100_sxm/trtllm/gemm.tsv", "h100_sxm/trtllm/attention_decode.tsv",
                             "h100_sxm/vllm/allreduce.tsv", "serving_runs.tsv", "README.md", "NOTICE" };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-        cr_expect_eq(sh(fmt("cmp '%s/%s' '%s/%s'", tmpdir, files[i], again, files[i]), out, sizeof out), 0, "%s",
+        cr_expect_eq(sh(fmt("cmp '%s/%s' '%s/%s'", scratch_dir, files[i], again, files[i]), out, sizeof out), 0, "%s",
                      out);
 }
 
@@ -277,7 +258,7 @@ Test(import_measured, a_rerun_writes_the_same_bytes)
 static const char *fixture_copy(void)
 {
     char out[4096];
-    const char *copy = fmt("%s/pkg", tmpdir);
+    const char *copy = fmt("%s/pkg", scratch_dir);
     cr_assert_eq(sh(fmt("cp -r " FIXTURE " '%s'", copy), out, sizeof out), 0, "%s", out);
     return copy;
 }
@@ -287,11 +268,12 @@ Test(import_measured, a_missing_table_exits_2_and_names_it)
     char out[8192];
     /* The fixture holds only h100_sxm, and only trtllm and vllm: the
      * default selection wants sglang too, and h200_sxm. */
-    int rc = import(fmt("--package-dir " FIXTURE " --out '%s/o'", tmpdir), out, sizeof out);
+    int rc = import(fmt("--package-dir " FIXTURE " --out '%s/o'", scratch_dir), out, sizeof out);
     cr_expect_eq(rc, 2, "exit %d:\n%s", rc, out);
     cr_expect(strstr(out, "missing table systems/data/h100_sxm/gemm/sglang/0.5.14/gemm_perf.parquet") != NULL, "%s",
               out);
-    rc = import(fmt("--package-dir " FIXTURE " --out '%s/o' --backends trtllm=1.3.0rc20", tmpdir), out, sizeof out);
+    rc = import(fmt("--package-dir " FIXTURE " --out '%s/o' --backends trtllm=1.3.0rc20", scratch_dir), out,
+                sizeof out);
     cr_expect_eq(rc, 2, "exit %d:\n%s", rc, out);
     cr_expect(strstr(out, "missing table systems/data/h200_sxm/gemm/trtllm/1.3.0rc20/gemm_perf.parquet") != NULL,
               "%s", out);
@@ -302,7 +284,7 @@ Test(import_measured, a_missing_table_exits_2_and_names_it)
                         copy, copy),
                     out, sizeof out),
                  0, "%s", out);
-    rc = import(fmt("--package-dir '%s' --out '%s/o' " SUBSET, copy, tmpdir), out, sizeof out);
+    rc = import(fmt("--package-dir '%s' --out '%s/o' " SUBSET, copy, scratch_dir), out, sizeof out);
     cr_expect_eq(rc, 2, "exit %d:\n%s", rc, out);
     cr_expect(strstr(out, "missing table systems/data/h100_sxm/comm/nccl/2.23/nccl_perf.parquet") != NULL, "%s",
               out);
@@ -314,7 +296,7 @@ Test(import_measured, a_missing_column_exits_2_and_names_it)
     const char *copy = fixture_copy();
     const char *gemm = fmt("%s/aiconfigurator_core/systems/data/h100_sxm/gemm/trtllm/1.3.0rc20/gemm_perf.csv", copy);
     cr_assert_eq(sh(fmt("sed -i '1s/,latency$/,latency_ms/' '%s'", gemm), out, sizeof out), 0, "%s", out);
-    int rc = import(fmt("--package-dir '%s' --out '%s/o' " SUBSET, copy, tmpdir), out, sizeof out);
+    int rc = import(fmt("--package-dir '%s' --out '%s/o' " SUBSET, copy, scratch_dir), out, sizeof out);
     cr_expect_eq(rc, 2, "exit %d:\n%s", rc, out);
     cr_expect(strstr(out, "systems/data/h100_sxm/gemm/trtllm/1.3.0rc20/gemm_perf.csv: missing column latency") !=
                   NULL,
@@ -327,7 +309,7 @@ Test(import_measured, a_cell_that_is_not_a_number_exits_2)
     const char *copy = fixture_copy();
     const char *gemm = fmt("%s/aiconfigurator_core/systems/data/h100_sxm/gemm/trtllm/1.3.0rc20/gemm_perf.csv", copy);
     cr_assert_eq(sh(fmt("sed -i '2s/,0.004$/,fast/' '%s'", gemm), out, sizeof out), 0, "%s", out);
-    int rc = import(fmt("--package-dir '%s' --out '%s/o' " SUBSET, copy, tmpdir), out, sizeof out);
+    int rc = import(fmt("--package-dir '%s' --out '%s/o' " SUBSET, copy, scratch_dir), out, sizeof out);
     cr_expect_eq(rc, 2, "exit %d:\n%s", rc, out);
     cr_expect(strstr(out, "column latency: 'fast' is not a number") != NULL, "%s", out);
 }
@@ -338,7 +320,7 @@ Test(import_measured, parquet_without_pyarrow_says_what_to_install)
     const char *copy = fixture_copy();
     const char *dir = fmt("%s/aiconfigurator_core/systems/data/h100_sxm/gemm/trtllm/1.3.0rc20", copy);
     cr_assert_eq(sh(fmt("echo PAR1 > '%s/gemm_perf.parquet'", dir), out, sizeof out), 0, "%s", out);
-    int rc = import(fmt("--package-dir '%s' --out '%s/o' " SUBSET, copy, tmpdir), out, sizeof out);
+    int rc = import(fmt("--package-dir '%s' --out '%s/o' " SUBSET, copy, scratch_dir), out, sizeof out);
     cr_expect_eq(rc, 2, "exit %d:\n%s", rc, out);
     cr_expect(strstr(out, "needs pyarrow (pip install pyarrow)") != NULL, "%s", out);
 }
@@ -350,18 +332,18 @@ Test(import_measured, a_wheel_without_licence_file_takes_the_apache_text_given)
     cr_assert_eq(sh(fmt("rm -r '%s/aiconfigurator_core-0.12.0.dist-info/licenses'", copy), out, sizeof out), 0, "%s",
                  out);
     int rc = import(fmt("--package-dir '%s' --out '%s/o' " SUBSET " --licence-text /nonexistent/Apache-2.0", copy,
-                        tmpdir),
+                        scratch_dir),
                     out, sizeof out);
     cr_expect_eq(rc, 2, "exit %d:\n%s", rc, out);
     cr_expect(strstr(out, "--licence-text /nonexistent/Apache-2.0: no such file") != NULL, "%s", out);
 
-    const char *text = fmt("%s/apache.txt", tmpdir);
+    const char *text = fmt("%s/apache.txt", scratch_dir);
     const char *body = "Apache License\nVersion 2.0, January 2004\nhttp://www.apache.org/licenses/\n";
     write_bytes(text, body, strlen(body));
-    rc = import(fmt("--package-dir '%s' --out '%s/o' " SUBSET " --licence-text '%s'", copy, tmpdir, text), out,
+    rc = import(fmt("--package-dir '%s' --out '%s/o' " SUBSET " --licence-text '%s'", copy, scratch_dir, text), out,
                 sizeof out);
     cr_assert_eq(rc, 0, "exit %d:\n%s", rc, out);
-    cr_expect_str_eq(slurp(fmt("%s/o/LICENSE", tmpdir)), body);
+    cr_expect_str_eq(slurp(fmt("%s/o/LICENSE", scratch_dir)), body);
 }
 
 Test(import_measured, bad_flags_exit_2_and_name_the_flag)
@@ -375,7 +357,7 @@ Test(import_measured, bad_flags_exit_2_and_name_the_flag)
     cr_expect(strstr(out, "--systems") != NULL, "%s", out);
     rc = import("--no-such-flag", out, sizeof out);
     cr_expect_eq(rc, 2, "exit %d:\n%s", rc, out);
-    rc = import(fmt("--package-dir '%s/nowhere'", tmpdir), out, sizeof out);
+    rc = import(fmt("--package-dir '%s/nowhere'", scratch_dir), out, sizeof out);
     cr_expect_eq(rc, 2, "exit %d:\n%s", rc, out);
     cr_expect(strstr(out, "--package-dir") != NULL, "%s", out);
 }

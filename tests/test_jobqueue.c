@@ -9,6 +9,7 @@
 #include "criterion_or_shim.h"
 
 #include "jobqueue.h"
+#include "scratch_dir.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -30,24 +31,16 @@ static void sleep_ms(double ms)
     }
 }
 
-/* A fresh directory for one test's journal. */
+/* A fresh directory for one test's journal (and its quarantine copy). */
 typedef struct {
-    char dir[256];
-    char path[300];
+    char dir[SCRATCH_DIR_SIZE];
+    char path[SCRATCH_DIR_SIZE + 16];
 } scratch;
 
 static void scratch_make(scratch *s)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(s->dir, sizeof s->dir, "%s/napkin-jq-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    cr_assert_not_null(mkdtemp(s->dir));
+    scratch_dir_make(s->dir, "jq");
     snprintf(s->path, sizeof s->path, "%s/journal", s->dir);
-}
-
-static void scratch_remove(scratch *s)
-{
-    unlink(s->path);
-    rmdir(s->dir);
 }
 
 /* Records in a journal, per job id. */
@@ -198,7 +191,7 @@ Test(jobqueue, jobs_run_to_done_and_the_journal_says_so)
             cr_expect_eq(atomic_load(&s.runs[i][k]), 1);
     }
     stepper_destroy(&s);
-    scratch_remove(&d);
+    scratch_dir_remove(d.dir);
 }
 
 Test(jobqueue, admission_and_eta_by_hand)
@@ -243,7 +236,7 @@ Test(jobqueue, admission_and_eta_by_hand)
     cr_expect(jobqueue_step_time(q) < 1.0);      /* measured steps replace the prior */
     jobqueue_close(q, JQ_DRAIN);
     stepper_destroy(&s);
-    scratch_remove(&d);
+    scratch_dir_remove(d.dir);
 }
 
 Test(jobqueue, cancel_running_at_a_step_boundary_and_failures_stay_local)
@@ -283,7 +276,7 @@ Test(jobqueue, cancel_running_at_a_step_boundary_and_failures_stay_local)
     cr_expect_eq(c.done[ok], 1);
     cr_expect_eq(c.cancelled[lng] + c.done[lng], 1);
     stepper_destroy(&s);
-    scratch_remove(&d);
+    scratch_dir_remove(d.dir);
 }
 
 /* 16 threads, each submitting 8 jobs of 3 steps and cancelling every second one. */
@@ -365,7 +358,7 @@ Test(jobqueue, exactly_once_under_16_threads)
     cr_expect_eq(jcancelled, cancelled);
     cr_expect_eq(done + cancelled, THREADS * PER_THREAD);
     stepper_destroy(&s);
-    scratch_remove(&d);
+    scratch_dir_remove(d.dir);
 }
 
 static long file_size(const char *path)
@@ -436,7 +429,7 @@ Test(jobqueue, a_torn_last_record_is_detected_and_cut_off)
     for (int i = 1; i <= 4; i++)
         cr_expect_eq(c.done[i], 1);
     stepper_destroy(&s);
-    scratch_remove(&d);
+    scratch_dir_remove(d.dir);
 }
 
 Test(jobqueue, a_stopped_queue_resumes_from_the_last_journaled_step)
@@ -479,7 +472,7 @@ Test(jobqueue, a_stopped_queue_resumes_from_the_last_journaled_step)
         cr_expect_eq(c.done[id], 1);
         stepper_destroy(&s1);
         stepper_destroy(&s2);
-        scratch_remove(&d);
+        scratch_dir_remove(d.dir);
     }
 }
 
@@ -566,7 +559,7 @@ Test(jobqueue, kill_9_mid_run_then_restart_completes_every_job_once)
         cr_expect_eq(c.failed[id] + c.cancelled[id], 0);
     }
     stepper_destroy(&s);
-    scratch_remove(&d);
+    scratch_dir_remove(d.dir);
 }
 
 Test(jobqueue, a_foreign_file_is_refused_and_a_torn_first_record_cut)
@@ -604,5 +597,5 @@ Test(jobqueue, a_foreign_file_is_refused_and_a_torn_first_record_cut)
     cr_expect_eq(file_size(d.path), 0);
     jobqueue_close(q, JQ_STOP);
     stepper_destroy(&s);
-    scratch_remove(&d);
+    scratch_dir_remove(d.dir);
 }

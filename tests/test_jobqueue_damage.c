@@ -1,13 +1,17 @@
 /* The job queue's journal under damage: crafted ids with good CRCs, every
  * single bit of a small journal flipped in turn, random bits of a large one,
- * and the quarantine copy.  Journals are built here byte by byte from the
- * record layout (jobqueue.c's jq_header: magic, CRC-32 of everything after
- * it, type, payload length, id, value, reserved; 32 bytes, then the
- * payload), so what each job should look like after replay is known without
- * asking the code under test.  They live in a fresh directory under $TMPDIR. */
+ * and the quarantine copy.  Journals are forged here byte by byte from the
+ * record layout (journal_forge.h: magic, CRC-32 of everything after it,
+ * type, payload length, id, value, reserved; 32 bytes, then the payload),
+ * not written by the journal itself, so what each job should look like
+ * after replay is known without asking the code under test, and records the
+ * journal would never write (ids it never issued) can be.  They live in a
+ * fresh directory under $TMPDIR (or /tmp). */
 #include <criterion/criterion.h>
 
 #include "jobqueue.h"
+#include "journal_forge.h"
+#include "scratch_dir.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -18,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define HDR 32
+#define HDR FORGE_HDR
 
 /* ------------------------------------------------------------ building journals */
 
@@ -38,22 +42,11 @@ static void put(bytes *j, const void *p, size_t n)
     j->n += n;
 }
 
-static void put32(unsigned char *p, uint32_t v)
-{
-    memcpy(p, &v, 4);
-}
-
-/* Append one record; returns its offset. */
+/* Append one forged record (journal_forge.h); returns its offset. */
 static size_t record(bytes *j, jrec_type type, uint64_t id, int32_t value, const void *payload, uint32_t len)
 {
-    unsigned char h[HDR] = {0};
-    put32(h, 0x3152514aU);
-    put32(h + 8, (uint32_t)type);
-    put32(h + 12, len);
-    memcpy(h + 16, &id, 8);
-    memcpy(h + 24, &value, 4);
-    uint32_t crc = jq_crc32(jq_crc32(0, h + 8, HDR - 8), payload, len);
-    put32(h + 4, crc);
+    unsigned char h[HDR];
+    forge_header(h, type, id, value, payload, len);
     size_t off = j->n;
     put(j, h, HDR);
     if (len)
@@ -99,24 +92,16 @@ static int gated_step(void *ctx, const job_info *job, int step)
     return 0;
 }
 
+/* A fresh directory for one test's journal and its quarantine copy. */
 typedef struct {
-    char dir[256], path[300], qpath[320];
+    char dir[SCRATCH_DIR_SIZE], path[SCRATCH_DIR_SIZE + 16], qpath[SCRATCH_DIR_SIZE + 32];
 } scratch;
 
 static void scratch_make(scratch *s)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(s->dir, sizeof s->dir, "%s/napkin-jqd-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    cr_assert_not_null(mkdtemp(s->dir));
+    scratch_dir_make(s->dir, "jqd");
     snprintf(s->path, sizeof s->path, "%s/journal", s->dir);
     snprintf(s->qpath, sizeof s->qpath, "%s/journal.quarantine", s->dir);
-}
-
-static void scratch_remove(scratch *s)
-{
-    unlink(s->path);
-    unlink(s->qpath);
-    rmdir(s->dir);
 }
 
 /* Open the journal at path with one gated worker, check every built job
@@ -209,7 +194,7 @@ Test(jobqueue_damage, crafted_ids_with_good_crcs_are_refused_and_named)
     cr_expect_eq(id, 5);
     jobqueue_close(q, JQ_DRAIN);
     free(j.b);
-    scratch_remove(&d);
+    scratch_dir_remove(d.dir);
 }
 
 Test(jobqueue_damage, a_damaged_run_vouches_for_its_own_ids_once)
@@ -239,7 +224,7 @@ Test(jobqueue_damage, a_damaged_run_vouches_for_its_own_ids_once)
     /* the highest id never passes one per header of the file, plus one */
     cr_expect_leq(sc.hwm, j.n / HDR + 1);
     free(j.b);
-    scratch_remove(&d);
+    scratch_dir_remove(d.dir);
 }
 
 /* Nine records, four jobs: 1 done after two steps, 2 (a payload) queued
@@ -282,7 +267,7 @@ Test(jobqueue_damage, every_single_bit_flip_of_a_small_journal, .timeout = 120)
     }
     free(copy);
     free(j.b);
-    scratch_remove(&d);
+    scratch_dir_remove(d.dir);
 }
 
 Test(jobqueue_damage, random_bit_flips_of_a_large_journal, .timeout = 120)
@@ -325,7 +310,7 @@ Test(jobqueue_damage, random_bit_flips_of_a_large_journal, .timeout = 120)
     free(copy);
     free(jobs);
     free(j.b);
-    scratch_remove(&d);
+    scratch_dir_remove(d.dir);
 }
 
 static long file_size(const char *path)
@@ -371,5 +356,5 @@ Test(jobqueue_damage, damaged_bytes_are_kept_in_place_and_quarantined_once)
     fclose(f);
     free(q);
     free(j.b);
-    scratch_remove(&d);
+    scratch_dir_remove(d.dir);
 }

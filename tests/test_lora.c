@@ -262,17 +262,34 @@ Test(lora, distinct_zipf_by_hand)
     cr_assert_float_eq(lora_expected_distinct(p, 2, 2), 13.0 / 9.0, 1e-12);
 }
 
+Test(lora, distinct_zipf_in_one_call)
+{
+    /* s 1, N 2, B 2: as above, 13/9 */
+    cr_assert_float_eq(lora_expected_distinct_zipf(2, 1.0, 2), 13.0 / 9.0, 1e-12);
+    /* s 2, N 3: weights 1, 1/4, 1/9 sum to 49/36, so p = 36/49, 9/49, 4/49.
+     * B 2: sum of 1 - (1 - p)^2 = 2 sum p - sum p^2 = 2 - (1296 + 81 + 16) / 2401
+     * = 3409/2401 */
+    cr_assert_float_eq(lora_expected_distinct_zipf(3, 2.0, 2), 3409.0 / 2401.0, 1e-12);
+    /* s 0 is uniform: N 3, B 2 gives 3 (1 - 4/9) = 5/3; one request hits one
+     * adapter; no request hits none */
+    cr_assert_float_eq(lora_expected_distinct_zipf(3, 0.0, 2), 5.0 / 3.0, 1e-12);
+    cr_assert_float_eq(lora_expected_distinct_zipf(300, 1.0, 1), 1.0, 1e-12);
+    cr_assert_float_eq(lora_expected_distinct_zipf(300, 1.0, 0), 0.0, 1e-12);
+    cr_assert(isnan(lora_expected_distinct_zipf(0, 1.0, 2)));
+    cr_assert(isnan(lora_expected_distinct_zipf(3, -1.0, 2)));
+    cr_assert(isnan(lora_expected_distinct_zipf(3, NAN, 2)));
+    cr_assert(isnan(lora_expected_distinct_zipf(3, 1.0, -1)));
+}
+
 Test(lora, simulation_matches_expectation)
 {
     lora_batch_sim sim;
     char err[256];
-    double p[300];
     /* uniform and Zipf(1) over 300 adapters, batch 64 */
     for (int k = 0; k < 2; k++) {
         double s = k ? 1.0 : 0.0;
         cr_assert_eq(lora_distinct_simulate(300, s, 64, 0, 20000, 7, &sim, err, sizeof err), 0, "%s", err);
-        lora_zipf_probs(300, s, p);
-        double want = lora_expected_distinct(p, 300, 64);
+        double want = lora_expected_distinct_zipf(300, s, 64);
         cr_assert(fabs(sim.mean - want) < 4 * sim.stderr_, "s %g: simulated %g, expected %g (stderr %g)", s,
                   sim.mean, want, sim.stderr_);
         cr_assert_float_eq(sim.admitted, 64.0, 1e-12);

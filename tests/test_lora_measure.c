@@ -14,59 +14,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char tmpdir[256];
+#include "scratch_dir.h"
+#include "shell_run.h"
 
-static void make_tmpdir(void)
-{
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/napkin-lora-XXXXXX");
-    cr_assert_not_null(mkdtemp(tmpdir));
-}
-
-static void remove_tmpdir(void)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", tmpdir);
-}
-
-TestSuite(lora_measure, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 120);
-
-/* Run a shell command; stdout+stderr into out; returns the exit code. */
-static int run(const char *cmd, char *out, size_t n)
-{
-    char full[2048], path[512];
-    snprintf(path, sizeof path, "%s/out.txt", tmpdir);
-    snprintf(full, sizeof full, "( %s ) > '%s' 2>&1", cmd, path);
-    int st = system(full);
-    out[0] = '\0';
-    FILE *f = fopen(path, "r");
-    if (f) {
-        size_t got = fread(out, 1, n - 1, f);
-        out[got] = '\0';
-        fclose(f);
-    }
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static const char *binary(const char *rel, char *buf, size_t n)
-{
-    const char *b = getenv("NB_BUILD");
-    snprintf(buf, n, "%s/%s", b ? b : "build", rel);
-    if (access(buf, X_OK) != 0)
-        cr_skip_test("%s is not built", buf);
-    return buf;
-}
+TestSuite(lora_measure, .init = scratch_suite_make, .fini = scratch_suite_remove, .timeout = 120);
 
 Test(lora_measure, twin_quick_validates_and_counts)
 {
     char bin[512], cmd[1024], out[8192], path[512], err[256];
-    snprintf(cmd, sizeof cmd, "%s --quick --out %s/lora_bgmv.tsv", binary("bin/measure/lora_bgmv", bin, sizeof bin),
-             tmpdir);
-    cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+    const char *b = built_program("bin/measure", "lora_bgmv", bin, sizeof bin);
+    snprintf(cmd, sizeof cmd, "%s --quick --out %s/lora_bgmv.tsv", b, scratch_dir);
+    cr_assert_eq(shell_run(cmd, out, sizeof out), 0, "%s", out);
     cr_assert(strstr(out, "validated") != NULL, "%s", out);
     measured_table t;
-    snprintf(path, sizeof path, "%s/lora_bgmv.tsv", tmpdir);
+    snprintf(path, sizeof path, "%s/lora_bgmv.tsv", scratch_dir);
     cr_assert_eq(measured_table_load(path, &t, err, sizeof err), 0, "%s", err);
     cr_assert_str_eq(measured_meta(&t, "measurement"), "lora_bgmv");
     cr_assert_str_eq(measured_meta(&t, "kind"), "cpu");
@@ -93,24 +54,24 @@ Test(lora_measure, twin_quick_validates_and_counts)
 Test(lora_measure, twin_bad_flag_exits_2)
 {
     char bin[512], cmd[1024], out[4096];
-    const char *b = binary("bin/measure/lora_bgmv", bin, sizeof bin);
+    const char *b = built_program("bin/measure", "lora_bgmv", bin, sizeof bin);
     snprintf(cmd, sizeof cmd, "%s --bogus", b);
-    cr_assert_eq(run(cmd, out, sizeof out), 2, "%s", out);
+    cr_assert_eq(shell_run(cmd, out, sizeof out), 2, "%s", out);
     cr_assert(strstr(out, "'--bogus'") != NULL, "%s", out);
     snprintf(cmd, sizeof cmd, "%s --rank 12", b); /* not a multiple of 8 */
-    cr_assert_eq(run(cmd, out, sizeof out), 2, "%s", out);
+    cr_assert_eq(shell_run(cmd, out, sizeof out), 2, "%s", out);
 }
 
 Test(lora_measure, kernel_skips_without_gpu)
 {
     char bin[512], cmd[1024], out[4096];
-    const char *k = binary("kernels/lora_bgmv", bin, sizeof bin);
-    if (run("nvidia-smi -L", out, sizeof out) == 0)
+    const char *k = built_program("kernels", "lora_bgmv", bin, sizeof bin);
+    if (shell_run("nvidia-smi -L", out, sizeof out) == 0)
         cr_skip_test("a GPU answers here: kernels/run_all.sh measures instead");
     snprintf(cmd, sizeof cmd, "%s --quick", k);
-    int rc = run(cmd, out, sizeof out);
+    int rc = shell_run(cmd, out, sizeof out);
     cr_assert_eq(rc, 77, "exited %d: %s", rc, out);
     cr_assert(strncmp(out, "SKIP: ", 6) == 0, "%s", out);
     snprintf(cmd, sizeof cmd, "%s --bogus", k);
-    cr_assert_eq(run(cmd, out, sizeof out), 2, "%s", out);
+    cr_assert_eq(shell_run(cmd, out, sizeof out), 2, "%s", out);
 }

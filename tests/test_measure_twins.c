@@ -14,62 +14,29 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char tmpdir[256];
+#include "scratch_dir.h"
+#include "shell_run.h"
 
-static void make_tmpdir(void)
-{
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/napkin-twins-XXXXXX");
-    cr_assert_not_null(mkdtemp(tmpdir));
-}
+TestSuite(twins, .init = scratch_suite_make, .fini = scratch_suite_remove, .timeout = 120);
 
-static void remove_tmpdir(void)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", tmpdir);
-}
-
-TestSuite(twins, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 120);
-
+/* A measurement program's CPU twin, built under bin/measure/. */
 static const char *twin(const char *name, char *buf, size_t n)
 {
-    const char *b = getenv("NB_BUILD");
-    snprintf(buf, n, "%s/bin/measure/%s", b ? b : "build", name);
-    if (access(buf, X_OK) != 0)
-        cr_skip_test("%s is not built (make builds it before the unit tests)", buf);
-    return buf;
-}
-
-/* Run a shell command; its stdout+stderr go to tmpdir/out.txt; returns the exit code. */
-static int run(const char *cmd, char *out, size_t n)
-{
-    char full[2048], path[512];
-    snprintf(path, sizeof path, "%s/out.txt", tmpdir);
-    snprintf(full, sizeof full, "( %s ) > '%s' 2>&1", cmd, path);
-    int st = system(full);
-    out[0] = '\0';
-    FILE *f = fopen(path, "r");
-    if (f) {
-        size_t got = fread(out, 1, n - 1, f);
-        out[got] = '\0';
-        fclose(f);
-    }
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return built_program("bin/measure", name, buf, n);
 }
 
 static void load(const char *file, measured_table *t)
 {
     char path[512], err[256];
-    snprintf(path, sizeof path, "%s/%s", tmpdir, file);
+    snprintf(path, sizeof path, "%s/%s", scratch_dir, file);
     cr_assert_eq(measured_table_load(path, t, err, sizeof err), 0, "%s", err);
 }
 
 Test(twins, stream_quick_validates_and_counts_bytes)
 {
     char bin[512], cmd[1024], out[8192];
-    snprintf(cmd, sizeof cmd, "%s --quick --out %s/stream.tsv", twin("stream", bin, sizeof bin), tmpdir);
-    cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+    snprintf(cmd, sizeof cmd, "%s --quick --out %s/stream.tsv", twin("stream", bin, sizeof bin), scratch_dir);
+    cr_assert_eq(shell_run(cmd, out, sizeof out), 0, "%s", out);
     cr_assert(strstr(out, "validated") != NULL, "%s", out);
     measured_table t;
     load("stream.tsv", &t);
@@ -102,8 +69,8 @@ Test(twins, gemm_quick_validates_and_predicts)
     char bin[512], cmd[1024], out[8192];
     /* Given ceiling 10 GB/s; quick shape N = K = 512, fp32 */
     snprintf(cmd, sizeof cmd, "%s --quick --bw 10e9 --out %s/gemm.tsv", twin("gemm_sweep", bin, sizeof bin),
-             tmpdir);
-    cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+             scratch_dir);
+    cr_assert_eq(shell_run(cmd, out, sizeof out), 0, "%s", out);
     cr_assert(strstr(out, "validated against the reference") != NULL, "%s", out);
     cr_assert(strstr(out, "(target <= 25%)") != NULL, "%s", out);
     measured_table t;
@@ -143,8 +110,9 @@ Test(twins, gemm_reads_the_stream_file)
 {
     char sbin[512], gbin[512], cmd[1024], out[8192];
     snprintf(cmd, sizeof cmd, "%s --quick --out %s/stream.tsv && %s --quick --stream %s/stream.tsv --out %s/g.tsv",
-             twin("stream", sbin, sizeof sbin), tmpdir, twin("gemm_sweep", gbin, sizeof gbin), tmpdir, tmpdir);
-    cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+             twin("stream", sbin, sizeof sbin), scratch_dir, twin("gemm_sweep", gbin, sizeof gbin), scratch_dir,
+             scratch_dir);
+    cr_assert_eq(shell_run(cmd, out, sizeof out), 0, "%s", out);
     measured_table s, g;
     load("stream.tsv", &s);
     load("g.tsv", &g);
@@ -165,15 +133,15 @@ Test(twins, bad_input_exits_2_with_a_message)
 {
     char bin[512], cmd[1024], out[8192];
     snprintf(cmd, sizeof cmd, "%s --bogus", twin("stream", bin, sizeof bin));
-    cr_assert_eq(run(cmd, out, sizeof out), 2);
+    cr_assert_eq(shell_run(cmd, out, sizeof out), 2);
     cr_assert(strstr(out, "unknown flag '--bogus'") != NULL, "%s", out);
     snprintf(cmd, sizeof cmd, "%s --bytes -5", bin);
-    cr_assert_eq(run(cmd, out, sizeof out), 2);
+    cr_assert_eq(shell_run(cmd, out, sizeof out), 2);
     cr_assert(strstr(out, "--bytes needs a positive number") != NULL, "%s", out);
     snprintf(cmd, sizeof cmd, "%s --quick", twin("gemm_sweep", bin, sizeof bin));
-    cr_assert_eq(run(cmd, out, sizeof out), 2, "%s", out); /* no bandwidth ceiling given */
+    cr_assert_eq(shell_run(cmd, out, sizeof out), 2, "%s", out); /* no bandwidth ceiling given */
     cr_assert(strstr(out, "--stream FILE") != NULL, "%s", out);
     snprintf(cmd, sizeof cmd, "%s --quick --stream /nonexistent.tsv", bin);
-    cr_assert_eq(run(cmd, out, sizeof out), 1);
+    cr_assert_eq(shell_run(cmd, out, sizeof out), 1);
     cr_assert(strstr(out, "/nonexistent.tsv") != NULL, "%s", out);
 }

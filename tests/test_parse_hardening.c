@@ -15,6 +15,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "scratch_dir.h"
+#include "shell_run.h"
+
 static const char *GPU_HEADER = "key\tname\tbf16_tflops\tfp16_tflops\tfp8_tflops\tint8_tops\thbm_tb_s\thbm_gb\tdriver_mib"
                                 "\tlink_gb_s\tallreduce_us\tpcie_gb_s\tsource\tlink_source\n";
 static const char *MODEL_HEADER = "key\tname\tlayers\thidden\theads\tkv_heads\thead_dim\tffn\tvocab\texperts"
@@ -117,8 +120,8 @@ Test(hardening, duplicates_among_many_rows)
 
 Test(hardening, files_that_are_not_tables)
 {
-    char dir[] = "/tmp/napkin-hard-XXXXXX", path[4096], err[512];
-    cr_assert_not_null(mkdtemp(dir));
+    char dir[SCRATCH_DIR_SIZE], path[4096], err[512];
+    scratch_dir_make(dir, "hard");
     gpu_table t;
     /* a directory said ":1: no header row" */
     cr_assert_eq(gpu_table_load(dir, &t, err, sizeof err), -1);
@@ -142,10 +145,7 @@ Test(hardening, files_that_are_not_tables)
     /* /dev/zero read until memory ran out */
     cr_assert_eq(gpu_table_load("/dev/zero", &t, err, sizeof err), -1);
     cr_assert(strstr(err, "larger than"), "%s", err);
-    unlink(path);
-    snprintf(path, sizeof path, "%s/nul.tsv", dir);
-    unlink(path);
-    rmdir(dir);
+    scratch_dir_remove(dir);
 }
 
 /* ---------------------------------------------------------------- the CLI */
@@ -155,13 +155,8 @@ static int run(const char *args, char *out, size_t n)
     const char *bin = getenv("NAPKIN_BIN");
     cr_assert(bin != NULL, "NAPKIN_BIN is not set");
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", bin, args);
-    FILE *p = popen(cmd, "r");
-    cr_assert(p != NULL);
-    size_t got = fread(out, 1, n - 1, p);
-    out[got] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    snprintf(cmd, sizeof cmd, "'%s' %s", bin, args);
+    return shell_run(cmd, out, n);
 }
 
 Test(hardening, cli_io_errors_and_help)
@@ -171,12 +166,8 @@ Test(hardening, cli_io_errors_and_help)
     const char *bin = getenv("NAPKIN_BIN");
     char cmd[4096];
     snprintf(cmd, sizeof cmd, "'%s' specs 2>&1 >/dev/full", bin); /* stderr to the pipe, stdout to a full disk */
-    FILE *p = popen(cmd, "r");
-    cr_assert_not_null(p);
-    size_t got = fread(out, 1, sizeof out - 1, p);
-    out[got] = '\0';
-    int st = pclose(p);
-    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 3, "status %d: %s", st, out);
+    int rc = shell_run(cmd, out, sizeof out);
+    cr_assert_eq(rc, 3, "status %d: %s", rc, out);
     cr_assert(strstr(out, "cannot write the output: No space left on device"), "%s", out);
     cr_assert_eq(run("help decode --bogus", out, sizeof out), 2, "%s", out);
     cr_assert_eq(run("decode --model llama3-8b --gpu h100 --batch +8", out, sizeof out), 2, "%s", out);

@@ -10,22 +10,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int run(const char *cmd, char *out, size_t n)
-{
-    FILE *p = popen(cmd, "r");
-    cr_assert_not_null(p);
-    size_t got = fread(out, 1, n - 1, p);
-    out[got] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+#include "shell_run.h"
 
 static void binary(char *buf, size_t n)
 {
-    const char *b = getenv("NB_BUILD");
-    snprintf(buf, n, "%s/kernels/step_graph", b ? b : "build");
-    if (access(buf, X_OK) != 0)
-        cr_skip_test("%s not built (make kernels needs nvcc)", buf);
+    built_program("kernels", "step_graph", buf, n);
     if (system("nvidia-smi -L >/dev/null 2>&1") == 0)
         cr_skip_test("a GPU answers here: step_graph measures instead");
 }
@@ -35,7 +24,7 @@ Test(step_graph, no_device_skips_with_77, .timeout = 60)
     char bin[512], cmd[1100], out[4096];
     binary(bin, sizeof bin);
     snprintf(cmd, sizeof cmd, "%s --out /tmp 2>&1", bin);
-    cr_assert_eq(run(cmd, out, sizeof out), 77, "%s", out);
+    cr_assert_eq(shell_run(cmd, out, sizeof out), 77, "%s", out);
     cr_assert(strncmp(out, "SKIP: ", 6) == 0, "%s", out);
 }
 
@@ -44,6 +33,6 @@ Test(step_graph, bad_flag_exits_2, .timeout = 60)
     char bin[512], cmd[1100], out[4096];
     binary(bin, sizeof bin);
     snprintf(cmd, sizeof cmd, "%s --bogus 2>&1", bin);
-    cr_assert_eq(run(cmd, out, sizeof out), 2, "%s", out);
+    cr_assert_eq(shell_run(cmd, out, sizeof out), 2, "%s", out);
     cr_assert(strstr(out, "'--bogus'") != NULL, "%s", out);
 }

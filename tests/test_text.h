@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Strings these helpers hand out live until the test process exits; they
  * are kept here and freed then, so LeakSanitizer sees no leak. */
@@ -86,6 +87,25 @@ static inline const char *need_env(const char *name)
     const char *v = getenv(name);
     cr_assert(v && *v, "%s must be set (make test sets it)", name);
     return v;
+}
+
+/* A file the build wrote under NB_BUILD (freed at exit); the test stops
+ * when it is missing. */
+static inline char *built_text(const char *name)
+{
+    char *path = fmt("%s/%s", need_env("NB_BUILD"), name);
+    char *text = slurp(path);
+    cr_assert_not_null(text, "%s is missing: `make book-tests` builds it", path);
+    return text;
+}
+
+/* How many times needle occurs in hay, overlaps counted. */
+static inline int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
 }
 
 #endif

@@ -29,6 +29,22 @@ static void tables(gpu_table *g, model_table *m)
     cr_assert_eq(model_table_builtin(m, err, sizeof err), 0, "%s", err);
 }
 
+/* napkin serve's predictions against every group of the published serving
+ * runs (serving_runs.tsv), into v (room for 128); their count. */
+static int serving_groups(serving_validation *v)
+{
+    gpu_table g;
+    model_table m;
+    tables(&g, &m);
+    char path[1200], base[1024], err[512];
+    snprintf(path, sizeof path, "%s/serving_runs.tsv", root(base, sizeof base));
+    int n = validate_serving(path, &g, &m, v, 128, err, sizeof err);
+    cr_assert(n > 0, "%s", err);
+    gpu_table_free(&g);
+    model_table_free(&m);
+    return n;
+}
+
 Test(validate, shipped_calibrations_are_the_fit_of_the_committed_sets)
 {
     /* the default calibrations: refit from the data, compare with the embedded rows */
@@ -64,14 +80,8 @@ Test(validate, llama3_8b_h100_trtllm_tpot_within_ten_percent_at_every_tp)
      * outputs 128-512, concurrency 8-128), never fitted to: napkin serve at the
      * published:h100_sxm/trtllm kernel rates must predict each TP's median TPOT within
      * 10 %, where the roofline is 23-55 % fast. */
-    gpu_table g;
-    model_table m;
-    tables(&g, &m);
-    char path[1200], base[1024], err[512];
-    snprintf(path, sizeof path, "%s/serving_runs.tsv", root(base, sizeof base));
     static serving_validation v[128];
-    int n = validate_serving(path, &g, &m, v, 128, err, sizeof err);
-    cr_assert(n > 0, "%s", err);
+    int n = serving_groups(v);
     int runs = 0, tps = 0;
     for (int i = 0; i < n; i++) {
         if (strcmp(v[i].model, "meta-llama/Llama-3.1-8B-Instruct") || strcmp(v[i].system, "h100_sxm") ||
@@ -87,8 +97,6 @@ Test(validate, llama3_8b_h100_trtllm_tpot_within_ten_percent_at_every_tp)
     }
     cr_assert_eq(tps, 4, "TP 1, 2, 4 and 8");
     cr_assert_eq(runs, 177);
-    gpu_table_free(&g);
-    model_table_free(&m);
 }
 
 Test(validate, held_out_op_table_covers_every_class_and_system)
@@ -177,14 +185,8 @@ Test(validate, llama3_70b_fp8_vllm_tpot_within_ten_percent_on_both_systems)
     /* the 105 vLLM runs of Llama-3.1-70B in fp8 (H100 at TP 2, 4, 8; H200 at TP 1-8), at
      * vLLM's own published kernel tables: each group's median |TPOT error| within 10 %,
      * where the roofline is 35-64 % fast */
-    gpu_table g;
-    model_table m;
-    tables(&g, &m);
-    char path[1200], base[1024], err[512];
-    snprintf(path, sizeof path, "%s/serving_runs.tsv", root(base, sizeof base));
     static serving_validation v[128];
-    int n = validate_serving(path, &g, &m, v, 128, err, sizeof err);
-    cr_assert(n > 0, "%s", err);
+    int n = serving_groups(v);
     int groups = 0;
     for (int i = 0; i < n; i++) {
         if (strcmp(v[i].model, "meta-llama/Llama-3.1-70B") || strcmp(v[i].backend, "vllm"))
@@ -195,6 +197,4 @@ Test(validate, llama3_70b_fp8_vllm_tpot_within_ten_percent_on_both_systems)
                   v[i].tpot_abs_err_calibrated);
     }
     cr_assert_eq(groups, 7);
-    gpu_table_free(&g);
-    model_table_free(&m);
 }

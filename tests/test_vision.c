@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "scratch_dir.h"
+
 static vision_spec row(const char *key)
 {
     vision_spec v;
@@ -143,8 +145,8 @@ Test(vision, values_outside_a_plausible_range_are_refused_with_file_line)
 
 Test(vision, files_that_are_not_tables_are_refused)
 {
-    char dir[] = "/tmp/napkin-vision-XXXXXX", path[4096], err[512];
-    cr_assert_not_null(mkdtemp(dir));
+    char dir[SCRATCH_DIR_SIZE], path[4096], err[512];
+    scratch_dir_make(dir, "vision");
     vision_table t;
     cr_assert_eq(vision_table_load(dir, &t, err, sizeof err), -1);
     cr_expect(strstr(err, "is a directory") != NULL, "%s", err);
@@ -168,8 +170,7 @@ Test(vision, files_that_are_not_tables_are_refused)
     vision_table_free(&t);
     cr_assert_eq(vision_table_load("/dev/zero", &t, err, sizeof err), -1);
     cr_expect(strstr(err, "larger than") != NULL, "%s", err);
-    unlink(path);
-    rmdir(dir);
+    scratch_dir_remove(dir);
 }
 
 /* ---------------------------------------------------------------- tokens */

@@ -455,21 +455,10 @@ static int exercise_8(practice_set *s, rng_state *r)
 int practice_build_ch01(uint64_t seed, practice_set *out)
 {
     /* one stream per exercise, so a change to one leaves the others' draws */
-    rng_state r2 = rng_make(seed), r3 = r2, r4, r5, r6, r7, r1, r8;
-    rng_jump(&r3);
-    r4 = r3;
-    rng_jump(&r4);
-    r5 = r4;
-    rng_jump(&r5);
-    r6 = r5;
-    rng_jump(&r6);
-    r7 = r6;
-    rng_jump(&r7);
-    /* exercise 1's GPUs came later: their stream follows the others' */
-    r1 = r7;
-    rng_jump(&r1);
-    r8 = r1;
-    rng_jump(&r8);
+    rng_state st[8];
+    practice_streams(seed, st, 8);
+    /* exercise 1's GPUs came later: their stream follows 2 to 7's */
+    rng_state r2 = st[0], r3 = st[1], r4 = st[2], r5 = st[3], r6 = st[4], r7 = st[5], r1 = st[6], r8 = st[7];
     double usable, reserve;
     exercise_1(out, &r1);
     if (exercise_2(out, &r2) != 0 || exercise_3(out, &r3, &usable, &reserve) != 0 ||

@@ -241,11 +241,7 @@ int practice_build_ch02(uint64_t seed, practice_set *out)
 {
     /* one stream per exercise, so a change to one leaves the others' draws */
     rng_state r[7];
-    r[0] = rng_make(seed);
-    for (int i = 1; i < 7; i++) {
-        r[i] = r[i - 1];
-        rng_jump(&r[i]);
-    }
+    practice_streams(seed, r, 7);
     exercise_1(out, &r[0]);
     exercise_2(out, &r[1]);
     exercise_3(out, &r[2]);

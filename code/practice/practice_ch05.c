@@ -403,20 +403,11 @@ static int exercise_10(practice_set *s, rng_state *r)
 int practice_build_ch05(uint64_t seed, practice_set *out)
 {
     /* one stream per exercise, so a change to one leaves the others' draws */
-    rng_state r1 = rng_make(seed), r2 = r1, r4, r3, r5, r6, r8, r9, r10;
-    rng_jump(&r2);
-    r4 = r2;
-    rng_jump(&r4);
-    r3 = r4; /* 5.3's stream comes after 5.4's, which keeps the earlier draws */
-    rng_jump(&r3);
-    /* and 5.5 to 5.10's after 5.3's */
-    rng_state *later[5] = {&r5, &r6, &r8, &r9, &r10};
-    rng_state prev = r3;
-    for (int i = 0; i < 5; i++) {
-        *later[i] = prev;
-        rng_jump(later[i]);
-        prev = *later[i];
-    }
+    rng_state st[9];
+    practice_streams(seed, st, 9);
+    /* 5.3's stream comes after 5.4's, which keeps the earlier draws, and 5.5 to 5.10's after 5.3's */
+    rng_state r1 = st[0], r2 = st[1], r4 = st[2], r3 = st[3];
+    rng_state r5 = st[4], r6 = st[5], r8 = st[6], r9 = st[7], r10 = st[8];
     if (exercise_1(out, &r1) != 0)
         return -1;
     exercise_2(out, &r2);

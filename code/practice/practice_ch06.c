@@ -17,7 +17,6 @@
 #include "specs.h"
 
 #include <math.h>
-#include <stdlib.h>
 
 /* A bf16 adapter of rank on the targets ("q,k,v,o", "all"); -1 if refused. */
 static int adapter(const model_spec *m, int rank, const char *targets, int tp, lora_config *c, lora_size *size)
@@ -255,18 +254,6 @@ static int exercise_5b(practice_set *s, rng_state *r, const model_spec *m70, con
 static const double ex6_adapters[] = {100, 200, 300, 500};
 static const double ex6_batch[] = {32, 64, 128};
 
-/* Expected distinct adapters among batch draws of Zipf(z) popularity. */
-static double distinct_of(int adapters, double z, int batch)
-{
-    double *p = malloc((size_t)adapters * sizeof *p);
-    if (!p)
-        return NAN;
-    lora_zipf_probs(adapters, z, p);
-    double e = lora_expected_distinct(p, adapters, batch);
-    free(p);
-    return e;
-}
-
 /* 6.7(c): the step a miss is weighed against (printed "about 20 ms") */
 static const double ex7_step_ms[] = {15, 20, 25, 30};
 
@@ -284,12 +271,12 @@ static int exercise_6_7(practice_set *s, rng_state *r, rng_state *r7, const mode
                   {"6.6(c2)", "distinct adapters at batch 8, Zipf", 1, 1}};
     for (int i = 0; i < 4; i++) {
         int b = parts[i].small ? 8 : (int)batch;
-        double e = distinct_of((int)n, parts[i].z, b);
+        double e = lora_expected_distinct_zipf((int)n, parts[i].z, b);
         practice_part *p = practice_add_part(s, parts[i].id, 6, parts[i].what, "adapters", JUDGE_RELATIVE, e,
                                              JUDGE_HAND_TOL);
         practice_add_slip(p, b, "requests share adapters: the batch holds fewer distinct ones than requests");
         if (parts[i].z > 0)
-            practice_add_slip(p, distinct_of((int)n, 0, b), "that is uniform popularity; Zipf concentrates the requests");
+            practice_add_slip(p, lora_expected_distinct_zipf((int)n, 0, b), "that is uniform popularity; Zipf concentrates the requests");
     }
     /* 6.7: the same tenants; a full copy of the 70B takes a TP 4 replica each */
     lora_config c, big;
@@ -332,11 +319,7 @@ int practice_build_ch06(uint64_t seed, practice_set *out)
         return -1;
     /* one stream per exercise, so a change to one leaves the others' draws */
     rng_state r[8];
-    r[0] = rng_make(seed);
-    for (int i = 1; i < 8; i++) {
-        r[i] = r[i - 1];
-        rng_jump(&r[i]);
-    }
+    practice_streams(seed, r, 8);
     /* 6.2's degree, 6.5(b)'s ranks and 6.7(c)'s step came later: their streams follow the others' */
     double rank, setting[3];
     if (exercise_1_2(out, &r[0], &r[5], &m70, &rank) != 0 || exercise_3(out, &r[1], &m70) != 0 ||

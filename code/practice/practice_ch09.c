@@ -319,18 +319,9 @@ static int exercise_7(practice_set *s, rng_state *r)
 int practice_build_ch09(uint64_t seed, practice_set *out)
 {
     /* one stream per exercise, so a change to one leaves the others' draws */
-    rng_state r1 = rng_make(seed), r6 = r1, r7, r2, r3, r4, r5;
-    rng_jump(&r6);
-    r7 = r6;
-    rng_jump(&r7);
-    r2 = r7;
-    rng_jump(&r2);
-    r3 = r2;
-    rng_jump(&r3);
-    r4 = r3;
-    rng_jump(&r4);
-    r5 = r4;
-    rng_jump(&r5);
+    rng_state st[7];
+    practice_streams(seed, st, 7);
+    rng_state r1 = st[0], r6 = st[1], r7 = st[2], r2 = st[3], r3 = st[4], r4 = st[5], r5 = st[6];
     if (exercise_1(out, &r1) != 0 || exercise_2(out, &r2) != 0 || exercise_3(out, &r3) != 0 ||
         exercise_4(out, &r4) != 0 || exercise_5(out, &r5) != 0 || exercise_6(out, &r6) != 0 ||
         exercise_7(out, &r7) != 0)

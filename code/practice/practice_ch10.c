@@ -236,19 +236,15 @@ static int exercise_6(practice_set *s, rng_state *r)
 int practice_build_ch10(uint64_t seed, practice_set *out)
 {
     /* one stream per exercise, so a change to one leaves the others' draws */
-    rng_state r2 = rng_make(seed), r3 = r2, r1, r4, r5;
-    rng_jump(&r3);
-    r1 = r3;
-    rng_jump(&r1);
-    r4 = r1;
-    rng_jump(&r4);
-    r5 = r4;
-    rng_jump(&r5);
+    rng_state st[5];
+    practice_streams(seed, st, 5);
+    rng_state r2 = st[0], r3 = st[1], r1 = st[2], r4 = st[3], r5 = st[4];
     exercise_1(out, &r1);
     exercise_2(out, &r2);
     exercise_3(out, &r3);
     exercise_4(out, &r4);
     exercise_5(out, &r5);
+    /* 10.6 came later: its stream is 10.5's after 10.5's draws, jumped (so every seed's draws stay as they were) */
     rng_state r6 = r5;
     rng_jump(&r6);
     return exercise_6(out, &r6);

@@ -338,16 +338,9 @@ static void exercise_7(practice_set *s, rng_state *r)
 int practice_build_ch11(uint64_t seed, practice_set *out)
 {
     /* one stream per exercise, so a change to one leaves the others' draws */
-    rng_state r3 = rng_make(seed), r4 = r3, r6;
-    rng_jump(&r4);
-    r6 = r4;
-    rng_jump(&r6);
-    rng_state r2 = r6, r7, r1;
-    rng_jump(&r2);
-    r7 = r2;
-    rng_jump(&r7);
-    r1 = r7;
-    rng_jump(&r1);
+    rng_state st[6];
+    practice_streams(seed, st, 6);
+    rng_state r3 = st[0], r4 = st[1], r6 = st[2], r2 = st[3], r7 = st[4], r1 = st[5];
     if (exercise_1(out, &r1) != 0 || exercise_2(out, &r2) != 0)
         return -1;
     exercise_3(out, &r3);

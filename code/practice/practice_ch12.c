@@ -442,18 +442,9 @@ int practice_build_ch12(uint64_t seed, practice_set *out)
     if (!(peak > 0))
         return -1;
     /* one stream per exercise, so adding a part to one leaves the others' draws */
-    rng_state r1 = rng_make(seed), r5 = r1, r7 = r1;
-    rng_jump(&r5);
-    r7 = r5;
-    rng_jump(&r7);
-    rng_state r2 = r7, r3, r4, r6;
-    rng_jump(&r2);
-    r3 = r2;
-    rng_jump(&r3);
-    r4 = r3;
-    rng_jump(&r4);
-    r6 = r4;
-    rng_jump(&r6);
+    rng_state st[7];
+    practice_streams(seed, st, 7);
+    rng_state r1 = st[0], r5 = st[1], r7 = st[2], r2 = st[3], r3 = st[4], r4 = st[5], r6 = st[6];
     exercise_1(out, &r1, peak, h100.mem_bytes);
     exercise_2(out, &r2);
     exercise_3(out, &r3);

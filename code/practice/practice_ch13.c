@@ -302,16 +302,9 @@ static int exercise_2(practice_set *s, rng_state *r)
 int practice_build_ch13(uint64_t seed, practice_set *out)
 {
     /* one stream per exercise, so a change to one leaves the others' draws */
-    rng_state r1 = rng_make(seed), r3 = r1, r4, r5, r6;
-    rng_jump(&r3);
-    r4 = r3;
-    rng_jump(&r4);
-    r5 = r4;
-    rng_jump(&r5);
-    r6 = r5;
-    rng_jump(&r6);
-    rng_state r2 = r6;
-    rng_jump(&r2);
+    rng_state st[6];
+    practice_streams(seed, st, 6);
+    rng_state r1 = st[0], r3 = st[1], r4 = st[2], r5 = st[3], r6 = st[4], r2 = st[5];
     if (exercise_1(out, &r1) != 0 || exercise_2(out, &r2) != 0 || exercise_3(out, &r3) != 0 ||
         exercise_4(out, &r4) != 0)
         return -1;

@@ -37,6 +37,18 @@ static inline double practice_greatest(const double *v, int n)
 /* The range of a list, as practice_add_input's lo, hi. */
 #define PRACTICE_RANGE_OF(a) practice_least(a, PRACTICE_COUNT(a)), practice_greatest(a, PRACTICE_COUNT(a))
 
+/* n streams for one seed's variant, one per exercise, so that a change to
+ * one exercise's draws leaves the others': r[0] is the seed's stream
+ * (rng_make), r[k] is r[k - 1] jumped once (rng_jump). */
+static inline void practice_streams(uint64_t seed, rng_state *r, int n)
+{
+    r[0] = rng_make(seed);
+    for (int i = 1; i < n; i++) {
+        r[i] = r[i - 1];
+        rng_jump(&r[i]);
+    }
+}
+
 /* An input drawn from a list and added to the set (practice_add_input, its
  * range the list's): the value it drew. */
 static inline double practice_draw_input(practice_set *s, rng_state *r, const char *name, const double *opts, int n,

@@ -8,6 +8,7 @@
 #include "hf_config.h"
 #include "memory.h"
 #include "transformer.h"
+#include "fuzz_text.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -42,11 +43,9 @@ static void check_model(const model_spec *m)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *text = malloc(size + 1);
+    char *text = fuzz_text(data, size);
     if (!text)
         return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
     char err[1024];
     model_spec m;
     if (model_from_hf_config(text, "fuzz/config.json", "fuzzed", &m, err, sizeof err) == 0)

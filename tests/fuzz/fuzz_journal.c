@@ -8,17 +8,19 @@
  * warrants, and it hands out a next id past every id a good record holds. */
 #include "jobqueue.h"
 
+#include "../journal_forge.h" /* the record layout, as the tests forge it */
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define HDR 32
+#define HDR FORGE_HDR
 
 static void fix_crcs(uint8_t *b, size_t n)
 {
-    const uint32_t magic = 0x3152514aU;
+    const uint32_t magic = FORGE_MAGIC;
     for (size_t off = 0; off + HDR <= n; off++) {
         if (memcmp(b + off, &magic, 4) != 0)
             continue;
@@ -26,7 +28,7 @@ static void fix_crcs(uint8_t *b, size_t n)
         memcpy(&len, b + off + 12, 4);
         if (len > n - off - HDR)
             continue;
-        uint32_t crc = jq_crc32(jq_crc32(0, b + off + 8, HDR - 8), b + off + HDR, len);
+        uint32_t crc = forge_crc(b + off, b + off + HDR, len);
         memcpy(b + off + 4, &crc, 4);
     }
 }

@@ -4,6 +4,7 @@
  * "file:line: ..." message; it never crashes, leaks or reads out of bounds
  * (built with address and undefined-behaviour sanitizers). */
 #include "specs.h"
+#include "fuzz_text.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -32,11 +33,9 @@ static void check_models(const model_table *t)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *text = malloc(size + 1);
+    char *text = fuzz_text(data, size);
     if (!text)
         return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
     char err[512];
     gpu_table g;
     if (gpu_table_parse(text, "fuzz.tsv", &g, err, sizeof err) == 0)

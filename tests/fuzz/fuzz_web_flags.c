@@ -3,6 +3,7 @@
  * object yields the command name, then flags that start with "--" (each
  * followed by at most one value), a NULL after the last, and a --format. */
 #include "web/json_flags.c"
+#include "fuzz_text.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,11 +11,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *text = malloc(size + 1);
+    char *text = fuzz_text(data, size);
     if (!text)
         return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
     json_argv a;
     char err[256];
     if (json_flags_to_argv("decode", text, &a, err, sizeof err) == 0) {

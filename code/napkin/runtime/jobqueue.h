@@ -16,26 +16,19 @@
  * whose predicted wait (the unfinished steps ahead, at the measured step
  * time, over the workers) exceeds max_wait, with the reason in words.
  *
- * Nothing accepted is lost.  The journal is an append-only file of records
- * (SUBMIT with the payload, STEP k done, DONE, FAILED, CANCELLED), each with
- * a length and a CRC-32; submit returns only after its record is fsynced.
- * jobqueue_open replays the journal.  A damaged record anywhere (a crash
- * mid-write, a flipped bit) is skipped and replay resynchronises at the next
- * record whose magic and CRC hold, so one bad record loses that record
- * only.  Damaged bytes stay where they are (each replay skips them again)
- * and a copy goes to "<journal>.quarantine"; only a tail shorter than one
- * record header, which cannot hold an acknowledged record, is cut off.  Ids
- * are handed out in journal order and never reused: a record whose id is
- * beyond what the journal can have issued (the highest id seen, plus one
- * per header-sized run of damaged bytes) is refused, and a new id starts
- * past every id a damaged run may have held.  A file with no good record
- * that does not start like a journal is refused, never cut.  Every job
- * accepted and not finished is queued again, in id order, resuming after
- * its last journaled step when resume_steps is set (else from step 0).  A
- * job's terminal record is written once, so every accepted job whose
- * records are intact completes exactly once across any number of crashes;
- * a step that was running when the process died runs again (a step
- * function must tolerate that).
+ * Nothing accepted is lost.  The journal (journal.h) is an append-only
+ * file of records (SUBMIT with the payload, STEP k done, DONE, FAILED,
+ * CANCELLED), each with a length and a CRC-32; submit returns only after
+ * its record is fsynced, and the record gives the job its id, so ids are
+ * handed out in journal order and never reused.  jobqueue_open replays the
+ * journal, skipping damaged records (a crash mid-write, a flipped bit) and
+ * resynchronising after them, so one bad record loses that record only.
+ * Every job accepted and not finished is queued again, in id order,
+ * resuming after its last journaled step when resume_steps is set (else
+ * from step 0).  A job's terminal record is written once, so every accepted
+ * job whose records are intact completes exactly once across any number of
+ * crashes; a step that was running when the process died runs again (a
+ * step function must tolerate that).
  *
  * A step function may submit, cancel and ask for status, but must not close
  * its own queue (close joins the worker it runs on).  Every job stays in
@@ -45,7 +38,7 @@
 #ifndef NAPKIN_JOBQUEUE_H
 #define NAPKIN_JOBQUEUE_H
 
-#include "journal_format.h" /* JQ_RECORD_HEADER_BYTES, jq_job_journal_bytes */
+#include "journal.h" /* the records, their walk, jq_job_journal_bytes */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -138,44 +131,5 @@ void jobqueue_close(jobqueue *q, jobqueue_close_mode mode);
 
 /* The mean measured step time the ETAs use (prior_step_time before any). */
 double jobqueue_step_time(jobqueue *q);
-
-/* ------------------------------------------------- reading a journal */
-
-typedef enum { JREC_SUBMIT = 1, JREC_STEP = 2, JREC_DONE = 3, JREC_FAILED = 4, JREC_CANCELLED = 5 } jrec_type;
-
-typedef struct {
-    jrec_type type;
-    uint64_t id;
-    int value; /* SUBMIT: steps; STEP: steps done; FAILED: the error */
-    const void *payload;
-    size_t payload_len;
-} jrec;
-
-typedef int (*jrec_fn)(void *ctx, const jrec *r); /* non-zero stops the walk */
-
-/* jobqueue_journal_scan's walk, told briefly: *good_bytes and *torn_bytes
- * (may be NULL) say where the good records end. */
-int jobqueue_journal_read(const char *path, jrec_fn fn, void *ctx, long *good_bytes, long *torn_bytes, char *err,
-                          size_t errlen);
-
-/* What a walk over a journal found. */
-typedef struct {
-    long records;       /* good records */
-    long good_end;      /* offset just past the last good record */
-    long tail_bytes;    /* bytes after it */
-    long damaged_bytes; /* bytes skipped before it */
-    long regions;       /* damaged runs before it */
-    long refused;       /* records with a good CRC and an impossible id (counted as damage) */
-    long first_refused; /* offset of the first of those */
-    long first_damage;  /* offset of the first skipped byte, -1 if none */
-    uint64_t hwm;       /* the highest id of a good record */
-} jq_scan;
-
-/* Walk a journal's good records in order, resynchronising after damage,
- * without changing it.  0 (also for a missing file), or -1 with a message. */
-int jobqueue_journal_scan(const char *path, jrec_fn fn, void *ctx, jq_scan *scan, char *err, size_t errlen);
-
-/* The CRC-32 (IEEE 802.3, reflected, as zlib's crc32) of len bytes. */
-uint32_t jq_crc32(uint32_t crc, const void *data, size_t len);
 
 #endif

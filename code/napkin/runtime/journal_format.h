@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-/* The bytes of a journal record's header (jobqueue.c checks it against the
+/* The bytes of a journal record's header (journal.c checks it against the
  * header itself). */
 #define JQ_RECORD_HEADER_BYTES 32
 

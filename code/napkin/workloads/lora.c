@@ -412,3 +412,16 @@ int lora_distinct_simulate(int adapters, double s, int batch, int slots, int tri
     return 0;
 }
 //< simulate
+
+double lora_expected_distinct_zipf(int adapters, double s, int batch)
+{
+    if (adapters < 1 || !(s >= 0) || batch < 0)
+        return NAN;
+    double *p = malloc((size_t)adapters * sizeof *p);
+    if (!p)
+        return NAN;
+    lora_zipf_probs(adapters, s, p);
+    double e = lora_expected_distinct(p, adapters, batch);
+    free(p);
+    return e;
+}

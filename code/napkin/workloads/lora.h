@@ -199,4 +199,10 @@ typedef struct {
 int lora_distinct_simulate(int adapters, double s, int batch, int slots, int trials, unsigned long long seed,
                            lora_batch_sim *out, char *err, size_t errlen);
 
+/* The expected distinct adapters among B requests drawn independently from
+ * Zipf(s) popularity over N adapters: lora_zipf_probs, then
+ * lora_expected_distinct.  NAN for N < 1, s < 0, B < 0, or no memory for
+ * the N probabilities. */
+double lora_expected_distinct_zipf(int adapters, double s, int batch);
+
 #endif
