@@ -308,7 +308,10 @@ Test(regime, draft_heads_by_hand)
  * E[N] = 2 x 1.4 = 2.8: 1 + a + a^2 + a^3 + a^4 is 2.79946 at a = 0.705 and
  * 2.80423 at 0.706, so the answer lies between.  Gamma 2 with c 0.1 gives at
  * most 3 / 1.2 = 2.5x: 3x is out of reach, and 2.49x needs E[N] = 2.988,
- * 1 + a + a^2 = 2.988016 at a = 0.996 (2.9865 at 0.9955, 2.9910 at 0.997). */
+ * 1 + a + a^2 = 2.988016 at a = 0.996 (2.9865 at 0.9955, 2.9910 at 0.997).
+ * With nothing accepted a round yields 1 token for 1 + 4 x 0.1 = 1.4 steps:
+ * 1 / 1.4 = 0.714x, so a target of 0.7x (a tolerated slowdown) needs alpha 0
+ * exactly, and 0.72x a little more than 0. */
 Test(specdec, alpha_for_a_promised_speedup)
 {
     double a = spec_alpha_for_speedup(2.0, 4, 0.1);
@@ -317,4 +320,7 @@ Test(specdec, alpha_for_a_promised_speedup)
     cr_expect(isnan(spec_alpha_for_speedup(3.0, 2, 0.1)), "3x at gamma 2 is out of reach");
     double near_all = spec_alpha_for_speedup(2.49, 2, 0.1);
     cr_expect(near_all > 0.9955 && near_all < 0.997, "2.49x at gamma 2: alpha %.9f", near_all);
+    cr_expect_eq(spec_alpha_for_speedup(0.7, 4, 0.1), 0.0, "0.7x is reached at alpha 0");
+    double small = spec_alpha_for_speedup(0.72, 4, 0.1);
+    cr_expect(small > 0 && small < 0.01, "0.72x at gamma 4: alpha %.9f", small);
 }

@@ -80,6 +80,8 @@ double spec_alpha_for_speedup(double target, int gamma, double c)
 {
     if (spec_walltime_speedup(1, gamma, c) < target)
         return NAN;
+    if (spec_walltime_speedup(0, gamma, c) >= target)
+        return 0; /* reached with nothing accepted: a slowdown target, 1 / (1 + gamma c) or less */
     double lo = 0, hi = 1;
     for (int i = 0; i < 60; i++) {
         double mid = 0.5 * (lo + hi);

@@ -51,8 +51,9 @@ double spec_operations_factor(double alpha, int gamma, double c_hat);
  * smallest such gamma on a tie); its speedup into *speedup (may be NULL). */
 int spec_best_gamma(double alpha, double c, int gamma_max, double *speedup);
 /* The smallest alpha whose walltime speedup reaches target at gamma and c
- * (bisection: the speedup grows with alpha); NAN when even alpha = 1 does
- * not reach it. */
+ * (bisection: the speedup grows with alpha); 0 when alpha = 0 already
+ * reaches it (a target of 1 / (1 + gamma c) or less), NAN when even
+ * alpha = 1 does not. */
 double spec_alpha_for_speedup(double target, int gamma, double c);
 
 /* --- regime (ii): the roofline step model --- */
