@@ -559,11 +559,17 @@ practice-tests: $(B)/book.html $(B)/book-practice.html $(NAPKIN) $(B)/bin/grade/
 	tools/run_bounded.sh 900 python3 tools/practice_test.py --page $(B)/book.html --napkin $(NAPKIN) \
 	  --grade $(B)/bin/grade/grade --seeds $(PRACTICE_SEEDS) --practice-page $(B)/book-practice.html
 
+# The napkin command reads top to bottom: no function in code/cli longer than
+# 120 lines (tools/check_cli_shape.sh names any that is, file:line and length).
+.PHONY: cli-shape
+cli-shape:
+	@tools/check_cli_shape.sh code/cli && echo "cli-shape: no function in code/cli over 120 lines"
+
 # make test: the timed programs alone first, then every step as one make of
 # their sum, so -j2 runs suites, browser checks and fuzzers side by side
 # (each one's output kept together: --output-sync).
 TEST_STEPS := book-tests panel-tests practice-tests unit-tests exercise-tests student-kit-tests \
-              sanitize-tests kernels-check fuzz-smoke
+              sanitize-tests kernels-check fuzz-smoke cli-shape
 test: deps
 	@$(MAKE) --no-print-directory timed
 	@$(MAKE) --no-print-directory --output-sync=target TEST_AFTER_BOOK=1 $(TEST_STEPS)
