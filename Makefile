@@ -38,7 +38,7 @@ SAN_ASAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 .DELETE_ON_ERROR:
 .PHONY: all deps lib cli programs figures book pdf instructor instructor-pdf chapter chapters timed test unit-tests \
         sanitize-tests exercise-tests book-tests kernels kernels-check measure bench \
-        exercise clean help fuzz fuzz-smoke wasm panel-tests soak validate calibrations layers-check
+        exercise clean help fuzz fuzz-smoke wasm panel-tests soak validate calibrations layers-check cli-shape
 
 # ---------------------------------------------------------------- sources
 LIB_SRC     := $(sort $(wildcard code/napkin/*/*.c))
@@ -562,11 +562,22 @@ practice-tests: $(B)/book.html $(B)/book-practice.html $(NAPKIN) $(B)/bin/grade/
 	tools/run_bounded.sh 900 python3 tools/practice_test.py --page $(B)/book.html --napkin $(NAPKIN) \
 	  --grade $(B)/bin/grade/grade --seeds $(PRACTICE_SEEDS) --practice-page $(B)/book-practice.html
 
+# The code's shape, checked before anything runs (ARCHITECTURE.md).  The
+# library's floors hold: includes go down only, and only price/ turns bytes
+# or FLOPs into seconds (tools/check_layers.sh; tests/test_check_layers.c
+# checks the checker).  The napkin command reads top to bottom: no function
+# in code/cli longer than 120 lines (tools/check_cli_shape.sh names any that
+# is, file:line and length; tests/test_cli_shape.c checks it).
+layers-check:
+	@tools/check_layers.sh
+cli-shape:
+	@tools/check_cli_shape.sh code/cli && echo "cli-shape: no function in code/cli over 120 lines"
+
 # make test: the timed programs alone first, then every step as one make of
 # their sum, so -j2 runs suites, browser checks and fuzzers side by side
 # (each one's output kept together: --output-sync).
-TEST_STEPS := layers-check book-tests panel-tests practice-tests unit-tests exercise-tests student-kit-tests \
-              sanitize-tests kernels-check fuzz-smoke
+TEST_STEPS := layers-check cli-shape book-tests panel-tests practice-tests unit-tests exercise-tests \
+              student-kit-tests sanitize-tests kernels-check fuzz-smoke
 test: deps
 	@$(MAKE) --no-print-directory timed
 	@$(MAKE) --no-print-directory --output-sync=target TEST_AFTER_BOOK=1 $(TEST_STEPS)
@@ -575,12 +586,6 @@ test: deps
 # test_figures.c, ...) start once it is built, as they did when the steps ran in turn.
 BOOK_PRODUCTS := $(B)/book.html $(B)/book-instructor.html $(B)/book-practice.html $(CH_PAGES) $(FIG_SVG)
 $(if $(TEST_AFTER_BOOK),$(UNIT_RUNS) $(ASAN_RUNS) $(TSAN_RUNS): $(BOOK_PRODUCTS))
-
-# The library's floors hold: includes go down only, and only price/ turns
-# bytes or FLOPs into seconds (tools/check_layers.sh; tests/test_check_layers.c
-# checks the checker).
-layers-check:
-	@tools/check_layers.sh
 
 # ---------------------------------------------------------------- kernels
 NVCC_ARCH := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
@@ -692,6 +697,7 @@ help:
 	@echo "make              build the library, the napkin CLI, every cell and figure, and $(B)/book.html"
 	@echo "make test         every Criterion suite, sanitizer runs, exercise checks, book checks, kernel compile, layer check"
 	@echo "make layers-check the library's floors: includes go down only, only price/ turns bytes or FLOPs into seconds"
+	@echo "make cli-shape    no function in code/cli over 120 lines (tools/check_cli_shape.sh)"
 	@echo "make pdf          $(B)/book.pdf (needs xelatex)"
 	@echo "make instructor   $(B)/book-instructor.html, with worked solutions"
 	@echo "make instructor-pdf  $(B)/book-instructor.pdf (needs xelatex)"

@@ -1,7 +1,25 @@
-/* The device a timing command runs on, as the reader asks for it: a GPU row
- * at its datasheet rates, derated by --efficiency (or --bw-efficiency and
- * --flops-efficiency), or calibrated by a measured set (--calibrate DIR).
- * Shared by `napkin prefill` and `napkin serve`. */
+/* The device a command prices work on, declared and resolved in one place.
+ *
+ * The flags.  Every command that prices work (and the few that only look a
+ * GPU up) takes its device flags from one table, each with one meaning and
+ * one help line; a command names the ones it takes (DEVICE_* bits):
+ *   --gpu G               a row of the GPU table
+ *   --calibrate DIR|NAME  DIR: a measured set (make measure), whose ceilings
+ *                         replace the datasheet's and whose GEMM sweep,
+ *                         fitted, gives the calibrated answer; a CPU set is a
+ *                         device of its own (no --gpu).  NAME:
+ *                         published:SYSTEM/BACKEND, the calibrated answer's
+ *                         rates (default: the GPU's published set)
+ *   --roofline            the bound alone, no calibrated answer
+ *   --efficiency F, --bw-efficiency F, --flops-efficiency F
+ *                         the datasheet derated (not with --calibrate DIR)
+ *   --usable F, --hbm BYTES   the memory a server may use, and the GPU's
+ *
+ * The device.  device_setup holds the datasheet row, the row the first
+ * answer is timed with, the measured set and the achieved rates, and no
+ * pointer into itself, so a copy is as good as the original; the row the
+ * calibrated answer prices with (device_rated) points into it instead, and
+ * lives no longer than it. */
 #ifndef NAPKIN_CLI_DEVICE_H
 #define NAPKIN_CLI_DEVICE_H
 
@@ -9,37 +27,90 @@
 #include "cli_lookup.h"
 #include "cli_rates.h"
 
+/* The device flags a command takes. */
+enum {
+    DEVICE_GPU = 1u << 0,        /* --gpu */
+    DEVICE_EFFICIENCY = 1u << 1, /* --efficiency, --bw-efficiency, --flops-efficiency */
+    DEVICE_CALIBRATE = 1u << 2,  /* --calibrate DIR|NAME */
+    DEVICE_ROOFLINE = 1u << 3,   /* --roofline */
+    DEVICE_USABLE = 1u << 4,     /* --usable */
+    DEVICE_HBM = 1u << 5,        /* --hbm */
+};
+/* A command with a roofline and a calibrated answer. */
+#define DEVICE_PRICING (DEVICE_GPU | DEVICE_CALIBRATE | DEVICE_ROOFLINE)
+/* The memory a server may use. */
+#define DEVICE_MEMORY (DEVICE_USABLE | DEVICE_HBM)
+/* The most cli_opt entries device_flag_opts writes. */
+#define DEVICE_NOPTS_MAX 8
+
 typedef struct {
-    const char *gpu;       /* --gpu key (NULL: only with a CPU --calibrate set) */
+    const char *gpu;       /* --gpu key; NULL: not given */
     const char *calibrate; /* --calibrate DIR (a measured set) or published:SYSTEM/BACKEND */
     int roofline;          /* --roofline: no calibrated answer */
     double efficiency, bw_efficiency, flops_efficiency; /* NAN = not given */
+    double usable;         /* --usable; NAN = the memory policy's default */
+    double hbm;            /* --hbm bytes; 0 = what the driver reports (the GPU row) */
+    unsigned takes;        /* the DEVICE_* flags the command takes */
+    const char *default_gpu; /* the GPU without --gpu (unless a CPU set is named); NULL: none */
+    char gpu_help[96], usable_help[96]; /* help lines naming the defaults */
 } device_flags;
 
-#define DEVICE_NOPTS 6
-device_flags device_flags_default(void);
-void device_flag_opts(device_flags *f, cli_opt *opts);
+/* Nothing given; the command takes `takes`, and default_gpu (or NULL) when
+ * it is asked no --gpu. */
+device_flags device_flags_default(unsigned takes, const char *default_gpu);
+
+/* The flags of `which` that f->takes, in the table's order, into opts
+ * (room for DEVICE_NOPTS_MAX); returns how many were written.  A command
+ * may call it more than once to place its flags among its own.  --gpu is a
+ * required flag only where nothing can stand in for it (no default GPU, no
+ * --calibrate). */
+int device_flag_opts(device_flags *f, unsigned which, cli_opt *opts);
+
+/* The row of --gpu, or of the default GPU, alone: for a command that looks a
+ * GPU up without pricing on it (roofline, train).  0, or EXIT_USAGE after
+ * the message. */
+int device_gpu_row(const char *cmd, const cli_specs *specs, const device_flags *f, const gpu_spec **out);
+
+/* The memory policy of --usable and --hbm, with activation_tokens and
+ * sampled_tokens (-1: the policy's). */
+memory_policy device_policy(const device_flags *f, int activation_tokens, int sampled_tokens);
 
 typedef struct {
     gpu_spec sheet;     /* the table row (a CPU set: the measured device) */
-    gpu_spec timed;     /* what the step model uses */
-    int calibrated;     /* 1 with --calibrate */
+    gpu_spec timed;     /* what the first answer is timed with: the row, derated or on measured ceilings */
+    int calibrated;     /* 1 with --calibrate DIR: timed has the set's ceilings */
     int has_sheet;      /* 0 for a CPU set: there is no datasheet to compare */
-    calibration cal;
+    calibration cal;    /* the measured set, where calibrated */
     double bw_fraction, flops_fraction; /* the derating applied (1, 1 when none) */
-    cli_rates rates;    /* the calibrated answer's GPU row (rates.gpu), where rates.have */
+    cli_rates rates;    /* the calibrated answer's achieved rates, where rates.have */
 } device_setup;
 
-/* Returns 0, or the exit status after printing the message. */
+/* Resolve the flags for a model computing in `compute` (a GPU set scales
+ * the row's rate for it), after checking them (--hbm a GPU's memory; not
+ * both --calibrate and an efficiency).  Returns 0, or the exit status after
+ * the message. */
 int device_setup_resolve(const char *cmd, const cli_specs *specs, const device_flags *f, dtype compute,
                          device_setup *out);
-/* The model (--model) and the device, and a check that the device has a rate
- * for the compute dtype: what prefill and serve resolve before timing.
- * Returns 0, or the exit status after the message (specs stay loaded). */
-int device_model_resolve(const char *cmd, const cli_specs *specs, const char *model_key, const device_flags *f,
-                         dtype compute, const model_spec **m, device_setup *d);
 
-/* The device lines of a report. */
+/* The row the calibrated answer prices with: the measured ceilings where a
+ * set gave them, else the datasheet's, with the achieved rates attached.
+ * gpu.rates points into d: the row lives no longer than d.  have = 0: there
+ * is no calibrated answer (the row is then the roofline's). */
+typedef struct {
+    int have;
+    gpu_spec gpu;
+} rated_device;
+rated_device device_rated(const device_setup *d);
+
+/* The device lines of a report: name, where its ceilings come from (a
+ * measured set, or the derating), the bandwidth timed with, the calibration. */
 void device_report(report *r, const device_setup *d);
+/* For a report that names its GPU itself: the measured set's lines, where
+ * the device is calibrated by one (nothing otherwise). */
+void device_report_measured(report *r, const device_setup *d);
+/* Opens the calibrated answer's section: its title and the calibration.
+ * Returns 1 when there is a calibrated answer to add under it, 0 when the
+ * roofline stands alone. */
+int device_report_calibrated(report *r, const device_setup *d, const char *title);
 
 #endif

@@ -156,6 +156,12 @@ int cli_gpu_peak(const char *cmd, const gpu_spec *g, dtype d, double *peak)
                     dtype_name(d), used ? have : "none");
 }
 
+int cli_dtype_peak(const char *cmd, const gpu_spec *g, const char *flag, const char *name, dtype *d, double *peak)
+{
+    int rc = cli_dtype(cmd, flag, name, d);
+    return rc ? rc : cli_gpu_peak(cmd, g, *d, peak);
+}
+
 memory_policy cli_policy(double usable, int activation_tokens, int sampled_tokens, double capacity)
 {
     memory_policy p = memory_policy_default();

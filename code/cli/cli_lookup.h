@@ -40,6 +40,9 @@ int cli_precision(const char *cmd, const char *all, const char *weights, const c
 /* The GPU's dense peak for dtype d, or EXIT_USAGE naming the dtypes it has a
  * rate for when it has none (an A100 has no fp8 tensor cores). */
 int cli_gpu_peak(const char *cmd, const gpu_spec *g, dtype d, double *peak);
+/* The dtype a flag names and the GPU's dense peak for it: cli_dtype, then
+ * cli_gpu_peak.  0, or EXIT_USAGE after the message. */
+int cli_dtype_peak(const char *cmd, const gpu_spec *g, const char *flag, const char *name, dtype *d, double *peak);
 
 /* Policy from memory_policy_default(), overridden by --usable F (NAN = not
  * given), --activation-tokens T and --sampled-tokens S (-1 = not given) and

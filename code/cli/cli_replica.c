@@ -7,12 +7,11 @@
 #include <stdio.h>
 #include <string.h>
 
-replica_flags replica_flags_default(void)
+replica_flags replica_flags_default(unsigned device_takes)
 {
-    replica_flags f = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 4096, 1, NAN, -1, -1, 0, 0, "", "", ""};
+    replica_flags f = {NULL, device_flags_default(device_takes, NULL), NULL, NULL, NULL, NULL, NULL, 1, 4096, 1, -1, -1,
+                       0, "", ""};
     memory_policy p = memory_policy_default();
-    snprintf(f.usable_help, sizeof f.usable_help, "share of HBM the server may use (default %g)",
-             p.usable_fraction);
     snprintf(f.activation_help, sizeof f.activation_help,
              "tokens per step the activation reserve is sized for (default %d)", p.activation_tokens);
     snprintf(f.sampled_help, sizeof f.sampled_help,
@@ -20,11 +19,12 @@ replica_flags replica_flags_default(void)
     return f;
 }
 
-void replica_flag_opts(replica_flags *f, cli_opt *o)
+int replica_flag_opts(replica_flags *f, cli_opt *o)
 {
-    const cli_opt opts[REPLICA_NOPTS] = {
-        {"--model", OPT_STRING, &f->model, "M", "model key (napkin specs --models)", 1, 0},
-        {"--gpu", OPT_STRING, &f->gpu, "G", "GPU key (napkin specs --gpus)", 1, 0},
+    int n = 0;
+    o[n++] = (cli_opt){"--model", OPT_STRING, &f->model, "M", "model key (napkin specs --models)", 1, 0};
+    n += device_flag_opts(&f->device, DEVICE_GPU, o + n);
+    const cli_opt shape[] = {
         {"--tp", OPT_POS_INT, &f->tp, "N", "tensor-parallel degree: GPUs per replica (default 1)", 0, 0},
         {"--context", OPT_TOKENS, &f->context, "C", "tokens in each sequence's KV cache (default 4096)", 0, 0},
         {"--pp", OPT_POS_INT, &f->pp, "N", "pipeline stages, each of --tp GPUs (default 1)", 0, 0},
@@ -32,33 +32,47 @@ void replica_flag_opts(replica_flags *f, cli_opt *o)
         {"--weights", OPT_STRING, &f->weights, "D", "weight dtype, overriding --dtype (int4, int8, fp8, ...)", 0, 0},
         {"--kv", OPT_STRING, &f->kv, "D", "KV cache dtype, overriding --dtype", 0, 0},
         {"--act", OPT_STRING, &f->act, "D", "activation dtype, overriding --dtype", 0, 0},
-        {"--usable", OPT_FRACTION, &f->usable, "F", f->usable_help, 0, 0},
-        {"--activation-tokens", OPT_NONNEG_INT, &f->activation_tokens, "T",
-         f->activation_help, 0, 0},
-        {"--sampled-tokens", OPT_NONNEG_INT, &f->sampled_tokens, "S", f->sampled_help, 0, 0},
-        {"--hbm", OPT_POS_REAL, &f->hbm, "BYTES",
-         "memory of one GPU in bytes (default: what the driver reports, napkin specs)", 0, 0},
-        {"--compute", OPT_STRING, &f->compute, "D", "tensor-core dtype, overriding --dtype (int4 computes in bf16)", 0,
-         0},
     };
-    memcpy(o, opts, sizeof opts);
+    memcpy(o + n, shape, sizeof shape);
+    n += CLI_NOPTS(shape);
+    n += device_flag_opts(&f->device, DEVICE_USABLE, o + n);
+    o[n++] = (cli_opt){"--activation-tokens", OPT_NONNEG_INT, &f->activation_tokens, "T", f->activation_help, 0, 0};
+    o[n++] = (cli_opt){"--sampled-tokens", OPT_NONNEG_INT, &f->sampled_tokens, "S", f->sampled_help, 0, 0};
+    n += device_flag_opts(&f->device, DEVICE_HBM, o + n);
+    o[n++] = (cli_opt){"--compute", OPT_STRING, &f->compute, "D",
+                       "tensor-core dtype, overriding --dtype (int4 computes in bf16)", 0, 0};
+    return n;
 }
 
-int replica_setup_resolve(const char *cmd, const cli_specs *specs, const replica_flags *f, replica_setup *out)
+/* With --ep, each GPU holds 1/ep of the routed experts: replica_memory_plan's
+ * budget, less them.  Returns 0, or -1 with the message in err. */
+static int hold_expert_share(replica_setup *out, int tp, char *err, size_t errlen)
+{
+    double held = ep_tp_weight_bytes_per_gpu(out->model, out->prec.weights, out->ep, tp);
+    out->mem.kv_budget += out->mem.weights - held;
+    out->mem.weights = held;
+    if (out->mem.kv_budget > 0)
+        return 0;
+    snprintf(err, errlen, "the weights (%.1f GB per GPU at --ep %d) and the activation reserve exceed the usable "
+             "memory", held / 1e9, out->ep);
+    return -1;
+}
+
+int replica_setup_resolve(const char *cmd, const cli_specs *specs, const replica_flags *f, device_setup *device,
+                          replica_setup *out)
 {
     memset(out, 0, sizeof *out);
     int rc;
     if ((rc = cli_find_model(cmd, specs, "--model", f->model, &out->model)) != 0 ||
-        (rc = cli_find_gpu(cmd, specs, "--gpu", f->gpu, &out->gpu)) != 0 ||
-        (rc = cli_precision(cmd, f->dtype, f->weights, f->kv, f->act, f->compute, &out->prec)) != 0)
+        (rc = cli_precision(cmd, f->dtype, f->weights, f->kv, f->act, f->compute, &out->prec)) != 0 ||
+        (rc = device_setup_resolve(cmd, specs, &f->device, out->prec.compute, device)) != 0)
         return rc;
+    out->gpu = &device->timed;
     out->tp = f->tp;
     out->context = f->context;
     out->pp = f->pp;
     out->full = out->model;
-    if ((rc = cli_hbm_check(cmd, f->hbm)) != 0)
-        return rc;
-    out->policy = cli_policy(f->usable, f->activation_tokens, f->sampled_tokens, f->hbm);
+    out->policy = device_policy(&f->device, f->activation_tokens, f->sampled_tokens);
 
     char err[512];
     step_shape probe = decode_shape(1, f->context, f->tp, out->prec);
@@ -73,15 +87,8 @@ int replica_setup_resolve(const char *cmd, const cli_specs *specs, const replica
         return cli_fail(cmd, EXIT_USAGE, "--ep %d needs a mixture whose routed experts it divides (%s has %d), a "
                         "multiple of --tp %d, and no --pp", out->ep, m->key, m->experts, f->tp);
     int planned = replica_memory_plan(out->model, out->gpu, out->prec, f->tp, out->policy, &out->mem, err, sizeof err);
-    if (out->ep > 1) { /* each GPU holds 1/ep of the routed experts: replica_memory_plan's budget, less them */
-        double held = ep_tp_weight_bytes_per_gpu(out->model, out->prec.weights, out->ep, f->tp);
-        out->mem.kv_budget += out->mem.weights - held;
-        out->mem.weights = held;
-        planned = out->mem.kv_budget > 0 ? 0 : -1;
-        if (planned)
-            snprintf(err, sizeof err, "the weights (%.1f GB per GPU at --ep %d) and the activation reserve exceed "
-                     "the usable memory", held / 1e9, out->ep);
-    }
+    if (out->ep > 1)
+        planned = hold_expert_share(out, f->tp, err, sizeof err);
     if (planned != 0)
         return cli_fail(cmd, EXIT_NO_FIT, "%s (--tp %d now)", err, f->tp);
     return 0;

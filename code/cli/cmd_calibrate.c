@@ -46,27 +46,26 @@ int cmd_calibrate(int argc, char **argv)
     if (strcmp(backend, "trtllm") && strcmp(backend, "vllm") && strcmp(backend, "sglang"))
         return cli_fail(DOC.name, EXIT_USAGE, "--backend '%s': choose trtllm, vllm or sglang", backend);
     cli_specs specs;
-    if ((rc = cli_specs_load(DOC.name, &common, &specs)) != 0)
-        return rc;
     const gpu_spec *g;
-    if ((rc = cli_find_gpu(DOC.name, &specs, "--gpu", gpu, &g)) != 0) {
-        cli_specs_free(&specs);
-        return rc;
-    }
     rate_model m;
     fit_summary sums[RC_COUNT], links[RATE_TP_SLOTS];
     char err[512];
+    report *r = NULL;
+    if ((rc = cli_specs_load(DOC.name, &common, &specs)) != 0)
+        return rc;
+    if ((rc = cli_find_gpu(DOC.name, &specs, "--gpu", gpu, &g)) != 0)
+        goto done;
     if (published_fit(set, backend, g, 0, &m, sums, links, err, sizeof err) != 0) {
-        cli_specs_free(&specs);
-        return cli_fail(DOC.name, EXIT_USAGE, "--set: %s", err);
+        rc = cli_fail(DOC.name, EXIT_USAGE, "--set: %s", err);
+        goto done;
     }
     snprintf(m.name, sizeof m.name, "%s", name ? name : set);
     if (rows) {
         rate_model_write(stdout, &m, sums, links, header);
-        cli_specs_free(&specs);
-        return fflush(stdout) == 0 ? 0 : cli_fail(DOC.name, 3, "writing the rows failed");
+        rc = fflush(stdout) == 0 ? 0 : cli_fail(DOC.name, 3, "writing the rows failed");
+        goto done;
     }
-    report *r = report_new(DOC.name);
+    r = report_new(DOC.name);
     report_text(r, "calibration", "calibration", m.name);
     report_text(r, "gpu", "measured on (GPU row)", g->key);
     report_text(r, "backend", "engine", backend);
@@ -122,6 +121,7 @@ int cmd_calibrate(int argc, char **argv)
     }
     report_note(r, "elementwise: the bf16 GEMMs' fixed cost and byte share (no table measures a norm or an add)");
     rc = report_print(r, common.format, stdout);
+done:
     report_free(r);
     cli_specs_free(&specs);
     return rc;

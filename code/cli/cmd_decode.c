@@ -1,13 +1,13 @@
 /* napkin decode: the whole chain for one decode step of a batch, from the
  * memory that decides the batch to the tokens per second the step allows. */
 #include "cli_ep.h"
-#include "cli_rates.h"
 #include "cli_replica.h"
-#include "pipeline.h"
 #include "commands.h"
+#include "pipeline.h"
 #include "roofline.h"
 
 #include <math.h>
+#include <string.h>
 
 static const cli_doc DOC = {
     "decode",
@@ -17,7 +17,7 @@ static const cli_doc DOC = {
     "                     [--usable F] [--activation-tokens T] [--sampled-tokens S] [--hbm BYTES]\n"
     "                     [--no-comm] [--pp N [--microbatches M]] [--routing-skew S]\n"
     "                     [--ep N [--gpus-per-node N] [--net-gb-s B] [--imbalance F]]\n"
-    "                     [--calibrate published:SYSTEM/BACKEND | --roofline] [--format table|tsv|json]",
+    "                     [--calibrate DIR|NAME | --roofline] [--format table|tsv|json]",
     "One GPU of a tensor-parallel group runs every op of the step; each op takes\n"
     "its roofline time, max(FLOP / peak, bytes / bandwidth), and the step time is\n"
     "their sum plus the tensor-parallel collectives at tp > 1: two all-reduces of\n"
@@ -29,7 +29,8 @@ static const cli_doc DOC = {
     "Beside the roofline, a calibrated answer prices each op with the achieved\n"
     "rates fitted to published kernel measurements (napkin calibrate): by default\n"
     "the GPU's published TensorRT-LLM set (h100, h200), or --calibrate NAME;\n"
-    "--roofline gives the bound alone.\n"
+    "--calibrate DIR times both answers on a measured set's ceilings (a CPU\n"
+    "set is a device of its own: no --gpu); --roofline gives the bound alone.\n"
     "A mixture reads the experts its batch touches: E(1 - (1 - k/E)^tokens) under\n"
     "uniform routing, fewer under --routing-skew S (a Zipf(S) router).\n"
     "--ep N spreads the routed experts over N GPUs (N a multiple of --tp): the\n"
@@ -71,7 +72,7 @@ static int check_batch_fits(const replica_setup *s, int batch)
                     batch, budget, per_token, max_batch, s->context, max_batch);
 }
 
-static void report_ops(report *r, const model_spec *m, const gpu_spec *g, const cli_rates *cal,
+static void report_ops(report *r, const model_spec *m, const gpu_spec *g, const rated_device *cal,
                        const step_shape *shape, const ep_layout *ep, double peak)
 {
     op_cost ops[DECODER_MAX_OPS];
@@ -136,132 +137,192 @@ static void report_step(report *r, const gpu_spec *g, const step_shape *shape, c
                step_user_tokens_per_second(c, shape));
 }
 
-int cmd_decode(int argc, char **argv)
-{
-    replica_flags f = replica_flags_default();
-    ep_flags epf = ep_flags_default();
-    int batch = 1, no_comm = 0, microbatches = 0, roofline = 0;
-    const char *calibrate = NULL;
-    cli_opt opts[REPLICA_NOPTS + 5 + EP_NOPTS];
-    replica_flag_opts(&f, opts);
-    ep_flag_opts(&epf, opts + REPLICA_NOPTS + 5);
-    opts[REPLICA_NOPTS] =
-        (cli_opt){"--batch", OPT_POS_INT, &batch, "B", "sequences decoded together (default 1)", 0, 0};
-    opts[REPLICA_NOPTS + 1] = (cli_opt){"--no-comm", OPT_FLAG, &no_comm, NULL,
-                                        "leave the tensor-parallel collectives out (the pure roofline)", 0, 0};
-    opts[REPLICA_NOPTS + 2] = (cli_opt){"--microbatches", OPT_POS_INT, &microbatches, "M",
-                                        "with --pp: microbatches the batch is split into (default min(batch, pp))",
-                                        0, 0};
-    opts[REPLICA_NOPTS + 3] = (cli_opt){"--calibrate", OPT_STRING, &calibrate, "NAME",
-                                        "the calibrated answer's rates (default: the GPU's published set)", 0, 0};
-    opts[REPLICA_NOPTS + 4] = (cli_opt){"--roofline", OPT_FLAG, &roofline, NULL,
-                                        "the roofline alone, no calibrated answer", 0, 0};
-    cli_common common;
-    int rc = cli_parse(&DOC, argc, argv, opts, CLI_NOPTS(opts), &common);
-    if (rc != CLI_GO)
-        return rc == CLI_HELP_SHOWN ? 0 : rc;
+typedef struct {
+    replica_flags replica;
+    ep_flags ep;
+    int batch, no_comm, microbatches;
+} decode_flags;
 
-    cli_specs specs;
-    if ((rc = cli_specs_load(DOC.name, &common, &specs)) != 0)
-        return rc;
-    replica_setup s;
-    double peak = 0;
-    f.ep = epf.ep;
-    ep_layout epl;
-    if ((rc = replica_setup_resolve(DOC.name, &specs, &f, &s)) != 0 ||
-        (rc = ep_flags_layout(DOC.name, &epf, s.full, s.tp, s.prec, &epl)) != 0 ||
-        (rc = cli_gpu_peak(DOC.name, s.gpu, s.prec.compute, &peak)) != 0 || (rc = check_batch_fits(&s, batch)) != 0) {
-        cli_specs_free(&specs);
-        return rc;
-    }
-    cli_rates cal;
-    if ((rc = cli_rates_resolve(DOC.name, s.gpu, calibrate, roofline, &cal)) != 0) {
-        cli_specs_free(&specs);
-        return rc;
-    }
-    step_shape shape = decode_shape(batch, s.context, s.tp, s.prec);
-    shape.skip_comm = no_comm;
-    shape.routing_skew = epl.routing_skew;
-    step_cost cost, cost_cal;
-    char err[512];
-    if (epl.ep > 1 && no_comm) {
-        cli_specs_free(&specs);
+static int parse(int argc, char **argv, decode_flags *f, cli_common *common)
+{
+    f->replica = replica_flags_default(DEVICE_PRICING | DEVICE_MEMORY);
+    f->ep = ep_flags_default();
+    f->batch = 1;
+    f->no_comm = f->microbatches = 0;
+    cli_opt opts[REPLICA_NOPTS_MAX + 3 + DEVICE_NOPTS_MAX + EP_NOPTS];
+    int n = replica_flag_opts(&f->replica, opts);
+    const cli_opt mine[] = {
+        {"--batch", OPT_POS_INT, &f->batch, "B", "sequences decoded together (default 1)", 0, 0},
+        {"--no-comm", OPT_FLAG, &f->no_comm, NULL, "leave the tensor-parallel collectives out (the pure roofline)", 0,
+         0},
+        {"--microbatches", OPT_POS_INT, &f->microbatches, "M",
+         "with --pp: microbatches the batch is split into (default min(batch, pp))", 0, 0},
+    };
+    memcpy(opts + n, mine, sizeof mine);
+    n += CLI_NOPTS(mine);
+    n += device_flag_opts(&f->replica.device, DEVICE_CALIBRATE | DEVICE_ROOFLINE, opts + n);
+    ep_flag_opts(&f->ep, opts + n);
+    n += EP_NOPTS;
+    return cli_parse(&DOC, argc, argv, opts, n, common);
+}
+
+static int check(const decode_flags *f)
+{
+    if (f->ep.ep > 1 && f->no_comm)
         return cli_fail(DOC.name, EXIT_USAGE, "--no-comm with --ep: the all-to-alls are the point of expert "
                                               "parallelism; leave --no-comm out");
-    }
-    if (epl.ep > 1 ? ep_decoder_step_cost(s.model, s.gpu, &shape, &epl, &cost, err, sizeof err) != 0 ||
-                         (cal.have && ep_decoder_step_cost(s.model, &cal.gpu, &shape, &epl, &cost_cal, err,
-                                                           sizeof err) != 0)
-                   : decoder_step_cost(s.model, s.gpu, &shape, &cost, err, sizeof err) != 0 ||
-                         (cal.have && decoder_step_cost(s.model, &cal.gpu, &shape, &cost_cal, err, sizeof err) != 0)) {
-        cli_specs_free(&specs);
-        return cli_fail(DOC.name, EXIT_USAGE, "%s (or --no-comm)", err);
-    }
-
-    pipeline_cost pc;
-    if (s.pp > 1) {
-        int micro = microbatches ? microbatches : (batch < s.pp ? batch : s.pp);
-        if (pipeline_step_cost(s.full, s.gpu, &shape, s.pp, micro, &pc, err, sizeof err) != 0) {
-            cli_specs_free(&specs);
-            return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
-        }
-        microbatches = micro;
-    } else if (microbatches) {
-        cli_specs_free(&specs);
+    if (f->microbatches && f->replica.pp <= 1)
         return cli_fail(DOC.name, EXIT_USAGE, "--microbatches needs --pp above 1");
-    }
+    return 0;
+}
 
-    report *r = report_new(DOC.name);
-    replica_report_inputs(r, &s);
-    report_int(r, "batch", "batch (sequences)", batch);
-    report_text(r, "compute_dtype", "compute dtype", dtype_name(s.prec.compute));
-    replica_report_memory(r, &s);
-    report_step(r, s.gpu, &shape, &cost, peak);
-    report_section(r, "The same step at measured kernel rates (calibrated)");
-    cli_rates_report(r, &cal);
-    if (cal.have) {
-        report_num(r, "step_time_calibrated", "step time, calibrated", U_SECONDS, cost_cal.time);
-        report_num(r, "time_comm_calibrated", "communication, calibrated", U_SECONDS, cost_cal.time_comm);
-        report_num(r, "tokens_per_s_calibrated", "aggregate tokens/s, calibrated", U_TOKENS_PER_S,
-                   step_tokens_per_second(&cost_cal));
-        report_num(r, "tokens_per_s_per_user_calibrated", "tokens/s per user, calibrated", U_TOKENS_PER_S,
-                   step_user_tokens_per_second(&cost_cal, &shape));
-        report_num(r, "calibrated_over_roofline", "calibrated / roofline step time", U_REAL,
-                   cost_cal.time / cost.time);
-    }
-    if (s.pp > 1) {
-        report_section(r, "The pipeline (the step above is one stage's, for the whole batch at once)");
-        report_int(r, "microbatches", "microbatches", microbatches);
-        report_num(r, "stage_time", "one microbatch through the slowest stage", U_SECONDS, pc.stage_time);
-        report_num(r, "p2p_bytes", "activations handed to the next stage", U_BYTES, pc.p2p_bytes);
-        report_num(r, "p2p_time", "one hand-off", U_SECONDS, pc.p2p_time);
-        report_num(r, "cycle_time", "every sequence advanced once (steady state)", U_SECONDS, pc.cycle_time);
-        report_num(r, "flush_time", "one flush of all microbatches", U_SECONDS, pc.flush_time);
-        report_num(r, "bubble", "idle share of a flush", U_REAL, pc.bubble);
-        report_num(r, "pipeline_tokens_per_s", "aggregate tokens/s", U_TOKENS_PER_S, batch / pc.cycle_time);
-        report_num(r, "pipeline_tokens_per_s_per_user", "tokens/s per user", U_TOKENS_PER_S, 1 / pc.cycle_time);
-    }
-    if (epl.ep > 1) {
-        ep_report(r, s.model, s.gpu, &epl, s.tp, (double)batch / s.tp);
+/* What the step is priced on: the replica, its device and expert layout. */
+typedef struct {
+    cli_specs specs;
+    device_setup device;
+    replica_setup s;
+    ep_layout epl;
+    double peak;
+} decode_setup;
+
+static int resolve(const cli_common *common, decode_flags *f, decode_setup *u)
+{
+    int rc;
+    if ((rc = cli_specs_load(DOC.name, common, &u->specs)) != 0)
+        return rc;
+    f->replica.ep = f->ep.ep;
+    if ((rc = replica_setup_resolve(DOC.name, &u->specs, &f->replica, &u->device, &u->s)) != 0 ||
+        (rc = ep_flags_layout(DOC.name, &f->ep, u->s.full, u->s.tp, u->s.prec, &u->epl)) != 0 ||
+        (rc = cli_gpu_peak(DOC.name, u->s.gpu, u->s.prec.compute, &u->peak)) != 0)
+        return rc;
+    return check_batch_fits(&u->s, f->batch);
+}
+
+/* The step on g: one GPU of the tensor-parallel group, or of the EP group. */
+static int price_step(const decode_setup *u, const gpu_spec *g, const step_shape *shape, step_cost *c, char *err,
+                      size_t errlen)
+{
+    return u->epl.ep > 1 ? ep_decoder_step_cost(u->s.model, g, shape, &u->epl, c, err, errlen)
+                         : decoder_step_cost(u->s.model, g, shape, c, err, errlen);
+}
+
+/* The step both ways, and the pipeline's cycle with --pp. */
+typedef struct {
+    step_shape shape;
+    rated_device cal;
+    step_cost cost, cost_cal;
+    pipeline_cost pc;
+    int microbatches;
+} decode_answer;
+
+static int compute(const decode_flags *f, const decode_setup *u, decode_answer *a)
+{
+    const replica_setup *s = &u->s;
+    a->shape = decode_shape(f->batch, s->context, s->tp, s->prec);
+    a->shape.skip_comm = f->no_comm;
+    a->shape.routing_skew = u->epl.routing_skew;
+    a->cal = device_rated(&u->device);
+    char err[512];
+    if (price_step(u, s->gpu, &a->shape, &a->cost, err, sizeof err) != 0 ||
+        (a->cal.have && price_step(u, &a->cal.gpu, &a->shape, &a->cost_cal, err, sizeof err) != 0))
+        return cli_fail(DOC.name, EXIT_USAGE, "%s (or --no-comm)", err);
+    if (s->pp <= 1)
+        return 0;
+    a->microbatches = f->microbatches ? f->microbatches : (f->batch < s->pp ? f->batch : s->pp);
+    if (pipeline_step_cost(s->full, s->gpu, &a->shape, s->pp, a->microbatches, &a->pc, err, sizeof err) != 0)
+        return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
+    return 0;
+}
+
+static void report_calibrated(report *r, const device_setup *d, const decode_answer *a)
+{
+    if (!device_report_calibrated(r, d, "The same step at measured kernel rates (calibrated)"))
+        return;
+    report_num(r, "step_time_calibrated", "step time, calibrated", U_SECONDS, a->cost_cal.time);
+    report_num(r, "time_comm_calibrated", "communication, calibrated", U_SECONDS, a->cost_cal.time_comm);
+    report_num(r, "tokens_per_s_calibrated", "aggregate tokens/s, calibrated", U_TOKENS_PER_S,
+               step_tokens_per_second(&a->cost_cal));
+    report_num(r, "tokens_per_s_per_user_calibrated", "tokens/s per user, calibrated", U_TOKENS_PER_S,
+               step_user_tokens_per_second(&a->cost_cal, &a->shape));
+    report_num(r, "calibrated_over_roofline", "calibrated / roofline step time", U_REAL,
+               a->cost_cal.time / a->cost.time);
+}
+
+static void report_pipeline(report *r, const decode_answer *a, int batch)
+{
+    const pipeline_cost *pc = &a->pc;
+    report_section(r, "The pipeline (the step above is one stage's, for the whole batch at once)");
+    report_int(r, "microbatches", "microbatches", a->microbatches);
+    report_num(r, "stage_time", "one microbatch through the slowest stage", U_SECONDS, pc->stage_time);
+    report_num(r, "p2p_bytes", "activations handed to the next stage", U_BYTES, pc->p2p_bytes);
+    report_num(r, "p2p_time", "one hand-off", U_SECONDS, pc->p2p_time);
+    report_num(r, "cycle_time", "every sequence advanced once (steady state)", U_SECONDS, pc->cycle_time);
+    report_num(r, "flush_time", "one flush of all microbatches", U_SECONDS, pc->flush_time);
+    report_num(r, "bubble", "idle share of a flush", U_REAL, pc->bubble);
+    report_num(r, "pipeline_tokens_per_s", "aggregate tokens/s", U_TOKENS_PER_S, batch / pc->cycle_time);
+    report_num(r, "pipeline_tokens_per_s_per_user", "tokens/s per user", U_TOKENS_PER_S, 1 / pc->cycle_time);
+}
+
+/* The expert-parallel group, or a skewed router's experts without one. */
+static void report_experts(report *r, const decode_setup *u, const decode_answer *a, int batch)
+{
+    const replica_setup *s = &u->s;
+    const ep_layout *epl = &u->epl;
+    if (epl->ep > 1) {
+        ep_report(r, s->model, s->gpu, epl, s->tp, (double)batch / s->tp);
         report_num(r, "group_tokens_per_s", "tokens/s, the whole group", U_TOKENS_PER_S,
-                   step_tokens_per_second(&cost) * epl.ep / s.tp);
-        if (cal.have)
+                   step_tokens_per_second(&a->cost) * epl->ep / s->tp);
+        if (a->cal.have)
             report_num(r, "group_tokens_per_s_calibrated", "tokens/s, the whole group, calibrated", U_TOKENS_PER_S,
-                       step_tokens_per_second(&cost_cal) * epl.ep / s.tp);
-    } else if (epl.routing_skew > 0) {
+                       step_tokens_per_second(&a->cost_cal) * epl->ep / s->tp);
+    } else if (epl->routing_skew > 0) {
         report_section(r, "The router");
-        report_num(r, "routing_skew", "Zipf exponent of the router", U_REAL, epl.routing_skew);
+        report_num(r, "routing_skew", "Zipf exponent of the router", U_REAL, epl->routing_skew);
         report_num(r, "experts_touched", "experts the batch touches per MoE layer", U_REAL,
-                   moe_step_experts_touched(s.model, &shape, batch));
-        report_num(r, "experts_touched_uniform", "under uniform routing", U_REAL, moe_experts_touched(s.model, batch));
+                   moe_step_experts_touched(s->model, &a->shape, batch));
+        report_num(r, "experts_touched_uniform", "under uniform routing", U_REAL, moe_experts_touched(s->model, batch));
     }
-    report_ops(r, s.model, s.gpu, &cal, &shape, &epl, peak);
+}
+
+static void report_answer(report *r, const decode_flags *f, const decode_setup *u, const decode_answer *a)
+{
+    const replica_setup *s = &u->s;
+    replica_report_inputs(r, s);
+    report_int(r, "batch", "batch (sequences)", f->batch);
+    report_text(r, "compute_dtype", "compute dtype", dtype_name(s->prec.compute));
+    device_report_measured(r, &u->device);
+    replica_report_memory(r, s);
+    report_step(r, s->gpu, &a->shape, &a->cost, u->peak);
+    report_calibrated(r, &u->device, a);
+    if (s->pp > 1)
+        report_pipeline(r, a, f->batch);
+    report_experts(r, u, a, f->batch);
+    report_ops(r, s->model, s->gpu, &a->cal, &a->shape, &u->epl, u->peak);
     /* The arithmetic holds at any context; the model does not. */
-    if (s.model->max_position > 0 && s.context > s.model->max_position)
+    if (s->model->max_position > 0 && s->context > s->model->max_position)
         report_note(r, "warning: context %d exceeds %s's maximum position, %d tokens (max_position_embeddings): "
-                       "the model was not trained for it", s.context, s.model->key, s.model->max_position);
+                       "the model was not trained for it", s->context, s->model->key, s->model->max_position);
+}
+
+int cmd_decode(int argc, char **argv)
+{
+    decode_flags f;
+    cli_common common;
+    int rc = parse(argc, argv, &f, &common);
+    if (rc != CLI_GO)
+        return rc == CLI_HELP_SHOWN ? 0 : rc;
+    if ((rc = check(&f)) != 0)
+        return rc;
+    decode_setup u = {0};
+    decode_answer a;
+    report *r = NULL;
+    if ((rc = resolve(&common, &f, &u)) != 0 || (rc = compute(&f, &u, &a)) != 0)
+        goto done;
+    r = report_new(DOC.name);
+    report_answer(r, &f, &u, &a);
     rc = report_print(r, common.format, stdout);
+done:
     report_free(r);
-    cli_specs_free(&specs);
+    cli_specs_free(&u.specs);
     return rc;
 }

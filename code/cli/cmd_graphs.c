@@ -3,7 +3,6 @@
  * graph replay, the step's wall time both ways, the padding a capture list
  * costs, the memory the graphs take from the KV budget, and the batch where
  * the saving falls below a threshold. */
-#include "cli_rates.h"
 #include "cli_replica.h"
 #include "commands.h"
 #include "graphs.h"
@@ -19,7 +18,7 @@ static const cli_doc DOC = {
     "                     [--fusion F]\n"
     "                     [--capture-sizes vllm|1,2,4,8,...] [--capture-max N] [--graph-mib MIB]\n"
     "                     [--threshold F] [--dtype D ...] [--usable F] [--hbm BYTES] [--no-comm]\n"
-    "                     [--calibrate published:SYSTEM/BACKEND | --roofline] [--format table|tsv|json]",
+    "                     [--calibrate DIR|NAME | --roofline] [--format table|tsv|json]",
     "Kernels per step: one per op of the step's op list (napkin decode), per-layer ops\n"
     "once per layer, the tensor-parallel collectives one each; flash attention is one\n"
     "kernel; --fusion folds residual adds into norms (norm-residual), SiLU(gate)*up into\n"
@@ -40,7 +39,9 @@ static const cli_doc DOC = {
     "Beside the roofline, the GPU time is priced again at the achieved rates fitted to\n"
     "published kernel measurements (napkin calibrate), each kernel's fixed cost on the\n"
     "GPU included, and the host's launches set against it: by default the GPU's\n"
-    "published set (h100, h200), or --calibrate NAME; --roofline gives the bound alone.",
+    "published set (h100, h200), or --calibrate NAME; --calibrate DIR times both\n"
+    "answers on a measured set's ceilings (a CPU set is a device of its own: no\n"
+    "--gpu); --roofline gives the bound alone.",
 };
 
 typedef struct {
@@ -148,11 +149,9 @@ static void report_result(report *r, const graph_step *g, const capture_list *c,
 }
 
 /* The same step with the GPU time at measured kernel rates: the host's cost is unchanged. */
-static void report_calibrated(report *r, const cli_rates *cal, const graph_step *g, int threshold_batch)
+static void report_calibrated(report *r, const device_setup *d, const graph_step *g, int threshold_batch)
 {
-    report_section(r, "The same step at measured kernel rates (calibrated)");
-    cli_rates_report(r, cal);
-    if (!cal->have)
+    if (!device_report_calibrated(r, d, "The same step at measured kernel rates (calibrated)"))
         return;
     report_num(r, "gpu_time_calibrated", "GPU time, calibrated", U_SECONDS, g->gpu);
     report_num(r, "step_eager_calibrated", "step, eager, calibrated", U_SECONDS, g->step_eager);
@@ -163,102 +162,142 @@ static void report_calibrated(report *r, const cli_rates *cal, const graph_step 
                threshold_batch > 0 ? threshold_batch : NAN);
 }
 
+typedef struct {
+    replica_flags replica;
+    graph_flags graph;
+    const char *step_host_text;
+} graphs_flags;
+
+static int parse(int argc, char **argv, graphs_flags *a, cli_common *common)
+{
+    a->replica = replica_flags_default(DEVICE_PRICING | DEVICE_MEMORY);
+    a->graph = (graph_flags){1, 1, 512, 0, 4, 4, 1, GRAPH_BYTES_DEFAULT / (1024.0 * 1024.0), 0.05, NULL, NULL, 0};
+    a->step_host_text = NULL;
+    graph_flags *f = &a->graph;
+    cli_opt opts[REPLICA_NOPTS_MAX + 12 + DEVICE_NOPTS_MAX];
+    int n = replica_flag_opts(&a->replica, opts);
+    const cli_opt mine[] = {
+        {"--batch", OPT_POS_INT, &f->batch, "B", "sequences decoded together (default 1)", 0, 0},
+        {"--new-tokens", OPT_POS_INT, &f->new_tokens, "N",
+         "tokens per sequence per step: 1 to decode, 1 + k to verify k drafts (default 1)", 0, 0},
+        {"--launch-us", OPT_POS_REAL, &f->launch_us, "U", "host microseconds per eager kernel launch (default 4)", 0,
+         0},
+        {"--graph-launch-us", OPT_POS_REAL, &f->graph_launch_us, "U", "host microseconds per graph launch (default 4)",
+         0, 0},
+        {"--node-us", OPT_POS_REAL, &f->node_us, "U", "host microseconds per replayed node (default 1)", 0, 0},
+        {"--step-host-us", OPT_STRING, &a->step_host_text, "U",
+         "host microseconds per step that graphs do not remove: scheduling, sampling (default 0)", 0, 0},
+        {"--fusion", OPT_STRING, &f->fusion, "F", "none, norm-residual, gate-act or all (default none)", 0, 0},
+        {"--capture-sizes", OPT_STRING, &f->capture, "LIST", "vllm (default) or sizes like 1,2,4,8", 0, 0},
+        {"--capture-max", OPT_POS_INT, &f->capture_max, "N", "largest size of the vllm list (default 512)", 0, 0},
+        {"--graph-mib", OPT_POS_REAL, &f->graph_mib, "MIB",
+         "memory per captured graph in MiB (default 26, vLLM PR #22897 for an 8B model)", 0, 0},
+        {"--threshold", OPT_FRACTION, &f->threshold, "F", "saving below which graphs stop paying (default 0.05)", 0, 0},
+        {"--no-comm", OPT_FLAG, &f->no_comm, NULL, "leave the tensor-parallel collectives out (time and kernels)", 0,
+         0},
+    };
+    memcpy(opts + n, mine, sizeof mine);
+    n += CLI_NOPTS(mine);
+    n += device_flag_opts(&a->replica.device, DEVICE_CALIBRATE | DEVICE_ROOFLINE, opts + n);
+    return cli_parse(&DOC, argc, argv, opts, n, common);
+}
+
+/* The flags that need no table, turned into the launch costs and the capture list. */
+typedef struct {
+    int fusion;
+    capture_list capture;
+    launch_costs lc;
+    double graph_bytes;
+} graph_plan;
+
+static int check(graphs_flags *a, graph_plan *p)
+{
+    graph_flags *f = &a->graph;
+    int rc;
+    /* 0 is allowed (the default: no host work beyond the launches), which OPT_POS_REAL is not */
+    if (a->step_host_text &&
+        (rc = cli_real_in(DOC.name, "--step-host-us", a->step_host_text, 0, 1e9, &f->step_host_us)) != 0)
+        return rc;
+    p->fusion = FUSE_NONE;
+    if (f->fusion && fusion_parse(f->fusion, &p->fusion) != 0)
+        return cli_fail(DOC.name, EXIT_USAGE, "--fusion: unknown setting '%s' (choices: %s)", f->fusion,
+                        fusion_choices());
+    if (f->threshold >= 1)
+        return cli_fail(DOC.name, EXIT_USAGE, "--threshold: %g is not below 1 (a share saved, e.g. 0.05)", f->threshold);
+    char err[512];
+    if (!f->capture || strcmp(f->capture, "vllm") == 0)
+        capture_list_vllm(f->capture_max, &p->capture);
+    else if (capture_list_parse(f->capture, &p->capture, err, sizeof err) != 0)
+        return cli_fail(DOC.name, EXIT_USAGE, "--capture-sizes: %s", err);
+    p->lc = (launch_costs){f->launch_us * 1e-6, f->graph_launch_us * 1e-6, f->node_us * 1e-6, f->step_host_us * 1e-6};
+    p->graph_bytes = capture_memory_bytes(&p->capture, f->graph_mib * 1024 * 1024);
+    return 0;
+}
+
+/* The step on both devices, and the batch where the saving falls below the threshold on each. */
+typedef struct {
+    step_shape shape;
+    graph_step g, g_cal;
+    int threshold_batch, threshold_batch_cal;
+} graphs_answer;
+
+static int compute(const graph_flags *f, const graph_plan *p, const replica_setup *s, const device_setup *d,
+                   const fit_check *fit, graphs_answer *a)
+{
+    a->shape = decode_shape(f->batch, s->context, s->tp, s->prec);
+    a->shape.new_tokens = f->new_tokens;
+    a->shape.skip_comm = f->no_comm;
+    memset(&a->g_cal, 0, sizeof a->g_cal);
+    a->threshold_batch = a->threshold_batch_cal = 0;
+    rated_device cal = device_rated(d);
+    char err[512];
+    if (graph_step_cost(s->model, s->gpu, &a->shape, p->fusion, &p->lc, &p->capture, &a->g, err, sizeof err) != 0 ||
+        graph_threshold_batch(s->model, s->gpu, &a->shape, p->fusion, &p->lc, f->threshold, fit->max_batch,
+                              &a->threshold_batch, err, sizeof err) != 0 ||
+        (cal.have &&
+         (graph_step_cost(s->model, &cal.gpu, &a->shape, p->fusion, &p->lc, &p->capture, &a->g_cal, err,
+                          sizeof err) != 0 ||
+          graph_threshold_batch(s->model, &cal.gpu, &a->shape, p->fusion, &p->lc, f->threshold, fit->max_batch,
+                                &a->threshold_batch_cal, err, sizeof err) != 0)))
+        return cli_fail(DOC.name, EXIT_USAGE, "%s%s", err, f->no_comm ? "" : " (or --no-comm)");
+    return 0;
+}
+
 int cmd_graphs(int argc, char **argv)
 {
-    replica_flags rf = replica_flags_default();
-    graph_flags f = {1, 1, 512, 0, 4, 4, 1, GRAPH_BYTES_DEFAULT / (1024.0 * 1024.0), 0.05, NULL, NULL, 0};
-    int roofline = 0;
-    const char *calibrate = NULL, *step_host_text = NULL;
-    cli_opt opts[REPLICA_NOPTS + 14];
-    replica_flag_opts(&rf, opts);
-    const cli_opt mine[14] = {
-        {"--batch", OPT_POS_INT, &f.batch, "B", "sequences decoded together (default 1)", 0, 0},
-        {"--new-tokens", OPT_POS_INT, &f.new_tokens, "N",
-         "tokens per sequence per step: 1 to decode, 1 + k to verify k drafts (default 1)", 0, 0},
-        {"--launch-us", OPT_POS_REAL, &f.launch_us, "U", "host microseconds per eager kernel launch (default 4)", 0,
-         0},
-        {"--graph-launch-us", OPT_POS_REAL, &f.graph_launch_us, "U", "host microseconds per graph launch (default 4)",
-         0, 0},
-        {"--node-us", OPT_POS_REAL, &f.node_us, "U", "host microseconds per replayed node (default 1)", 0, 0},
-        {"--step-host-us", OPT_STRING, &step_host_text, "U",
-         "host microseconds per step that graphs do not remove: scheduling, sampling (default 0)", 0, 0},
-        {"--fusion", OPT_STRING, &f.fusion, "F", "none, norm-residual, gate-act or all (default none)", 0, 0},
-        {"--capture-sizes", OPT_STRING, &f.capture, "LIST", "vllm (default) or sizes like 1,2,4,8", 0, 0},
-        {"--capture-max", OPT_POS_INT, &f.capture_max, "N", "largest size of the vllm list (default 512)", 0, 0},
-        {"--graph-mib", OPT_POS_REAL, &f.graph_mib, "MIB",
-         "memory per captured graph in MiB (default 26, vLLM PR #22897 for an 8B model)", 0, 0},
-        {"--threshold", OPT_FRACTION, &f.threshold, "F", "saving below which graphs stop paying (default 0.05)", 0, 0},
-        {"--no-comm", OPT_FLAG, &f.no_comm, NULL, "leave the tensor-parallel collectives out (time and kernels)", 0,
-         0},
-        {"--calibrate", OPT_STRING, &calibrate, "NAME",
-         "the calibrated answer's rates (default: the GPU's published set)", 0, 0},
-        {"--roofline", OPT_FLAG, &roofline, NULL, "the roofline alone, no calibrated answer", 0, 0},
-    };
-    memcpy(opts + REPLICA_NOPTS, mine, sizeof mine);
+    graphs_flags flags;
+    graph_plan plan;
     cli_common common;
-    int rc = cli_parse(&DOC, argc, argv, opts, CLI_NOPTS(opts), &common);
+    int rc = parse(argc, argv, &flags, &common);
     if (rc != CLI_GO)
         return rc == CLI_HELP_SHOWN ? 0 : rc;
-
-    /* 0 is allowed (the default: no host work beyond the launches), which OPT_POS_REAL is not */
-    if (step_host_text && (rc = cli_real_in(DOC.name, "--step-host-us", step_host_text, 0, 1e9, &f.step_host_us)) != 0)
+    if ((rc = check(&flags, &plan)) != 0)
         return rc;
-    int fusion = FUSE_NONE;
-    if (f.fusion && fusion_parse(f.fusion, &fusion) != 0)
-        return cli_fail(DOC.name, EXIT_USAGE, "--fusion: unknown setting '%s' (choices: %s)", f.fusion,
-                        fusion_choices());
-    if (f.threshold >= 1)
-        return cli_fail(DOC.name, EXIT_USAGE, "--threshold: %g is not below 1 (a share saved, e.g. 0.05)", f.threshold);
-    capture_list capture;
-    char err[512];
-    if (!f.capture || strcmp(f.capture, "vllm") == 0)
-        capture_list_vllm(f.capture_max, &capture);
-    else if (capture_list_parse(f.capture, &capture, err, sizeof err) != 0)
-        return cli_fail(DOC.name, EXIT_USAGE, "--capture-sizes: %s", err);
-    launch_costs lc = {f.launch_us * 1e-6, f.graph_launch_us * 1e-6, f.node_us * 1e-6, f.step_host_us * 1e-6};
-    double graph_bytes = capture_memory_bytes(&capture, f.graph_mib * 1024 * 1024);
-
+    const graph_flags *f = &flags.graph;
     cli_specs specs;
-    if ((rc = cli_specs_load(DOC.name, &common, &specs)) != 0)
-        return rc;
+    device_setup d;
     replica_setup s;
     fit_check fit;
     double peak;
-    if ((rc = replica_setup_resolve(DOC.name, &specs, &rf, &s)) != 0 ||
+    graphs_answer a;
+    report *r = NULL;
+    if ((rc = cli_specs_load(DOC.name, &common, &specs)) != 0)
+        return rc;
+    if ((rc = replica_setup_resolve(DOC.name, &specs, &flags.replica, &d, &s)) != 0 ||
         (rc = cli_gpu_peak(DOC.name, s.gpu, s.prec.compute, &peak)) != 0 ||
-        (rc = check_fit(&s, &f, graph_bytes, &fit)) != 0) {
-        cli_specs_free(&specs);
-        return rc;
-    }
-    cli_rates cal;
-    if ((rc = cli_rates_resolve(DOC.name, s.gpu, calibrate, roofline, &cal)) != 0) {
-        cli_specs_free(&specs);
-        return rc;
-    }
-    step_shape shape = decode_shape(f.batch, s.context, s.tp, s.prec);
-    shape.new_tokens = f.new_tokens;
-    shape.skip_comm = f.no_comm;
-    graph_step g, g_cal;
-    memset(&g_cal, 0, sizeof g_cal);
-    int threshold_batch = 0, threshold_batch_cal = 0;
-    if (graph_step_cost(s.model, s.gpu, &shape, fusion, &lc, &capture, &g, err, sizeof err) != 0 ||
-        graph_threshold_batch(s.model, s.gpu, &shape, fusion, &lc, f.threshold, fit.max_batch, &threshold_batch, err,
-                              sizeof err) != 0 ||
-        (cal.have && (graph_step_cost(s.model, &cal.gpu, &shape, fusion, &lc, &capture, &g_cal, err, sizeof err) != 0 ||
-                      graph_threshold_batch(s.model, &cal.gpu, &shape, fusion, &lc, f.threshold, fit.max_batch,
-                                            &threshold_batch_cal, err, sizeof err) != 0))) {
-        cli_specs_free(&specs);
-        return cli_fail(DOC.name, EXIT_USAGE, "%s%s", err, f.no_comm ? "" : " (or --no-comm)");
-    }
+        (rc = check_fit(&s, f, plan.graph_bytes, &fit)) != 0 || (rc = compute(f, &plan, &s, &d, &fit, &a)) != 0)
+        goto done;
 
-    report *r = report_new(DOC.name);
+    r = report_new(DOC.name);
     replica_report_inputs(r, &s);
-    report_int(r, "batch", "batch (sequences)", f.batch);
-    report_int(r, "new_tokens", "tokens per sequence per step", f.new_tokens);
-    report_result(r, &g, &capture, &f, graph_bytes, &fit, threshold_batch, fit.max_batch);
-    report_calibrated(r, &cal, &g_cal, threshold_batch_cal);
-    if ((rc = report_sweep(r, &s, &shape, fusion, &lc, &capture, fit.max_batch)) == 0)
+    device_report_measured(r, &d);
+    report_int(r, "batch", "batch (sequences)", f->batch);
+    report_int(r, "new_tokens", "tokens per sequence per step", f->new_tokens);
+    report_result(r, &a.g, &plan.capture, f, plan.graph_bytes, &fit, a.threshold_batch, fit.max_batch);
+    report_calibrated(r, &d, &a.g_cal, a.threshold_batch_cal);
+    if ((rc = report_sweep(r, &s, &a.shape, plan.fusion, &plan.lc, &plan.capture, fit.max_batch)) == 0)
         rc = report_print(r, common.format, stdout);
+done:
     report_free(r);
     cli_specs_free(&specs);
     return rc;

@@ -18,29 +18,30 @@ static const cli_doc DOC = {
 
 int cmd_memory(int argc, char **argv)
 {
-    replica_flags f = replica_flags_default();
-    cli_opt opts[REPLICA_NOPTS];
-    replica_flag_opts(&f, opts);
+    replica_flags f = replica_flags_default(DEVICE_GPU | DEVICE_MEMORY);
+    cli_opt opts[REPLICA_NOPTS_MAX];
+    int nopts = replica_flag_opts(&f, opts) - 1; /* all but --compute: nothing is computed */
     cli_common common;
-    int rc = cli_parse(&DOC, argc, argv, opts, REPLICA_NOPTS - 1 /* no --compute */, &common);
+    int rc = cli_parse(&DOC, argc, argv, opts, nopts, &common);
     if (rc != CLI_GO)
         return rc == CLI_HELP_SHOWN ? 0 : rc;
 
     cli_specs specs;
+    device_setup d;
+    replica_setup s;
+    report *r = NULL;
     if ((rc = cli_specs_load(DOC.name, &common, &specs)) != 0)
         return rc;
-    replica_setup s;
-    if ((rc = replica_setup_resolve(DOC.name, &specs, &f, &s)) != 0) {
-        cli_specs_free(&specs);
-        return rc;
-    }
-    report *r = report_new(DOC.name);
+    if ((rc = replica_setup_resolve(DOC.name, &specs, &f, &d, &s)) != 0)
+        goto done;
+    r = report_new(DOC.name);
     replica_report_inputs(r, &s);
     replica_report_memory(r, &s);
     if (max_batch_for_memory(&s.mem, s.context) == 0)
         report_note(r, "warning: not one sequence of %d tokens fits the KV budget; shorten --context or raise --tp.",
                     s.context);
     rc = report_print(r, common.format, stdout);
+done:
     report_free(r);
     cli_specs_free(&specs);
     return rc;

@@ -1,5 +1,5 @@
 /* napkin roofline: a GPU's two ceilings and where they meet. */
-#include "cli_lookup.h"
+#include "cli_device.h"
 #include "commands.h"
 #include "roofline.h"
 
@@ -16,39 +16,40 @@ static const cli_doc DOC = {
 
 int cmd_roofline(int argc, char **argv)
 {
-    const char *gpu_key = NULL, *dtype_str = "bf16";
+    device_flags df = device_flags_default(DEVICE_GPU, NULL);
+    const char *dtype_str = "bf16";
     double intensity = 0;
-    cli_opt opts[] = {
-        {"--gpu", OPT_STRING, &gpu_key, "G", "GPU key (napkin specs --gpus)", 1, 0},
-        {"--dtype", OPT_STRING, &dtype_str, "D", "compute dtype: bf16 (default), fp16, fp8, int8, fp32", 0, 0},
-        {"--intensity", OPT_POS_REAL, &intensity, "X", "FLOP per byte of a kernel: attainable FLOP/s and its bound",
-         0, 0},
-    };
+    cli_opt opts[DEVICE_NOPTS_MAX + 2];
+    int n = device_flag_opts(&df, DEVICE_GPU, opts);
+    opts[n++] = (cli_opt){"--dtype", OPT_STRING, &dtype_str, "D",
+                          "compute dtype: bf16 (default), fp16, fp8, int8, fp32", 0, 0};
+    const cli_opt *intensity_opt = &opts[n]; /* its seen mark: whether an intensity was asked about */
+    opts[n++] = (cli_opt){"--intensity", OPT_POS_REAL, &intensity, "X",
+                          "FLOP per byte of a kernel: attainable FLOP/s and its bound", 0, 0};
     cli_common common;
-    int rc = cli_parse(&DOC, argc, argv, opts, CLI_NOPTS(opts), &common);
+    int rc = cli_parse(&DOC, argc, argv, opts, n, &common);
     if (rc != CLI_GO)
         return rc == CLI_HELP_SHOWN ? 0 : rc;
 
     cli_specs specs;
-    if ((rc = cli_specs_load(DOC.name, &common, &specs)) != 0)
-        return rc;
     const gpu_spec *g;
     dtype d;
     double peak;
-    if ((rc = cli_find_gpu(DOC.name, &specs, "--gpu", gpu_key, &g)) != 0 ||
-        (rc = cli_dtype(DOC.name, "--dtype", dtype_str, &d)) != 0 || (rc = cli_gpu_peak(DOC.name, g, d, &peak)) != 0) {
-        cli_specs_free(&specs);
+    report *r = NULL;
+    if ((rc = cli_specs_load(DOC.name, &common, &specs)) != 0)
         return rc;
-    }
+    if ((rc = device_gpu_row(DOC.name, &specs, &df, &g)) != 0 ||
+        (rc = cli_dtype_peak(DOC.name, g, "--dtype", dtype_str, &d, &peak)) != 0)
+        goto done;
 
-    report *r = report_new(DOC.name);
+    r = report_new(DOC.name);
     report_section(r, g->name);
     report_text(r, "gpu", "GPU", g->key);
     report_text(r, "dtype", "dtype", dtype_name(d));
     report_num(r, "peak_flops", "dense peak", U_FLOPS, peak);
     report_num(r, "mem_bw", "HBM bandwidth", U_BANDWIDTH, g->mem_bw);
     report_num(r, "ridge", "ridge (peak / bandwidth)", U_INTENSITY, ridge_intensity(peak, g->mem_bw));
-    if (opts[2].seen) {
+    if (intensity_opt->seen) {
         bound_kind b;
         /* Which ceiling binds a kernel of this intensity: the roofline time of
          * `intensity` FLOP against one byte says. */
@@ -60,6 +61,7 @@ int cmd_roofline(int argc, char **argv)
     }
     report_note(r, "source: %s", g->source);
     rc = report_print(r, common.format, stdout);
+done:
     report_free(r);
     cli_specs_free(&specs);
     return rc;

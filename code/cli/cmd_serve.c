@@ -2,22 +2,23 @@
  * flight (or at a request rate): TTFT, TPOT, latency, throughput, cost per
  * million tokens, and --search for the cheapest tensor-parallel degree that
  * meets latency targets. */
-#include "cli_device.h"
 #include "cli_ep.h"
+#include "cli_model_on_device.h"
 #include "commands.h"
 #include "request.h"
 #include "serve_disagg.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 static const cli_doc DOC = {
     "serve",
     "one request end to end: TTFT, TPOT, throughput and cost per million tokens at a concurrency or rate",
     "--model M --gpu G [--tp N] [--pp N] [--prompt T] [--output T] [--concurrency C | --rate R]\n"
     "                     [--chunked-prefill T] [--all-logits] [--price P] [--dtype D] [--usable F] [--hbm BYTES]\n"
-    "                     [--efficiency F | --bw-efficiency F --flops-efficiency F | --calibrate DIR]\n"
-    "                     [--search [--ttft S] [--tpot S] [--gpus N]] [--format table|tsv|json]\n"
+    "                     [--efficiency F | --bw-efficiency F --flops-efficiency F | --calibrate DIR|NAME]\n"
+    "                     [--roofline] [--search [--ttft S] [--tpot S] [--gpus N]] [--format table|tsv|json]\n"
     "                     [--prefix T [--prefix-hit F]] [--routing-skew S]\n"
     "                     [--ep N [--gpus-per-node N] [--net-gb-s B] [--imbalance F]]\n"
     "                     [--disaggregate (--prefill-gpus N --decode-gpus N | --search) [--kv-link-gb-s B]]",
@@ -183,270 +184,303 @@ static int search(report *r, const char *key, const char *title, const request_s
     return n;
 }
 
-int cmd_serve(int argc, char **argv)
+typedef struct {
+    device_flags device;
+    ep_flags ep;
+    disagg_flags dg;
+    const char *model_key, *dtype_s;
+    int tp, pp, prompt, output, concurrency, chunk, all_logits, do_search, gpus, disaggregate, prefix;
+    double rate, price, ttft, tpot, prefix_hit;
+} serve_flags;
+
+static int parse(int argc, char **argv, serve_flags *f, cli_common *common)
 {
-    device_flags df = device_flags_default();
-    const char *model_key = NULL, *dtype_s = "bf16";
-    int tp = 1, pp = 1, prompt = 2048, output = 256, concurrency = 0, chunk = 0, all_logits = 0, do_search = 0,
-        gpus = 8;
-    double rate = 0, price = 0, ttft = 0, tpot = 0, usable = NAN, hbm = 0, prefix_hit = 0;
-    int disaggregate = 0, prefix = 0;
-    disagg_flags dg = {0, 0, 0, 0};
-    ep_flags epf = ep_flags_default();
-    cli_opt more[] = {
-        {"--model", OPT_STRING, &model_key, "M", "model key (napkin specs --models)", 1, 0},
-        {"--tp", OPT_POS_INT, &tp, "N", "tensor-parallel degree (default 1)", 0, 0},
-        {"--pp", OPT_POS_INT, &pp, "N", "pipeline stages, each of --tp GPUs (default 1)", 0, 0},
-        {"--prompt", OPT_POS_INT, &prompt, "T", "prompt tokens per request (default 2048)", 0, 0},
-        {"--output", OPT_POS_INT, &output, "T", "output tokens per request (default 256)", 0, 0},
-        {"--concurrency", OPT_POS_INT, &concurrency, "C", "requests in flight (default 1)", 0, 0},
-        {"--rate", OPT_POS_REAL, &rate, "R", "requests per second to serve (instead of --concurrency)", 0, 0},
-        {"--chunked-prefill", OPT_POS_INT, &chunk, "T", "at most T prompt tokens a step, mixed into decodes", 0, 0},
-        {"--all-logits", OPT_FLAG, &all_logits, NULL, "logits at every prompt position", 0, 0},
-        {"--price", OPT_POS_REAL, &price, "P", "price of one GPU-hour (for the costs)", 0, 0},
-        {"--dtype", OPT_STRING, &dtype_s, "D", "weights, KV, activations and compute (default bf16)", 0, 0},
-        {"--usable", OPT_FRACTION, &usable, "F", "share of GPU memory the server may use (default 0.9)", 0, 0},
-        {"--hbm", OPT_POS_REAL, &hbm, "BYTES", "memory of one GPU in bytes (default: what the driver reports)", 0, 0},
-        {"--search", OPT_FLAG, &do_search, NULL, "try every tp x pp layout and EP group up to --gpus", 0, 0},
-        {"--ttft", OPT_POS_REAL, &ttft, "S", "with --search: the most time to first token allowed", 0, 0},
-        {"--tpot", OPT_POS_REAL, &tpot, "S", "with --search: the most time per output token allowed", 0, 0},
-        {"--gpus", OPT_POS_INT, &gpus, "N", "with --search: GPUs to fill with replicas (default 8)", 0, 0},
-        {"--prefix", OPT_POS_INT, &prefix, "T", "tokens of every prompt shared and cached (a system prompt)", 0, 0},
-        {"--prefix-hit", OPT_FRACTION, &prefix_hit, "F", "with --prefix: share of requests that find it (default 1)",
+    *f = (serve_flags){.device = device_flags_default(DEVICE_PRICING | DEVICE_EFFICIENCY | DEVICE_MEMORY, NULL),
+                       .ep = ep_flags_default(), .dtype_s = "bf16", .tp = 1, .pp = 1, .prompt = 2048, .output = 256,
+                       .gpus = 8};
+    const cli_opt request[] = {
+        {"--model", OPT_STRING, &f->model_key, "M", "model key (napkin specs --models)", 1, 0},
+        {"--tp", OPT_POS_INT, &f->tp, "N", "tensor-parallel degree (default 1)", 0, 0},
+        {"--pp", OPT_POS_INT, &f->pp, "N", "pipeline stages, each of --tp GPUs (default 1)", 0, 0},
+        {"--prompt", OPT_POS_INT, &f->prompt, "T", "prompt tokens per request (default 2048)", 0, 0},
+        {"--output", OPT_POS_INT, &f->output, "T", "output tokens per request (default 256)", 0, 0},
+        {"--concurrency", OPT_POS_INT, &f->concurrency, "C", "requests in flight (default 1)", 0, 0},
+        {"--rate", OPT_POS_REAL, &f->rate, "R", "requests per second to serve (instead of --concurrency)", 0, 0},
+        {"--chunked-prefill", OPT_POS_INT, &f->chunk, "T", "at most T prompt tokens a step, mixed into decodes", 0,
+         0},
+        {"--all-logits", OPT_FLAG, &f->all_logits, NULL, "logits at every prompt position", 0, 0},
+        {"--price", OPT_POS_REAL, &f->price, "P", "price of one GPU-hour (for the costs)", 0, 0},
+        {"--dtype", OPT_STRING, &f->dtype_s, "D", "weights, KV, activations and compute (default bf16)", 0, 0},
+    };
+    const cli_opt layouts[] = {
+        {"--search", OPT_FLAG, &f->do_search, NULL, "try every tp x pp layout and EP group up to --gpus", 0, 0},
+        {"--ttft", OPT_POS_REAL, &f->ttft, "S", "with --search: the most time to first token allowed", 0, 0},
+        {"--tpot", OPT_POS_REAL, &f->tpot, "S", "with --search: the most time per output token allowed", 0, 0},
+        {"--gpus", OPT_POS_INT, &f->gpus, "N", "with --search: GPUs to fill with replicas (default 8)", 0, 0},
+        {"--prefix", OPT_POS_INT, &f->prefix, "T", "tokens of every prompt shared and cached (a system prompt)", 0, 0},
+        {"--prefix-hit", OPT_FRACTION, &f->prefix_hit, "F", "with --prefix: share of requests that find it (default 1)",
          0, 0},
-        {"--disaggregate", OPT_FLAG, &disaggregate, NULL, "prefill and decode on separate GPU pools", 0, 0},
-        {"--prefill-gpus", OPT_POS_INT, &dg.prefill_gpus, "N", "with --disaggregate: GPUs that prefill", 0, 0},
-        {"--decode-gpus", OPT_POS_INT, &dg.decode_gpus, "N", "with --disaggregate: GPUs that decode", 0, 0},
-        {"--kv-link-gb-s", OPT_POS_REAL, &dg.kv_link_gb_s, "B",
+        {"--disaggregate", OPT_FLAG, &f->disaggregate, NULL, "prefill and decode on separate GPU pools", 0, 0},
+        {"--prefill-gpus", OPT_POS_INT, &f->dg.prefill_gpus, "N", "with --disaggregate: GPUs that prefill", 0, 0},
+        {"--decode-gpus", OPT_POS_INT, &f->dg.decode_gpus, "N", "with --disaggregate: GPUs that decode", 0, 0},
+        {"--kv-link-gb-s", OPT_POS_REAL, &f->dg.kv_link_gb_s, "B",
          "with --disaggregate: GB/s per GPU the KV crosses (default the GPU row's link)", 0, 0},
     };
-    enum { NMORE = (int)(sizeof more / sizeof more[0]) };
-    cli_opt opts[DEVICE_NOPTS + NMORE + EP_NOPTS];
-    device_flag_opts(&df, opts);
-    for (int i = 0; i < NMORE; i++)
-        opts[DEVICE_NOPTS + i] = more[i];
-    ep_flag_opts(&epf, opts + DEVICE_NOPTS + NMORE);
-    cli_common common;
-    int rc = cli_parse(&DOC, argc, argv, opts, CLI_NOPTS(opts), &common);
-    if (rc != CLI_GO)
-        return rc == CLI_HELP_SHOWN ? 0 : rc;
-    if (concurrency && rate > 0)
+    cli_opt opts[2 * DEVICE_NOPTS_MAX + 21 + EP_NOPTS];
+    int n = device_flag_opts(&f->device, DEVICE_PRICING | DEVICE_EFFICIENCY, opts);
+    memcpy(opts + n, request, sizeof request);
+    n += CLI_NOPTS(request);
+    n += device_flag_opts(&f->device, DEVICE_MEMORY, opts + n);
+    memcpy(opts + n, layouts, sizeof layouts);
+    n += CLI_NOPTS(layouts);
+    ep_flag_opts(&f->ep, opts + n);
+    n += EP_NOPTS;
+    return cli_parse(&DOC, argc, argv, opts, n, common);
+}
+
+/* The flags that go together, and those that do not. */
+static int check(serve_flags *f)
+{
+    if (f->concurrency && f->rate > 0)
         return cli_fail(DOC.name, EXIT_USAGE, "give --concurrency or --rate, not both");
-    if (!do_search && (ttft > 0 || tpot > 0))
+    if (!f->do_search && (f->ttft > 0 || f->tpot > 0))
         return cli_fail(DOC.name, EXIT_USAGE, "--ttft and --tpot are targets for --search");
-    if (!disaggregate && (dg.prefill_gpus || dg.decode_gpus || dg.kv_link_gb_s > 0))
+    if (!f->disaggregate && (f->dg.prefill_gpus || f->dg.decode_gpus || f->dg.kv_link_gb_s > 0))
         return cli_fail(DOC.name, EXIT_USAGE, "--prefill-gpus, --decode-gpus and --kv-link-gb-s go with --disaggregate");
-    if (prefix_hit > 0 && !prefix)
+    if (f->prefix_hit > 0 && !f->prefix)
         return cli_fail(DOC.name, EXIT_USAGE, "--prefix-hit goes with --prefix");
-    if (prefix && (disaggregate || pp > 1 || chunk))
+    if (f->prefix && (f->disaggregate || f->pp > 1 || f->chunk))
         return cli_fail(DOC.name, EXIT_USAGE, "--prefix is not modelled with --disaggregate, --pp or "
                                               "--chunked-prefill: a hit's shorter prefill is priced on one pool, "
                                               "whole, in one stage");
-    if (epf.ep && (disaggregate || do_search))
-        return cli_fail(DOC.name, EXIT_USAGE, "--ep with %s: %s", disaggregate ? "--disaggregate" : "--search",
-                        disaggregate ? "expert-parallel pools are not modelled; give one or the other"
-                                     : "the search tries every EP degree itself; leave --ep out");
-    if (prefix && prefix >= prompt)
-        return cli_fail(DOC.name, EXIT_USAGE, "--prefix %d must be shorter than the --prompt (%d tokens)", prefix,
-                        prompt);
-    if (disaggregate && rate > 0 && do_search)
+    if (f->ep.ep && (f->disaggregate || f->do_search))
+        return cli_fail(DOC.name, EXIT_USAGE, "--ep with %s: %s", f->disaggregate ? "--disaggregate" : "--search",
+                        f->disaggregate ? "expert-parallel pools are not modelled; give one or the other"
+                                        : "the search tries every EP degree itself; leave --ep out");
+    if (f->prefix && f->prefix >= f->prompt)
+        return cli_fail(DOC.name, EXIT_USAGE, "--prefix %d must be shorter than the --prompt (%d tokens)", f->prefix,
+                        f->prompt);
+    if (f->disaggregate && f->rate > 0 && f->do_search)
         return cli_fail(DOC.name, EXIT_USAGE, "--rate with --disaggregate --search: the search finds the split that "
                                               "serves the most; give the split (--prefill-gpus, --decode-gpus) to "
                                               "serve a --rate");
-    if (disaggregate && chunk)
+    if (f->disaggregate && f->chunk)
         return cli_fail(DOC.name, EXIT_USAGE, "--disaggregate with --chunked-prefill has no meaning: chunking mixes "
                                               "prompt chunks into the decode steps of one pool, and a disaggregated "
                                               "decode pool runs no prompts");
-    if (disaggregate && pp > 1)
+    if (f->disaggregate && f->pp > 1)
         return cli_fail(DOC.name, EXIT_USAGE, "--disaggregate with --pp is not modelled: give one or the other");
-    if (prefix && !(prefix_hit > 0))
-        prefix_hit = 1;
-    if (cli_hbm_check(DOC.name, hbm) != 0)
-        return EXIT_USAGE;
-    precision prec;
-    if ((rc = cli_precision(DOC.name, dtype_s, NULL, NULL, NULL, NULL, &prec)) != 0)
-        return rc;
-    cli_specs specs;
-    if ((rc = cli_specs_load(DOC.name, &common, &specs)) != 0)
-        return rc;
-    const model_spec *m;
-    device_setup d;
-    if ((rc = device_model_resolve(DOC.name, &specs, model_key, &df, prec.compute, &m, &d)) != 0) {
-        cli_specs_free(&specs);
-        return rc;
-    }
-    char err[512];
-    step_shape probe = decode_shape(1, 0, tp, prec);
-    if (step_shape_check(m, &probe, err, sizeof err) != 0) {
-        cli_specs_free(&specs);
-        return cli_fail(DOC.name, EXIT_USAGE, "--tp %d: %s", tp, err);
-    }
-    if (m->layers % pp != 0) {
-        rc = cli_fail(DOC.name, EXIT_USAGE, "--pp %d does not divide the %d layers of %s", pp, m->layers, m->key);
-        cli_specs_free(&specs); /* m points into the tables: free them after the message */
-        return rc;
-    }
-    if (pp > 1 && chunk > 0 && chunk < prompt) {
-        cli_specs_free(&specs);
-        return cli_fail(DOC.name, EXIT_USAGE, "--chunked-prefill with --pp is not modelled: give one or the other");
-    }
-    ep_layout epl;
-    if (!do_search && epf.ep && pp > 1) {
-        cli_specs_free(&specs);
-        return cli_fail(DOC.name, EXIT_USAGE, "--ep with --pp is not modelled: give one or the other");
-    }
-    if ((rc = ep_flags_layout(DOC.name, &epf, m, do_search ? 1 : tp, prec, &epl)) != 0) {
-        cli_specs_free(&specs);
-        return rc;
-    }
-    if (do_search && !(epl.imbalance >= 1)) /* the search's EP candidates: the flags' links, uniform load */
-        epl = (ep_layout){0, epf.gpus_per_node, epf.net_gb_s * 1e9, 1, dtype_bytes(prec.act) < 2 ? 1.0 : 2.0, 2.0,
-                          epf.routing_skew};
-    request_options opt = {epl, prefix, prefix_hit};
-    request_setup s = {m, &d.timed, prec, tp, prompt, output, concurrency ? concurrency : 1, chunk, all_logits,
-                       cli_policy(usable, -1, -1, hbm), price, pp};
-    report *r = report_new(DOC.name);
-    report_section(r, "Workload");
-    report_text(r, "model", "model", m->key);
-    report_int(r, "prompt", "prompt tokens", prompt);
-    report_int(r, "output", "output tokens", output);
-    if (!do_search) {
-        report_int(r, "tp", "tensor-parallel degree", tp);
-        report_int(r, "pp", "pipeline stages", pp);
-    }
-    if (chunk)
-        report_int(r, "chunked_prefill", "prompt tokens a step (chunked prefill)", chunk);
-    device_report(r, &d);
+    if (f->prefix && !(f->prefix_hit > 0))
+        f->prefix_hit = 1;
+    return 0;
+}
 
-    if (disaggregate) {
-        if ((rc = serve_disaggregated(r, &s, &dg, do_search, gpus, ttft, tpot, rate)) == 0)
-            rc = report_print(r, common.format, stdout);
-        report_free(r);
-        cli_specs_free(&specs);
+/* The request on the resolved model and device: its layout, expert group and options. */
+typedef struct {
+    request_setup s;
+    request_options opt;
+} serve_plan;
+
+static int plan(const serve_flags *f, const model_on_device *u, serve_plan *p)
+{
+    const model_spec *m = u->model;
+    char err[512];
+    int rc;
+    step_shape probe = decode_shape(1, 0, f->tp, u->prec);
+    if (step_shape_check(m, &probe, err, sizeof err) != 0)
+        return cli_fail(DOC.name, EXIT_USAGE, "--tp %d: %s", f->tp, err);
+    if (m->layers % f->pp != 0)
+        return cli_fail(DOC.name, EXIT_USAGE, "--pp %d does not divide the %d layers of %s", f->pp, m->layers, m->key);
+    if (f->pp > 1 && f->chunk > 0 && f->chunk < f->prompt)
+        return cli_fail(DOC.name, EXIT_USAGE, "--chunked-prefill with --pp is not modelled: give one or the other");
+    if (!f->do_search && f->ep.ep && f->pp > 1)
+        return cli_fail(DOC.name, EXIT_USAGE, "--ep with --pp is not modelled: give one or the other");
+    ep_layout epl;
+    if ((rc = ep_flags_layout(DOC.name, &f->ep, m, f->do_search ? 1 : f->tp, u->prec, &epl)) != 0)
         return rc;
+    if (f->do_search && !(epl.imbalance >= 1)) /* the search's EP candidates: the flags' links, uniform load */
+        epl = (ep_layout){0, f->ep.gpus_per_node, f->ep.net_gb_s * 1e9, 1, dtype_bytes(u->prec.act) < 2 ? 1.0 : 2.0,
+                          2.0, f->ep.routing_skew};
+    p->opt = (request_options){epl, f->prefix, f->prefix_hit};
+    p->s = (request_setup){m, &u->device.timed, u->prec, f->tp, f->prompt, f->output,
+                           f->concurrency ? f->concurrency : 1, f->chunk, f->all_logits,
+                           device_policy(&f->device, -1, -1), f->price, f->pp};
+    return 0;
+}
+
+static void report_workload(report *r, const serve_flags *f, const model_on_device *u)
+{
+    report_section(r, "Workload");
+    report_text(r, "model", "model", u->model->key);
+    report_int(r, "prompt", "prompt tokens", f->prompt);
+    report_int(r, "output", "output tokens", f->output);
+    if (!f->do_search) {
+        report_int(r, "tp", "tensor-parallel degree", f->tp);
+        report_int(r, "pp", "pipeline stages", f->pp);
     }
-    if (do_search) {
-        if (prefix) {
-            report_int(r, "prefix", "shared prefix tokens (cached)", prefix);
-            report_num(r, "prefix_hit", "share of requests that find it", U_REAL, prefix_hit);
-        }
-        int n = search(r, "search", "Layouts (tp x pp, or EP groups of ep GPUs) that fit and meet the targets, "
-                                    "cheapest first", &s, &opt, gpus, ttft, tpot, err, sizeof err);
-        if (n >= 0 && d.rates.have) { /* the same search at measured kernel rates */
-            request_setup c = s;
-            c.gpu = &d.rates.gpu;
-            int nc = search(r, "search_calibrated", "The same search, calibrated: layouts that meet the targets at "
-                                                   "measured kernel rates, cheapest first",
-                            &c, &opt, gpus, ttft, tpot, err, sizeof err);
-            if (nc < 0)
-                n = nc;
-            else if (nc == 0)
-                report_note(r, "calibrated, no layout up to %d GPUs meets the targets", gpus);
-        }
-        if (n < 0) {
-            report_free(r);
-            cli_specs_free(&specs);
-            return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
-        }
-        if (n == 0) {
-            report_free(r);
-            cli_specs_free(&specs);
-            return cli_fail(DOC.name, EXIT_NO_FIT,
-                            "no tensor-parallel degree up to %d GPUs fits and meets the targets (TTFT %g s, TPOT %g s)",
-                            gpus, ttft, tpot);
-        }
-        rc = report_print(r, common.format, stdout);
-        report_free(r);
-        cli_specs_free(&specs);
-        return rc;
+    if (f->chunk)
+        report_int(r, "chunked_prefill", "prompt tokens a step (chunked prefill)", f->chunk);
+    device_report(r, &u->device);
+}
+
+static void report_prefix(report *r, const serve_flags *f)
+{
+    if (!f->prefix)
+        return;
+    report_int(r, "prefix", "shared prefix tokens (cached)", f->prefix);
+    report_num(r, "prefix_hit", "share of requests that find it", U_REAL, f->prefix_hit);
+}
+
+/* --search: the layouts that meet the targets, at the roofline and calibrated. */
+static int serve_search(report *r, const serve_flags *f, const serve_plan *p, const device_setup *d)
+{
+    char err[512];
+    report_prefix(r, f);
+    int n = search(r, "search", "Layouts (tp x pp, or EP groups of ep GPUs) that fit and meet the targets, "
+                                "cheapest first", &p->s, &p->opt, f->gpus, f->ttft, f->tpot, err, sizeof err);
+    rated_device cal = device_rated(d);
+    if (n >= 0 && cal.have) { /* the same search at measured kernel rates */
+        request_setup c = p->s;
+        c.gpu = &cal.gpu;
+        int nc = search(r, "search_calibrated", "The same search, calibrated: layouts that meet the targets at "
+                                               "measured kernel rates, cheapest first",
+                        &c, &p->opt, f->gpus, f->ttft, f->tpot, err, sizeof err);
+        if (nc < 0)
+            n = nc;
+        else if (nc == 0)
+            report_note(r, "calibrated, no layout up to %d GPUs meets the targets", f->gpus);
     }
-    if (rate > 0) {
-        /* with --ep, the group's rate: each of its ep / tp attention replicas serves an equal share */
-        const double share = epl.ep > 1 ? rate * tp / epl.ep : rate;
-        int c = request_concurrency_for_rate_with(&s, &opt, share, err, sizeof err);
-        if (c <= 0) {
-            report_free(r);
-            if (c < 0) {
-                cli_specs_free(&specs);
-                return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
-            }
-            /* the fullest replica's rate, for the message (the setup points into the tables: free them after) */
-            request_estimate full;
-            request_setup t = s;
-            t.concurrency = 1;
-            request_estimate_with(&t, &opt, &full, err, sizeof err);
-            t.concurrency = full.fit.max_batch > 0 ? full.fit.max_batch : 1;
-            request_estimate_with(&t, &opt, &full, err, sizeof err);
-            rc = cli_fail(DOC.name, EXIT_NO_FIT,
-                          "--rate %g requests/s is more than one %s serves: at the largest concurrency "
-                          "that fits (%d) it serves %.3g requests/s (add replicas, or a larger --tp)",
-                          rate, epl.ep > 1 ? "expert-parallel group" : "replica", full.fit.max_batch,
-                          full.fit.max_batch > 0 ? full.requests_per_s * rate / share : 0.0);
-            cli_specs_free(&specs);
-            return rc;
-        }
-        s.concurrency = c;
-        report_num(r, "rate", "request rate asked for", U_REAL, rate);
-    }
-    request_estimate e;
-    if (request_estimate_with(&s, &opt, &e, err, sizeof err) != 0) {
-        report_free(r);
-        cli_specs_free(&specs);
+    if (n < 0)
         return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
+    if (n == 0)
+        return cli_fail(DOC.name, EXIT_NO_FIT,
+                        "no tensor-parallel degree up to %d GPUs fits and meets the targets (TTFT %g s, TPOT %g s)",
+                        f->gpus, f->ttft, f->tpot);
+    return 0;
+}
+
+/* --rate R: the smallest concurrency that serves it, into p->s.concurrency.
+ * With --ep, R is the group's: each of its ep / tp attention replicas serves an equal share. */
+static int concurrency_for_rate(const serve_flags *f, serve_plan *p)
+{
+    const int ep = p->opt.ep.ep;
+    const double share = ep > 1 ? f->rate * f->tp / ep : f->rate;
+    char err[512];
+    int c = request_concurrency_for_rate_with(&p->s, &p->opt, share, err, sizeof err);
+    if (c < 0)
+        return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
+    if (c > 0) {
+        p->s.concurrency = c;
+        return 0;
     }
+    /* the fullest replica's rate, for the message */
+    request_estimate full;
+    request_setup t = p->s;
+    t.concurrency = 1;
+    request_estimate_with(&t, &p->opt, &full, err, sizeof err);
+    t.concurrency = full.fit.max_batch > 0 ? full.fit.max_batch : 1;
+    request_estimate_with(&t, &p->opt, &full, err, sizeof err);
+    return cli_fail(DOC.name, EXIT_NO_FIT,
+                    "--rate %g requests/s is more than one %s serves: at the largest concurrency "
+                    "that fits (%d) it serves %.3g requests/s (add replicas, or a larger --tp)",
+                    f->rate, ep > 1 ? "expert-parallel group" : "replica", full.fit.max_batch,
+                    full.fit.max_batch > 0 ? full.requests_per_s * f->rate / share : 0.0);
+}
+
+/* The request again at measured kernel rates, and on the datasheet beside a GPU set. */
+static void report_other_devices(report *r, const serve_flags *f, const device_setup *d, const serve_plan *p)
+{
+    char err[512];
+    rated_device cal = device_rated(d);
+    request_estimate ec, es;
+    request_setup t = p->s;
+    t.gpu = &cal.gpu;
+    if (cal.have && request_estimate_with(&t, &p->opt, &ec, err, sizeof err) == 0) {
+        report_section(r, "The same at measured kernel rates (calibrated)");
+        report_num(r, "prefill_time_calibrated", "prefill of one prompt", U_SECONDS, ec.prefill_time);
+        report_num(r, "decode_step_calibrated", "mean decode step", U_SECONDS, ec.decode_step);
+        report_num(r, "ttft_calibrated", "time to first token (the prefill alone)", U_SECONDS, ec.ttft);
+        report_num(r, "ttft_closed_calibrated", "time to first token in the busy closed loop", U_SECONDS,
+                   ec.ttft_closed);
+        report_num(r, "tpot_calibrated", "time per output token", U_SECONDS, ec.tpot);
+        report_num(r, "e2e_calibrated", "end-to-end latency", U_SECONDS, ec.e2e);
+        report_num(r, "tokens_per_s_calibrated", "output tokens/s", U_TOKENS_PER_S, ec.tokens_per_s);
+        report_num(r, "requests_per_s_calibrated", "requests/s", U_REAL, ec.requests_per_s);
+        if (f->price > 0)
+            report_num(r, "cost_per_m_output_calibrated", "cost per million output tokens", U_REAL,
+                       ec.cost_per_m_output);
+    }
+    t.gpu = &d->sheet;
+    if (d->calibrated && d->has_sheet && request_estimate_with(&t, &p->opt, &es, err, sizeof err) == 0) {
+        report_section(r, "The same on the datasheet's ceilings");
+        report_num(r, "datasheet_ttft", "time to first token", U_SECONDS, es.ttft);
+        report_num(r, "datasheet_tpot", "time per output token", U_SECONDS, es.tpot);
+        report_num(r, "datasheet_tokens_per_s", "output tokens/s", U_TOKENS_PER_S, es.tokens_per_s);
+    }
+}
+
+/* One replica (or expert-parallel group) at --concurrency or --rate. */
+static int serve_one(report *r, const serve_flags *f, const model_on_device *u, serve_plan *p)
+{
+    int rc;
+    if (f->rate > 0) {
+        if ((rc = concurrency_for_rate(f, p)) != 0)
+            return rc;
+        report_num(r, "rate", "request rate asked for", U_REAL, f->rate);
+    }
+    const request_setup *s = &p->s;
+    const ep_layout *epl = &p->opt.ep;
+    request_estimate e;
+    char err[512];
+    if (request_estimate_with(s, &p->opt, &e, err, sizeof err) != 0)
+        return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
     if (!e.fit.fits) {
         char why[320];
-        fit_check_describe(&e.fit, s.concurrency, prompt + output, why, sizeof why);
-        report_free(r);
-        cli_specs_free(&specs);
+        fit_check_describe(&e.fit, s->concurrency, f->prompt + f->output, why, sizeof why);
         return cli_fail(DOC.name, EXIT_NO_FIT, "--concurrency %d does not fit: %s (prompt + output tokens each)",
-                        s.concurrency, why);
+                        s->concurrency, why);
     }
-    report_int(r, "concurrency", "requests in flight", s.concurrency);
-    if (prefix) {
-        report_int(r, "prefix", "shared prefix tokens (cached)", prefix);
-        report_num(r, "prefix_hit", "share of requests that find it", U_REAL, prefix_hit);
-    }
-    report_estimate(r, &e, price);
-    if (epl.ep > 1) { /* the numbers above are one attention replica's */
-        ep_report(r, m, &d.timed, &epl, tp, (double)s.concurrency / tp);
+    report_int(r, "concurrency", "requests in flight", s->concurrency);
+    report_prefix(r, f);
+    report_estimate(r, &e, f->price);
+    if (epl->ep > 1) { /* the numbers above are one attention replica's */
+        ep_report(r, u->model, &u->device.timed, epl, f->tp, (double)s->concurrency / f->tp);
         report_num(r, "group_tokens_per_s", "output tokens/s, the whole group", U_TOKENS_PER_S,
-                   e.tokens_per_s * epl.ep / tp);
-        report_num(r, "group_requests_per_s", "requests/s, the whole group", U_REAL, e.requests_per_s * epl.ep / tp);
+                   e.tokens_per_s * epl->ep / f->tp);
+        report_num(r, "group_requests_per_s", "requests/s, the whole group", U_REAL,
+                   e.requests_per_s * epl->ep / f->tp);
     }
-    if (d.rates.have) {
-        request_setup t = s;
-        t.gpu = &d.rates.gpu;
-        request_estimate ec;
-        if (request_estimate_with(&t, &opt, &ec, err, sizeof err) == 0) {
-            report_section(r, "The same at measured kernel rates (calibrated)");
-            report_num(r, "prefill_time_calibrated", "prefill of one prompt", U_SECONDS, ec.prefill_time);
-            report_num(r, "decode_step_calibrated", "mean decode step", U_SECONDS, ec.decode_step);
-            report_num(r, "ttft_calibrated", "time to first token (the prefill alone)", U_SECONDS, ec.ttft);
-            report_num(r, "ttft_closed_calibrated", "time to first token in the busy closed loop", U_SECONDS,
-                       ec.ttft_closed);
-            report_num(r, "tpot_calibrated", "time per output token", U_SECONDS, ec.tpot);
-            report_num(r, "e2e_calibrated", "end-to-end latency", U_SECONDS, ec.e2e);
-            report_num(r, "tokens_per_s_calibrated", "output tokens/s", U_TOKENS_PER_S, ec.tokens_per_s);
-            report_num(r, "requests_per_s_calibrated", "requests/s", U_REAL, ec.requests_per_s);
-            if (price > 0)
-                report_num(r, "cost_per_m_output_calibrated", "cost per million output tokens", U_REAL,
-                           ec.cost_per_m_output);
-        }
-    }
-    if (d.calibrated && d.has_sheet) {
-        request_setup t = s;
-        t.gpu = &d.sheet;
-        request_estimate es;
-        if (request_estimate_with(&t, &opt, &es, err, sizeof err) == 0) {
-            report_section(r, "The same on the datasheet's ceilings");
-            report_num(r, "datasheet_ttft", "time to first token", U_SECONDS, es.ttft);
-            report_num(r, "datasheet_tpot", "time per output token", U_SECONDS, es.tpot);
-            report_num(r, "datasheet_tokens_per_s", "output tokens/s", U_TOKENS_PER_S, es.tokens_per_s);
-        }
-    }
-    rc = report_print(r, common.format, stdout);
+    report_other_devices(r, f, &u->device, p);
+    return 0;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+    serve_flags f;
+    cli_common common;
+    int rc = parse(argc, argv, &f, &common);
+    if (rc != CLI_GO)
+        return rc == CLI_HELP_SHOWN ? 0 : rc;
+    if ((rc = check(&f)) != 0)
+        return rc;
+    model_on_device u;
+    serve_plan p;
+    report *r = NULL;
+    if ((rc = model_on_device_resolve(DOC.name, &common, f.dtype_s, f.model_key, &f.device, &u)) != 0 ||
+        (rc = plan(&f, &u, &p)) != 0)
+        goto done;
+    r = report_new(DOC.name);
+    report_workload(r, &f, &u);
+    if (f.disaggregate)
+        rc = serve_disaggregated(r, &p.s, &f.dg, f.do_search, f.gpus, f.ttft, f.tpot, f.rate);
+    else if (f.do_search)
+        rc = serve_search(r, &f, &p, &u.device);
+    else
+        rc = serve_one(r, &f, &u, &p);
+    if (rc == 0)
+        rc = report_print(r, common.format, stdout);
+done:
     report_free(r);
-    cli_specs_free(&specs);
+    model_on_device_free(&u);
     return rc;
 }

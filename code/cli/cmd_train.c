@@ -6,9 +6,8 @@
  *   first pipeline stage), by part and for every recompute setting, whether
  *   it fits, and the largest microbatch that does; --search lists the
  *   layouts of --gpus GPUs that fit. */
-#include "cli_args.h"
 #include "cli_count.h"
-#include "cli_lookup.h"
+#include "cli_device.h"
 #include "commands.h"
 #include "memory.h"
 #include "train.h"
@@ -58,7 +57,8 @@ static int seen(const cli_opt *opts, int n, const char *name)
 }
 
 typedef struct {
-    const char *model_key, *params_text, *tokens_text, *gpu_key, *dtype_text;
+    device_flags device; /* --gpu alone: the time comes from --mfu, not from pricing each op */
+    const char *model_key, *params_text, *tokens_text, *dtype_text;
     double days, mfu, goodput, price, interruptions, hours_lost;
     int gpus, node_size, seq;
     int micro_batch, tp, pp, dp, sp, zero, microbatches, search;
@@ -139,8 +139,7 @@ static int run_compute(const train_flags *f, const cli_opt *opts, int nopts, con
         params = train_matmul_params(m);
     dtype compute;
     double peak;
-    if ((rc = cli_dtype(CMD, "--dtype", f->dtype_text, &compute)) != 0 ||
-        (rc = cli_gpu_peak(CMD, g, compute, &peak)) != 0)
+    if ((rc = cli_dtype_peak(CMD, g, "--dtype", f->dtype_text, &compute, &peak)) != 0)
         return rc;
     train_layout base;
     if ((rc = layout_from_flags(f, &base)) != 0)
@@ -378,74 +377,97 @@ static int run_memory(const train_flags *f, const model_spec *m, const gpu_spec 
     return rc ? rc : prc;
 }
 
-int cmd_train(int argc, char **argv)
+/* The most flags train takes. */
+#define TRAIN_NOPTS_MAX (26 + DEVICE_NOPTS_MAX)
+
+static int parse(int argc, char **argv, train_flags *f, cli_opt *opts, int *nopts, cli_common *common)
 {
-    train_flags f = {.gpu_key = "h100", .dtype_text = "bf16", .mfu = 0.4, .goodput = 0.9, .node_size = 8,
-                     .seq = 8192, .micro_batch = 1, .tp = 1, .pp = 1, .dp = 1, .recompute_text = "none",
-                     .act_text = "modern", .schedule_text = "1f1b", .grad_dtype = "bf16",
-                     .master_dtype = "fp32"};
-    cli_opt opts[] = {
-        {"--model", OPT_STRING, &f.model_key, "M", "model from the table (parameters and shape)", 0, 0},
-        {"--params", OPT_STRING, &f.params_text, "N", "parameters that multiply, e.g. 7B (overrides the model's)", 0,
+    *f = (train_flags){.device = device_flags_default(DEVICE_GPU, "h100"), .dtype_text = "bf16", .mfu = 0.4,
+                       .goodput = 0.9, .node_size = 8, .seq = 8192, .micro_batch = 1, .tp = 1, .pp = 1, .dp = 1,
+                       .recompute_text = "none", .act_text = "modern", .schedule_text = "1f1b",
+                       .grad_dtype = "bf16", .master_dtype = "fp32"};
+    const cli_opt compute[] = {
+        {"--model", OPT_STRING, &f->model_key, "M", "model from the table (parameters and shape)", 0, 0},
+        {"--params", OPT_STRING, &f->params_text, "N", "parameters that multiply, e.g. 7B (overrides the model's)", 0,
          0},
-        {"--tokens", OPT_STRING, &f.tokens_text, "D", "training tokens, e.g. 1T or 300B: the compute question", 0, 0},
-        {"--days", OPT_POS_REAL, &f.days, "T", "deadline in days: the cluster that meets it", 0, 0},
-        {"--gpus", OPT_POS_INT, &f.gpus, "N", "a given cluster: days it takes; GPUs for --search", 0, 0},
-        {"--gpu", OPT_STRING, &f.gpu_key, "G", "GPU (default h100)", 0, 0},
-        {"--dtype", OPT_STRING, &f.dtype_text, "D", "compute dtype whose dense peak applies (default bf16)", 0, 0},
-        {"--mfu", OPT_FRACTION, &f.mfu, "F", "model FLOPs utilisation (default 0.4)", 0, 0},
-        {"--goodput", OPT_FRACTION, &f.goodput, "F", "fixed share of time that trains (default: Llama 3 failures)", 0,
-         0},
-        {"--interruptions", OPT_POS_REAL, &f.interruptions, "R",
-         "interruptions per GPU-day (default Llama 3's, 466 / (54 x 16384))", 0, 0},
-        {"--hours-lost", OPT_POS_REAL, &f.hours_lost, "H", "hours each interruption costs the job (default 0.278)", 0,
-         0},
-        {"--price", OPT_POS_REAL, &f.price, "P", "price per GPU-hour, for the cost", 0, 0},
-        {"--node-size", OPT_POS_INT, &f.node_size, "N", "GPUs per node (default 8)", 0, 0},
-        {"--seq", OPT_TOKENS, &f.seq, "S", "sequence length (default 8192)", 0, 0},
-        {"--micro-batch", OPT_POS_INT, &f.micro_batch, "B", "sequences per microbatch (default 1)", 0, 0},
-        {"--tp", OPT_POS_INT, &f.tp, "N", "tensor parallel degree (default 1)", 0, 0},
-        {"--pp", OPT_POS_INT, &f.pp, "N", "pipeline parallel degree (default 1)", 0, 0},
-        {"--dp", OPT_POS_INT, &f.dp, "N", "data parallel degree (default 1)", 0, 0},
-        {"--sp", OPT_FLAG, &f.sp, NULL, "sequence parallelism over the tp group", 0, 0},
-        {"--recompute", OPT_STRING, &f.recompute_text, "R", "none (default), selective or full", 0, 0},
-        {"--zero", OPT_NONNEG_INT, &f.zero, "Z", "ZeRO stage 0-3 over --dp (default 0)", 0, 0},
-        {"--activations", OPT_STRING, &f.act_text, "A", "modern (default) or korthikanti", 0, 0},
-        {"--schedule", OPT_STRING, &f.schedule_text, "S", "pipeline schedule: 1f1b (default) or gpipe", 0, 0},
-        {"--microbatches", OPT_POS_INT, &f.microbatches, "M", "microbatches per step (default --pp)", 0, 0},
-        {"--grad-dtype", OPT_STRING, &f.grad_dtype, "D",
-         "gradients kept and reduced in bf16 (default) or fp32 (Megatron-LM's default)", 0, 0},
-        {"--master-dtype", OPT_STRING, &f.master_dtype, "D", "master weights in fp32 (default) or bf16 (no copy)", 0,
-         0},
-        {"--search", OPT_FLAG, &f.search, NULL, "list the tp x pp x dp layouts of --gpus that fit", 0, 0},
+        {"--tokens", OPT_STRING, &f->tokens_text, "D", "training tokens, e.g. 1T or 300B: the compute question", 0, 0},
+        {"--days", OPT_POS_REAL, &f->days, "T", "deadline in days: the cluster that meets it", 0, 0},
+        {"--gpus", OPT_POS_INT, &f->gpus, "N", "a given cluster: days it takes; GPUs for --search", 0, 0},
     };
-    cli_common common;
-    int rc = cli_parse(&DOC, argc, argv, opts, CLI_NOPTS(opts), &common);
-    if (rc != CLI_GO)
-        return rc == CLI_HELP_SHOWN ? 0 : rc;
-    if (seen(opts, CLI_NOPTS(opts), "--goodput") &&
-        (seen(opts, CLI_NOPTS(opts), "--interruptions") || seen(opts, CLI_NOPTS(opts), "--hours-lost")))
+    const cli_opt rest[] = {
+        {"--dtype", OPT_STRING, &f->dtype_text, "D", "compute dtype whose dense peak applies (default bf16)", 0, 0},
+        {"--mfu", OPT_FRACTION, &f->mfu, "F", "model FLOPs utilisation (default 0.4)", 0, 0},
+        {"--goodput", OPT_FRACTION, &f->goodput, "F", "fixed share of time that trains (default: Llama 3 failures)", 0,
+         0},
+        {"--interruptions", OPT_POS_REAL, &f->interruptions, "R",
+         "interruptions per GPU-day (default Llama 3's, 466 / (54 x 16384))", 0, 0},
+        {"--hours-lost", OPT_POS_REAL, &f->hours_lost, "H", "hours each interruption costs the job (default 0.278)", 0,
+         0},
+        {"--price", OPT_POS_REAL, &f->price, "P", "price per GPU-hour, for the cost", 0, 0},
+        {"--node-size", OPT_POS_INT, &f->node_size, "N", "GPUs per node (default 8)", 0, 0},
+        {"--seq", OPT_TOKENS, &f->seq, "S", "sequence length (default 8192)", 0, 0},
+        {"--micro-batch", OPT_POS_INT, &f->micro_batch, "B", "sequences per microbatch (default 1)", 0, 0},
+        {"--tp", OPT_POS_INT, &f->tp, "N", "tensor parallel degree (default 1)", 0, 0},
+        {"--pp", OPT_POS_INT, &f->pp, "N", "pipeline parallel degree (default 1)", 0, 0},
+        {"--dp", OPT_POS_INT, &f->dp, "N", "data parallel degree (default 1)", 0, 0},
+        {"--sp", OPT_FLAG, &f->sp, NULL, "sequence parallelism over the tp group", 0, 0},
+        {"--recompute", OPT_STRING, &f->recompute_text, "R", "none (default), selective or full", 0, 0},
+        {"--zero", OPT_NONNEG_INT, &f->zero, "Z", "ZeRO stage 0-3 over --dp (default 0)", 0, 0},
+        {"--activations", OPT_STRING, &f->act_text, "A", "modern (default) or korthikanti", 0, 0},
+        {"--schedule", OPT_STRING, &f->schedule_text, "S", "pipeline schedule: 1f1b (default) or gpipe", 0, 0},
+        {"--microbatches", OPT_POS_INT, &f->microbatches, "M", "microbatches per step (default --pp)", 0, 0},
+        {"--grad-dtype", OPT_STRING, &f->grad_dtype, "D",
+         "gradients kept and reduced in bf16 (default) or fp32 (Megatron-LM's default)", 0, 0},
+        {"--master-dtype", OPT_STRING, &f->master_dtype, "D", "master weights in fp32 (default) or bf16 (no copy)", 0,
+         0},
+        {"--search", OPT_FLAG, &f->search, NULL, "list the tp x pp x dp layouts of --gpus that fit", 0, 0},
+    };
+    int n = CLI_NOPTS(compute);
+    memcpy(opts, compute, sizeof compute);
+    n += device_flag_opts(&f->device, DEVICE_GPU, opts + n);
+    memcpy(opts + n, rest, sizeof rest);
+    n += CLI_NOPTS(rest);
+    *nopts = n;
+    return cli_parse(&DOC, argc, argv, opts, n, common);
+}
+
+static int check(const train_flags *f, const cli_opt *opts, int nopts)
+{
+    if (seen(opts, nopts, "--goodput") && (seen(opts, nopts, "--interruptions") || seen(opts, nopts, "--hours-lost")))
         return cli_fail(CMD, EXIT_USAGE, "give either --goodput or --interruptions/--hours-lost, not both");
-    if (!f.tokens_text && !f.model_key)
+    if (!f->tokens_text && !f->model_key)
         return cli_fail(CMD, EXIT_USAGE, "give --tokens (the compute question) or --model (the memory question); "
                                          "see napkin train --help");
-    if (f.tokens_text && !f.model_key && !f.params_text)
+    if (f->tokens_text && !f->model_key && !f->params_text)
         return cli_fail(CMD, EXIT_USAGE, "--tokens needs --model or --params");
-    if (!f.tokens_text && f.params_text)
+    if (!f->tokens_text && f->params_text)
         return cli_fail(CMD, EXIT_USAGE, "--params is for the compute question (with --tokens); the memory question "
                                          "needs a --model's shape");
+    return 0;
+}
+
+int cmd_train(int argc, char **argv)
+{
+    train_flags f;
+    cli_opt opts[TRAIN_NOPTS_MAX];
+    int nopts;
+    cli_common common;
+    int rc = parse(argc, argv, &f, opts, &nopts, &common);
+    if (rc != CLI_GO)
+        return rc == CLI_HELP_SHOWN ? 0 : rc;
+    if ((rc = check(&f, opts, nopts)) != 0)
+        return rc;
 
     cli_specs specs;
-    if ((rc = cli_specs_load(CMD, &common, &specs)) != 0)
-        return rc;
     const gpu_spec *g;
     const model_spec *m = NULL;
-    if ((rc = cli_find_gpu(CMD, &specs, "--gpu", f.gpu_key, &g)) != 0 ||
-        (f.model_key && (rc = cli_find_model(CMD, &specs, "--model", f.model_key, &m)) != 0)) {
-        cli_specs_free(&specs);
+    if ((rc = cli_specs_load(CMD, &common, &specs)) != 0)
         return rc;
-    }
-    rc = f.tokens_text ? run_compute(&f, opts, CLI_NOPTS(opts), m, g, common.format) : run_memory(&f, m, g, common.format);
+    if ((rc = device_gpu_row(CMD, &specs, &f.device, &g)) != 0 ||
+        (f.model_key && (rc = cli_find_model(CMD, &specs, "--model", f.model_key, &m)) != 0))
+        goto done;
+    rc = f.tokens_text ? run_compute(&f, opts, nopts, m, g, common.format) : run_memory(&f, m, g, common.format);
+done:
     cli_specs_free(&specs);
     return rc;
 }

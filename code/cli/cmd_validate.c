@@ -28,37 +28,9 @@ static const cli_doc DOC = {
     "the other half, both ways round (target: median |error| <= 25 %).",
 };
 
-int cmd_validate(int argc, char **argv)
+/* Op level: rates fitted on one set, errors on another.  Returns how many comparisons meet both bounds. */
+static int report_ops(report *r, const op_validation *ops, int n)
 {
-    const char *dir = "code/specs/measured", *sets = "figures/measured";
-    cli_opt opts[] = {
-        {"--measured", OPT_STRING, &dir, "DIR", "the published sets (default code/specs/measured)", 0, 0},
-        {"--sets", OPT_STRING, &sets, "DIR", "measured sets of your own, one folder each (default figures/measured)",
-         0, 0},
-    };
-    cli_common common;
-    int rc = cli_parse(&DOC, argc, argv, opts, CLI_NOPTS(opts), &common);
-    if (rc != CLI_GO)
-        return rc == CLI_HELP_SHOWN ? 0 : rc;
-    cli_specs specs;
-    if ((rc = cli_specs_load(DOC.name, &common, &specs)) != 0)
-        return rc;
-    static op_validation ops[256];
-    static serving_validation runs[128];
-    char err[512], path[1100];
-    int n = validate_ops(dir, &specs.gpus, ops, 256, err, sizeof err);
-    if (n < 0) {
-        cli_specs_free(&specs);
-        return cli_fail(DOC.name, EXIT_USAGE, "--measured: %s", err);
-    }
-    snprintf(path, sizeof path, "%s/serving_runs.tsv", dir);
-    int ns = validate_serving(path, &specs.gpus, &specs.models, runs, 128, err, sizeof err);
-    if (ns < 0) {
-        cli_specs_free(&specs);
-        return cli_fail(DOC.name, EXIT_USAGE, "--measured: %s", err);
-    }
-    report *r = report_new(DOC.name);
-    report_text(r, "measured", "published sets", dir);
     report_table *t = report_table_add(r, "ops", "Op level: rates fitted on one set, errors on another");
     report_col(t, "fitted_on", "fitted on", U_TEXT, 0);
     report_col(t, "evaluated_on", "evaluated on", U_TEXT, 0);
@@ -84,13 +56,11 @@ int cmd_validate(int argc, char **argv)
         report_cell_num(t, s->median_err);
         report_cell_text(t, met ? "yes" : s->median_abs_err <= 0.10 ? "median only" : "no");
     }
-    static op_validation agree[64];
-    int na = validate_engine_agreement(dir, &specs.gpus, agree, 64, err, sizeof err);
-    if (na < 0) {
-        report_free(r);
-        cli_specs_free(&specs);
-        return cli_fail(DOC.name, EXIT_USAGE, "--measured: %s", err);
-    }
+    return ops_met;
+}
+
+static void report_engines(report *r, const op_validation *agree, int na)
+{
     report_table *ag = report_table_add(r, "engines",
                                         "The engines against each other: the same kernels, measured by two engines");
     report_col(ag, "engine_a", "engine A", U_TEXT, 0);
@@ -111,6 +81,10 @@ int cmd_validate(int argc, char **argv)
         report_cell_num(ag, agree[i].s.worst_abs_err);
         report_cell_num(ag, agree[i].s.median_err);
     }
+}
+
+static void report_serving(report *r, const serving_validation *runs, int ns)
+{
     report_table *sv = report_table_add(r, "serving", "End to end: measured serving runs against napkin serve");
     report_col(sv, "model", "model", U_TEXT, 0);
     report_col(sv, "system", "system", U_TEXT, 0);
@@ -141,6 +115,11 @@ int cmd_validate(int argc, char **argv)
         report_cell_num(sv, v->ttft_err_calibrated);
         report_cell_text(sv, v->priced == 0 ? "-" : v->tpot_abs_err_calibrated <= 0.10 ? "yes" : "no");
     }
+}
+
+/* The reader's own sets under `sets`, each fitted on half its GEMM shapes and judged on the rest. */
+static void report_sets(report *r, const char *sets)
+{
     report_table *own = report_table_add(r, "sets", "Measured sets: fitted on half the GEMM shapes, judged on the rest");
     report_col(own, "set", "set", U_TEXT, 0);
     report_col(own, "held_out", "fitted on / judged on", U_TEXT, 0);
@@ -153,7 +132,7 @@ int cmd_validate(int argc, char **argv)
     while (dp && (de = readdir(dp)) != NULL) {
         if (de->d_name[0] == '.')
             continue;
-        char set[1100];
+        char set[1100], err[512];
         snprintf(set, sizeof set, "%s/%s", sets, de->d_name);
         fit_summary a, b;
         if (validate_measured_set(set, NULL, &a, &b, err, sizeof err) != 0) {
@@ -172,10 +151,62 @@ int cmd_validate(int argc, char **argv)
     }
     if (dp)
         closedir(dp);
+}
+
+/* What the published sets under `dir` say against the model.  (Static: a
+ * command runs once per process, and the arrays are large for the stack.) */
+static op_validation op_rows[256], engine_rows[64];
+static serving_validation serving_rows[128];
+typedef struct {
+    int n, ns, na;
+} validations;
+
+static int compute(const char *dir, const cli_specs *specs, validations *v)
+{
+    char err[512], path[1100];
+    v->n = validate_ops(dir, &specs->gpus, op_rows, 256, err, sizeof err);
+    if (v->n < 0)
+        return cli_fail(DOC.name, EXIT_USAGE, "--measured: %s", err);
+    snprintf(path, sizeof path, "%s/serving_runs.tsv", dir);
+    v->ns = validate_serving(path, &specs->gpus, &specs->models, serving_rows, 128, err, sizeof err);
+    if (v->ns < 0)
+        return cli_fail(DOC.name, EXIT_USAGE, "--measured: %s", err);
+    v->na = validate_engine_agreement(dir, &specs->gpus, engine_rows, 64, err, sizeof err);
+    if (v->na < 0)
+        return cli_fail(DOC.name, EXIT_USAGE, "--measured: %s", err);
+    return 0;
+}
+
+int cmd_validate(int argc, char **argv)
+{
+    const char *dir = "code/specs/measured", *sets = "figures/measured";
+    cli_opt opts[] = {
+        {"--measured", OPT_STRING, &dir, "DIR", "the published sets (default code/specs/measured)", 0, 0},
+        {"--sets", OPT_STRING, &sets, "DIR", "measured sets of your own, one folder each (default figures/measured)",
+         0, 0},
+    };
+    cli_common common;
+    int rc = cli_parse(&DOC, argc, argv, opts, CLI_NOPTS(opts), &common);
+    if (rc != CLI_GO)
+        return rc == CLI_HELP_SHOWN ? 0 : rc;
+    cli_specs specs;
+    validations v = {0, 0, 0};
+    report *r = NULL;
+    if ((rc = cli_specs_load(DOC.name, &common, &specs)) != 0)
+        return rc;
+    if ((rc = compute(dir, &specs, &v)) != 0)
+        goto done;
+    r = report_new(DOC.name);
+    report_text(r, "measured", "published sets", dir);
+    int ops_met = report_ops(r, op_rows, v.n);
+    report_engines(r, engine_rows, v.na);
+    report_serving(r, serving_rows, v.ns);
+    report_sets(r, sets);
     report_int(r, "op_rows_meeting", "op comparisons meeting both bounds", ops_met);
-    report_int(r, "op_rows", "op comparisons", n);
+    report_int(r, "op_rows", "op comparisons", v.n);
     report_note(r, "errors are predicted / measured - 1: below 0 the model is fast");
     rc = report_print(r, common.format, stdout);
+done:
     report_free(r);
     cli_specs_free(&specs);
     return rc;

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 /* The calculator's version: bump with any change to what it prints. */
-#define NAPKIN_VERSION "0.12.0"
+#define NAPKIN_VERSION "0.13.0"
 
 /* Exit status when the answer could not be written (a full disk, a closed
  * pipe): not "no answer" (1), which would blame the question. */
