@@ -1,6 +1,6 @@
 #include "cli_device.h"
 
-#include "published.h"
+#include "measured_set.h"
 
 #include <math.h>
 #include <stddef.h>

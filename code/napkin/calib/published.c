@@ -1,4 +1,5 @@
 #include "published.h"
+#include "published_internal.h"
 
 #include "measured.h"
 #include "transformer.h"
@@ -8,9 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* dir/file loaded with the columns `names` found (their indexes in ci).
- * Returns 0, or -1 with "file: reason" (the table is left empty). */
-static int load_columns(const char *dir, const char *file, const char *const *names, int n, measured_table *t,
+int published_load_columns(const char *dir, const char *file, const char *const *names, int n, measured_table *t,
                         int *ci, char *err, size_t errlen)
 {
     char path[1024];
@@ -26,9 +25,7 @@ static int load_columns(const char *dir, const char *file, const char *const *na
     return 0;
 }
 
-/* The one class no table measures: norms, adds and activation products are
- * streaming kernels of their own, with the GEMMs' fixed cost and byte share. */
-static void elementwise_from_gemm(rate_model *m)
+void published_elementwise_from_gemm(rate_model *m)
 {
     const op_rate *g = &m->op[RC_GEMM_BF16];
     m->op[RC_ELEMENTWISE] = (op_rate){g->t0, 0, 1.0, g->byte_frac, g->blend, 0, 0};
@@ -128,7 +125,7 @@ int published_rate_points(const char *dir, rate_class c, const gpu_spec *g, rate
     int ncol = names == gemm_cols ? 5 : 7;
     measured_table t;
     int ci[7];
-    if (load_columns(dir, file, names, ncol, &t, ci, err, errlen) != 0)
+    if (published_load_columns(dir, file, names, ncol, &t, ci, err, errlen) != 0)
         return -1;
     rate_point *p = malloc((size_t)(t.nrows > 0 ? t.nrows : 1) * sizeof *p);
     if (!p) {
@@ -162,7 +159,7 @@ int published_link_points(const char *dir, const char *implementation, int tp, l
     static const char *const names[] = {"implementation", "tp", "bytes", "time_s"};
     measured_table t;
     int ci[4];
-    if (load_columns(dir, "allreduce.tsv", names, 4, &t, ci, err, errlen) != 0)
+    if (published_load_columns(dir, "allreduce.tsv", names, 4, &t, ci, err, errlen) != 0)
         return -1;
     link_point *p = malloc((size_t)(t.nrows > 0 ? t.nrows : 1) * sizeof *p);
     if (!p) {
@@ -246,7 +243,7 @@ int published_fit(const char *dir, const char *backend, const gpu_spec *g, int e
             sums[c] = s;
     }
     if (out->has_op[RC_GEMM_BF16])
-        elementwise_from_gemm(out);
+        published_elementwise_from_gemm(out);
     const char *impl = published_allreduce_implementation(backend);
     for (int s = 0; s < RATE_TP_SLOTS; s++) {
         if (link_sums)
@@ -269,69 +266,5 @@ int published_fit(const char *dir, const char *backend, const gpu_spec *g, int e
         if (link_sums)
             link_sums[s] = fs;
     }
-    return 0;
-}
-
-int measured_set_fit(const char *dir, const gpu_spec *device, int half, rate_model *out, fit_summary *sum,
-                     fit_summary *held, char *err, size_t errlen)
-{
-    memset(out, 0, sizeof *out);
-    snprintf(out->name, sizeof out->name, "%s", dir);
-    static const char *const names[] = {"m", "n", "k", "time_s"};
-    measured_table t;
-    int ci[4];
-    if (load_columns(dir, "gemm.tsv", names, 4, &t, ci, err, errlen) != 0)
-        return -1;
-    const char *dt_s = measured_meta(&t, "dtype");
-    dtype dt = dt_s && strncmp(dt_s, "fp32", 4) == 0 ? DT_FP32 : DT_BF16;
-    int shape = measured_col(&t, "shape");
-    rate_point *p = malloc((size_t)(t.nrows > 0 ? t.nrows : 1) * sizeof *p);
-    rate_point *q = malloc((size_t)(t.nrows > 0 ? t.nrows : 1) * sizeof *q);
-    if (!p || !q) {
-        free(p);
-        free(q);
-        measured_table_free(&t);
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    int n = 0, nq = 0, k = 0;
-    for (int r = 0; r < t.nrows; r++) {
-        if (shape >= 0 && strncmp(measured_cell(&t, r, shape), "gemv", 4) == 0)
-            continue;
-        double m = measured_num(&t, r, ci[0]), nn = measured_num(&t, r, ci[1]), kk = measured_num(&t, r, ci[2]);
-        double time = measured_num(&t, r, ci[3]);
-        if (!(m > 0 && nn > 0 && kk > 0 && time > 0)) {
-            snprintf(err, errlen, "%s/gemm.tsv: data row %d: m, n, k and time_s must be positive numbers", dir, r + 1);
-            free(p);
-            free(q);
-            measured_table_free(&t);
-            return -1;
-        }
-        op_cost op = gemm_op_cost(m, kk, nn, dt, dt, dt);
-        rate_point pt = {op.flop, op_bytes(&op), gpu_peak_flops(device, dt), device->mem_bw, time, 0, 0};
-        if (half == 0 || k % 2 == half - 1)
-            p[n++] = pt;
-        else
-            q[nq++] = pt;
-        k++;
-    }
-    measured_table_free(&t);
-    op_rate r = {.t0 = 1e-5, .flop_frac = 0.8, .byte_frac = 0.8, .blend = 2};
-    fit_summary s;
-    if (fit_op_rate(p, n, &r, &s, err, errlen) != 0) {
-        free(p);
-        free(q);
-        return -1;
-    }
-    if (sum)
-        *sum = s;
-    if (held)
-        op_rate_errors(&r, q, nq, held);
-    free(p);
-    free(q);
-    snprintf(out->gpu, sizeof out->gpu, "%s", device->key);
-    out->op[RC_GEMM_BF16] = r;
-    out->has_op[RC_GEMM_BF16] = 1;
-    elementwise_from_gemm(out);
     return 0;
 }

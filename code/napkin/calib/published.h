@@ -43,17 +43,6 @@ const char *published_allreduce_implementation(const char *backend);
 int published_fit(const char *dir, const char *backend, const gpu_spec *g, int every_other, rate_model *out,
                   fit_summary sums[RC_COUNT], fit_summary link_sums[RATE_TP_SLOTS], char *err, size_t errlen);
 
-/* A reader's own measured set (make measure: DIR/gemm.tsv, columns m n k
- * time_s, the dtype in its provenance) fitted for the GEMM class, timed
- * against the ceilings of `device` (the calibrated device the set
- * describes); elementwise follows from it as for published sets, the other
- * classes stay at the roofline.  Rows whose shape starts "gemv" (the
- * matrix-vector path, another kernel) are left out.  half as in
- * published_fit; sum (may be NULL) gets the residuals over the points
- * fitted, held (may be NULL) those over the other half.  Returns 0, or -1. */
-int measured_set_fit(const char *dir, const gpu_spec *device, int half, rate_model *out, fit_summary *sum,
-                     fit_summary *held, char *err, size_t errlen);
-
 /* Keep points i with i % 2 == half - 1 (half 1 or 2); half 0 keeps all. */
 int published_half(rate_point *pts, int n, int half);
 

@@ -2,6 +2,7 @@
 
 #include "calibrate.h"
 #include "measured.h"
+#include "measured_set.h"
 #include "published.h"
 #include "rate_table.h"
 #include "request.h"

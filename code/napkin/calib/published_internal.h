@@ -1,0 +1,20 @@
+/* What the published sets' reader shares with the reader's own sets
+ * (measured_set.c): calib/'s own, every other floor reads published.h or
+ * measured_set.h. */
+#ifndef NAPKIN_PUBLISHED_INTERNAL_H
+#define NAPKIN_PUBLISHED_INTERNAL_H
+
+#include "fit.h"
+#include "measured.h"
+
+#include <stddef.h>
+
+/* dir/file loaded with the columns `names` found (their indexes in ci).
+ * Returns 0, or -1 with "file: reason" (the table is left empty). */
+int published_load_columns(const char *dir, const char *file, const char *const *names, int n, measured_table *t,
+                           int *ci, char *err, size_t errlen);
+/* The one class no table measures: norms, adds and activation products are
+ * streaming kernels of their own, with the GEMMs' fixed cost and byte share. */
+void published_elementwise_from_gemm(rate_model *m);
+
+#endif
