@@ -14,7 +14,9 @@
  *                                       6 a division in a comment and 7 one in
  *                                       a string (fine); 8 a marked share
  *                                       (fine); 9 flop / (peak * 2); 10 a
- *                                       share under a marker not the one
+ *                                       share under a marker not the one;
+ *                                       11 flop / gpu_peak_flops(g, 0), a
+ *                                       rate a function returns
  *   code/napkin/price/pricing.c         3 bytes / bw inside price/ (fine)
  *   code/napkin/runtime/reaches_price.c 2 pricing.h (runtime/ is on core only)
  *   code/napkin/serving/exercises.c     2 practice.h (code/practice/)
@@ -75,6 +77,8 @@ Test(check_layers, every_breach_by_file_and_line)
         "code/napkin/model/leaks.c:9: divides by a bandwidth or a FLOP rate outside price/: ask price/ for the "
         "time\n"
         "code/napkin/model/leaks.c:10: divides by a bandwidth or a FLOP rate outside price/: ask price/ for the "
+        "time\n"
+        "code/napkin/model/leaks.c:11: divides by a bandwidth or a FLOP rate outside price/: ask price/ for the "
         "time\n";
     char out[OUT_MAX];
     cr_assert_eq(check("broken", 0, out, sizeof out), 1, "%s", out);

@@ -10,8 +10,8 @@
 #    _internal.h is its floor's own parts (price/pricing_internal.h): no
 #    other floor includes it, so the door stays the one way in.
 # 2. Only price/ turns bytes or FLOPs into seconds: outside it, no division
-#    by a bandwidth or a FLOP rate (a name ending in _bw, bandwidth, peak,
-#    peak_flops or flops), comments and strings aside.  Every other module
+#    by a bandwidth or a FLOP rate (a name, or a function called, ending in
+#    _bw, bandwidth, peak or flops), comments and strings aside.  Every other module
 #    asks price/ (price_op, or a roofline term of roofline.h) for a time.
 #    The one exception is a quotient that is not a time at all but a share,
 #    a rate over a rate of the same kind (a measured bandwidth over the
@@ -111,7 +111,7 @@ for f in code/napkin/*/*.c code/napkin/*/*.h; do
                 }
                 out = out c; i++
             }
-            if (index($0, "/* a share, not a time */") == 0 && out ~ /\/[ \t]*\(?[ \t]*([A-Za-z_][A-Za-z0-9_]*(->|\.))*([A-Za-z0-9_]*_bw|[A-Za-z0-9_]*bandwidth[0-9]*|peak|peak_flops|flops)([^A-Za-z0-9_(]|$)/)
+            if (index($0, "/* a share, not a time */") == 0 && out ~ /\/[ \t]*\(?[ \t]*([A-Za-z_][A-Za-z0-9_]*(->|\.))*[A-Za-z0-9_]*(_bw|bandwidth[0-9]*|peak|flops)([^A-Za-z0-9_]|$)/)
                 printf "%s:%d: divides by a bandwidth or a FLOP rate outside price/: ask price/ for the time\n", file, FNR
         }' "$f")
     if [ -n "$out" ]; then

@@ -27,6 +27,6 @@ gpu_spec gpu_at_published_ceilings(const gpu_spec *g, const published_ceilings *
 {
     /* the measured ceilings as shares of the datasheet's */
     double bw_share = c->read_bw / g->mem_bw; /* a share, not a time */
-    double flop_share = c->gemm_bf16 / gpu_peak_flops(g, DT_BF16);
+    double flop_share = c->gemm_bf16 / gpu_peak_flops(g, DT_BF16); /* a share, not a time */
     return gpu_derated(g, bw_share, flop_share);
 }

@@ -8,3 +8,4 @@ const char *s = "bytes / peak";
 double share(double read_bw, double mem_bw) { return read_bw / mem_bw; /* a share, not a time */ }
 double v(double flop, double peak) { return flop / (peak * 2); }
 double w(double read_bw, double mem_bw) { return read_bw / mem_bw; /* a share */ }
+double x(const gpu *g, double flop) { return flop / gpu_peak_flops(g, 0); }
