@@ -11,7 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
+
+#include "shell_run.h"
 
 #define OUT_MAX 65536
 
@@ -20,13 +21,8 @@ __attribute__((unused)) static int run(const char *args, char *out, size_t n)
     const char *bin = getenv("NAPKIN_BIN"), *src = getenv("NB_SRC");
     cr_assert(bin != NULL, "NAPKIN_BIN is not set");
     char cmd[8192];
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>&1", src && *src ? src : ".", bin, args);
-    FILE *p = popen(cmd, "r");
-    cr_assert(p != NULL);
-    size_t got = fread(out, 1, n - 1, p);
-    out[got] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s", src && *src ? src : ".", bin, args);
+    return shell_run(cmd, out, n);
 }
 
 __attribute__((unused)) static double tsv_value(const char *out, const char *name)

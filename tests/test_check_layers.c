@@ -26,7 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
+
+#include "shell_run.h"
 
 #define OUT_MAX 8192
 
@@ -38,12 +39,7 @@ static int check(const char *tree, int err, char *out, size_t n)
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "cd '%s' && tools/check_layers.sh tests/layers/%s %s", src && *src ? src : ".", tree,
              err ? "2>&1 >/dev/null" : "2>/dev/null");
-    FILE *p = popen(cmd, "r");
-    cr_assert(p != NULL);
-    size_t got = fread(out, 1, n - 1, p);
-    out[got] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return shell_run(cmd, out, n);
 }
 
 Test(check_layers, a_clean_tree_holds)

@@ -8,7 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
+
+#include "shell_run.h"
 
 #define OUT_MAX 8192
 
@@ -17,13 +18,8 @@ static int check(const char *env, const char *dir, char *out, size_t n)
 {
     const char *src = getenv("NB_SRC");
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "cd '%s' && %s tools/check_cli_shape.sh %s 2>&1", src && *src ? src : ".", env, dir);
-    FILE *p = popen(cmd, "r");
-    cr_assert_not_null(p);
-    size_t got = fread(out, 1, n - 1, p);
-    out[got] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    snprintf(cmd, sizeof cmd, "cd '%s' && %s tools/check_cli_shape.sh %s", src && *src ? src : ".", env, dir);
+    return shell_run(cmd, out, n);
 }
 
 Test(cli_shape, an_over_long_function_fails_naming_it)
