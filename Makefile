@@ -129,16 +129,12 @@ $(B)/asan/obj/%.o: code/%.c
 $(B)/tsan/obj/gen/specs_data.o $(B)/asan/obj/gen/specs_data.o: $(B)/gen/specs_data.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(WARN) -c $< -o $@
-$(B)/tsan/lib/libnapkin.a: $(LIB_SRC:code/%.c=$(B)/tsan/obj/%.o) $(B)/tsan/obj/gen/specs_data.o
+SANITIZERS := tsan asan
+$(SANITIZERS:%=$(B)/%/lib/libnapkin.a): $(B)/%/lib/libnapkin.a: $(LIB_SRC:code/%.c=$(B)/$$*/obj/%.o) \
+                                                                $(B)/$$*/obj/gen/specs_data.o
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
-$(B)/asan/lib/libnapkin.a: $(LIB_SRC:code/%.c=$(B)/asan/obj/%.o) $(B)/asan/obj/gen/specs_data.o
-	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
-$(B)/tsan/lib/libpractice.a: $(PRACTICE_SRC:code/%.c=$(B)/tsan/obj/%.o)
-	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
-$(B)/asan/lib/libpractice.a: $(PRACTICE_SRC:code/%.c=$(B)/asan/obj/%.o)
+$(SANITIZERS:%=$(B)/%/lib/libpractice.a): $(B)/%/lib/libpractice.a: $(PRACTICE_SRC:code/%.c=$(B)/$$*/obj/%.o)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 TSAN_LIBS := $(B)/tsan/lib/libpractice.a $(B)/tsan/lib/libnapkin.a
