@@ -10,11 +10,25 @@
 #include <limits.h>
 #include <string.h>
 
-
 double ep_alltoall_bytes(double tokens, int k, int hidden, int ep, double imbalance, double bytes_per_value)
 {
     /* pairs leaving this GPU: k per token, all but the 1/ep that stay home */
     return tokens * k * (ep - 1.0) / ep * imbalance * hidden * bytes_per_value;
+}
+
+/* One all-to-all of expert parallelism, a dispatch or a combine, as the op
+ * price_op prices: `bytes` sent by this GPU, intra_share of them over
+ * NVLink inside the node, the rest over the network at l->net_bw. */
+static op_cost ep_alltoall_op(const char *name, int per_layer, double bytes, double intra_share, const ep_layout *l)
+{
+    op_cost op = {.name = name,
+                  .kind = OP_ALLTOALL,
+                  .per_layer = per_layer,
+                  .comm_bytes = bytes,
+                  .fixed_share = 1,
+                  .comm_intra_share = intra_share,
+                  .comm_net_bw = l->net_bw};
+    return op;
 }
 
 //> ep_step_cost
@@ -46,16 +60,10 @@ int ep_step_cost(const model_spec *m, const gpu_spec *g, const ep_layout *l, dou
     const double in_node = ep < l->gpus_per_node ? ep : l->gpus_per_node;
     c.intra_share = ep > 1 ? (in_node - 1) / (ep - 1) : 1;
     if (ep > 1) {
-        op_cost a2a = {.name = "ep_dispatch",
-                       .kind = OP_ALLTOALL,
-                       .comm_bytes = c.dispatch_bytes,
-                       .fixed_share = 1,
-                       .comm_intra_share = c.intra_share,
-                       .comm_net_bw = l->net_bw};
-        c.dispatch_time = price_op(&a2a, g, 0, 1, NULL);
-        a2a.name = "ep_combine";
-        a2a.comm_bytes = c.combine_bytes;
-        c.combine_time = price_op(&a2a, g, 0, 1, NULL);
+        op_cost dispatch = ep_alltoall_op("ep_dispatch", OP_ONCE, c.dispatch_bytes, c.intra_share, l);
+        op_cost combine = ep_alltoall_op("ep_combine", OP_ONCE, c.combine_bytes, c.intra_share, l);
+        c.dispatch_time = price_op(&dispatch, g, 0, 1, NULL);
+        c.combine_time = price_op(&combine, g, 0, 1, NULL);
     }
     c.layer_time = c.dispatch_time + c.combine_time;
     c.step_time = c.layer_time * model_moe_layers(m);
@@ -116,16 +124,8 @@ int ep_decoder_step_ops(const model_spec *m, const gpu_spec *g, const step_shape
             for (int j = 0; j < 3; j++) /* priced like the step's other projections (pricing.h) */
                 if (mlp[j].kind == OP_PROJECTION)
                     mlp[j].rate = all[i].rate;
-            op_cost dispatch = {.name = "ep_dispatch",
-                                .kind = OP_ALLTOALL,
-                                .per_layer = all[i].per_layer,
-                                .comm_bytes = a2a.dispatch_bytes,
-                                .fixed_share = 1,
-                                .comm_intra_share = a2a.intra_share,
-                                .comm_net_bw = l->net_bw};
-            op_cost combine = dispatch;
-            combine.name = "ep_combine";
-            combine.comm_bytes = a2a.combine_bytes;
+            op_cost dispatch = ep_alltoall_op("ep_dispatch", all[i].per_layer, a2a.dispatch_bytes, a2a.intra_share, l);
+            op_cost combine = ep_alltoall_op("ep_combine", all[i].per_layer, a2a.combine_bytes, a2a.intra_share, l);
             const op_cost seq[5] = {dispatch, mlp[0], mlp[1], mlp[2], combine};
             for (int j = 0; j < 5 && c < max_ops; j++)
                 ops[c++] = seq[j];
