@@ -382,13 +382,15 @@ Test(jobqueue, a_torn_last_record_is_detected_and_cut_off)
         submit(q, 1, -1);
     cr_assert_eq(jobqueue_drain(q, 30), JQ_OK);
     jobqueue_close(q, JQ_DRAIN);
-    /* 3 x (SUBMIT, STEP, DONE), 32 bytes each with no payload: 288 bytes */
+    /* the file header (two 32-byte copies), then 3 x (SUBMIT, STEP, DONE),
+     * 32 bytes each with no payload: 64 + 288 bytes */
     long good = file_size(d.path);
-    cr_expect_eq(good, 9 * 32);
+    cr_expect_eq(good, 64 + 9 * 32);
 
     /* a crash mid-append: the first 20 bytes of a record */
     FILE *f = fopen(d.path, "rb");
     char head[32];
+    fseek(f, 64, SEEK_SET);
     cr_assert_eq(fread(head, 1, 32, f), 32);
     fclose(f);
     f = fopen(d.path, "ab");
@@ -578,13 +580,13 @@ Test(jobqueue, a_foreign_file_is_refused_and_a_torn_first_record_cut)
     cr_expect(strstr(err, "not a job journal") != NULL, "%s", err);
     cr_expect_eq(file_size(d.path), (long)(sizeof text - 1));
 
-    /* a crash during the very first append: the first 12 bytes of a record */
+    /* a crash during the very first append: the header and the first 12 bytes of a record */
     unlink(d.path);
     jobqueue *q = open_queue(d.path, &s, 1, 0, 1, NULL);
     submit(q, 1, -1);
     jobqueue_close(q, JQ_STOP);
     f = fopen(d.path, "rb");
-    char head[12];
+    char head[64 + 12];
     cr_assert_eq(fread(head, 1, sizeof head, f), sizeof head);
     fclose(f);
     f = fopen(d.path, "wb");
@@ -594,7 +596,24 @@ Test(jobqueue, a_foreign_file_is_refused_and_a_torn_first_record_cut)
     q = open_queue(d.path, &s, 1, 0, 1, &rep);
     cr_expect_eq(rep.torn_bytes, 12);
     cr_expect_eq(rep.records, 0);
-    cr_expect_eq(file_size(d.path), 0);
+    cr_expect_eq(file_size(d.path), 64);
+    jobqueue_close(q, JQ_STOP);
+
+    /* a crash while the journal's header was written: its first 12 bytes;
+     * no record can follow a header not yet whole, so it is written anew */
+    f = fopen(d.path, "wb");
+    fwrite(head, 1, 12, f);
+    fclose(f);
+    q = open_queue(d.path, &s, 1, 0, 1, &rep);
+    cr_expect_eq(rep.torn_bytes, 12);
+    cr_expect_eq(rep.records, 0);
+    cr_expect(strstr(rep.note, "written anew") != NULL, "%s", rep.note);
+    cr_expect_eq(file_size(d.path), 64);
+    submit(q, 1, -1);
+    jobqueue_close(q, JQ_DRAIN);
+    q = open_queue(d.path, &s, 1, 0, 1, &rep);
+    cr_expect_eq(rep.records, 3, "the new header's salt checks the records written after it");
+    cr_expect_eq(rep.note[0], '\0', "%s", rep.note);
     jobqueue_close(q, JQ_STOP);
     stepper_destroy(&s);
     scratch_dir_remove(d.dir);

@@ -264,9 +264,11 @@ jobqueue *jobqueue_open(const jobqueue_config *cfg, jobqueue_replay *replay, cha
     if (replay)
         memset(replay, 0, sizeof *replay);
     if (!cfg || !cfg->journal_path || !cfg->step || cfg->workers < 1 || cfg->workers > 1024 ||
-        !(cfg->prior_step_time > 0) || cfg->max_wait < 0 || cfg->max_steps < 0) {
+        !(cfg->prior_step_time > 0) || cfg->max_wait < 0 || cfg->max_steps < 0 ||
+        cfg->max_payload > JQ_MAX_PAYLOAD) {
         snprintf(err, errlen, "jobqueue: need a journal path, a step function, 1 to 1024 workers, a positive prior "
-                              "step time and a non-negative wait bound");
+                              "step time, a non-negative wait bound and a payload bound of at most %u bytes",
+                 JQ_MAX_PAYLOAD);
         return NULL;
     }
     jobqueue *q = calloc(1, sizeof *q);
@@ -293,6 +295,7 @@ jobqueue *jobqueue_open(const jobqueue_config *cfg, jobqueue_replay *replay, cha
         replay->damaged_bytes = sc.damaged_bytes;
         replay->regions = sc.regions + (sc.tail_bytes > 0);
         replay->refused = sc.refused;
+        replay->repaired = sc.repaired;
         replay->first_damage = sc.first_damage;
         replay->next_id = q->journal.last_id + 1;
         memcpy(replay->note, note, sizeof note);

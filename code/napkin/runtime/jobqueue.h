@@ -18,7 +18,9 @@
  *
  * Nothing accepted is lost.  The journal (journal.h) is an append-only
  * file of records (SUBMIT with the payload, STEP k done, DONE, FAILED,
- * CANCELLED), each with a length and a CRC-32; submit returns only after
+ * CANCELLED), each with a length and CRC-32s keyed by the journal's own
+ * random salt and the record's offset, so a payload cannot carry a record
+ * that replay would take for the journal's; submit returns only after
  * its record is fsynced, and the record gives the job its id, so ids are
  * handed out in journal order and never reused.  jobqueue_open replays the
  * journal, skipping damaged records (a crash mid-write, a flipped bit) and
@@ -79,7 +81,7 @@ typedef struct {
     double prior_step_time;   /* seconds per step until one has been measured (> 0) */
     int resume_steps;         /* 1: a restarted job skips its journaled steps */
     int max_steps;            /* largest n a job may ask for; 0 = 1,000,000 */
-    size_t max_payload;       /* bytes; 0 = 64 KiB */
+    size_t max_payload;       /* bytes; 0 = 64 KiB; at most JQ_MAX_PAYLOAD */
 } jobqueue_config;
 
 typedef struct {
@@ -101,6 +103,7 @@ typedef struct {
     long damaged_bytes; /* bytes skipped before the last good record */
     long regions;       /* damaged runs skipped (the tail included) */
     long refused;       /* records with a good CRC and an impossible id */
+    long repaired;      /* damaged file header copies and record magics read past */
     long first_damage;  /* offset of the first skipped byte, -1 if none */
     uint64_t next_id;   /* the id the next submit gets */
     char note[256];     /* what was skipped and where it was copied, in words ("" if clean) */
