@@ -749,6 +749,8 @@ help:
 	@echo "make grade N=12 SEED=4711 ANSWERS=a.json  score answers per part (no ANSWERS: your kit's); JUnit XML and JSON in $(B)/grade/"
 	@echo "make grade-all ANSWERS=dir  grade every answers file in dir"
 	@echo "make handout N=12 SEED=4711  that variant's exercise sheet, $(B)/handout/12-seed4711.html"
+	@echo "make course ROSTER=roster.csv CHAPTERS=01,06 [SALT=s]  seeds, handouts (HTML, PDF) and keys per student in $(B)/course/"
+	@echo "make lms N=06 SEEDS=1-30  Moodle XML: a numerical question per part per seed, $(B)/lms/chapter-06-moodle.xml"
 	@echo "make student-kit  $(B)/student-kit.tar.gz: the repository without solutions/ and the tests' derivations"
 	@echo "make measure      run the kernels on this GPU, or the CPU twins without one"
 	@echo "make figures      every figure as SVG"
