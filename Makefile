@@ -7,6 +7,12 @@
 
 B        ?= build
 CC       ?= cc
+# N=1 and N=01 name the same chapter everywhere N= is taken (chapter,
+# exercise, grade, handout, lms).
+two_digit = $(if $(filter 1 2 3 4 5 6 7 8 9,$(1)),0$(1),$(1))
+ifdef N
+override N := $(call two_digit,$(strip $(N)))
+endif
 NVCC     ?= nvcc
 PANDOC   ?= pandoc
 GNUPLOT  ?= gnuplot
@@ -457,7 +463,8 @@ exercise:
 	  n=$$($(B)/exercises/kit_$(N) --list 2>/dev/null | grep -c "e$(ONLY)_"); \
 	  [ "$$n" -gt 0 ] || { echo "no tests for exercise $(ONLY) of chapter $(N) (tests named e$(ONLY)_...); the tests:" >&2; $(B)/exercises/kit_$(N) --list >&2; exit 2; }; \
 	  echo "$(B)/exercises/kit_$(N) --verbose=0 --filter='*/e$(ONLY)_*'"; \
-	  NB_SEED=$(SEED) $(B)/exercises/kit_$(N) --verbose=0 --filter='*/e$(ONLY)_*'; \
+	  out=$$(NB_SEED=$(SEED) $(B)/exercises/kit_$(N) --verbose=0 --filter='*/e$(ONLY)_*' 2>&1); rc=$$?; \
+	  printf '%s\n' "$$out" | grep -v ': Test is disabled$$'; exit $$rc; \
 	else echo "$(B)/exercises/kit_$(N) --verbose=0"; NB_SEED=$(SEED) $(B)/exercises/kit_$(N) --verbose=0; fi
 
 # ---------------------------------------------------------------- grading
@@ -501,6 +508,44 @@ grade-all: $(B)/bin/grade/grade
 	  $(B)/bin/grade/grade --answers "$$f" --junit $(B)/grade/$$b.junit.xml --json $(B)/grade/$$b.report.json; done; \
 	  [ $$n -gt 0 ] || { echo "grade-all: no .json files in $(ANSWERS)" >&2; exit 2; }; \
 	  echo "graded $$n answer files into $(B)/grade/"
+
+# ---------------------------------------------------------------- the course
+# code/course/ holds the course program (instructor-only: it computes answer
+# keys): a roster's seeds, each student's key, Moodle XML.  tools/course.py
+# drives it with the handout pipeline below.
+COURSE_SRC := $(sort $(wildcard code/course/*.c))
+COURSE_BIN := $(B)/bin/course/course
+$(COURSE_BIN): $(COURSE_SRC) $(wildcard code/course/*.h) $(LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Icode/course $(WARN) $(CFLAGS) $(COURSE_SRC) $(LIBS) $(LDLIBS) -o $@
+$(B)/tests/test_course $(B)/asan/tests/test_course: $(COURSE_BIN)
+
+# make course ROSTER=roster.csv CHAPTERS=01,06 [SALT=fall-2026] [NO_PDF=1]:
+# $(B)/course/seeds.csv (id,name,chapter,seed), each student's handouts
+# $(B)/course/handouts/<id>/chapter-NN.html and .pdf (their numbers, name and
+# seed, live answer boxes) and the keys $(B)/course/keys/<id>/chapter-NN.md.
+# The same roster and salt give the same seeds; a new salt, new variants.
+COURSE_DIR := $(B)/course
+COURSE_NUMS = $(foreach n,$(subst $(comma), ,$(CHAPTERS)),$(call two_digit,$(n)))
+comma := ,
+.PHONY: course lms
+course: $(COURSE_BIN) $(CALC_PAGE)
+	@test -n "$(ROSTER)" -a -n "$(CHAPTERS)" || { echo "usage: make course ROSTER=roster.csv CHAPTERS=01,06 [SALT=s] [NO_PDF=1]" >&2; exit 2; }
+	@test -f "$(ROSTER)" || { echo "make course: ROSTER=$(ROSTER): no such file" >&2; exit 2; }
+	@for n in $(COURSE_NUMS); do test -f code/ch$$n/exercise_variant.c || { \
+	  echo "make course: CHAPTERS=$(CHAPTERS): chapter $$n has no exercise variants; chapters with variants: $(patsubst code/ch%/exercise_variant.c,%,$(wildcard code/ch*/exercise_variant.c))" >&2; exit 2; }; done
+	@$(MAKE) --no-print-directory $(foreach n,$(COURSE_NUMS),$(B)/bin/ch$(n)/exercise_variant $(call chapter_values,$(n)))
+	python3 tools/course.py --course-bin $(COURSE_BIN) --roster "$(ROSTER)" --chapters "$(CHAPTERS)" --salt "$(SALT)" \
+	  --out $(COURSE_DIR) --build $(B) --pandoc $(PANDOC) --calc-page $(CALC_PAGE) $(if $(NO_PDF),--no-pdf) \
+	  $(foreach n,$(COURSE_NUMS),--values $(n) "$(filter-out $(B)/values/ch$(n)/exercise_variant.tsv,$(call chapter_values,$(n)))")
+
+# make lms N=06 SEEDS=1-30: $(B)/lms/chapter-06-moodle.xml, a numerical
+# question per part per seed (answer, tolerance, unit, the named slips as
+# feedback), for Moodle's question bank (and Canvas through its converter).
+lms: $(COURSE_BIN)
+	@test -n "$(N)" -a -n "$(SEEDS)" || { echo "usage: make lms N=06 SEEDS=1-30" >&2; exit 2; }
+	@mkdir -p $(B)/lms
+	$(COURSE_BIN) moodle --chapter "$(N)" --seeds "$(SEEDS)" --out $(B)/lms/chapter-$(call two_digit,$(N))-moodle.xml
 
 # make student-kit: $(B)/student-kit.tar.gz, the repository as committed
 # without solutions/ and without the derivations in tests/exercises/, whose
@@ -704,6 +749,8 @@ help:
 	@echo "make grade N=12 SEED=4711 ANSWERS=a.json  score answers per part (no ANSWERS: your kit's); JUnit XML and JSON in $(B)/grade/"
 	@echo "make grade-all ANSWERS=dir  grade every answers file in dir"
 	@echo "make handout N=12 SEED=4711  that variant's exercise sheet, $(B)/handout/12-seed4711.html"
+	@echo "make course ROSTER=roster.csv CHAPTERS=01,06 [SALT=s]  seeds, handouts (HTML, PDF) and keys per student in $(B)/course/"
+	@echo "make lms N=06 SEEDS=1-30  Moodle XML: a numerical question per part per seed, $(B)/lms/chapter-06-moodle.xml"
 	@echo "make student-kit  $(B)/student-kit.tar.gz: the repository without solutions/ and the tests' derivations"
 	@echo "make measure      run the kernels on this GPU, or the CPU twins without one"
 	@echo "make figures      every figure as SVG"

@@ -206,7 +206,7 @@ static int exercise_3(practice_set *s, rng_state *r, double *usable, double *res
     step_cost c;
     if (step(&m, "h200", 1, b, (int)context, &c) != 0)
         return -1;
-    p = practice_add_part(s, "1.3(c)", 3, "KV bytes read per byte of weights at that batch", "B/B", JUDGE_RELATIVE,
+    p = practice_add_part(s, "1.3(c)", 3, "KV bytes read per byte of weights at (a)'s batch", "B/B", JUDGE_RELATIVE,
                           c.kv_bytes / c.weight_bytes, JUDGE_HAND_TOL);
     practice_add_slip(p, c.kv_bytes / weight_bytes(&m, DT_BF16),
                       "that counts the embedding table as read; a step gathers only its batch's rows of it");

@@ -61,7 +61,7 @@ static double step_ratio(const lora_config *c, int batch, int context, int disti
     return r.ratio;
 }
 
-static const double ex1_rank[] = {8, 16, 32, 64};
+static const double ex1_rank[] = {4, 8, 12, 16, 20, 24, 32, 40, 48, 64, 96, 128};
 /* 6.2's first degree (printed 4), against TP 8 */
 static const double ex2_tp[] = {2, 4};
 
@@ -70,7 +70,7 @@ static int exercise_1_2(practice_set *s, rng_state *r, rng_state *r2, const mode
     model_spec m8;
     if (model_lookup("llama3-8b", &m8) != 0)
         return -1;
-    *rank = practice_pick(r, s->seed, ex1_rank, PRACTICE_COUNT(ex1_rank), 1);
+    *rank = practice_pick(r, s->seed, ex1_rank, PRACTICE_COUNT(ex1_rank), 3);
     practice_add_input(s, "ch06_ex1_rank", *rank, "%g", PRACTICE_RANGE_OF(ex1_rank));
     double tp = practice_pick(r2, s->seed, ex2_tp, PRACTICE_COUNT(ex2_tp), 1);
     practice_add_input(s, "ch06_ex2_tp", tp, "%g", PRACTICE_RANGE_OF(ex2_tp));
@@ -100,16 +100,16 @@ static int exercise_1_2(practice_set *s, rng_state *r, rng_state *r2, const mode
     return 0;
 }
 
-static const double ex3_context[] = {2048, 4096};
-static const double ex3_slot_rank[] = {32, 64};
+static const double ex3_context[] = {1024, 1536, 2048, 2560, 3072, 3584, 4096, 5120, 6144, 8192};
+static const double ex3_slot_rank[] = {16, 24, 32, 40, 48, 64, 80, 96, 112, 128};
 
 static int exercise_3(practice_set *s, rng_state *r, const model_spec *m70)
 {
     double context = 4096, rank = 64;
     lora_config all, qkvo;
     for (int attempt = 0; attempt < 64; attempt++) {
-        context = practice_pick(r, s->seed, ex3_context, PRACTICE_COUNT(ex3_context), 1);
-        rank = practice_pick(r, s->seed, ex3_slot_rank, PRACTICE_COUNT(ex3_slot_rank), 1);
+        context = practice_pick(r, s->seed, ex3_context, PRACTICE_COUNT(ex3_context), 6);
+        rank = practice_pick(r, s->seed, ex3_slot_rank, PRACTICE_COUNT(ex3_slot_rank), 5);
         /* 16 slots still leave room for a batch (64 may leave none: the printed 0) */
         if (adapter(m70, (int)rank, "all", 4, &all, NULL) == 0 && batch_beside(&all, 16, (int)context) >= 1)
             break;
@@ -146,15 +146,15 @@ static int exercise_3(practice_set *s, rng_state *r, const model_spec *m70)
     return 0;
 }
 
-static const double ex4_batch[] = {32, 48, 64};
-static const double ex4_distinct[] = {4, 8, 16};
-static const double ex4_launch_us[] = {2, 2.5, 5};
+static const double ex4_batch[] = {24, 32, 40, 48, 56, 64};
+static const double ex4_distinct[] = {2, 4, 6, 8, 12, 16};
+static const double ex4_launch_us[] = {1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10};
 
 static int exercise_4(practice_set *s, rng_state *r, const model_spec *m70, double setting[3])
 {
-    double batch = PRACTICE_DRAW(s, r, "ch06_ex4_batch", ex4_batch, 2, "%g");
-    double distinct = PRACTICE_DRAW(s, r, "ch06_ex4_distinct", ex4_distinct, 1, "%g");
-    double launch = PRACTICE_DRAW(s, r, "ch06_ex4_launch_us", ex4_launch_us, 1, "%g");
+    double batch = PRACTICE_DRAW(s, r, "ch06_ex4_batch", ex4_batch, 5, "%g");
+    double distinct = PRACTICE_DRAW(s, r, "ch06_ex4_distinct", ex4_distinct, 3, "%g");
+    double launch = PRACTICE_DRAW(s, r, "ch06_ex4_launch_us", ex4_launch_us, 3, "%g");
     setting[0] = batch, setting[1] = distinct, setting[2] = launch;
     lora_config c;
     if (adapter(m70, 16, "q,k,v,o", 4, &c, NULL) != 0)
@@ -191,13 +191,13 @@ static int exercise_4(practice_set *s, rng_state *r, const model_spec *m70, doub
     return 0;
 }
 
-static const double ex5_tokens[] = {32, 64, 128};
-static const double ex5_distinct[] = {4, 8, 16};
+static const double ex5_tokens[] = {16, 24, 32, 48, 64, 80, 96, 128, 160, 192, 256};
+static const double ex5_distinct[] = {2, 4, 6, 8, 12, 16};
 
 static void exercise_5(practice_set *s, rng_state *r)
 {
-    double tokens = PRACTICE_DRAW(s, r, "ch06_ex5_tokens", ex5_tokens, 1, "%g");
-    double distinct = PRACTICE_DRAW(s, r, "ch06_ex5_distinct", ex5_distinct, 1, "%g");
+    double tokens = PRACTICE_DRAW(s, r, "ch06_ex5_tokens", ex5_tokens, 4, "%g");
+    double distinct = PRACTICE_DRAW(s, r, "ch06_ex5_distinct", ex5_distinct, 3, "%g");
     const double sets[3] = {1, distinct, tokens};
     static const char *const ids[3] = {"6.5(a1)", "6.5(a2)", "6.5(a3)"};
     static const char *const whats[3] = {"intensity with one adapter", "intensity with the few adapters",
@@ -213,15 +213,15 @@ static void exercise_5(practice_set *s, rng_state *r)
 
 /* 6.5(b): the tenants' rank (printed 8) and the slots' (printed 64), in
  * exercise 4's setting (its batch, distinct adapters and kernel cost) */
-static const double ex5_tenant_rank[] = {4, 8, 16};
-static const double ex5_slot_rank[] = {32, 64, 128};
+static const double ex5_tenant_rank[] = {2, 4, 6, 8, 12, 16};
+static const double ex5_slot_rank[] = {32, 48, 64, 96, 128};
 
 static int exercise_5b(practice_set *s, rng_state *r, const model_spec *m70, const double setting[3])
 {
     double tenant = 8, slot = 64;
     for (int attempt = 0; attempt < 64; attempt++) {
-        tenant = practice_pick(r, s->seed, ex5_tenant_rank, PRACTICE_COUNT(ex5_tenant_rank), 1);
-        slot = practice_pick(r, s->seed, ex5_slot_rank, PRACTICE_COUNT(ex5_slot_rank), 1);
+        tenant = practice_pick(r, s->seed, ex5_tenant_rank, PRACTICE_COUNT(ex5_tenant_rank), 3);
+        slot = practice_pick(r, s->seed, ex5_slot_rank, PRACTICE_COUNT(ex5_slot_rank), 2);
         /* the printed regime: slots at least four times the tenants' rank */
         if (slot >= 4 * tenant)
             break;
@@ -251,16 +251,16 @@ static int exercise_5b(practice_set *s, rng_state *r, const model_spec *m70, con
     return 0;
 }
 
-static const double ex6_adapters[] = {100, 200, 300, 500};
-static const double ex6_batch[] = {32, 64, 128};
+static const double ex6_adapters[] = {150, 200, 250, 300, 350, 400, 500, 600, 750, 1000, 1250, 1500};
+static const double ex6_batch[] = {16, 24, 32, 48, 64, 96, 128};
 
 /* 6.7(c): the step a miss is weighed against (printed "about 20 ms") */
-static const double ex7_step_ms[] = {15, 20, 25, 30};
+static const double ex7_step_ms[] = {15, 16, 18, 20, 22, 24, 25, 28, 30, 35};
 
 static int exercise_6_7(practice_set *s, rng_state *r, rng_state *r7, const model_spec *m70, double rank)
 {
-    double n = PRACTICE_DRAW(s, r, "ch06_ex6_adapters", ex6_adapters, 2, "%g");
-    double batch = PRACTICE_DRAW(s, r, "ch06_ex6_batch", ex6_batch, 1, "%g");
+    double n = PRACTICE_DRAW(s, r, "ch06_ex6_adapters", ex6_adapters, 3, "%g");
+    double batch = PRACTICE_DRAW(s, r, "ch06_ex6_batch", ex6_batch, 4, "%g");
     static const struct {
         const char *id, *what;
         double z;
@@ -297,7 +297,7 @@ static int exercise_6_7(practice_set *s, rng_state *r, rng_state *r7, const mode
     p = practice_add_part(s, "6.7(b2)", 7, "ms to load the rank-64 all-seven adapter", "ms", JUDGE_RELATIVE,
                           1e3 * lora_load_time(&h100, &zbig), JUDGE_HAND_TOL);
     practice_add_slip(p, 1e3 * zbig.bytes / h100.host_bw, "that loads the whole adapter over one link; each GPU loads its share");
-    double step = practice_pick(r7, s->seed, ex7_step_ms, PRACTICE_COUNT(ex7_step_ms), 1);
+    double step = practice_pick(r7, s->seed, ex7_step_ms, PRACTICE_COUNT(ex7_step_ms), 3);
     practice_add_input(s, "ch06_ex7_step_ms", step, "%g", PRACTICE_RANGE_OF(ex7_step_ms));
     const lora_size *sizes[2] = {&z, &zbig};
     static const char *const ids[2] = {"6.7(c1)", "6.7(c2)"};

@@ -8,7 +8,11 @@
  * the address shows that variant: the numbers in the exercise text marked
  * data-practice change to the variant's.  Answers stay in this browser
  * (localStorage); "export answers" saves them as the JSON `make grade`
- * reads.  In an edition with the worked solutions (instructor, practice), a
+ * and `make grade-all` read: {chapter, seed, student, answers}.  A
+ * student's handout (tools/course.py) names its student and seed in
+ * <meta name="napkin-student"> and <meta name="napkin-seed">; the address
+ * may give them too (?seed=4711&student=s01), and the handout's seed is
+ * kept: no "new variant" there.  In an edition with the worked solutions (instructor, practice), a
  * button opens the exercise's solution.  No network.
  *
  * window.napkin.practice: {ready (a Promise), seed(), show(seed),
@@ -30,10 +34,26 @@
     return e;
   }
 
-  function seedFromAddress() {
-    var m = /[?&]seed=([0-9]+)(&|$)/.exec(window.location.search);
-    var s = m ? Number(m[1]) : 0;
+  function meta(name) {
+    var m = document.querySelector('meta[name="' + name + '"]');
+    return m ? m.getAttribute("content") : null;
+  }
+  function fromAddress(key) {
+    var m = new RegExp("[?&]" + key + "=([^&#]*)").exec(window.location.search);
+    if (!m) return null;
+    try { return decodeURIComponent(m[1].replace(/\+/g, " ")); } catch (e) { return null; }
+  }
+  /* A handout's seed first, then the address's, else the printed book's. */
+  function seedFromPage() {
+    var text = meta("napkin-seed") || fromAddress("seed") || "0";
+    if (!/^[0-9]+$/.test(text)) return 0;
+    var s = Number(text);
     return s <= MAX_SEED ? s : 0;
+  }
+  /* The roster id the export names: the handout's, or ?student= */
+  function studentFromPage() {
+    var id = meta("napkin-student") || fromAddress("student");
+    return id && id.trim() ? id.trim() : null;
   }
 
   function store(key, value) {
@@ -65,7 +85,7 @@
     return list;
   }
 
-  var state = { seed: 0, chapters: [] };
+  var state = { seed: 0, chapters: [], student: null, handout: false };
 
   function judge(chapter, input, out) {
     var part = input.name, answer = input.value;
@@ -85,14 +105,18 @@
     var answers = {};
     document.querySelectorAll('form.practice[data-chapter="' + chapter + '"] input.practice-answer').forEach(
       function (i) { if (i.value.trim()) answers[i.name] = i.value.trim(); });
-    return { chapter: chapter, seed: state.seed, answers: answers };
+    var out = { chapter: chapter, seed: state.seed };
+    if (state.student) out.student = state.student;
+    out.answers = answers;
+    return out;
   }
 
   function exportAnswers(chapter) {
     var blob = new Blob([JSON.stringify(answersOf(chapter), null, 2) + "\n"], { type: "application/json" });
     var a = el("a");
     a.href = URL.createObjectURL(blob);
-    a.download = "answers-" + chapter + "-seed-" + state.seed + ".json";
+    a.download = (state.student ? state.student.replace(/[^A-Za-z0-9._-]/g, "_") + "-" : "") +
+                 "answers-" + chapter + "-seed-" + state.seed + ".json";
     document.body.appendChild(a);
     a.click();
     a.remove();
@@ -107,14 +131,15 @@
 
   function bar(chapter) {
     var p = el("p", "practice-bar");
-    p.appendChild(el("span", "practice-seed", state.seed === 0 ? "the printed numbers (seed 0)" : "variant " + state.seed));
+    p.appendChild(el("span", "practice-seed", (state.student ? state.student + ": " : "") +
+                     (state.seed === 0 ? "the printed numbers (seed 0)" : "variant " + state.seed)));
     var fresh = el("button", "practice-new", "new variant");
     fresh.type = "button";
     fresh.addEventListener("click", function () { show(newSeed(), true); });
     var exp = el("button", "practice-export", "export answers");
     exp.type = "button";
     exp.addEventListener("click", function () { exportAnswers(chapter); });
-    p.appendChild(fresh);
+    if (!state.handout) p.appendChild(fresh);
     p.appendChild(exp);
     return p;
   }
@@ -178,7 +203,8 @@
   function show(seed, remember) {
     state.seed = seed;
     if (remember) {
-      try { window.history.replaceState(null, "", "?seed=" + seed + window.location.hash); } catch (e) { /* file: */ }
+      try { window.history.replaceState(null, "", "?seed=" + seed +
+          (state.student ? "&student=" + encodeURIComponent(state.student) : "") + window.location.hash); } catch (e) { /* file: */ }
     }
     document.querySelectorAll("form.practice").forEach(function (f) { f.remove(); });
     state.chapters.forEach(function (chapter) {
@@ -209,7 +235,9 @@
       return judge(Number(input.closest("form").dataset.chapter), input, input.parentNode.querySelector("output"));
     };
     practice.answers = answersOf;
-    show(seedFromAddress(), false);
+    state.student = studentFromPage();
+    state.handout = meta("napkin-seed") !== null;
+    show(seedFromPage(), false);
     return practice;
   });
 })();

@@ -184,7 +184,10 @@ Test(ex06, e7_bad_input)
                  "an adapter needs at least one module");
     ex_check_int("6.7 GPUs for 0 tenants", ex06_gpus_for_tenants("llama3-70b", 4, 0, 1), -1);
     /* and good input must not be NAN (or -1), so "always NAN" cannot pass */
-    cr_expect(!isnan(ex06_load_time("llama3-8b", "h100", 1, 8, "q")) && ex06_gpus_for_tenants("llama3-8b", 1, 2, 1) >= 0, "6.7 on good input: no answer: not computed yet");
+    cr_expect(!isnan(ex06_load_time("llama3-8b", "h100", 1, 8, "q")),
+              "6.7 ex06_load_time on good input: NAN: not computed yet");
+    cr_expect(ex06_gpus_for_tenants("llama3-8b", 1, 2, 1) >= 0,
+              "6.7 ex06_gpus_for_tenants on good input: -1: not computed yet");
 }
 
 /* The variant of $NB_SEED (make exercise N=06 SEED=4711), judged as the grade
