@@ -150,7 +150,7 @@ int main(int argc, char **argv)
     FILE *sweep = tsv_open(args, dev, "bandwidth_sweep.tsv", "bandwidth_sweep");
     fprintf(sweep, "kernel\tversion\tblock\tgrid\ttime_s\tbest_time_s\tgb_s\tbest_gb_s\tvalid\n");
     for (int v = 1; v <= VERSIONS; v++) {
-        if (args.version && v != args.version)
+        if (!version_wanted(args, v))
             continue;
         for (int block : blocks)
             for (stream_kind k : order) {

@@ -132,16 +132,45 @@ struct run_args {
     const char *bandwidth = nullptr; // bandwidth.tsv of this device: the measured read ceiling
     const char *launch = nullptr;    // launch.tsv of this device: the per-kernel fixed cost
     int quick = 0;                   // small sizes: a correctness run
-    int version = 0;                 // argv[1] as in llm.c's dev/cuda: run one version only (0 = all)
+    int version = 0;                 // the highest version asked for (0: none named, run all)
+    unsigned versions = 0;           // bit v: version v asked for (argv[1] as in llm.c's dev/cuda, or --version LIST)
     flush_kind flush = FLUSH_READ;
 };
+
+// Whether version v runs: every version when none was named.  A runner
+// starts a version never run on a GPU in a process of its own, so that a
+// fault there (after which every CUDA call fails) costs that version alone.
+static bool version_wanted(const run_args &a, int v)
+{
+    return a.versions == 0 || (v >= 1 && v <= 31 && (a.versions >> v & 1u));
+}
+
+// "4" or "1,2,4": each 1 to 31; returns 0 on anything else.
+static int parse_version_list(const char *s, run_args *a)
+{
+    if (!*s)
+        return 0;
+    while (*s) {
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (end == s || v < 1 || v > 31 || (*end && *end != ','))
+            return 0;
+        a->versions |= 1u << v;
+        if (v > a->version)
+            a->version = (int)v;
+        s = *end ? end + 1 : end;
+        if (*end && !*s)
+            return 0; // a trailing comma
+    }
+    return 1;
+}
 
 static void usage_exit(const char *prog, const char *bad)
 {
     if (bad)
         fprintf(stderr, "%s: unknown or incomplete flag '%s'\n", prog, bad);
     fprintf(stderr,
-            "usage: %s [VERSION] [--out DIR] [--bandwidth DIR/bandwidth.tsv] [--launch DIR/launch.tsv]\n"
+            "usage: %s [VERSION] [--version N[,N...]] [--out DIR] [--bandwidth DIR/bandwidth.tsv] [--launch DIR/launch.tsv]\n"
             "       [--flush read|memset|rotate] [--quick]\n",
             prog);
     exit(bad ? 2 : 0);
@@ -172,13 +201,21 @@ static run_args parse_args(int argc, char **argv)
                 fprintf(stderr, "%s: --flush takes read, memset or rotate, not '%s'\n", argv[0], f);
                 exit(2);
             }
+        } else if (strcmp(argv[i], "--version") == 0 && i + 1 < argc) {
+            if (!parse_version_list(argv[++i], &a)) {
+                fprintf(stderr, "%s: --version takes a list of version numbers such as 5 or 1,2,3,4, not '%s'\n",
+                        argv[0], argv[i]);
+                exit(2);
+            }
         } else if (strcmp(argv[i], "--quick") == 0)
             a.quick = 1;
         else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
             usage_exit(argv[0], nullptr);
         else if (i == 1 && argv[i][0] >= '1' && argv[i][0] <= '9' && strspn(argv[i], "0123456789") == strlen(argv[i]))
-            a.version = atoi(argv[i]);
-        else
+        {
+            if (!parse_version_list(argv[i], &a))
+                usage_exit(argv[0], argv[i]);
+        } else
             usage_exit(argv[0], argv[i]);
     }
     return a;

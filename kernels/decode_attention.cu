@@ -39,6 +39,7 @@
 //                    writes DIR/decode_attention.tsv (the fastest valid version per configuration)
 //                    and DIR/decode_attention_sweep.tsv (every version)
 #include "common.cuh"
+#include "attn_v5_index.h"
 
 #include <math.h>
 
@@ -273,10 +274,17 @@ __device__ void merge_splits_parallel(const float *__restrict__ part_o, const fl
     //< parallel_merge
 }
 
+// Rows of v2/v3's score scratch: 68 floats.  v3's tensor-core score
+// writes (head 2 t4 + i % 2, position g; lanes g = 0..7, t4 = 0..3) fall
+// in banks (8 t4 + g) % 32, one lane a bank; with rows of TILE = 64 floats
+// every head's row starts in bank 0 and they fall in banks g alone: 2-way
+// at G = 4, 4-way at G = 8 (tests/test_smem_banks.c).  272-byte rows keep
+// the float4 reads of P V aligned.
+#define PROW (TILE + 4)
 static size_t v2_smem_bytes(int G)
 {
     return 2 * (size_t)STAGES * TILE * KROW * sizeof(bf16) + (size_t)G * HEAD_DIM * sizeof(float) +
-           (size_t)G * TILE * sizeof(float) + 3 * (size_t)G * sizeof(float);
+           (size_t)G * PROW * sizeof(float) + 3 * (size_t)G * sizeof(float);
 }
 
 // v3's scores on tensor cores: A = 16 positions x 16 dims of the K tile
@@ -303,8 +311,8 @@ __global__ void __launch_bounds__(V2_THREADS)
     bf16 *ks = reinterpret_cast<bf16 *>(smem);       // [STAGES][TILE][KROW]
     bf16 *vs = ks + STAGES * TILE * KROW;            // [STAGES][TILE][KROW]
     float *qs = reinterpret_cast<float *>(vs + STAGES * TILE * KROW); // [G][HEAD_DIM]
-    float *ps = qs + G * HEAD_DIM;                   // [G][TILE]: scores, then probabilities
-    float *corr_s = ps + G * TILE;                   // [G]: rescale of the running sums
+    float *ps = qs + G * HEAD_DIM;                   // [G][PROW]: scores, then probabilities
+    float *corr_s = ps + G * PROW;                   // [G]: rescale of the running sums
     float *m_s = corr_s + G, *l_s = m_s + G;         // [G]: the block's max and sum at the end
 
     const int split = blockIdx.x, kvh = blockIdx.y, seq = blockIdx.z, tid = threadIdx.x;
@@ -388,7 +396,7 @@ __global__ void __launch_bounds__(V2_THREADS)
             for (int i = 0; i < 4; i++) {
                 const int pos = pos0 + g + (i >= 2 ? 8 : 0), head = 2 * t4 + (i & 1);
                 if (head < G)
-                    ps[head * TILE + pos] = p0 + pos < end ? c[i] * scale_log2 : -INFINITY;
+                    ps[head * PROW + pos] = p0 + pos < end ? c[i] * scale_log2 : -INFINITY;
             }
         } else { // scores of position p_me for heads hh + 2 j
             float sc[GH];
@@ -410,20 +418,20 @@ __global__ void __launch_bounds__(V2_THREADS)
             }
 #pragma unroll
             for (int j = 0; j < GH; j++)
-                ps[(hh + 2 * j) * TILE + p_me] = p0 + p_me < end ? sc[j] : -INFINITY;
+                ps[(hh + 2 * j) * PROW + p_me] = p0 + p_me < end ? sc[j] : -INFINITY;
         }
         __syncthreads();
 #pragma unroll
         for (int j = 0; j < GW; j++) { // softmax of head g over the tile, by warp g % 4
             const int g = warp + 4 * j;
             if (g < G) {
-                float a = ps[g * TILE + lane], b = ps[g * TILE + lane + 32];
+                float a = ps[g * PROW + lane], b = ps[g * PROW + lane + 32];
                 float mn = fmaxf(m_run[j], warp_max(fmaxf(a, b))); // finite: a tile has a valid position
                 float pa = exp2f(a - mn), pb = exp2f(b - mn), corr = exp2f(m_run[j] - mn);
                 l_run[j] = l_run[j] * corr + warp_sum(pa + pb);
                 m_run[j] = mn;
-                ps[g * TILE + lane] = pa;
-                ps[g * TILE + lane + 32] = pb;
+                ps[g * PROW + lane] = pa;
+                ps[g * PROW + lane + 32] = pb;
                 if (lane == 0)
                     corr_s[g] = corr;
             }
@@ -441,7 +449,7 @@ __global__ void __launch_bounds__(V2_THREADS)
                 float4 pr[GH];
 #pragma unroll
                 for (int j = 0; j < GH; j++)
-                    pr[j] = *reinterpret_cast<const float4 *>(ps + (hh + 2 * j) * TILE + p);
+                    pr[j] = *reinterpret_cast<const float4 *>(ps + (hh + 2 * j) * PROW + p);
 #pragma unroll
                 for (int u = 0; u < 4; u++) {
                     float2 vf = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162 *>(vt + (p + u) * KROW + 2 * d2));
@@ -530,7 +538,18 @@ __global__ void __launch_bounds__(V2_THREADS)
 // tile's address is one table read and a multiply, hoisted out of the copy
 // loop.  Emulated on the host in its order by decode_attention_v5_emulate.
 #define V5_ROWS 16               // positions per warp and tile
-#define V5_PSTRIDE 20            // floats per head row of the P scratch: float2 reads spread over the banks
+// Floats per head row of the P scratch.  The four scalar writes per lane
+// are conflict-free at 20 (head 2 t4 + i % 2 starts in bank 8 t4 (+ 20));
+// the two float2 reads per lane and tile are 2-way conflicted (a half warp,
+// heads g = 0..3, finds banks 0-3 under heads 0 and 3).  No row length
+// serves both: conflict-free writes need 2 V5_PSTRIDE = 8 or 24 (mod 32),
+// conflict-free reads V5_PSTRIDE = 8 or 24 (mod 32) (tests/test_smem_banks.c);
+// the reads, 2 per 16 positions, cost less than the writes would.
+#define V5_PSTRIDE 20
+// Floats per head row of the warps' merge scratch: lane (g, t4) writes
+// dim 16 j + g of head 2 t4 + h, so rows of HEAD_DIM floats put the four
+// t4 in one bank (4-way at G = 8, 2-way at G = 4); 132 moves them 8 banks apart.
+#define V5_WROW (HEAD_DIM + 4)
 static size_t v5_smem_bytes(void)
 {
     return (size_t)WARPS * (2 * STAGES * V5_ROWS * KROW * sizeof(bf16) + 8 * V5_PSTRIDE * sizeof(float));
@@ -566,7 +585,7 @@ __global__ void __launch_bounds__(V2_THREADS)
     static_assert(V2_THREADS == WARPS * 32 && TILE == WARPS * V5_ROWS, "4 warps of 16 positions per tile");
     extern __shared__ __align__(16) unsigned char smem[];
     const int split = blockIdx.x, kvh = blockIdx.y, seq = blockIdx.z, tid = threadIdx.x;
-    const int warp = tid / 32, lane = tid % 32, g = lane >> 2, t4 = lane & 3;
+    const int warp = tid / 32, lane = tid % 32, g = lane >> 2;
     const int heads = L.kv_heads * G;
     const int start = split * chunk, end = min(L.context, start + chunk);
     const int ntiles = (end - start + TILE - 1) / TILE;
@@ -579,15 +598,15 @@ __global__ void __launch_bounds__(V2_THREADS)
     unsigned qb[HEAD_DIM / 16][2];
 #pragma unroll
     for (int st = 0; st < HEAD_DIM / 16; st++) {
-        const bf16 *qh = q + ((size_t)seq * heads + kvh * G + (g < G ? g : 0)) * HEAD_DIM + st * 16 + 2 * t4;
-        qb[st][0] = g < G ? *reinterpret_cast<const unsigned *>(qh) : 0u;
-        qb[st][1] = g < G ? *reinterpret_cast<const unsigned *>(qh + 8) : 0u;
+        const bf16 *qh = q + ((size_t)seq * heads + kvh * G + (g < G ? g : 0)) * HEAD_DIM;
+        qb[st][0] = g < G ? *reinterpret_cast<const unsigned *>(qh + attn_v5_q_dim(lane, st, 0)) : 0u;
+        qb[st][1] = g < G ? *reinterpret_cast<const unsigned *>(qh + attn_v5_q_dim(lane, st, 1)) : 0u;
     }
 
     // The copy of tile t: lane l moves the 16-byte chunks l, l + 32, ... of
     // the warp's 16 rows (row l / 16 + 2 i, column 8 (l % 16)); the rows are
     // adjacent in both layouts, so one base address per tile serves all 8.
-    const int crow = lane >> 4, ccol = (lane & 15) * 8;
+    const int ccol = attn_v5_copy_col(lane);
     const size_t contiguous_base = (((size_t)seq * L.kv_heads + kvh) * L.context + start + warp * V5_ROWS) * HEAD_DIM;
     auto load_tile = [&](int t, int stage) {
         const int pos0 = start + t * TILE + warp * V5_ROWS;
@@ -603,7 +622,7 @@ __global__ void __launch_bounds__(V2_THREADS)
         }
 #pragma unroll
         for (int i = 0; i < V5_ROWS / 2; i++) {
-            const int r = crow + 2 * i;
+            const int r = attn_v5_copy_row(lane, i);
             bf16 *ks_ = kd + r * KROW + ccol, *vs_ = vd + r * KROW + ccol;
             if (pos0 + r < end) {
                 cp_async16(ks_, kc + base + r * HEAD_DIM + ccol);
@@ -626,8 +645,6 @@ __global__ void __launch_bounds__(V2_THREADS)
 #pragma unroll
     for (int j = 0; j < HEAD_DIM / 16; j++)
         acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0;
-    const int mi = lane >> 3, mr = lane & 7; // ldmatrix: lane's matrix and row
-
     for (int t = 0; t < ntiles; t++) {
         const int tn = t + STAGES - 1;
         if (tn < ntiles) // the slot of tile t - 1, released by the __syncwarp that ended it
@@ -641,7 +658,7 @@ __global__ void __launch_bounds__(V2_THREADS)
         // Scores: c0, c1 position g, heads 2 t4, 2 t4 + 1; c2, c3 position g + 8.
         float c[4] = {0, 0, 0, 0};
         {
-            const bf16 *arow = kt + (mr + 8 * (mi & 1)) * KROW + 8 * (mi >> 1);
+            const bf16 *arow = kt + attn_v5_k_ldsm(lane, KROW);
 #pragma unroll
             for (int st = 0; st < HEAD_DIM / 16; st++) {
                 unsigned a0, a1, a2, a3;
@@ -649,7 +666,7 @@ __global__ void __launch_bounds__(V2_THREADS)
                 mma_bf16_16816(c, a0, a1, a2, a3, qb[st][0], qb[st][1]);
             }
         }
-        const bool in0 = pos0 + g < end, in1 = pos0 + g + 8 < end;
+        const bool in0 = pos0 + attn_v5_score_pos(lane, 0) < end, in1 = pos0 + attn_v5_score_pos(lane, 2) < end;
         float s[4] = {in0 ? c[0] * scale_log2 : -INFINITY, in0 ? c[1] * scale_log2 : -INFINITY,
                       in1 ? c[2] * scale_log2 : -INFINITY, in1 ? c[3] * scale_log2 : -INFINITY};
         float corr[2];
@@ -668,16 +685,15 @@ __global__ void __launch_bounds__(V2_THREADS)
             m_run[h] = mn;
         }
         // P^T as B fragments: lane (g, t4) needs P[head g][positions 2 t4, +1, +8, +9].
-        pscr[(2 * t4) * V5_PSTRIDE + g] = s[0];
-        pscr[(2 * t4 + 1) * V5_PSTRIDE + g] = s[1];
-        pscr[(2 * t4) * V5_PSTRIDE + g + 8] = s[2];
-        pscr[(2 * t4 + 1) * V5_PSTRIDE + g + 8] = s[3];
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+            pscr[attn_v5_p_write(lane, i, V5_PSTRIDE)] = s[i];
         __syncwarp();
         unsigned b_hi[2], b_lo[2];
-        split_hi_lo(*reinterpret_cast<const float2 *>(pscr + g * V5_PSTRIDE + 2 * t4), b_hi[0], b_lo[0]);
-        split_hi_lo(*reinterpret_cast<const float2 *>(pscr + g * V5_PSTRIDE + 2 * t4 + 8), b_hi[1], b_lo[1]);
+        split_hi_lo(*reinterpret_cast<const float2 *>(pscr + attn_v5_p_read(lane, 0, V5_PSTRIDE)), b_hi[0], b_lo[0]);
+        split_hi_lo(*reinterpret_cast<const float2 *>(pscr + attn_v5_p_read(lane, 1, V5_PSTRIDE)), b_hi[1], b_lo[1]);
         // O^T = O^T corr + V^T P^T: A = V^T (16 dims x 16 positions) by ldmatrix.trans.
-        const bf16 *vrow = vt + (mr + 8 * (mi >> 1)) * KROW + 8 * (mi & 1);
+        const bf16 *vrow = vt + attn_v5_v_ldsm(lane, KROW);
 #pragma unroll
         for (int j = 0; j < HEAD_DIM / 16; j++) {
             acc[j][0] *= corr[0];
@@ -702,16 +718,16 @@ __global__ void __launch_bounds__(V2_THREADS)
     // The one merge of the 4 warps, through the freed rings: thread tid
     // takes dim tid of every head, the warps in order.
     __syncthreads();
-    float *wacc = reinterpret_cast<float *>(smem);      // [WARPS][G][HEAD_DIM]
-    float *wm = wacc + WARPS * G * HEAD_DIM, *wl = wm + WARPS * G; // [WARPS][G]
+    float *wacc = reinterpret_cast<float *>(smem);      // [WARPS][G][V5_WROW]
+    float *wm = wacc + WARPS * G * V5_WROW, *wl = wm + WARPS * G; // [WARPS][G]
 #pragma unroll
     for (int h = 0; h < 2; h++) {
-        const int head = 2 * t4 + h;
+        const int head = attn_v5_acc_head(lane, h);
         if (head < G) {
 #pragma unroll
             for (int j = 0; j < HEAD_DIM / 16; j++) {
-                wacc[(warp * G + head) * HEAD_DIM + 16 * j + g] = acc[j][h];
-                wacc[(warp * G + head) * HEAD_DIM + 16 * j + g + 8] = acc[j][h + 2];
+                wacc[attn_v5_wacc(warp, head, G, attn_v5_acc_dim(lane, j, h), V5_WROW)] = acc[j][h];
+                wacc[attn_v5_wacc(warp, head, G, attn_v5_acc_dim(lane, j, h + 2), V5_WROW)] = acc[j][h + 2];
             }
             if (g == 0)
                 wm[warp * G + head] = m_run[h], wl[warp * G + head] = l_part[h];
@@ -727,7 +743,7 @@ __global__ void __launch_bounds__(V2_THREADS)
 #pragma unroll
         for (int w = 0; w < WARPS; w++) {
             const float mw = wm[w * G + head], f = mw == -INFINITY ? 0.f : exp2f(mw - mx);
-            o += wacc[(w * G + head) * HEAD_DIM + tid] * f;
+            o += wacc[attn_v5_wacc(w, head, G, tid, V5_WROW)] * f;
             sum += wl[w * G + head] * f;
         }
         const size_t h_all = (size_t)seq * heads + kvh * G + head;
@@ -741,7 +757,7 @@ __global__ void __launch_bounds__(V2_THREADS)
     }
     if (splits == 1 || !last_block_to_finish(&counters[seq * L.kv_heads + kvh], splits))
         return;
-    merge_splits_parallel(part_o, part_ml, out, (size_t)seq * heads + kvh * G, G, splits, wacc + WARPS * G * HEAD_DIM + 2 * WARPS * G);
+    merge_splits_parallel(part_o, part_ml, out, (size_t)seq * heads + kvh * G, G, splits, wacc + WARPS * G * V5_WROW + 2 * WARPS * G);
     if (tid == 0)
         counters[seq * L.kv_heads + kvh] = 0; // ready for the next launch
 }
@@ -1034,7 +1050,7 @@ int main(int argc, char **argv)
         }
         return p;
     };
-    auto wanted = [&](int version) { return args.version == 0 || args.version == version; };
+    auto wanted = [&](int version) { return version_wanted(args, version); };
 
     // Validation first, every version: G = 4 on both layouts at a context
     // that is not a multiple of 16 and at one that is (batch 2, every

@@ -430,7 +430,7 @@ int main(int argc, char **argv)
             // 0 = cuBLAS with fp32 reductions only, -1 = cuBLAS in its
             // default math mode (what a serving stack gets).
             for (int v = -1; v <= VERSIONS; v++) {
-                if (args.version && v > 0 && v != args.version)
+                if (v > 0 && !version_wanted(args, v))
                     continue;
                 if (v == 5 && k % 32) {
                     printf("NOT MEASURED: gemv v5 %s: K = %d is not a multiple of 32\n", shapes[s].name, k);

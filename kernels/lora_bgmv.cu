@@ -341,7 +341,9 @@ int main(int argc, char **argv)
     provenance_line(out, "assignment", "token t uses adapter t mod D; v1 shrink + expand timed together (2 launches), v2 "
                                        "one fused launch (tokens grouped by adapter on the host, before timing), v3 v2 "
                                        "with each group's output columns split over several blocks "
-                                       "(lora_bgmv_column_splits: two blocks per SM where d_out allows)");
+                                       "(lora_bgmv_column_splits_resident: as many blocks per SM as the occupancy API allows at "
+                                       "the launch's shared memory, at most two, where d_out allows; shared memory "
+                                       "sized by the launch's largest group)");
     provenance_line(out, "floor_ratio", "time_s over bytes / bandwidth_measured (1 = at the byte floor)");
     fprintf(out, "shape\td_in\td_out\trank\tbatch\tdistinct\ttime_s\tadapter_bytes\tbytes\tgb_s\tpct_of_read\t"
                  "roofline_s\tfloor_ratio\tvalid\tversion\n");
@@ -367,19 +369,30 @@ int main(int argc, char **argv)
                     int items = fused_work(ih, oh, wh);
                     CUDA_CHECK(cudaMemcpy(order, oh.data(), oh.size() * sizeof(int), cudaMemcpyHostToDevice));
                     CUDA_CHECK(cudaMemcpy(work, wh.data(), wh.size() * sizeof(int4), cudaMemcpyHostToDevice));
-                    int cols = d_out, splits = 1;
+                    // Shared memory for the largest group of this launch, and
+                    // v3's split plan for as many blocks per SM as that
+                    // allows (at most two): never a second wave.
+                    int group_max = 1;
+                    for (const int4 &w4 : wh)
+                        group_max = std::max(group_max, w4.y);
+                    const size_t fused_smem = lora_bgmv_fused_smem_bytes(group_max, d_in);
+                    int cols = d_out, splits = 1, per_sm = 0;
+                    if (fused_fits)
+                        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, bgmv_fused, FUSED_THREADS,
+                                                                                 fused_smem));
                     if (items > 0)
-                        splits = lora_bgmv_column_splits(items, d_out, dev.prop.multiProcessorCount, FUSED_THREADS,
-                                                         &cols);
+                        splits = lora_bgmv_column_splits_resident(
+                            items, d_out, dev.prop.multiProcessorCount * std::max(1, std::min(2, per_sm)),
+                            FUSED_THREADS, &cols);
                     for (int version = 1; version <= 3; version++) {
-                        if ((args.version && version != args.version) || (version >= 2 && !fused_fits))
+                        if (!version_wanted(args, version) || (version >= 2 && !fused_fits))
                             continue;
                         auto run = [&]() {
                             if (version == 1)
                                 bgmv(x, a, b, idx, v, y, batch, d_in, d_out, rank, scale);
                             else if (items > 0) {
                                 dim3 grid(version == 3 ? splits : 1, items);
-                                bgmv_fused<<<grid, FUSED_THREADS, (size_t)FUSED_TMAX * d_in * sizeof(bf16)>>>(
+                                bgmv_fused<<<grid, FUSED_THREADS, fused_smem>>>(
                                     x, a, b, order, work, y, d_in, d_out, rank, scale, version == 3 ? cols : d_out);
                                 LAUNCH_CHECK();
                             }

@@ -1,32 +1,64 @@
 #!/bin/sh
-# Stand-in for the kernel program @NAME@ in the device-run rehearsal.  On
-# start it lists the archive the caller would get back now
-# ($REHEARSE_SNAP/NN-@NAME@.list, NN its turn), then "measures": it prints
-# and writes REHEARSE_ROWS rows to @NAME@.tsv, each after a short sleep, and
-# a target line.  The program named in REHEARSE_HANG hangs after its rows
-# (a kernel stuck at the deadline).
+# Stand-in for the kernel program @NAME@ in the device-run rehearsal, built
+# for @ARCH@ by the stand-in nvcc.  On start it lists the archive the caller
+# would get back now ($REHEARSE_SNAP/NN-@NAME@.list, NN its turn, with its
+# arguments), then "measures": for each version asked for (--version LIST;
+# none: every version, "all") it writes REHEARSE_ROWS rows to @NAME@.tsv,
+# each after a short sleep, and a target line.  Faults on purpose:
+#   built for an architecture without sm_90 (the card): fails as a build
+#     for sm_75 fails there, on __reduce_add_sync, before any row;
+#   REHEARSE_FAULT=@NAME@:V and version V asked for: a CUDA error during
+#     V's validation, before any row (the program validates first);
+#   REHEARSE_HANG=@NAME@: hangs after its rows (a kernel stuck);
+#   REHEARSE_HANG_HARD=@NAME@: the first run hangs after its rows and
+#     ignores SIGTERM.
 set -u
 out=.
 prev=
+versions=
 for a in "$@"; do
     [ "$prev" = --out ] && out=$a
+    [ "$prev" = --version ] && versions=$(echo "$a" | tr ',' ' ')
     prev=$a
 done
 n=$(ls "$REHEARSE_SNAP" | grep -c '\.list$')
 turn=$(printf '%02d' $((n + 1)))
-tar -tzf "$REHEARSE_ARCHIVE" >"$REHEARSE_SNAP/$turn-@NAME@.list" 2>&1 || echo "NO ARCHIVE" >>"$REHEARSE_SNAP/$turn-@NAME@.list"
-echo "# measurement: @NAME@ (rehearsal stand-in)" >"$out/@NAME@.tsv"
-echo "row	value" >>"$out/@NAME@.tsv"
-i=1
-while [ $i -le "${REHEARSE_ROWS:-2}" ]; do
-    sleep "${REHEARSE_ROW_SLEEP:-0.05}"
-    echo "@NAME@-row-$i	$i" >>"$out/@NAME@.tsv"
-    echo "@NAME@ row $i measured"
-    i=$((i + 1))
+snap=$REHEARSE_SNAP/$turn-@NAME@.list
+tar -tzf "$REHEARSE_ARCHIVE" >"$snap.part" 2>&1 || echo "NO ARCHIVE" >>"$snap.part"
+echo "ARGS: $*" >>"$snap.part"
+mv "$snap.part" "$snap"
+echo "@NAME@: built for @ARCH@"
+case ,@ARCH@, in
+*sm_90*) ;;
+*) echo "@NAME@: CUDA error cudaErrorNoKernelImageForDevice (built for @ARCH@; __reduce_add_sync needs sm_80)"; exit 1 ;;
+esac
+fault=${REHEARSE_FAULT:-}
+if [ "${fault%:*}" = @NAME@ ]; then
+    case " ${versions:-1 2 3 4 5 6} " in *" ${fault#*:} "*)
+        echo "kernels/@NAME@.cu:1066: CUDA error cudaErrorIllegalAddress: an illegal memory access was encountered"
+        exit 1 ;;
+    esac
+fi
+mkdir -p "$out"
+[ -f "$out/@NAME@.tsv" ] || { echo "# measurement: @NAME@ (rehearsal stand-in)"; echo "row	value"; } >"$out/@NAME@.tsv"
+for v in ${versions:-all}; do
+    i=1
+    while [ $i -le "${REHEARSE_ROWS:-2}" ]; do
+        sleep "${REHEARSE_ROW_SLEEP:-0.05}"
+        echo "@NAME@-v$v-row-$i	$i" >>"$out/@NAME@.tsv"
+        echo "@NAME@ v$v row $i measured"
+        i=$((i + 1))
+    done
 done
 if [ "${REHEARSE_HANG:-}" = @NAME@ ]; then
     echo "@NAME@ stuck"
     exec sleep 1000
+fi
+if [ "${REHEARSE_HANG_HARD:-}" = @NAME@ ] && ! [ -f "$REHEARSE_SNAP/hung" ]; then
+    : >"$REHEARSE_SNAP/hung"
+    echo "@NAME@ stuck, deaf to SIGTERM"
+    trap '' TERM
+    sleep 1000
 fi
 echo "  target @NAME@ rehearsal                     1.00 x (target >= 1, median, H200): met"
 exit 0

@@ -1,5 +1,10 @@
 #!/bin/sh
 # Stand-in for nvidia-smi in the device-run rehearsal: one H200 answers.
+# REHEARSE_SMI_HANG=1: every call but -L hangs, deaf to SIGTERM (a driver
+# query stuck).
+if [ "${REHEARSE_SMI_HANG:-0}" = 1 ]; then
+    case "$*" in -L*) ;; *) trap '' TERM; sleep 1000; exit 0 ;; esac
+fi
 case "$*" in
 -L*) echo "GPU 0: NVIDIA H200 (UUID: GPU-rehearsal)" ;;
 -q*) echo "==============NVSMI LOG==============  (rehearsal stand-in)" ;;

@@ -2,15 +2,21 @@
 # Rehearses kernels/device_run.sh end to end on a machine without a GPU:
 # stand-ins for nvidia-smi, nvcc and the kernel programs (which sleep and
 # write rows), a C compiler that fails on the config reader as a machine
-# without jansson does, short deadlines.  Four runs:
-#   A  the whole path: the build (its time not taken from the deadline), the
-#      archive looked at by each program as it starts (it must hold every
-#      program before it), the last program stopped at the deadline with its
-#      rows kept;
+# without jansson does, small budgets.  Runs:
+#   A  the whole path: an nvcc that falls back to sm_75 under -arch=native
+#      (the build must name sm_90, from compute_cap), the budget printed,
+#      the order (a quick pass, decode attention second, then the full
+#      sweeps, decode attention first, then the never-run versions alone),
+#      the archive looked at by each program as it starts (it must hold
+#      every program before it), and a CUDA error in attention v5's
+#      validation that must leave v1-v4's rows;
 #   B  the call killed outright while a program runs: the archive in OUTDIR
 #      holds every program that finished;
 #   C  no nvcc: named as missing, every program NOT MEASURED, an archive;
-#   D  no GPU answers: still an archive saying why.
+#   D  no GPU answers: still an archive saying why;
+#   E  gemv hangs deaf to SIGTERM: it costs its limit and 2 s, and decode
+#      attention still gets its whole limit;
+#   F  nvidia-smi hangs (but for -L): the whole run stays inside its budget.
 #
 #   tests/device/rehearse.sh [SRC_DIR] [BUILD_DIR]     (default: NB_SRC, NB_BUILD)
 # BUILD_DIR must hold the library's objects (make lib).  Exit 0 when every
@@ -51,20 +57,20 @@ unpack() { # archive dir
     mkdir -p "$2" && tar -xzf "$1" -C "$2"
 }
 
-order="bandwidth launch gemm_sweep gemv lora_bgmv step_graph gemv gemv decode_attention"
-
 # ------------------------------------------------------------------ A
 t0=$(date +%s)
-echo "== A: the whole path, the last program stopped at the deadline"
+echo "== A: the whole path; the card's architecture; a CUDA error in attention v5"
 seed_build "$tmp/bA"
 mkdir -p "$tmp/outA" "$tmp/snapA"
 PATH=$tmp/bin:$PATH REHEARSE_SNAP=$tmp/snapA REHEARSE_ARCHIVE=$tmp/outA/kernels-set.tar.gz \
-    REHEARSE_NVCC_SLEEP=0.3 REHEARSE_HANG=decode_attention NB_BUILD_JOBS=1 \
-    NB_BUILD_DIR=$tmp/bA NB_DEADLINE_S=9 NB_PACK_RESERVE_S=1 NB_MIN_START_S=1 NB_BUILD_LIMIT_S=120 \
+    REHEARSE_NVCC_SLEEP=0.3 REHEARSE_FAULT=decode_attention:5 NB_BUILD_JOBS=1 \
+    NB_BUILD_DIR=$tmp/bA NB_BUDGET_S=60 NB_PACK_RESERVE_S=2 NB_MIN_START_S=1 \
     NB_CUDA_HOME=/nonexistent \
     timeout -k 5 100 "$src/kernels/device_run.sh" "$tmp/outA" >"$tmp/A.log" 2>&1
 rcA=$?
-[ $rcA -eq 1 ] || fail "A: device_run exited $rcA, want 1 (decode_attention stopped at its limit)"
+[ $rcA -eq 1 ] || fail "A: device_run exited $rcA, want 1 (attention v5 failed)"
+head -n 1 "$tmp/A.log" | grep -q 'budget 60 s' || fail "A: the budget is not the first line: $(head -n 1 "$tmp/A.log")"
+has "$tmp/A.log" "== budget: 60 s in all"
 [ "$(ls -A "$tmp/outA")" = kernels-set.tar.gz ] || fail "A: OUTDIR holds $(ls -A "$tmp/outA" | tr '\n' ' '), want the archive alone"
 unpack "$tmp/outA/kernels-set.tar.gz" "$tmp/xA"
 set=$tmp/xA/set
@@ -72,38 +78,55 @@ has "$set/provenance.txt" "built: bandwidth launch gemm_sweep gemv lora_bgmv ste
     "A: not every kernel built without jansson (build.log: $(tail -n 3 "$set/build.log" 2>/dev/null))"
 has "$set/provenance.txt" "tools_missing: none"
 has "$set/provenance.txt" "sass check: exit 77"
-# The build took 7 x 0.3 s, one compile at a time (NB_BUILD_JOBS=1); the 9 s
-# deadline counts after it: every program
-# before the last ran and finished.
-build_s=$(sed -n 's/^build_s: //p' "$set/provenance.txt")
-[ "${build_s:-0}" -ge 2 ] || fail "A: build_s '$build_s': the stand-in build takes 2.1 s at least"
-turn=0
-before=
-for p in $order; do
-    turn=$((turn + 1))
-    snap=$(ls "$tmp/snapA/"$(printf '%02d' $turn)-$p.list 2>/dev/null)
-    if [ -z "$snap" ]; then
-        fail "A: program $turn ($p) never started"
-        continue
-    fi
-    grep -q 'NO ARCHIVE' "$snap" && fail "A: no archive in OUTDIR when $p started"
-    grep -q 'set/build.log' "$snap" || fail "A: the archive when $p started lacks build.log"
-    for b in $before; do
-        grep -q "set/logs/$b.log" "$snap" || fail "A: the archive when $p started lacks logs/$b.log"
-    done
-    case $before in *bandwidth*) grep -q 'set/bandwidth.tsv' "$snap" || fail "A: the archive when $p started lacks bandwidth.tsv" ;; esac
-    case $before in *gemv_flush_memset*) grep -q 'set/flush-memset/gemv.tsv' "$snap" || fail "A: no flush-memset/gemv.tsv when $p started" ;; esac
-    case $p:$turn in gemv:7) before="$before gemv_flush_memset" ;; gemv:8) before="$before gemv_flush_rotate" ;; *) before="$before $p" ;; esac
+has "$set/provenance.txt" "build_arch: sm_90" "A: the build does not say it targets sm_90"
+grep -q -- '-arch=native' "$set/build.log" && fail "A: the build asked nvcc for -arch=native"
+has "$set/build.log" "arch=compute_90,code=sm_90"
+for p in bandwidth launch gemm_sweep gemv lora_bgmv step_graph decode_attention; do
+    has "$set/logs/$p.log" "$p: built for sm_90" "A: $p was not built for the card's sm_90"
 done
-for p in bandwidth launch gemm_sweep gemv lora_bgmv step_graph; do
-    has "$set/$p.tsv" "$p-row-2" "A: $p.tsv lacks its rows"
+# The order: the quick pass (bandwidth, then decode attention), the full
+# sweeps (decode attention first), then each never-run version alone.
+turn_of() { # args-pattern: the turn of the first program started with these arguments
+    grep -l -- "$1" "$tmp/snapA/"[0-9]*.list 2>/dev/null | head -n 1 | sed 's|.*/\([0-9]*\)-.*|\1|'
+}
+[ "$(turn_of 'ARGS: --quick --out')" = 01 ] || fail "A: the quick pass does not start with bandwidth"
+[ "$(ls "$tmp/snapA" | sed -n 2p)" = 02-decode_attention.list ] || fail "A: decode attention is not second"
+[ "$(ls "$tmp/snapA" | sed -n 8p)" = 08-decode_attention.list ] || fail "A: the full sweeps do not start with decode attention"
+n_runs=$(ls "$tmp/snapA" | grep -c '\.list$')
+[ "$n_runs" -eq 19 ] || fail "A: $n_runs programs started, want 19 (7 quick, 9 full, 3 new versions)"
+last3=$(ls "$tmp/snapA" | tail -n 3 | sed 's/^[0-9]*-//' | tr '\n' ' ')
+[ "$last3" = "decode_attention.list gemv.list lora_bgmv.list " ] || fail "A: the last three are $last3"
+for f in $(ls "$tmp/snapA" | tail -n 3); do
+    grep -q 'ARGS: --version [0-9] ' "$tmp/snapA/$f" || fail "A: $f was not one version alone: $(grep ARGS "$tmp/snapA/$f")"
+done
+for f in $(ls "$tmp/snapA" | head -n 16); do
+    case $f in *decode_attention* | *gemv*) grep -q 'ARGS: --version [0-9,]*5' "$tmp/snapA/$f" ;; *lora_bgmv*) grep -q 'ARGS: --version [0-9,]*3' "$tmp/snapA/$f" ;; *) false ;; esac &&
+        fail "A: $f ran a never-run version among the proven ones"
+done
+# Each program, as it starts, finds every earlier one's log in the archive.
+before=
+for f in $(ls "$tmp/snapA"); do
+    grep -q 'NO ARCHIVE' "$tmp/snapA/$f" && fail "A: no archive in OUTDIR when $f started"
+    grep -q 'set/build.log' "$tmp/snapA/$f" || fail "A: the archive when $f started lacks build.log"
+    for b in $before; do
+        grep -q "set/logs/$b.log" "$tmp/snapA/$f" || fail "A: the archive when $f started lacks logs/$b.log"
+    done
+    case $f in 01-*) before=quick-bandwidth ;; 02-*) before="$before quick-decode_attention" ;; esac
+done
+# The crash in v5's validation costs v5 alone.
+for v in 1 2 3 4; do
+    has "$set/decode_attention.tsv" "decode_attention-v$v-row-2" "A: attention v$v's rows were lost to v5's crash"
+    has "$set/quick/decode_attention.tsv" "decode_attention-v$v-row-2" "A: the quick pass lacks attention v$v"
+done
+grep -q 'decode_attention-v5-row' "$set/decode_attention.tsv" && fail "A: v5 rows in the proven file"
+has "$set/targets.txt" "NOT MEASURED: decode_attention-v5: exit 1"
+has "$set/logs/decode_attention-v5.log" "cudaErrorIllegalAddress"
+has "$set/new/gemv-v5/gemv.tsv" "gemv-v5-row-2"
+has "$set/new/lora_bgmv-v3/lora_bgmv.tsv" "lora_bgmv-v3-row-2"
+for p in bandwidth launch gemm_sweep gemv lora_bgmv step_graph decode_attention; do
     has "$set/targets.txt" "^$p:   target $p rehearsal" "A: targets.txt lacks $p's target line"
 done
-has "$set/flush-rotate/gemv.tsv" "gemv-row-2"
-# The last program: stopped by its limit, its rows and lines kept.
-has "$set/targets.txt" "NOT MEASURED: decode_attention: stopped at its time limit"
-has "$set/decode_attention.tsv" "decode_attention-row-2" "A: decode_attention's rows written before the stop are lost"
-has "$set/logs/decode_attention.log" "decode_attention stuck"
+has "$set/flush-rotate/gemv.tsv" "gemv-vall-row-2"
 has "$set/clocks.tsv" "^decode_attention	2026"
 has "$set/provenance.txt" "^exit: 1"
 has "$set/MANIFEST.txt" "packed after: end"
@@ -115,26 +138,26 @@ echo "== B: the call killed outright while gemv runs"
 seed_build "$tmp/bB"
 mkdir -p "$tmp/outB" "$tmp/snapB"
 PATH=$tmp/bin:$PATH REHEARSE_SNAP=$tmp/snapB REHEARSE_ARCHIVE=$tmp/outB/kernels-set.tar.gz \
-    REHEARSE_HANG=gemv NB_BUILD_DIR=$tmp/bB NB_DEADLINE_S=200 NB_CUDA_HOME=/nonexistent \
+    REHEARSE_HANG=gemv NB_BUILD_DIR=$tmp/bB NB_BUDGET_S=200 NB_CUDA_HOME=/nonexistent \
     setsid "$src/kernels/device_run.sh" "$tmp/outB" >"$tmp/B.log" 2>&1 &
 pid=$!
 i=0
-# gemv's turn is the fourth; it hangs once its rows are written.
-while [ $i -lt 300 ] && ! [ -f "$tmp/snapB/04-gemv.list" ]; do
+# gemv's turn is the third (the quick pass); it hangs once its rows are written.
+while [ $i -lt 300 ] && ! [ -f "$tmp/snapB/03-gemv.list" ]; do
     sleep 0.1
     i=$((i + 1))
 done
 sleep 0.5
-[ -f "$tmp/snapB/04-gemv.list" ] || fail "B: gemv never started ($(tail -n 2 "$tmp/B.log"))"
+[ -f "$tmp/snapB/03-gemv.list" ] || fail "B: gemv never started ($(tail -n 2 "$tmp/B.log"))"
 kill -KILL -- -$pid 2>/dev/null || kill -KILL $pid 2>/dev/null
 wait $pid 2>/dev/null
 if [ -f "$tmp/outB/kernels-set.tar.gz" ]; then
     unpack "$tmp/outB/kernels-set.tar.gz" "$tmp/xB"
-    for p in bandwidth launch gemm_sweep; do
-        has "$tmp/xB/set/$p.tsv" "$p-row-2" "B: the archive after the kill lacks $p's rows"
-        has "$tmp/xB/set/targets.txt" "^$p:   target" "B: the archive after the kill lacks $p's target"
+    for p in bandwidth decode_attention; do
+        has "$tmp/xB/set/quick/$p.tsv" "$p-v.*-row-2" "B: the archive after the kill lacks $p's rows"
+        has "$tmp/xB/set/targets.txt" "^quick-$p:   target" "B: the archive after the kill lacks $p's target"
     done
-    has "$tmp/xB/set/MANIFEST.txt" "packed after: gemm_sweep"
+    has "$tmp/xB/set/MANIFEST.txt" "packed after: quick-decode_attention"
 else
     fail "B: no archive in OUTDIR after the kill"
 fi
@@ -147,7 +170,7 @@ mkdir -p "$tmp/outC" "$tmp/binC"
 cp "$here/fake_nvidia_smi.sh" "$tmp/binC/nvidia-smi"
 # The PATH less every folder that holds an nvcc.
 path_c=$(echo "$PATH" | tr ':' '\n' | while read -r d; do [ -x "$d/nvcc" ] || printf '%s:' "$d"; done)
-PATH=$tmp/binC:${path_c%:} NB_BUILD_DIR=$tmp/bC NB_DEADLINE_S=20 NB_CUDA_HOME=/nonexistent REHEARSE_SNAP=$tmp \
+PATH=$tmp/binC:${path_c%:} NB_BUILD_DIR=$tmp/bC NB_BUDGET_S=30 NB_CUDA_HOME=/nonexistent REHEARSE_SNAP=$tmp \
     REHEARSE_ARCHIVE=/nonexistent timeout -k 5 100 "$src/kernels/device_run.sh" "$tmp/outC" >"$tmp/C.log" 2>&1
 rcC=$?
 [ $rcC -ne 0 ] || fail "C: exit 0 without a compiler"
@@ -173,8 +196,54 @@ else
     fail "D: no archive"
 fi
 
+# ------------------------------------------------------------------ E
+echo "   ($(($(date +%s) - t0)) s)"
+echo "== E: gemv hangs deaf to SIGTERM"
+seed_build "$tmp/bE"
+mkdir -p "$tmp/outE" "$tmp/snapE"
+PATH=$tmp/bin:$PATH REHEARSE_SNAP=$tmp/snapE REHEARSE_ARCHIVE=$tmp/outE/kernels-set.tar.gz \
+    REHEARSE_HANG_HARD=gemv NB_BUILD_DIR=$tmp/bE NB_BUDGET_S=60 NB_PACK_RESERVE_S=2 NB_MIN_START_S=1 \
+    NB_CUDA_HOME=/nonexistent timeout -k 5 100 "$src/kernels/device_run.sh" "$tmp/outE" >"$tmp/E.log" 2>&1
+unpack "$tmp/outE/kernels-set.tar.gz" "$tmp/xE" || fail "E: no archive"
+runs=$(sed -n 's/^runs: \([0-9]*\) s left after the build/\1/p' "$tmp/xE/set/provenance.txt")
+# The quick gemv's limit is 6 % of the runs' time (3 s at least), plus the
+# 2 s before SIGKILL; decode attention's full sweep, right after the quick
+# pass, still gets its whole share: 25 % of the runs' time.
+want=$(( ${runs:-0} * 25 / 100 ))
+line=$(grep '^== decode_attention (limit' "$tmp/E.log")
+got=$(echo "$line" | sed 's/^== decode_attention (limit \([0-9]*\) s.*/\1/')
+[ -n "$runs" ] && [ "${got:-0}" -eq "$want" ] 2>/dev/null ||
+    fail "E: decode attention's limit '$got' s, want its whole share $want s of $runs s ($line)"
+has "$tmp/xE/set/targets.txt" "NOT MEASURED: quick-gemv: stopped at its time limit"
+has "$tmp/xE/set/quick/gemv.tsv" "gemv-v1-row-2" "E: the hung gemv's rows are lost"
+has "$tmp/xE/set/decode_attention.tsv" "decode_attention-v4-row-2" "E: decode attention has no rows"
+quick_gemv_s=$(sed -n 's/^   (quick-gemv: exit [0-9]*, \([0-9]*\) s)$/\1/p' "$tmp/E.log")
+qlim=$(( ${runs:-0} * 6 / 100 )); [ $qlim -lt 3 ] && qlim=3
+[ -n "$quick_gemv_s" ] && [ "$quick_gemv_s" -le $((qlim + 3)) ] ||
+    fail "E: the hung quick gemv took '$quick_gemv_s' s, want its limit $qlim s + the 2 s kill"
+
+# ------------------------------------------------------------------ F
+echo "   ($(($(date +%s) - t0)) s)"
+echo "== F: nvidia-smi hangs"
+seed_build "$tmp/bF"
+mkdir -p "$tmp/outF" "$tmp/snapF"
+f0=$(date +%s)
+PATH=$tmp/bin:$PATH REHEARSE_SNAP=$tmp/snapF REHEARSE_ARCHIVE=$tmp/outF/kernels-set.tar.gz \
+    REHEARSE_SMI_HANG=1 NB_SMI_LIMIT_S=2 NB_BUILD_DIR=$tmp/bF NB_BUDGET_S=40 NB_PACK_RESERVE_S=3 \
+    NB_MIN_START_S=1 NB_CUDA_HOME=/nonexistent timeout -k 5 100 "$src/kernels/device_run.sh" "$tmp/outF" \
+    >"$tmp/F.log" 2>&1
+f_s=$(($(date +%s) - f0))
+# Inside the budget of 40 s (a second of rounding): one nvidia-smi call
+# times out (2 s + the 1 s kill), the rest are skipped.
+[ $f_s -le 41 ] || fail "F: the run took $f_s s with a hanging nvidia-smi, over its budget of 40 s"
+unpack "$tmp/outF/kernels-set.tar.gz" "$tmp/xF" || fail "F: no archive"
+has "$tmp/xF/set/provenance.txt" "nvidia-smi: a call timed out"
+has "$tmp/xF/set/provenance.txt" "compute_cap: unread"
+has "$tmp/xF/set/provenance.txt" "build_arch: default"
+has "$tmp/xF/set/decode_attention.tsv" "decode_attention-v4-row-2" "F: decode attention has no rows"
+
 if [ $fails -gt 0 ]; then
-    for r in A B C D; do echo "---- $r.log (tail)"; tail -n 15 "$tmp/$r.log" 2>/dev/null; done
+    for r in A B C D E F; do echo "---- $r.log (tail)"; tail -n 15 "$tmp/$r.log" 2>/dev/null; done
     echo "rehearse: $fails checks failed"
     exit 1
 fi

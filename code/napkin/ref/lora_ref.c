@@ -116,9 +116,23 @@ int lora_bgmv_fused_emulate(int tokens, int d_in, int d_out, int rank, int adapt
 
 int lora_bgmv_column_splits(int items, int d_out, int sms, int min_cols, int *cols)
 {
-    if (items < 1 || d_out < 1 || sms < 1 || min_cols < 1 || !cols)
+    if (sms < 1 || sms > (1 << 29))
         return -1;
-    int want = (2 * sms + items - 1) / items, most = d_out / min_cols;
+    return lora_bgmv_column_splits_resident(items, d_out, 2 * sms, min_cols, cols);
+}
+
+size_t lora_bgmv_fused_smem_bytes(int group_max, int d_in)
+{
+    if (group_max < 1 || d_in < 1)
+        return 0;
+    return (size_t)group_max * (size_t)d_in * 2; /* bf16 */
+}
+
+int lora_bgmv_column_splits_resident(int items, int d_out, int resident, int min_cols, int *cols)
+{
+    if (items < 1 || d_out < 1 || resident < 1 || min_cols < 1 || !cols)
+        return -1;
+    int want = (resident + items - 1) / items, most = d_out / min_cols;
     int splits = want < most ? want : most;
     if (splits < 1)
         splits = 1;

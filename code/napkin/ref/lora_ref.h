@@ -4,6 +4,8 @@
 #ifndef NAPKIN_LORA_REF_H
 #define NAPKIN_LORA_REF_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -41,6 +43,19 @@ int lora_bgmv_fused_emulate(int tokens, int d_in, int d_out, int rank, int adapt
  * lora_bgmv_fused_emulate stands for both.  Returns the blocks per item
  * (>= 1) with *cols set, or -1 for a bad argument. */
 int lora_bgmv_column_splits(int items, int d_out, int sms, int min_cols, int *cols);
+
+/* The same plan for `resident` blocks resident at once over the whole
+ * card (lora_bgmv_column_splits asks for 2 sms): the kernel passes
+ * sms x min(2, the blocks per SM the occupancy API allows at its shared
+ * memory), so a plan never asks for a second wave. */
+int lora_bgmv_column_splits_resident(int items, int d_out, int resident, int min_cols, int *cols);
+
+/* Dynamic shared memory of one fused block (versions 2 and 3): the x of
+ * its group's tokens, `group_max` the largest group of the launch (at
+ * most 8), d_in bf16 each.  Sized by the group, not by the most a group
+ * may hold: LLaMA-3-70B's d_in = 8192 at 8 tokens is 128 KB, one block per
+ * SM, where one token's 16 KB leaves room for many. */
+size_t lora_bgmv_fused_smem_bytes(int group_max, int d_in);
 
 /* Distinct indices >= 0 among idx[0..n). */
 int lora_count_distinct(const int *idx, int n);
