@@ -249,10 +249,16 @@ static int batch(void)
 {
     char *line = NULL;
     size_t cap = 0;
-    while (getline(&line, &cap, stdin) > 0) {
+    ssize_t len;
+    while ((len = getline(&line, &cap, stdin)) > 0) {
         json_error_t jerr;
         const char *why = NULL;
-        json_t *words = json_loads(line, 0, &jerr);
+        /* the whole line is the command: a NUL inside it would end the text
+         * early and run the words before it, so the line is refused */
+        int nul = memchr(line, '\0', (size_t)len) != NULL;
+        if (nul)
+            why = "a line must not hold a NUL byte";
+        json_t *words = nul ? NULL : json_loadb(line, (size_t)len, 0, &jerr);
         json_t *reply = words ? batch_one(words, &why) : NULL;
         if (!reply)
             reply = json_pack("{s:s}", "error", why ? why : "each line must be one JSON array");
