@@ -861,7 +861,8 @@ Test(cli, json_escapes_text_from_tables)
     run_result r = RUN("specs", "--models", "--model-table", path, "--format", "json");
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_assert(json_valid(r.out), "not valid JSON:\n%s", r.out);
-    cr_assert(strstr(r.out, "\"Quote\\\"Back\\\\slash\\u0001 model\""), "escaped name missing:\n%s", r.out);
+    /* the control byte is shown as every printer shows it (text_escape.h), then JSON escapes that backslash */
+    cr_assert(strstr(r.out, "\"Quote\\\"Back\\\\slash\\\\x01 model\""), "escaped name missing:\n%s", r.out);
     run_free(&r);
 
     /* the reader's model is usable by name */

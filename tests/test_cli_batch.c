@@ -116,3 +116,42 @@ Test(cli_batch, each_reply_is_what_the_command_alone_prints)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     shell(cmd);
 }
+
+/* A NUL byte inside a line: the line is refused (an error reply), not run
+ * up to the NUL, and the next line is still answered.  The first line,
+ * read up to its NUL, would be a whole command (roofline of the H100). */
+Test(cli_batch, a_line_with_a_nul_byte_is_refused)
+{
+    const char *bin = getenv("NAPKIN_BIN");
+    cr_assert(bin != NULL, "NAPKIN_BIN is not set");
+    char dir[] = "/tmp/napkin-batch-XXXXXX";
+    cr_assert(mkdtemp(dir) != NULL);
+    char path[512], cmd[4096];
+    snprintf(path, sizeof path, "%s/in.jsonl", dir);
+    FILE *in = fopen(path, "wb");
+    cr_assert(in != NULL);
+    static const char lines[] = "[\"roofline\", \"--gpu\", \"h100\"]\0, \"--format\", \"json\"]\n"
+                                "[\"roofline\", \"--gpu\", \"h100\", \"--format\", \"tsv\"]\n";
+    fwrite(lines, 1, sizeof lines - 1, in);
+    fclose(in);
+    snprintf(cmd, sizeof cmd, "'%s' --batch < '%s/in.jsonl' > '%s/out.jsonl'", bin, dir, dir);
+    cr_assert_eq(shell(cmd), 0, "napkin --batch exited non-zero");
+    snprintf(path, sizeof path, "%s/out.jsonl", dir);
+    char *out = slurp(path);
+    char *second = strchr(out, '\n');
+    cr_assert_not_null(second, "one reply for two lines:\n%s", out);
+    *second++ = '\0';
+    json_error_t err;
+    json_t *r = json_loads(out, 0, &err);
+    cr_assert_not_null(r, "not JSON: %s", out);
+    cr_expect_str_eq(json_string_value(json_object_get(r, "error")), "a line must not hold a NUL byte", "%s", out);
+    cr_expect_null(json_object_get(r, "status"), "the line ran: %s", out);
+    json_decref(r);
+    r = json_loads(second, 0, &err);
+    cr_assert_not_null(r, "not JSON: %s", second);
+    cr_expect_eq(json_integer_value(json_object_get(r, "status")), 0, "%s", second);
+    json_decref(r);
+    free(out);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    shell(cmd);
+}

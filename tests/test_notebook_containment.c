@@ -2,7 +2,8 @@
  * tools/run_bounded.sh and tools/nb_contain.c): a cell that floods its
  * output is stopped at NB_OUTPUT_MAX with a message and leaves no file; a
  * timed-out cell leaves no file; a cell whose child calls setsid() and
- * forks again leaves no process running.  Fixtures are in
+ * forks again leaves no process running; a cell or program that writes a
+ * file past NB_FILE_MAX is stopped there, with a message naming it.  Fixtures are in
  * tests/filter/chapters/; the line numbers in messages are the fences'. */
 #include <criterion/criterion.h>
 
@@ -148,4 +149,63 @@ Test(notebook_containment, a_child_that_calls_setsid_does_not_outlive_the_cell, 
         kill(grandchild, 9);
     cr_expect(!c_alive, "the cell's setsid child %d outlived it", child);
     cr_expect(!g_alive, "the cell's grandchild %d outlived it", grandchild);
+}
+
+/* A cell that writes 8 MiB to a file under NB_FILE_MAX = 1 MB: stopped at
+ * the cap, and the message names the chapter and the cell's line. */
+Test(notebook_containment, a_cell_that_fills_a_file_is_stopped, .timeout = 60)
+{
+    setup("fill");
+    setenv("NB_FILE_MAX", "1000000", 1);
+    char *out, *err;
+    int rc = filter("chapters/90-fill-disk.md", &out, &err);
+    unsetenv("NB_FILE_MAX");
+    cr_expect_neq(rc, 0, "the cell wrote 8 MiB past a 1 MB cap:\n%s", out);
+    cr_expect(strstr(err, "chapters/90-fill-disk.md:5: run cell wrote a file of 1000000 bytes, the most a cell may "
+                          "write (NB_FILE_MAX): stopped") != NULL,
+              "%s", err);
+}
+
+/* The size of a file, or -1. */
+static long file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+/* What a chapter program or a console cell runs through: nb_contain itself,
+ * and run_bounded.sh without it.  A shell that fills a file with 200 MB
+ * (the default cap is 64 MiB = 67,108,864 bytes) is stopped there. */
+Test(notebook_containment, every_file_a_command_writes_is_capped, .timeout = 60)
+{
+    setup("fill-direct");
+    const char *contain = getenv("NB_CONTAIN"), *src = need_env("NB_SRC");
+    const char *f = fmt("%s/f", scratch);
+    int st = system(fmt("cd '%s' && NB_FILE_MAX= '%s' 60 sh -c 'head -c 200000000 /dev/zero > f' 2> err.txt", scratch,
+                        contain));
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 122, "exit status %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    cr_expect_eq(file_size(f), 67108864L);
+    char *err = slurp(err_path);
+    cr_expect(err && strstr(err, "nb_contain: sh: a file it wrote reached 67108864 bytes (NB_FILE_MAX): stopped"),
+              "%s", err ? err : "(no stderr)");
+    unlink(f);
+
+    /* a cap of its own, and a program that is not a shell */
+    st = system(fmt("cd '%s' && NB_FILE_MAX=1000000 '%s' 60 dd if=/dev/zero of=f bs=65536 count=64 2> err.txt", scratch,
+                    contain));
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 122, "exit status %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    cr_expect_eq(file_size(f), 1000000L);
+    err = slurp(err_path);
+    cr_expect(err && strstr(err, "nb_contain: dd: a file it wrote reached 1000000 bytes (NB_FILE_MAX)"), "%s",
+              err ? err : "(no stderr)");
+    unlink(f);
+
+    /* run_bounded.sh without nb_contain: ulimit -f caps it all the same */
+    st = system(fmt("cd '%s' && NB_CONTAIN= NB_FILE_MAX=1000000 '%s/tools/run_bounded.sh' 60 dd if=/dev/zero of=f "
+                    "bs=65536 count=64 2> err.txt",
+                    scratch, src));
+    cr_expect(!(WIFEXITED(st) && WEXITSTATUS(st) == 0), "dd wrote 4 MiB past a 1 MB cap");
+    /* ulimit counts blocks of 512 bytes: 1,000,000 / 512 = 1953 whole blocks, 999,936 bytes */
+    cr_expect_eq(file_size(f), 999936L);
+    unlink(f);
 }

@@ -11,9 +11,17 @@
  *     NB_KILL_AFTER seconds later (default 5).
  *   - COMMAND's stdout and stderr pass through pipes; past NB_OUTPUT_MAX
  *     bytes in all (default 16 MiB) the tree is killed with a message.
+ *   - No file COMMAND or its descendants write may grow past NB_FILE_MAX
+ *     bytes (default 64 MiB, RLIMIT_FSIZE set in the child, soft and hard,
+ *     so nothing below can raise it): the write that would pass it brings
+ *     SIGXFSZ, and when that ends COMMAND (or COMMAND is a shell that says
+ *     so in its status, 128 + SIGXFSZ) nb_contain names the command it
+ *     stopped.  A descendant whose parent swallows its death is capped all
+ *     the same; only the message is its parent's.
  *
  * Exit status: COMMAND's (128 + N for signal N), 124 when it timed out, 137
- * when it ignored TERM and was killed, 123 when its output passed the cap. */
+ * when it ignored TERM and was killed, 123 when its output passed the cap,
+ * 122 when a file it wrote reached NB_FILE_MAX. */
 #define _DEFAULT_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -23,12 +31,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define EXIT_OUTPUT_CAP 123
+#define EXIT_FILE_CAP 122
 
 static double now(void)
 {
@@ -129,6 +139,7 @@ int main(int argc, char **argv)
     }
     double kill_after = env_number("NB_KILL_AFTER", 5);
     double cap = env_number("NB_OUTPUT_MAX", 16.0 * 1024 * 1024);
+    double file_cap = env_number("NB_FILE_MAX", 64.0 * 1024 * 1024);
 #ifdef PR_SET_CHILD_SUBREAPER
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 #endif
@@ -149,6 +160,12 @@ int main(int argc, char **argv)
         dup2(errp[1], STDERR_FILENO);
         close(outp[0]), close(outp[1]), close(errp[0]), close(errp[1]);
         signal(SIGPIPE, SIG_DFL);
+        signal(SIGXFSZ, SIG_DFL);
+        struct rlimit fsize = {(rlim_t)file_cap, (rlim_t)file_cap};
+        if (setrlimit(RLIMIT_FSIZE, &fsize) != 0) {
+            fprintf(stderr, "nb_contain: cannot cap file sizes: %s\n", strerror(errno));
+            _exit(127);
+        }
         execvp(argv[2], argv + 2);
         fprintf(stderr, "nb_contain: %s: %s\n", argv[2], strerror(errno));
         _exit(127);
@@ -215,6 +232,13 @@ int main(int argc, char **argv)
     }
     if (capped)
         return EXIT_OUTPUT_CAP;
+    /* SIGXFSZ killed COMMAND, or a shell running it reports that it killed its child */
+    if ((WIFSIGNALED(main_status) && WTERMSIG(main_status) == SIGXFSZ) ||
+        (WIFEXITED(main_status) && WEXITSTATUS(main_status) == 128 + SIGXFSZ)) {
+        fprintf(stderr, "nb_contain: %s: a file it wrote reached %.0f bytes (NB_FILE_MAX): stopped\n", argv[2],
+                file_cap);
+        return EXIT_FILE_CAP;
+    }
     if (killed)
         return 137;
     if (term_sent)

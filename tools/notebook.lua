@@ -376,6 +376,13 @@ local function cap_message()
     .. " bytes of output (NB_OUTPUT_MAX): stopped"
 end
 
+-- nb_contain's exit status when a file the cell wrote reached NB_FILE_MAX.
+local FILE_CAP_STATUS = 122
+local function file_cap_message()
+  return "wrote a file of " .. (os.getenv("NB_FILE_MAX") or tostring(64 * 1024 * 1024))
+    .. " bytes, the most a cell may write (NB_FILE_MAX): stopped"
+end
+
 local function run_cell(block)
   local line = fence_line(block)
   local key = pandoc.utils.sha1(table.concat({ "run", CC, CFLAGS, LDLIBS, file_hash(LIB),
@@ -413,6 +420,8 @@ local function run_cell(block)
     if rc ~= 0 then discard(tmp .. ".out", tmp .. ".values", src) end
     if rc == 123 then
       fail(line, "run cell " .. cap_message())
+    elseif rc == FILE_CAP_STATUS then
+      fail(line, "run cell " .. file_cap_message())
     elseif rc == 124 or rc == 137 then
       fail(line, "run cell timed out after " .. TIMEOUT .. " s" .. (rc == 137 and " (and ignored TERM: killed)" or ""))
     elseif rc > 128 then
@@ -476,6 +485,8 @@ local function console_cell(block)
       if rc ~= c.expect then discard(tmp .. ".values") end
       if rc == 123 then
         fail(c.line, "console command " .. cap_message() .. ": " .. c.cmd)
+      elseif rc == FILE_CAP_STATUS and c.expect ~= FILE_CAP_STATUS then
+        fail(c.line, "console command " .. file_cap_message() .. ": " .. c.cmd)
       elseif rc == 124 or rc == 137 then
         fail(c.line, "console command timed out after " .. TIMEOUT .. " s: " .. c.cmd)
       elseif rc ~= c.expect then

@@ -1,6 +1,7 @@
 #include "cli_args.h"
 
 #include "cli_tokens.h"
+#include "text_escape.h"
 #include "units.h"
 
 #include <errno.h>
@@ -10,14 +11,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The message is one line whatever it quotes: a flag's value, a path or a
+ * name from a file goes through the one escaping (text_escape.h), newlines
+ * and terminal escapes included. */
 int cli_fail(const char *cmd, int status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "napkin %s: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    char small[1024], *msg = small;
+    int n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
+    if (n >= (int)sizeof small && (msg = malloc((size_t)n + 1)) != NULL) {
+        va_start(ap, fmt);
+        vsnprintf(msg, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    fputs("napkin ", stderr);
+    text_escape_put(cmd, stderr);
+    fputs(": ", stderr);
+    text_escape_put(msg ? msg : small, stderr);
+    fputc('\n', stderr);
+    if (msg != small)
+        free(msg);
     return status;
 }
 

@@ -1,5 +1,6 @@
 #include "cli_report.h"
 
+#include "text_escape.h"
 #include "units.h"
 
 #include <math.h>
@@ -140,13 +141,26 @@ void report_free(report *r)
 
 /* ------------------------------------------------------------ building */
 
+/* Text (a value, a cell, a note, a label or a title, any of which may
+ * quote the reader or a file) is kept escaped (text_escape.h): every format
+ * prints it as it is kept. */
+static char *xescaped(const char *s)
+{
+    char *e = text_escape_dup(s ? s : "");
+    if (!e) {
+        fputs("napkin: out of memory\n", stderr);
+        exit(1);
+    }
+    return e;
+}
+
 static field *add_field(report *r, const char *key, const char *label)
 {
     GROW(r->fields, r->nfields, r->capfields);
     field *f = &r->fields[r->nfields++];
     memset(f, 0, sizeof *f);
     f->key = key ? xstrdup(key) : NULL;
-    f->label = xstrdup(label);
+    f->label = xescaped(label);
     return f;
 }
 
@@ -170,7 +184,7 @@ void report_int(report *r, const char *key, const char *label, long long v)
 void report_text(report *r, const char *key, const char *label, const char *s)
 {
     field *f = add_field(r, key, label);
-    f->value = (cell){CELL_TEXT, U_TEXT, 0, 0, xstrdup(s ? s : "")};
+    f->value = (cell){CELL_TEXT, U_TEXT, 0, 0, xescaped(s)};
 }
 
 void report_note(report *r, const char *fmt, ...)
@@ -181,7 +195,7 @@ void report_note(report *r, const char *fmt, ...)
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     GROW(r->notes, r->nnotes, r->capnotes);
-    r->notes[r->nnotes++] = xstrdup(buf);
+    r->notes[r->nnotes++] = xescaped(buf);
 }
 
 report_table *report_table_add(report *r, const char *key, const char *title)
@@ -189,7 +203,7 @@ report_table *report_table_add(report *r, const char *key, const char *title)
     report_table *t = xrealloc(NULL, sizeof *t);
     memset(t, 0, sizeof *t);
     t->key = xstrdup(key);
-    t->title = xstrdup(title);
+    t->title = xescaped(title);
     GROW(r->tables, r->ntables, r->captables);
     r->tables[r->ntables++] = t;
     return t;
@@ -198,7 +212,7 @@ report_table *report_table_add(report *r, const char *key, const char *title)
 void report_col(report_table *t, const char *key, const char *label, value_unit u, int flags)
 {
     GROW(t->cols, t->ncols, t->capcols);
-    t->cols[t->ncols++] = (column){xstrdup(key), xstrdup(label), u, flags};
+    t->cols[t->ncols++] = (column){xstrdup(key), xescaped(label), u, flags};
 }
 
 static void add_cell(report_table *t, cell c)
@@ -224,7 +238,7 @@ void report_cell_int(report_table *t, long long v)
 
 void report_cell_text(report_table *t, const char *s)
 {
-    add_cell(t, (cell){CELL_TEXT, U_TEXT, 0, 0, xstrdup(s ? s : "")});
+    add_cell(t, (cell){CELL_TEXT, U_TEXT, 0, 0, xescaped(s)});
 }
 
 /* ------------------------------------------------------------ formatting */

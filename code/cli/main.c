@@ -4,6 +4,7 @@
 
 #include "cli_report.h"
 #include "specs.h"
+#include "text_escape.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -57,7 +58,9 @@ static const command *find(const char *name)
 
 static int unknown(const char *name)
 {
-    fprintf(stderr, "napkin: unknown command '%s' (choices:", name);
+    fputs("napkin: unknown command '", stderr);
+    text_escape_put(name, stderr);
+    fputs("' (choices:", stderr);
     for (int i = 0; i < NCOMMANDS; i++)
         fprintf(stderr, "%s %s", i ? "," : "", COMMANDS[i].name);
     fprintf(stderr, ", help)\n");
@@ -171,7 +174,11 @@ static int dispatch(int argc, char **argv)
         return version();
     if (strcmp(name, "help") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
         if (argc > 3) {
-            fprintf(stderr, "napkin help: give one command name (napkin help %s), not '%s'\n", argv[2], argv[3]);
+            char *one = text_escape_dup(argv[2]), *more = text_escape_dup(argv[3]);
+            fprintf(stderr, "napkin help: give one command name (napkin help %s), not '%s'\n", one ? one : "?",
+                    more ? more : "?");
+            free(one);
+            free(more);
             return 2;
         }
         if (argc > 2) { /* napkin help decode == napkin decode --help */
@@ -242,10 +249,16 @@ static int batch(void)
 {
     char *line = NULL;
     size_t cap = 0;
-    while (getline(&line, &cap, stdin) > 0) {
+    ssize_t len;
+    while ((len = getline(&line, &cap, stdin)) > 0) {
         json_error_t jerr;
         const char *why = NULL;
-        json_t *words = json_loads(line, 0, &jerr);
+        /* the whole line is the command: a NUL inside it would end the text
+         * early and run the words before it, so the line is refused */
+        int nul = memchr(line, '\0', (size_t)len) != NULL;
+        if (nul)
+            why = "a line must not hold a NUL byte";
+        json_t *words = nul ? NULL : json_loadb(line, (size_t)len, 0, &jerr);
         json_t *reply = words ? batch_one(words, &why) : NULL;
         if (!reply)
             reply = json_pack("{s:s}", "error", why ? why : "each line must be one JSON array");
@@ -269,7 +282,9 @@ int main(int argc, char **argv)
     }
     int rc = argc == 2 && strcmp(argv[1], "--batch") == 0 ? batch() : dispatch(argc, argv);
     if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "napkin %s: cannot write the output: %s\n", argv[1], strerror(errno ? errno : EIO));
+        fputs("napkin ", stderr);
+        text_escape_put(argv[1], stderr);
+        fprintf(stderr, ": cannot write the output: %s\n", strerror(errno ? errno : EIO));
         return EXIT_IO;
     }
     return rc;

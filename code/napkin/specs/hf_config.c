@@ -1,5 +1,7 @@
 #include "hf_config.h"
 
+#include "text_escape.h"
+
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,21 +44,12 @@ static int architecture(json_t *root, const char **type, const char **arch)
     return -1;
 }
 
-/* Text from a file, fit to print: every control byte (a tab, a newline,
- * a terminal's escape) becomes \xHH, so a name can neither break a table
- * row nor drive the reader's terminal. */
-static void escape_text(const char *in, char *out, size_t n)
-{
-    size_t k = 0;
-    for (const unsigned char *p = (const unsigned char *)in; *p && k + 5 < n; p++) {
-        if (*p < 0x20 || *p == 0x7f)
-            k += (size_t)snprintf(out + k, n - k, "\\x%02x", *p);
-        else
-            out[k++] = (char)*p;
-    }
-    if (n)
-        out[k < n ? k : n - 1] = '\0';
-}
+/* The longest config.json read.  A real one is a few kB; the longest list
+ * of layers that means anything (every one of MODEL_LAYERS_MAX, "9999,")
+ * is 50 kB.  The cap keeps the parse, which costs an allocation per list
+ * entry, within milliseconds whatever the file holds. */
+#define HF_CONFIG_BYTES_MAX ((size_t)256 << 10)
+#define HF_CONFIG_BYTES_MAX_TEXT "256 KiB"
 
 /* The largest count a config may give: the table's own bounds are far
  * below it, and the products of two stay exact. */
@@ -127,6 +120,36 @@ static long long count_in_array(json_t *cfg, const char *name, const char *value
     return n;
 }
 
+/* The layers the list `name` names, marked in mark[0..layers-1] (layers is
+ * at most MODEL_LAYERS_MAX), read once: how many distinct layers it names
+ * (an entry that names no layer is ignored, as transformers' membership
+ * test ignores it), -1 when the key is absent or null, -2 with a message
+ * when it is not a list. */
+static long long mark_layers(json_t *cfg, const char *origin, const char *name, long long layers, unsigned char *mark,
+                             char *err, size_t errlen)
+{
+    memset(mark, 0, (size_t)layers);
+    json_t *a = json_object_get(cfg, name);
+    if (!a || json_is_null(a))
+        return -1;
+    if (!json_is_array(a)) {
+        failf(err, errlen, "%s: key '%s' is not a list of layer numbers", origin, name);
+        return -2;
+    }
+    long long distinct = 0;
+    size_t i;
+    json_t *x;
+    json_array_foreach(a, i, x)
+    {
+        if (json_is_integer(x) && json_integer_value(x) >= 0 && json_integer_value(x) < layers &&
+            !mark[json_integer_value(x)]) {
+            mark[json_integer_value(x)] = 1;
+            distinct++;
+        }
+    }
+    return distinct;
+}
+
 /* The keys of the families the table's `arch` column describes: Qwen3-MoE
  * (num_experts, moe_intermediate_size, mlp_only_layers, decoder_sparse_step),
  * DeepSeek-V3 (n_routed_experts, n_shared_experts, first_k_dense_replace and
@@ -155,15 +178,13 @@ static int family_shape(json_t *cfg, json_t *root, int family, const char *origi
             need_count(cfg, origin, "moe_intermediate_size", &moe_ffn, err, errlen) ||
             get_count0(cfg, origin, "decoder_sparse_step", 1, &step, err, errlen))
             return -1;
-        json_t *only = json_object_get(cfg, "mlp_only_layers");
+        /* transformers: experts when (i + 1) % step == 0, unless i is listed */
+        unsigned char listed[MODEL_LAYERS_MAX];
+        if (mark_layers(cfg, origin, "mlp_only_layers", layers, listed, err, errlen) < 0)
+            return -1;
         long long moe_layers = 0;
-        for (long long i = 0; i < layers; i++) { /* transformers: experts when (i + 1) % step == 0, unless listed */
-            int listed = 0;
-            size_t j;
-            json_t *x;
-            json_array_foreach(only, j, x) listed |= json_is_integer(x) && json_integer_value(x) == i;
-            moe_layers += step > 0 && (i + 1) % step == 0 && !listed;
-        }
+        for (long long i = step - 1; step > 0 && i < layers; i += step)
+            moe_layers += !listed[i];
         dense = layers - moe_layers;
     } else if (family == ARCH_DEEPSEEK_V3) {
         long long q, kv, nope, rope, v, freq, mtp;
@@ -208,13 +229,14 @@ static int family_shape(json_t *cfg, json_t *root, int family, const char *origi
         moe_ffn = *ffn; /* intermediate_size: the experts' (and the shared expert's) width */
         *ffn = mlp;
         shared = 1;
-        long long moe_layers = 0;
-        for (long long i = 0; i < layers; i++) /* transformers: layers step-1, 2*step-1, ... have experts */
-            moe_layers += step > 0 && (i + 1) % step == 0;
-        long long listed = count_in_array(cfg, "moe_layers", NULL, 0) >= 0
-                               ? (long long)json_array_size(json_object_get(cfg, "moe_layers"))
-                               : -1;
-        dense = layers - (listed >= 0 ? listed : moe_layers);
+        /* transformers: layers step-1, 2*step-1, ... have experts, or those moe_layers lists */
+        unsigned char listed[MODEL_LAYERS_MAX];
+        long long moe_layers = mark_layers(cfg, origin, "moe_layers", layers, listed, err, errlen);
+        if (moe_layers == -2)
+            return -1;
+        if (moe_layers < 0)
+            moe_layers = step > 0 ? layers / step : 0;
+        dense = layers - moe_layers;
         long long roped = count_in_array(cfg, "no_rope_layers", NULL, 1); /* 1: rope, chunked; 0: global */
         if (roped <= 0) /* absent or empty: every fourth layer is global (no_rope_layer_interval 4) */
             roped = layers - layers / 4;
@@ -260,7 +282,7 @@ int model_from_hf_config(const char *json_text, const char *path, const char *ke
     /* the file's name as messages print it, and as the row's source column
      * holds it: escaped, and its tail when too long for the column */
     char origin[4096 * 4 + 1];
-    escape_text(path, origin, sizeof origin);
+    text_escape(path, origin, sizeof origin);
     char source[SPEC_SOURCE_MAX];
     size_t olen = strlen(origin);
     if (olen < sizeof source) {
@@ -269,6 +291,9 @@ int model_from_hf_config(const char *json_text, const char *path, const char *ke
         memcpy(source, "...", 3);
         memcpy(source + 3, origin + olen - (sizeof source - 4), sizeof source - 3);
     }
+    /* the size is checked before the parse: parsing is what a long list costs */
+    if (strnlen(json_text, HF_CONFIG_BYTES_MAX + 1) > HF_CONFIG_BYTES_MAX)
+        return failf(err, errlen, "%s: over " HF_CONFIG_BYTES_MAX_TEXT ", not a config.json", origin);
     json_error_t jerr;
     json_t *root = json_loads(json_text, JSON_REJECT_DUPLICATES, &jerr);
     if (!root)
@@ -286,8 +311,8 @@ int model_from_hf_config(const char *json_text, const char *path, const char *ke
         known = architecture(root, &type, &arch);
 
     char unknown_note[384] = "", arch_shown[96], type_shown[96];
-    escape_text(arch, arch_shown, sizeof arch_shown);
-    escape_text(type, type_shown, sizeof type_shown);
+    text_escape(arch, arch_shown, sizeof arch_shown);
+    text_escape(type, type_shown, sizeof type_shown);
     if (known < 0)
         snprintf(unknown_note, sizeof unknown_note,
                  " (architecture %s, model_type %s, is not one napkin reads: " KNOWN_LIST ")", arch_shown,
@@ -311,6 +336,12 @@ int model_from_hf_config(const char *json_text, const char *path, const char *ke
         return -1;
     }
     long long layers = v[0], hidden = v[1], heads = v[2], ffn = v[3], vocab = v[4];
+    if (layers > MODEL_LAYERS_MAX) { /* before anything loops over the layers or reads a list of them */
+        failf(err, errlen, "%s: key 'num_hidden_layers' is %lld, out of range: napkin reads from 1 to %d layers", origin,
+              layers, MODEL_LAYERS_MAX);
+        json_decref(root);
+        return -1;
+    }
     long long kv_heads = heads, head_dim = hidden / heads, experts = 1, active = 1, max_pos = 0;
     static const char *const optional[] = {"num_key_value_heads", "head_dim", "num_local_experts",
                                            "num_experts_per_tok", "max_position_embeddings"};
@@ -356,7 +387,7 @@ int model_from_hf_config(const char *json_text, const char *path, const char *ke
         snprintf(raw, sizeof raw, "%s", json_string_value(named));
     else
         file_name(origin, raw, sizeof raw);
-    escape_text(raw, name, sizeof name); /* a table cell, and printed: no control bytes */
+    text_escape(raw, name, sizeof name); /* a table cell, and printed: no control bytes */
 
     /* One validation path: the row goes through the table's own parser. */
     char row[2048];
@@ -386,41 +417,30 @@ int model_from_hf_config(const char *json_text, const char *path, const char *ke
 
 int model_from_hf_config_file(const char *path, const char *key, model_spec *out, char *err, size_t errlen)
 {
+    char shown[4096 * 4 + 1]; /* the path as messages print it */
+    text_escape(path, shown, sizeof shown);
     FILE *f = fopen(path, "rb");
     if (!f)
-        return failf(err, errlen, "%s: cannot be read", path);
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap + 1);
+        return failf(err, errlen, "%s: cannot be read", shown);
+    /* one byte past the limit tells a file at the limit from one over it */
+    char *buf = malloc(HF_CONFIG_BYTES_MAX + 2);
     if (!buf) {
         fclose(f);
-        return failf(err, errlen, "%s: out of memory", path);
+        return failf(err, errlen, "%s: out of memory", shown);
     }
-    size_t got;
-    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            if (cap >= (size_t)16 << 20) { /* a config.json is a few kB */
-                free(buf);
-                fclose(f);
-                return failf(err, errlen, "%s: over 16 MiB, not a config.json", path);
-            }
-            char *more = realloc(buf, 2 * cap + 1);
-            if (!more) {
-                free(buf);
-                fclose(f);
-                return failf(err, errlen, "%s: out of memory", path);
-            }
-            buf = more;
-            cap *= 2;
-        }
-    }
+    size_t n = fread(buf, 1, HF_CONFIG_BYTES_MAX + 1, f);
     int bad = ferror(f);
     fclose(f);
     if (bad) {
         free(buf);
-        return failf(err, errlen, "%s: cannot be read", path);
+        return failf(err, errlen, "%s: cannot be read", shown);
     }
     buf[n] = 0;
+    if (n > HF_CONFIG_BYTES_MAX || memchr(buf, 0, n)) {
+        free(buf);
+        return failf(err, errlen, "%s: %s, not a config.json", shown,
+                     n > HF_CONFIG_BYTES_MAX ? "over " HF_CONFIG_BYTES_MAX_TEXT : "holds a NUL byte");
+    }
     int rc = model_from_hf_config(buf, path, key, out, err, errlen);
     free(buf);
     return rc;

@@ -16,7 +16,12 @@
  * a few hundred thousand of billions of parameters.
  *
  * The row is checked by the table's own parser, so a config gives exactly
- * the model a models.tsv row with the same numbers would. */
+ * the model a models.tsv row with the same numbers would.
+ *
+ * Bounded whatever the file holds: a text over 256 KiB is refused before it
+ * is parsed, num_hidden_layers is checked against the table's limit
+ * (MODEL_LAYERS_MAX) before anything uses it, and each list of layers is
+ * read once; names and paths in messages are escaped (text_escape.h). */
 #ifndef NAPKIN_HF_CONFIG_H
 #define NAPKIN_HF_CONFIG_H
 

@@ -166,7 +166,7 @@ static int model_row(spec_tsv_ctx *c, char **f, int n, void *table)
     /* Bounds a real model stays far inside; with them every product the cost
      * model forms (heads x head_dim, hidden x ffn x experts, ...) fits in a
      * double exactly and every shape in an int. */
-    static const int max_of[] = {10000, 1000000, 100000, 100000, 100000, 10000000, 100000000, 100000, 100000};
+    static const int max_of[] = {MODEL_LAYERS_MAX, 1000000, 100000, 100000, 100000, 10000000, 100000000, 100000, 100000};
     for (int i = 0; i < 9; i++)
         if (spec_tsv_int_in(c, MODEL_COLUMNS[2 + i], f[2 + i], 1, max_of[i], ints[i]))
             return -1;

@@ -11,6 +11,9 @@
 #define SPEC_KEY_MAX 32
 #define SPEC_NAME_MAX 64
 #define SPEC_SOURCE_MAX 320
+/* The most layers a model row may have (a reader of a config checks it
+ * before any loop over the layers). */
+#define MODEL_LAYERS_MAX 10000
 
 typedef struct {
     char key[SPEC_KEY_MAX];
