@@ -44,7 +44,7 @@ SAN_ASAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 .DELETE_ON_ERROR:
 .PHONY: all deps lib cli programs figures book pdf instructor instructor-pdf chapter chapters timed test unit-tests \
         sanitize-tests exercise-tests book-tests kernels kernels-check measure bench \
-        exercise clean help fuzz fuzz-smoke wasm panel-tests soak validate calibrations layers-check cli-shape
+        exercise clean help fuzz fuzz-smoke wasm prose-lint panel-tests soak validate calibrations layers-check cli-shape
 
 # ---------------------------------------------------------------- sources
 LIB_SRC     := $(sort $(wildcard code/napkin/*/*.c))
@@ -588,6 +588,13 @@ book-tests: $(B)/book.html $(B)/book-instructor.html $(CH_PAGES)
 	@$(BROWSER_CHECK) $(B)/book.html $(B)/screenshots
 	@$(BROWSER_CHECK) $(B)/book-instructor.html $(B)/screenshots/instructor
 
+# Machine-written sentences in the built chapters, values substituted: "0%"
+# twice in a sentence, a value echoed as its own comparison, a price without
+# a currency, a number that starts a line (pandoc's list item), "100% is
+# spent" (tools/prose_lint.py; tests/test_prose_lint.c checks the checker).
+prose-lint: $(CH_MD)
+	@python3 tools/prose_lint.py $(CH_MD) && echo "prose-lint: no machine-written sentence in the chapters"
+
 # The book's calculator panels in headless Chromium against the CLI: every
 # panel through PANEL_CONFIGS random configurations and the edge cases;
 # screenshots land in $(B)/panels/.
@@ -617,7 +624,7 @@ cli-shape:
 # make test: the timed programs alone first, then every step as one make of
 # their sum, so -j2 runs suites, browser checks and fuzzers side by side
 # (each one's output kept together: --output-sync).
-TEST_STEPS := layers-check cli-shape book-tests panel-tests practice-tests unit-tests exercise-tests \
+TEST_STEPS := layers-check cli-shape prose-lint book-tests panel-tests practice-tests unit-tests exercise-tests \
               student-kit-tests sanitize-tests kernels-check fuzz-smoke
 test: deps
 	@$(MAKE) --no-print-directory timed
@@ -739,6 +746,7 @@ help:
 	@echo "make test         every Criterion suite, sanitizer runs, exercise checks, book checks, kernel compile, layer check"
 	@echo "make layers-check the library's floors: includes go down only, only price/ turns bytes or FLOPs into seconds"
 	@echo "make cli-shape    no function in code/cli over 120 lines (tools/check_cli_shape.sh)"
+	@echo "make prose-lint   machine-written sentences in the built chapters (tools/prose_lint.py)"
 	@echo "make pdf          $(B)/book.pdf (needs xelatex)"
 	@echo "make instructor   $(B)/book-instructor.html, with worked solutions"
 	@echo "make instructor-pdf  $(B)/book-instructor.pdf (needs xelatex)"

@@ -6,7 +6,10 @@
  * of the ceilings below 1 make the same work slower than its roofline; the
  * calibrated keys are there by default on a GPU with a published set (h100,
  * h200) and absent with --roofline or on one without (a100); a bad
- * --calibrate is exit 2 naming the known sets. */
+ * --calibrate is exit 2 naming the known sets.  The table names each
+ * priced section's kind the same way in every command: "Bound: ..." for the
+ * roofline on named ceilings, "Estimate: ..." for the calibrated answer or a
+ * roofline derated by an efficiency. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -131,7 +134,8 @@ Test(cli_calibrated, table_and_json_carry_both)
     for (size_t i = 0; i < NCASES; i++) {
         const calibrated_case *c = &CASES[i];
         cr_assert_eq(run_fmt(c, "--gpu h100", out, sizeof out), 0, "%s: %s", c->args, out);
-        cr_assert(strstr(out, "at measured kernel rates (calibrated") != NULL, "%s:\n%s", c->args, out);
+        cr_assert(strstr(out, "\nEstimate: ") != NULL && strstr(out, " at measured kernel rates (calibrated") != NULL,
+                  "%s:\n%s", c->args, out);
         cr_assert(strstr(out, "calibrated answers use") != NULL && strstr(out, H100_SET) != NULL, "%s:\n%s", c->args,
                   out);
         cr_assert_eq(run_fmt(c, "--gpu h100 --format json", out, sizeof out), 0, "%s: %s", c->args, out);
@@ -249,4 +253,61 @@ Test(cli_calibrated, train_says_it_prices_no_steps)
     cr_assert_eq(run("train --help", out, sizeof out), 0, "%s", out);
     cr_assert(strstr(out, "no\ncalibrated answer") != NULL || strstr(out, "no calibrated answer") != NULL, "%s", out);
     cr_assert_eq(run("train --model llama3-8b --calibrate " H100_SET, out, sizeof out), 2, "%s", out);
+}
+
+/* The line of out that starts with prefix, copied into line (empty if none). */
+static void line_starting(const char *out, const char *prefix, char *line, size_t n)
+{
+    line[0] = 0;
+    for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+        if (strncmp(p, prefix, strlen(prefix)) == 0) {
+            size_t len = strcspn(p, "\n");
+            snprintf(line, n, "%.*s", (int)(len < n ? len : n - 1), p);
+            return;
+        }
+    }
+}
+
+Test(cli_calibrated, every_priced_section_says_bound_or_estimate)
+{
+    static char out[OUT_MAX];
+    char line[256];
+    for (size_t i = 0; i < NCASES; i++) {
+        const calibrated_case *c = &CASES[i];
+        /* nothing derated in these cases: the first answer is the roofline on the datasheet's rates */
+        cr_assert_eq(run_fmt(c, "--gpu h100", out, sizeof out), 0, "%s: %s", c->args, out);
+        line_starting(out, "Bound: ", line, sizeof line);
+        cr_assert(strstr(line, " (datasheet rates)") != NULL, "%s: no \"Bound: ... (datasheet rates)\":\n%s", c->args,
+                  out);
+        line_starting(out, "Estimate: ", line, sizeof line);
+        cr_assert(strstr(line, " at measured kernel rates (calibrated") != NULL, "%s:\n%s", c->args, out);
+        cr_assert(strstr(out, "\nThe same") == NULL, "%s: an unlabelled section:\n%s", c->args, out);
+        /* the bound alone: no estimate */
+        cr_assert_eq(run_fmt(c, "--gpu h100 --roofline", out, sizeof out), 0, "%s: %s", c->args, out);
+        cr_assert(strstr(out, "\nEstimate: ") == NULL, "%s --roofline:\n%s", c->args, out);
+        cr_assert(strstr(out, "\nBound: ") != NULL, "%s --roofline:\n%s", c->args, out);
+    }
+}
+
+Test(cli_calibrated, an_efficiency_makes_the_first_answer_an_estimate)
+{
+    static char out[OUT_MAX];
+    char line[256];
+    static const char *derated[] = {
+        "serve --model llama3-8b --gpu h100 --concurrency 8 --efficiency 0.5",
+        "serve --model llama3-8b --gpu h100 --concurrency 8 --flops-efficiency 0.8",
+        "image --model qwen2-vl-7b --gpu h100 --lm-efficiency 0.3",
+        "video --gpu h100", /* --efficiency 0.45 by default */
+    };
+    for (size_t i = 0; i < sizeof derated / sizeof derated[0]; i++) {
+        cr_assert_eq(run(derated[i], out, sizeof out), 0, "%s: %s", derated[i], out);
+        cr_assert(strstr(out, "\nBound: ") == NULL, "%s: a derated answer called a bound:\n%s", derated[i], out);
+        line_starting(out, "Estimate: ", line, sizeof line);
+        cr_assert(strstr(line, " (datasheet rates at the given efficiencies)") != NULL, "%s:\n%s", derated[i], out);
+    }
+    /* a measured set's ceilings are named as such */
+    cr_assert_eq(run("decode --model llama3.2-1b --calibrate figures/measured/cpu-intel-xeon-processor-2c", out,
+                     sizeof out), 0, "%s", out);
+    line_starting(out, "Bound: ", line, sizeof line);
+    cr_assert(strstr(line, "(ceilings measured on ") != NULL, "%s", out);
 }

@@ -235,6 +235,43 @@ Test(notebook_good, numbers_exercises_and_links_solutions)
 
 /* ------------------------------------------------------------ bad fixtures */
 
+static int occurrences(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* tests/filter/chapters/45-folds.md: "square" (4 lines, code/snippets.c
+ * lines 5-8) plain and with fold="closed", "indented" (2 lines) with
+ * fold="open", and a console cell of one command and one line of output
+ * (2 lines) with fold="closed".  At the default limit of 15 lines only the
+ * two closed cells fold, the excerpt's file name inside its fold; at a
+ * limit of 3 the plain "square" folds too, and the open one still does not. */
+Test(notebook_good, long_or_closed_cells_fold_and_open_ones_do_not)
+{
+    setup_env("folds");
+    unsetenv("NB_FOLD_LINES");
+    filter_run r = run_filter("chapters/45-folds.md");
+    cr_assert_eq(r.status, 0, "filter failed: %s", r.err);
+    cr_expect_eq(occurrences(r.out, "show the code (4 lines)"), 1, "%s", r.out);
+    assert_contains(r.out, "<summary>show the code (4 lines)</summary>\n```\n`code/snippets.c`");
+    assert_contains(r.out, "<summary>show the output (2 lines)</summary>");
+    cr_expect_eq(occurrences(r.out, "<details class=\"fold\">"), 2, "%s", r.out);
+    cr_expect_eq(occurrences(r.out, "</details>"), 2, "%s", r.out);
+    assert_lacks(r.out, "fold=");
+    free_run(&r);
+
+    setenv("NB_FOLD_LINES", "3", 1);
+    r = run_filter("chapters/45-folds.md");
+    unsetenv("NB_FOLD_LINES");
+    cr_assert_eq(r.status, 0, "filter failed: %s", r.err);
+    cr_expect_eq(occurrences(r.out, "show the code (4 lines)"), 2, "%s", r.out);
+    assert_lacks(r.out, "show the code (2 lines)");
+    free_run(&r);
+}
+
 static void expect_failure(const char *scratch, const char *fixture, const char *message)
 {
     setup_env(scratch);
@@ -247,6 +284,12 @@ static void expect_failure(const char *scratch, const char *fixture, const char 
 
 /* The excerpt fence is on line 5: a snippet is found by name, so a cell
  * that also names a file is refused (a moved file would break it). */
+Test(notebook_bad, fold_is_open_or_closed)
+{
+    expect_failure("bad-fold", "chapters/90-bad-fold.md",
+                   "chapters/90-bad-fold.md:3: fold=\"sideways\": a cell's fold is \"open\" or \"closed\"");
+}
+
 Test(notebook_bad, excerpt_names_a_file)
 {
     expect_failure("excerpt-file", "chapters/90-excerpt-file.md",

@@ -198,15 +198,27 @@ local function parse_tsv(text)
   return values, notes
 end
 
--- {label, shown} of each value, from --format table: its first field lines.
+-- The kind of number a section holds, from its title ("Bound: ...",
+-- "Estimate: ..."; code/web/calc.js reads it alike), or nil.
+local function section_kind(title)
+  local k = title:match("^(Bound): ") or title:match("^(Estimate): ")
+  if not k then return nil end
+  return k:lower() .. (title:match("at the given efficiencies%)$") and " at the given efficiencies" or "")
+end
+
+-- {label, shown} of each value, from --format table: its first field lines;
+-- a label ends with its section's kind, "(bound)" or "(estimate)".
 local function parse_table(text, n)
-  local rows = {}
+  local rows, kind = {}, nil
   for _, l in ipairs(lines(text)) do
     if #rows == n then break end
     if l:sub(1, 2) == "  " then
       local label, shown = l:match("^  (.-)  +(.*)$")
       if not label then fail("unexpected table line from napkin: " .. l) end
+      if kind then label = label .. " (" .. kind .. ")" end
       rows[#rows + 1] = { label, shown }
+    elseif l ~= "" then
+      kind = section_kind(l)
     end
   end
   if #rows ~= n then fail("napkin's table has " .. #rows .. " value lines, its tsv " .. n) end

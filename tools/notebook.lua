@@ -8,6 +8,10 @@ Cells (README "Notebook cells" is the author's guide):
                                         solutions/, figures/ (names are unique)
   run       ```{.c .run}```        a whole C program, compiled and run
   console   ```{.console .run}```  lines "$ napkin ..." run and shown
+  folds     an excerpt or an output of more than NB_FOLD_LINES lines (15)
+            sits behind "show the code" / "show the output" in HTML
+            (<details>); fold="open" on the cell never folds it,
+            fold="closed" always does; other formats show it open
   values    {{name}} in prose, math, inline code, captions, tables
   figures   ![Caption](figures/NN-name.gp) -> NB_BUILD/figures/NN-name,
             numbered "Figure N.M"; the assembling pandoc adds .svg or .pdf
@@ -42,6 +46,7 @@ local BIN = env("NB_BIN", BUILD .. "/bin")
 local VALUE_FILES = env("NB_VALUE_FILES", "")
 local FIGURE_EXT = env("NB_FIGURE_EXT", "svg")
 local TIMEOUT = env("NB_TIMEOUT", "30")
+local FOLD_LINES = tonumber(env("NB_FOLD_LINES", "15"))
 -- Every cell runs under tools/run_bounded.sh (beside this filter): its own
 -- process group, TERM then KILL past the limit, and no child left behind.
 local BOUNDED = (PANDOC_SCRIPT_FILE and PANDOC_SCRIPT_FILE:match("^(.*)/[^/]*$") or "tools") .. "/run_bounded.sh"
@@ -298,6 +303,35 @@ local function snippet_files(name)
   return snippet_index[name] or {}
 end
 
+-- Folds.
+
+-- A cell's fold attribute: "open", "closed" or none (fold when long).
+local function fold_wish(block, line)
+  local f = block.attributes.fold
+  if f and f ~= "open" and f ~= "closed" then
+    fail(line, "fold=\"" .. f .. "\": a cell's fold is \"open\" or \"closed\"")
+  end
+  return f
+end
+
+local function line_count(text)
+  local _, n = text:gsub("\n", "")
+  return n + 1
+end
+
+-- blocks behind a <details> whose summary says what opening it shows, when
+-- the cell asks for it or `text` is longer than FOLD_LINES; raw HTML, so the
+-- PDF (and any format but HTML) shows the blocks open.
+local function folded(blocks, text, what, wish)
+  local n = line_count(text)
+  if wish == "open" or (wish ~= "closed" and n <= FOLD_LINES) then return blocks end
+  local out = { pandoc.RawBlock("html", '<details class="fold"><summary>show the ' .. what .. " ("
+    .. n .. " lines)</summary>") }
+  for _, b in ipairs(blocks) do out[#out + 1] = b end
+  out[#out + 1] = pandoc.RawBlock("html", "</details>")
+  return out
+end
+
 local function excerpt_cell(block)
   local name = block.attributes.snippet
   local line = (name and attr_line("snippet", name)) or find_line(block.attributes.file)
@@ -316,13 +350,14 @@ local function excerpt_cell(block)
   end
   local file = files[1]
   local code = excerpt(file, name, line)
+  local wish = fold_wish(block, line)
   local attrs = {}
   for k, v in pairs(block.attributes) do
-    if k ~= "snippet" then attrs[k] = v end
+    if k ~= "snippet" and k ~= "fold" then attrs[k] = v end
   end
   local shown = pandoc.CodeBlock(code, pandoc.Attr(block.identifier, block.classes, attrs))
   local label = pandoc.Plain({ pandoc.Code(file) })
-  return pandoc.Div({ label, shown }, pandoc.Attr("", { "excerpt" }))
+  return pandoc.Div(folded({ label, shown }, code, "code", wish), pandoc.Attr("", { "excerpt" }))
 end
 
 ---------------------------------------------------------------- run cells
@@ -435,7 +470,11 @@ local function run_cell(block)
   add_values(vals, "run cell at " .. INPUT .. ":" .. line, line)
   local blocks = { pandoc.CodeBlock(block.text, pandoc.Attr(block.identifier, { "c", "cell" })) }
   local shown = out:gsub("\n+$", "")
-  if shown ~= "" then blocks[#blocks + 1] = pandoc.CodeBlock(shown, pandoc.Attr("", { "output" })) end
+  if shown ~= "" then
+    local output = folded({ pandoc.CodeBlock(shown, pandoc.Attr("", { "output" })) }, shown, "output",
+      fold_wish(block, line))
+    for _, b in ipairs(output) do blocks[#blocks + 1] = b end
+  end
   return blocks
 end
 
@@ -501,7 +540,8 @@ local function console_cell(block)
     out, vals = cached(key)
   end
   add_values(vals, "console cell at " .. INPUT .. ":" .. first, first)
-  return pandoc.CodeBlock(out, pandoc.Attr(block.identifier, { "console" }))
+  return folded({ pandoc.CodeBlock(out, pandoc.Attr(block.identifier, { "console" })) }, out, "output",
+    fold_wish(block, first))
 end
 
 local function CodeBlock(block)

@@ -154,15 +154,27 @@ def run_cli(napkin, cmd, args, fmt):
     return r
 
 
+def section_kind(title):
+    """The kind of number a section holds, from its title (as calc.js reads it)."""
+    m = re.match(r"^(Bound|Estimate): ", title)
+    if not m:
+        return ""
+    return m.group(1).lower() + (" at the given efficiencies" if title.endswith("at the given efficiencies)") else "")
+
+
 def table_lines(out, n):
-    """(label, shown) of the first n value lines of --format table (as calc.js reads them)."""
-    rows = []
+    """(label, shown) of the first n value lines of --format table (as calc.js
+    reads them): a label ends with its section's kind, "(bound)" or "(estimate)"."""
+    rows, kind = [], ""
     for line in out.split("\n"):
         if len(rows) >= n:
             break
         if line.startswith("  "):
             m = re.match(r"^  (.*?)  +(.*)$", line)
-            rows.append((m.group(1), m.group(2)) if m else (line.strip(), ""))
+            label, shown = (m.group(1), m.group(2)) if m else (line.strip(), "")
+            rows.append((label + " (%s)" % kind if kind else label, shown))
+        elif line:
+            kind = section_kind(line)
     return rows
 
 

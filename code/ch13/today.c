@@ -8,6 +8,7 @@
 #include "memory.h"
 #include "moe.h"
 #include "notebook.h"
+#include "rate_table.h"
 #include "request.h"
 #include "transformer.h"
 
@@ -171,6 +172,15 @@ static void all_to_all(const model_spec *m, const gpu_spec *g)
         snprintf(name, sizeof name, "ch13_ep%d_step_ms", ep);
         nb_value(name, "%.1f", c.time * 1e3);
     }
+    /* the estimate beside that bound: EP 8 at the published TensorRT-LLM rates, as napkin ep prints it */
+    rate_model r;
+    gpu_spec cal = gpu_builtin_calibrated(g->key, "published:h200_sxm/trtllm", &r);
+    ep_layout l = layout(8);
+    step_shape s = decode_shape(64, CONTEXT, 1, p);
+    step_cost c;
+    if (ep_decoder_step_cost(m, &cal, &s, &l, &c, err, sizeof err) != 0)
+        die("ep calibrated", err);
+    nb_value("ch13_ep8_step_cal_ms", "%.1f", c.time * 1e3);
 }
 
 /* LLaMA-3-70B on 16 H100s in pools of tp 4: one pool against two. */

@@ -198,8 +198,38 @@ void device_report(report *r, const device_setup *d)
     cli_rates_report(r, &d->rates, rated_key(d));
 }
 
-int device_report_calibrated(report *r, const device_setup *d, const char *title)
+const char *device_first_kind(const device_setup *d, double efficiency)
 {
+    return d->calibrated || (d->bw_fraction == 1 && d->flops_fraction == 1 && efficiency == 1) ? "Bound" : "Estimate";
+}
+
+void device_report_first(report *r, const device_setup *d, double efficiency, const char *what)
+{
+    const char *kind = device_first_kind(d, efficiency);
+    char title[256];
+    if (d->calibrated)
+        snprintf(title, sizeof title, "%s: %s (ceilings measured on %s)", kind, what, d->cal.device);
+    else
+        snprintf(title, sizeof title, "%s: %s (datasheet rates%s)", kind, what,
+                 kind[0] == 'E' ? " at the given efficiencies" : "");
+    report_section(r, title);
+}
+
+void device_report_again(report *r, const device_setup *d, double efficiency, const char *what)
+{
+    char title[256];
+    snprintf(title, sizeof title, "%s: %s", device_first_kind(d, efficiency), what);
+    report_section(r, title);
+}
+
+int device_report_calibrated(report *r, const device_setup *d, const char *what, const char *aside)
+{
+    char title[256];
+    if (d->rates.have)
+        snprintf(title, sizeof title, "Estimate: %s at measured kernel rates (calibrated%s%s)", what,
+                 aside ? ", " : "", aside ? aside : "");
+    else
+        snprintf(title, sizeof title, "No estimate: the bound alone");
     report_section(r, title);
     cli_rates_report(r, &d->rates, rated_key(d));
     return d->rates.have;

@@ -108,9 +108,27 @@ void device_report(report *r, const device_setup *d);
 /* For a report that names its GPU itself: the measured set's lines, where
  * the device is calibrated by one (nothing otherwise). */
 void device_report_measured(report *r, const device_setup *d);
-/* Opens the calibrated answer's section: its title and the calibration.
+/* The two kinds of number, named alike in every command's table (the first
+ * word of a section title; README "Two kinds of number"):
+ *   "Bound: WHAT (datasheet rates)" or "(ceilings measured on DEVICE)"
+ *       the roofline on named ceilings, nothing derated;
+ *   "Estimate: WHAT (datasheet rates at the given efficiencies)"
+ *       the roofline derated by the device's efficiencies or by a command's
+ *       own `efficiency` (1 when it has none): a guess, not a bound;
+ *   "Estimate: WHAT at measured kernel rates (calibrated)"
+ *       device_report_calibrated's section.
+ * Opens the section of the first answer (a later section of the same kind
+ * may say just "Bound: WHAT"). */
+void device_report_first(report *r, const device_setup *d, double efficiency, const char *what);
+/* A later section of the first answer's kind: "Bound: WHAT" or "Estimate: WHAT". */
+void device_report_again(report *r, const device_setup *d, double efficiency, const char *what);
+/* "Bound" or "Estimate": the kind of the first answer. */
+const char *device_first_kind(const device_setup *d, double efficiency);
+/* Opens the calibrated answer's section: "Estimate: WHAT at measured kernel
+ * rates (calibrated)", or "(calibrated, ASIDE)" where aside is not NULL, and
+ * the calibration; "No estimate: the bound alone" where there is none.
  * Returns 1 when there is a calibrated answer to add under it, 0 when the
  * roofline stands alone. */
-int device_report_calibrated(report *r, const device_setup *d, const char *title);
+int device_report_calibrated(report *r, const device_setup *d, const char *what, const char *aside);
 
 #endif

@@ -88,10 +88,10 @@ static void report_ops(report *r, const model_spec *m, const gpu_spec *g, const 
     report_col(t, "act_bytes", "activations", U_BYTES, 0);
     report_col(t, "comm_bytes", "link", U_BYTES, 0);
     report_col(t, "intensity", "intensity", U_INTENSITY, 0);
-    report_col(t, "time", "time", U_SECONDS, 0);
-    report_col(t, "bound", "bound", U_TEXT, 0);
+    report_col(t, "time", "roofline", U_SECONDS, 0);
+    report_col(t, "bound", "set by", U_TEXT, 0);
     if (cal->have)
-        report_col(t, "time_calibrated", "calibrated", U_SECONDS, 0);
+        report_col(t, "time_calibrated", "estimate", U_SECONDS, 0);
     for (int i = 0; i < n; i++) {
         const op_cost *op = &ops[i];
         bound_kind b = BOUND_MEMORY;
@@ -111,9 +111,10 @@ static void report_ops(report *r, const model_spec *m, const gpu_spec *g, const 
     }
 }
 
-static void report_step(report *r, const gpu_spec *g, const step_shape *shape, const step_cost *c, double peak)
+static void report_step(report *r, const device_setup *d, const gpu_spec *g, const step_shape *shape,
+                        const step_cost *c, double peak)
 {
-    report_section(r, "One decode step, per GPU");
+    device_report_first(r, d, 1, "one decode step, per GPU");
     report_num(r, "step_flop", "FLOP", U_FLOP, c->flop);
     report_num(r, "step_weight_bytes", "weight bytes read", U_BYTES, c->weight_bytes);
     report_num(r, "step_kv_bytes", "KV bytes read and written", U_BYTES, c->kv_bytes);
@@ -236,7 +237,7 @@ static int compute(const decode_flags *f, const decode_setup *u, decode_answer *
 
 static void report_calibrated(report *r, const device_setup *d, const decode_answer *a)
 {
-    if (!device_report_calibrated(r, d, "The same step at measured kernel rates (calibrated)"))
+    if (!device_report_calibrated(r, d, "the same step", NULL))
         return;
     report_num(r, "step_time_calibrated", "step time, calibrated", U_SECONDS, a->cost_cal.time);
     report_num(r, "time_comm_calibrated", "communication, calibrated", U_SECONDS, a->cost_cal.time_comm);
@@ -248,10 +249,10 @@ static void report_calibrated(report *r, const device_setup *d, const decode_ans
                a->cost_cal.time / a->cost.time);
 }
 
-static void report_pipeline(report *r, const decode_answer *a, int batch)
+static void report_pipeline(report *r, const device_setup *d, const decode_answer *a, int batch)
 {
     const pipeline_cost *pc = &a->pc;
-    report_section(r, "The pipeline (the step above is one stage's, for the whole batch at once)");
+    device_report_again(r, d, 1, "the pipeline (the step above is one stage's, for the whole batch at once)");
     report_int(r, "microbatches", "microbatches", a->microbatches);
     report_num(r, "stage_time", "one microbatch through the slowest stage", U_SECONDS, pc->stage_time);
     report_num(r, "p2p_bytes", "activations handed to the next stage", U_BYTES, pc->p2p_bytes);
@@ -292,10 +293,10 @@ static void report_answer(report *r, const decode_flags *f, const decode_setup *
     report_text(r, "compute_dtype", "compute dtype", dtype_name(s->prec.compute));
     device_report_measured(r, &u->device);
     replica_report_memory(r, s);
-    report_step(r, s->gpu, &a->shape, &a->cost, u->peak);
+    report_step(r, &u->device, s->gpu, &a->shape, &a->cost, u->peak);
     report_calibrated(r, &u->device, a);
     if (s->pp > 1)
-        report_pipeline(r, a, f->batch);
+        report_pipeline(r, &u->device, a, f->batch);
     report_experts(r, u, a, f->batch);
     report_ops(r, s->model, s->gpu, &a->cal, &a->shape, &u->epl, u->peak);
     /* The arithmetic holds at any context; the model does not. */

@@ -133,13 +133,13 @@ static void report_answer(report *r, const ep_cmd_flags *f, const model_on_devic
     report_num(r, "experts_touched_per_gpu", "of them touched by the group's tokens (the busiest GPU)", U_REAL,
                a->touched);
     report_num(r, "busiest_gpu_load", "the busiest GPU's load over the mean", U_REAL, a->busy.imbalance);
-    report_section(r, "All-to-all, one MoE layer");
+    device_report_first(r, &u->device, 1, "all-to-all, one MoE layer");
     report_num(r, "dispatch_bytes", "bytes a GPU sends in a dispatch", U_BYTES, a->a2a.dispatch_bytes);
     report_num(r, "combine_bytes", "and in a combine", U_BYTES, a->a2a.combine_bytes);
     report_num(r, "intra_node_share", "share inside the node (NVLink)", U_REAL, a->a2a.intra_share);
     report_num(r, "dispatch_time", "dispatch", U_SECONDS, a->a2a.dispatch_time);
     report_num(r, "combine_time", "combine", U_SECONDS, a->a2a.combine_time);
-    report_section(r, "One decode step, per GPU");
+    device_report_again(r, &u->device, 1, "one decode step, per GPU");
     report_num(r, "step_weight_bytes", "weight bytes read", U_BYTES, c->weight_bytes);
     report_num(r, "step_kv_bytes", "KV bytes read and written", U_BYTES, c->kv_bytes);
     report_num(r, "time_comm", "all-to-alls", U_SECONDS, c->time_comm);
@@ -148,7 +148,7 @@ static void report_answer(report *r, const ep_cmd_flags *f, const model_on_devic
     report_num(r, "tokens_per_s", "tokens/s, the group", U_TOKENS_PER_S, (double)batch * ep / c->time);
     report_num(r, "tokens_per_s_per_user", "tokens/s per user", U_TOKENS_PER_S, 1 / c->time);
     if (u->device.rates.have) { /* the all-to-alls keep their link model: no published table measures them */
-        report_section(r, "The same step at measured kernel rates (calibrated)");
+        device_report_calibrated(r, &u->device, "the same step", NULL);
         report_num(r, "step_time_calibrated", "step time, calibrated", U_SECONDS, cc->time);
         report_num(r, "tokens_per_s_calibrated", "tokens/s, the group, calibrated", U_TOKENS_PER_S,
                    (double)batch * ep / cc->time);

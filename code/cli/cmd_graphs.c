@@ -98,7 +98,7 @@ static int report_sweep(report *r, const replica_setup *s, const step_shape *bas
     return 0;
 }
 
-static void report_result(report *r, const graph_step *g, const capture_list *c, const graph_flags *f,
+static void report_result(report *r, const device_setup *d, const graph_step *g, const capture_list *c, const graph_flags *f,
                           double graph_bytes, const fit_check *fit, int threshold_batch, int search_max)
 {
     report_section(r, "Kernels per decode step");
@@ -108,7 +108,7 @@ static void report_result(report *r, const graph_step *g, const capture_list *c,
     report_int(r, "comm_kernels", "of which TP collectives", g->kernels.comm);
     report_int(r, "kernels", "kernels per step", g->kernels.total);
 
-    report_section(r, "Host against GPU, one step");
+    device_report_first(r, d, 1, "host against GPU, one step");
     report_num(r, "launch_s", "launch, per kernel (eager)", U_SECONDS, f->launch_us * 1e-6);
     report_num(r, "graph_launch_s", "graph launch", U_SECONDS, f->graph_launch_us * 1e-6);
     report_num(r, "node_s", "replay, per node", U_SECONDS, f->node_us * 1e-6);
@@ -121,7 +121,7 @@ static void report_result(report *r, const graph_step *g, const capture_list *c,
     report_num(r, "step_graph", "step, graph (padded)", U_SECONDS, g->step_graph);
     report_num(r, "saved", "share saved, 1 - graph / eager", U_REAL, g->saved);
 
-    report_section(r, "Capture sizes");
+    device_report_again(r, d, 1, "capture sizes");
     report_int(r, "captured_graphs", "graphs captured", c->n);
     report_int(r, "largest_capture", "largest captured size (tokens)", c->sizes[c->n - 1]);
     report_int(r, "tokens", "tokens in the step", g->tokens);
@@ -132,7 +132,7 @@ static void report_result(report *r, const graph_step *g, const capture_list *c,
     report_num(r, "kv_budget", "left for KV, graphs taken out", U_BYTES, fit->kv_budget);
     report_int(r, "max_batch", "largest batch that fits", fit->max_batch);
 
-    report_section(r, "Where graphs stop paying");
+    device_report_again(r, d, 1, "where graphs stop paying");
     report_num(r, "threshold", "threshold", U_REAL, f->threshold);
     char below[96];
     snprintf(below, sizeof below, "first batch where graphs save less than %g%%", 100 * f->threshold);
@@ -151,7 +151,7 @@ static void report_result(report *r, const graph_step *g, const capture_list *c,
 /* The same step with the GPU time at measured kernel rates: the host's cost is unchanged. */
 static void report_calibrated(report *r, const device_setup *d, const graph_step *g, int threshold_batch)
 {
-    if (!device_report_calibrated(r, d, "The same step at measured kernel rates (calibrated)"))
+    if (!device_report_calibrated(r, d, "the same step", NULL))
         return;
     report_num(r, "gpu_time_calibrated", "GPU time, calibrated", U_SECONDS, g->gpu);
     report_num(r, "step_eager_calibrated", "step, eager, calibrated", U_SECONDS, g->step_eager);
@@ -293,7 +293,7 @@ int cmd_graphs(int argc, char **argv)
     device_report_measured(r, &d);
     report_int(r, "batch", "batch (sequences)", f->batch);
     report_int(r, "new_tokens", "tokens per sequence per step", f->new_tokens);
-    report_result(r, &a.g, &plan.capture, f, plan.graph_bytes, &fit, a.threshold_batch, fit.max_batch);
+    report_result(r, &d, &a.g, &plan.capture, f, plan.graph_bytes, &fit, a.threshold_batch, fit.max_batch);
     report_calibrated(r, &d, &a.g_cal, a.threshold_batch_cal);
     if ((rc = report_sweep(r, &s, &a.shape, plan.fusion, &plan.lc, &plan.capture, fit.max_batch)) == 0)
         rc = report_print(r, common.format, stdout);

@@ -61,8 +61,7 @@ static void report_image(report *r, const vision_spec *v, const vision_estimate 
 static void report_calibrated(report *r, const device_setup *d, const vision_estimate *e, const vision_estimate *t,
                               int images)
 {
-    if (!device_report_calibrated(r, d, "The same request at measured kernel rates (calibrated, in place of the "
-                                        "efficiencies)"))
+    if (!device_report_calibrated(r, d, "the same request", "in place of the efficiencies"))
         return;
     if (images > 0) {
         report_num(r, "encoder_time_image_calibrated", "time per image on one GPU, calibrated", U_SECONDS,
@@ -261,6 +260,7 @@ static void report_answer(report *r, const image_flags *f, const image_resolved 
     const vision_estimate *e = &a->e, *t = &a->t;
     int images = f->images, text = f->text, budget = f->budget;
     double pre = f->pre, ttft_target = f->ttft_target;
+    double eff = f->enc_eff < f->lm_eff ? f->enc_eff : f->lm_eff; /* below 1: an estimate, not a bound */
     report_section(r, "setup");
     report_text(r, "model", "model", v->key);
     report_text(r, "lm", "language model", u->lm.key);
@@ -279,7 +279,7 @@ static void report_answer(report *r, const image_flags *f, const image_resolved 
     report_num(r, "cross_tokens", "cross-attention KV tokens", U_TOKENS, e->cross_tokens);
     report_num(r, "context_tokens", "context held per sequence (prompt + output)", U_TOKENS, e->context_tokens);
     if (images > 0) {
-        report_section(r, "vision encoder (one image, replicated on every GPU)");
+        device_report_first(r, &u->device, eff, "vision encoder, one image replicated on every GPU");
         report_num(r, "encoder_params", "encoder + projector parameters", U_PARAMS, e->encoder.params);
         report_num(r, "encoder_flop", "FLOPs per image", U_FLOP, e->encoder.flop);
         report_num(r, "encoder_flop_attention", "of which attention", U_FLOP, e->encoder.flop_attention);
@@ -290,13 +290,16 @@ static void report_answer(report *r, const image_flags *f, const image_resolved 
         report_num(r, "encoder_time", "encoder time per request (images spread over the GPUs)", U_SECONDS,
                    e->encoder_time);
     }
-    report_section(r, "prefill and first token");
+    if (images > 0)
+        device_report_again(r, &u->device, eff, "prefill and first token");
+    else
+        device_report_first(r, &u->device, eff, "prefill and first token");
     report_num(r, "preprocess", "preprocessing (given)", U_SECONDS, pre);
     report_num(r, "prefill_flop", "prefill FLOPs per GPU", U_FLOP, e->prefill_flop);
     report_num(r, "prefill_time", "prefill time", U_SECONDS, e->prefill_time);
     report_num(r, "ttft", "time to first token", U_SECONDS, e->ttft);
     report_num(r, "decode_time", "next decode step (batch 1)", U_SECONDS, e->decode_time);
-    report_section(r, "memory and capacity");
+    device_report_again(r, &u->device, eff, "memory and capacity");
     report_num(r, "kv_per_request", "KV per request (all GPUs)", U_BYTES, e->kv_bytes);
     report_num(r, "vision_bytes", "vision weights per GPU", U_BYTES, e->vision_bytes);
     report_num(r, "kv_budget", "KV budget per GPU", U_BYTES, e->fit.kv_budget);
@@ -306,7 +309,7 @@ static void report_answer(report *r, const image_flags *f, const image_resolved 
     report_num(r, "ttft_target", "TTFT target", U_SECONDS, ttft_target);
     report_num(r, "requests_per_s", "requests per second within the prefill budget, with images", U_REAL,
                e->requests_per_s);
-    report_section(r, "text only (same text, no image)");
+    device_report_again(r, &u->device, eff, "text only (same text, no image)");
     report_num(r, "text_prompt_tokens", "prompt tokens", U_TOKENS, t->prompt_tokens);
     report_num(r, "text_ttft", "time to first token", U_SECONDS, t->ttft);
     report_num(r, "text_kv_per_request", "KV per request", U_BYTES, t->kv_bytes);

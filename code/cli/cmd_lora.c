@@ -39,7 +39,7 @@ static const cli_doc DOC = {
 
 static void report_calibrated(report *r, const device_setup *d, const lora_step_cost *c)
 {
-    if (!device_report_calibrated(r, d, "The same step at measured kernel rates (calibrated)"))
+    if (!device_report_calibrated(r, d, "the same step", NULL))
         return;
     report_num(r, "base_step_time_calibrated", "base step, calibrated", U_SECONDS, c->base.time);
     report_num(r, "adapter_time_ops_calibrated", "adapter ops, calibrated", U_SECONDS, c->time_ops);
@@ -249,10 +249,10 @@ static void report_host(report *r, const lora_flags *f, const replica_setup *s, 
                lora_load_time(s->gpu, &m->size));
 }
 
-static void report_step(report *r, const lora_flags *f, const lora_answer *a)
+static void report_step(report *r, const device_setup *d, const lora_flags *f, const lora_answer *a)
 {
     const lora_step_cost *step = &a->step;
-    report_section(r, "The step-time limit: one decode step with D distinct adapters (per GPU)");
+    device_report_first(r, d, 1, "the step-time limit, one decode step with D distinct adapters on one GPU");
     report_num(r, "expected_distinct_uniform", "expected distinct adapters in the batch (uniform)", U_REAL,
                a->expected_d);
     report_int(r, "distinct", "distinct adapters D in this step", a->distinct);
@@ -332,7 +332,7 @@ int cmd_lora(int argc, char **argv)
     report_adapter(r, &m.c, &m.size, &m.ten);
     report_slots(r, &f, &m);
     report_host(r, &f, &s, &m);
-    report_step(r, &f, &a);
+    report_step(r, &d, &f, &a);
     report_by_distinct(r, &f, &s, &m, &a);
     report_calibrated(r, &d, &a.step_cal);
     if (!f.launch_s_text)

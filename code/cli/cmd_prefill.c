@@ -147,7 +147,7 @@ static void report_answer(report *r, const prefill_flags *f, const model_on_devi
     report_int(r, "batch", "sequences", f->batch);
     report_num(r, "logit_positions", "positions with logits", U_TOKENS, f->all_logits ? tokens : f->batch);
     device_report(r, d);
-    report_section(r, "One prefill step, per GPU");
+    device_report_first(r, d, 1, "one prefill step, per GPU");
     report_num(r, "flop", "FLOP", U_FLOP, c->flop);
     report_num(r, "weight_bytes", "weight bytes read", U_BYTES, c->weight_bytes);
     report_num(r, "kv_bytes", "KV bytes read and written", U_BYTES, c->kv_bytes);
@@ -166,7 +166,7 @@ static void report_answer(report *r, const prefill_flags *f, const model_on_devi
                    tokens * a->epl.ep / f->tp / c->time);
     }
     if (d->rates.have) {
-        report_section(r, "The same step at measured kernel rates (calibrated)");
+        device_report_calibrated(r, d, "the same step", NULL);
         report_num(r, "time_calibrated", "prefill time, calibrated", U_SECONDS, cc->time);
         report_num(r, "time_comm_calibrated", "communication, calibrated", U_SECONDS, cc->time_comm);
         report_num(r, "tokens_per_s_calibrated", "prompt tokens per second, calibrated", U_TOKENS_PER_S,

@@ -63,24 +63,24 @@ static const cli_doc DOC = {
     "message names the largest C that does) or the rate cannot be served.",
 };
 
-static void report_estimate(report *r, const request_estimate *e, double price)
+static void report_estimate(report *r, const device_setup *d, const request_estimate *e, double price)
 {
-    report_section(r, "Prefill");
+    device_report_first(r, d, 1, "prefill");
     report_num(r, "prefill_flop", "FLOP per GPU", U_FLOP, e->prefill_flop);
     report_num(r, "prefill_time", "prefill of one prompt (p)", U_SECONDS, e->prefill_time);
     report_text(r, "prefill_bound", "set by", bound_name(e->prefill_bound));
     report_int(r, "prefill_steps", "steps a prompt takes", e->prefill_steps);
-    report_section(r, "Decode");
+    device_report_again(r, d, 1, "decode");
     report_num(r, "decode_step", "mean decode step (d)", U_SECONDS, e->decode_step);
     if (e->mixed_step > 0)
         report_num(r, "mixed_step", "mixed step (decodes + a prompt chunk)", U_SECONDS, e->mixed_step);
-    report_section(r, "One request");
+    device_report_again(r, d, 1, "one request");
     report_num(r, "ttft", "time to first token (the prefill alone)", U_SECONDS, e->ttft);
     report_num(r, "ttft_closed", "time to first token in the busy closed loop", U_SECONDS, e->ttft_closed);
     report_num(r, "tpot", "time per output token", U_SECONDS, e->tpot);
     report_num(r, "e2e", "end-to-end latency", U_SECONDS, e->e2e);
     report_num(r, "user_tokens_per_s", "tokens/s per user", U_TOKENS_PER_S, e->user_tokens_per_s);
-    report_section(r, "The replica");
+    device_report_again(r, d, 1, "the replica");
     report_num(r, "tokens_per_s", "output tokens/s", U_TOKENS_PER_S, e->tokens_per_s);
     report_num(r, "requests_per_s", "requests/s", U_REAL, e->requests_per_s);
     report_num(r, "gpu_seconds_per_request", "GPU-seconds per request", U_SECONDS, e->gpu_seconds_per_request);
@@ -396,7 +396,7 @@ static void report_other_devices(report *r, const serve_flags *f, const device_s
     request_setup t = p->s;
     t.gpu = &cal.gpu;
     if (cal.have && request_estimate_with(&t, &p->opt, &ec, err, sizeof err) == 0) {
-        report_section(r, "The same at measured kernel rates (calibrated)");
+        device_report_calibrated(r, d, "the same", NULL);
         report_num(r, "prefill_time_calibrated", "prefill of one prompt", U_SECONDS, ec.prefill_time);
         report_num(r, "decode_step_calibrated", "mean decode step", U_SECONDS, ec.decode_step);
         report_num(r, "ttft_calibrated", "time to first token (the prefill alone)", U_SECONDS, ec.ttft);
@@ -412,7 +412,7 @@ static void report_other_devices(report *r, const serve_flags *f, const device_s
     }
     t.gpu = &d->sheet;
     if (d->calibrated && d->has_sheet && request_estimate_with(&t, &p->opt, &es, err, sizeof err) == 0) {
-        report_section(r, "The same on the datasheet's ceilings");
+        report_section(r, "Bound: the same on datasheet rates");
         report_num(r, "datasheet_ttft", "time to first token", U_SECONDS, es.ttft);
         report_num(r, "datasheet_tpot", "time per output token", U_SECONDS, es.tpot);
         report_num(r, "datasheet_tokens_per_s", "output tokens/s", U_TOKENS_PER_S, es.tokens_per_s);
@@ -442,7 +442,7 @@ static int serve_one(report *r, const serve_flags *f, const model_on_device *u, 
     }
     report_int(r, "concurrency", "requests in flight", s->concurrency);
     report_prefix(r, f);
-    report_estimate(r, &e, f->price);
+    report_estimate(r, &u->device, &e, f->price);
     if (epl->ep > 1) { /* the numbers above are one attention replica's */
         ep_report(r, u->model, &u->device.timed, epl, f->tp, (double)s->concurrency / f->tp);
         report_num(r, "group_tokens_per_s", "output tokens/s, the whole group", U_TOKENS_PER_S,
@@ -472,7 +472,7 @@ int cmd_serve(int argc, char **argv)
     r = report_new(DOC.name);
     report_workload(r, &f, &u);
     if (f.disaggregate)
-        rc = serve_disaggregated(r, &p.s, &f.dg, f.do_search, f.gpus, f.ttft, f.tpot, f.rate);
+        rc = serve_disaggregated(r, device_first_kind(&u.device, 1), &p.s, &f.dg, f.do_search, f.gpus, f.ttft, f.tpot, f.rate);
     else if (f.do_search)
         rc = serve_search(r, &f, &p, &u.device);
     else

@@ -64,7 +64,7 @@ static int spec_calibrated_compute(const spec_setup *roof, const gpu_spec *cal_g
 
 static void report_calibrated(report *r, const device_setup *d, const spec_calibrated *c)
 {
-    if (!device_report_calibrated(r, d, "The same rounds at measured kernel rates (calibrated)"))
+    if (!device_report_calibrated(r, d, "the same rounds", NULL))
         return;
     report_num(r, "t_target_calibrated", "target decode step, calibrated", U_SECONDS, c->e.t_target);
     report_num(r, "t_verify_calibrated", "verification step, calibrated", U_SECONDS, c->e.t_verify);
@@ -256,7 +256,7 @@ static void report_setup(report *r, const spec_flags *f, const spec_resolved *u)
     report_int(r, "gamma", "draft tokens per round gamma", f->gamma);
 }
 
-static void report_rounds(report *r, const spec_flags *f, const spec_answer *a)
+static void report_rounds(report *r, const device_setup *d, const spec_flags *f, const spec_answer *a)
 {
     double alpha = f->alpha;
     int gamma = f->gamma;
@@ -264,14 +264,14 @@ static void report_rounds(report *r, const spec_flags *f, const spec_answer *a)
     report_num(r, "tokens_per_round", "expected tokens per round E[N]", U_TOKENS, a->e.tokens);
     report_num(r, "tokens_stddev", "standard deviation of N", U_TOKENS, sqrt(spec_tokens_variance(alpha, gamma)));
 
-    report_section(r, "step times at this batch");
+    device_report_first(r, d, 1, "step times at this batch");
     report_num(r, "t_target", "target decode step", U_SECONDS, a->e.t_target);
     report_num(r, "t_verify", "verification step (gamma+1 tokens each)", U_SECONDS, a->e.t_verify);
     report_num(r, "t_draft", "draft step", U_SECONDS, a->e.t_draft);
     report_num(r, "c", "draft cost c = draft step / target step", U_REAL, a->e.c);
     report_num(r, "verify_ratio", "verification / target step", U_REAL, a->e.verify_ratio);
 
-    report_section(r, "speedup over plain decoding");
+    device_report_again(r, d, 1, "speedup over plain decoding");
     report_num(r, "speedup_free", "regime (i): verification costs one step", U_REAL, a->e.speedup_free);
     report_num(r, "speedup_roofline", "regime (ii): roofline verification", U_REAL, a->e.speedup_roofline);
     report_int(r, "best_gamma_free", "best gamma, regime (i)", a->best_free);
@@ -338,7 +338,7 @@ int cmd_spec(int argc, char **argv)
         goto done;
     r = report_new("spec");
     report_setup(r, &f, &u);
-    report_rounds(r, &f, &a);
+    report_rounds(r, &u.device, &f, &a);
     report_calibrated(r, &u.device, &a.sc);
     report_notes(r, &f, &u, &a);
     rc = report_print(r, common.format, stdout);

@@ -33,8 +33,7 @@ static const cli_doc video_doc = {
 
 static void report_calibrated(report *rep, const device_setup *d, const video_estimate *e, double price)
 {
-    if (!device_report_calibrated(rep, d, "The same request at measured kernel rates (calibrated, in place of "
-                                          "--efficiency)"))
+    if (!device_report_calibrated(rep, d, "the same request", "in place of --efficiency"))
         return;
     report_num(rep, "t_step_calibrated", "one step, calibrated", U_SECONDS, e->t_step);
     report_num(rep, "t_denoise_calibrated", "all steps, calibrated", U_SECONDS, e->t_denoise);
@@ -239,7 +238,8 @@ static void report_request(report *rep, const video_flags *f, const video_resolv
     report_num(rep, "batch2_gain", "throughput gain of batching two requests", U_REAL, video_batch_gain(r, 2));
 }
 
-static void report_memory_and_time(report *rep, const video_flags *f, const video_estimate *e)
+static void report_memory_and_time(report *rep, const device_setup *d, const video_flags *f,
+                                   const video_estimate *e)
 {
     report_section(rep, "memory per GPU");
     report_num(rep, "mem_dit_weights", "DiT weights", U_BYTES, e->mem_dit_weights);
@@ -249,7 +249,7 @@ static void report_memory_and_time(report *rep, const video_flags *f, const vide
     report_num(rep, "mem_peak", "peak", U_BYTES, e->mem_peak);
     report_num(rep, "mem_capacity", "GPU memory usable (90% of the driver's)", U_BYTES, e->mem_capacity);
 
-    report_section(rep, "time");
+    device_report_first(rep, d, f->efficiency, "time");
     report_num(rep, "sp_efficiency", "sequence-parallel efficiency", U_REAL, e->sp_eff);
     report_num(rep, "t_step", "one step", U_SECONDS, e->t_step);
     report_num(rep, "t_denoise", "all steps", U_SECONDS, e->t_denoise);
@@ -317,7 +317,7 @@ int cmd_video(int argc, char **argv)
         goto out;
     rep = report_new("video");
     report_request(rep, &f, &u, &a);
-    report_memory_and_time(rep, &f, &a.e);
+    report_memory_and_time(rep, &u.device, &f, &a.e);
     if (f.rate > 0)
         report_queue(rep, &f, &a.r, &a.p);
     report_calibrated(rep, &u.device, &a.e_cal, f.price);

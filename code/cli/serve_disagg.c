@@ -5,10 +5,13 @@
 #include "memory.h"
 
 #include <math.h>
+#include <stdio.h>
 
-static void report_result(report *r, const disagg_setup *d, const disagg_result *x)
+static void report_result(report *r, const char *kind, const disagg_setup *d, const disagg_result *x)
 {
-    report_section(r, "Disaggregated: prefill and decode pools");
+    char title[160];
+    snprintf(title, sizeof title, "%s: disaggregated, prefill and decode pools", kind);
+    report_section(r, title);
     report_int(r, "prefill_gpus", "prefill GPUs", d->prefill_gpus);
     report_int(r, "decode_gpus", "decode GPUs", d->decode_gpus);
     report_int(r, "concurrency", "requests in flight per decode instance", d->base.concurrency);
@@ -23,7 +26,8 @@ static void report_result(report *r, const disagg_setup *d, const disagg_result 
     report_num(r, "requests_per_s", "requests/s (the slower pool)", U_REAL, x->requests_per_s);
     report_num(r, "tokens_per_s", "output tokens/s", U_TOKENS_PER_S, x->tokens_per_s);
     report_num(r, "balanced_ratio", "prefill GPUs per decode GPU that balance the pools", U_REAL, x->balanced_ratio);
-    report_section(r, "Aggregated at the same GPU count (every replica prefills and decodes)");
+    snprintf(title, sizeof title, "%s: aggregated at the same GPU count (every replica prefills and decodes)", kind);
+    report_section(r, title);
     report_int(r, "agg_concurrency", "requests in flight per replica", x->agg_concurrency);
     report_num(r, "agg_ttft", "time to first token", U_SECONDS, x->agg_ttft);
     report_num(r, "agg_tpot", "time per output token", U_SECONDS, x->agg_tpot);
@@ -31,7 +35,7 @@ static void report_result(report *r, const disagg_setup *d, const disagg_result 
     report_num(r, "agg_tokens_per_s", "output tokens/s", U_TOKENS_PER_S, x->agg_tokens_per_s);
 }
 
-int serve_disaggregated(report *r, const request_setup *s, const disagg_flags *f, int search, int gpus,
+int serve_disaggregated(report *r, const char *kind, const request_setup *s, const disagg_flags *f, int search, int gpus,
                         double ttft, double tpot, double rate)
 {
     disagg_setup d = {*s, f->prefill_gpus, f->decode_gpus, 0, f->kv_link_us * 1e-6};
@@ -52,7 +56,7 @@ int serve_disaggregated(report *r, const request_setup *s, const disagg_flags *f
             return cli_fail("serve", EXIT_NO_FIT,
                             "no split of %d GPUs into prefill and decode pools of tp %d fits and meets the targets "
                             "(TTFT %g s, TPOT %g s)", gpus, s->tp, ttft, tpot);
-        report_result(r, &best, &x);
+        report_result(r, kind, &best, &x);
         return 0;
     }
     if (!f->prefill_gpus || !f->decode_gpus)
@@ -72,7 +76,7 @@ int serve_disaggregated(report *r, const request_setup *s, const disagg_flags *f
         }
         d.base.concurrency = c;
         report_num(r, "rate", "request rate asked for", U_REAL, rate);
-        report_result(r, &d, &x);
+        report_result(r, kind, &d, &x);
         if (x.agg_concurrency == 0)
             report_note(r, "the aggregated server on %d GPUs cannot serve %g requests/s", f->prefill_gpus + f->decode_gpus,
                         rate);
@@ -84,6 +88,6 @@ int serve_disaggregated(report *r, const request_setup *s, const disagg_flags *f
         return cli_fail("serve", EXIT_NO_FIT,
                         "--concurrency %d does not fit a decode instance: the largest that does is %d",
                         s->concurrency, x.max_concurrency);
-    report_result(r, &d, &x);
+    report_result(r, kind, &d, &x);
     return 0;
 }

@@ -12,12 +12,13 @@ typedef struct {
     double kv_link_us;             /* fixed cost of a hand-off, microseconds */
 } disagg_flags;
 
-/* Add the sections of a disaggregated answer to r; rate > 0 (one split,
+/* Add the sections of a disaggregated answer to r, titled with its kind
+ * ("Bound" or "Estimate", device_first_kind); rate > 0 (one split,
  * not the search): the smallest decode concurrency that serves it
  * (disagg_for_rate).  Returns 0, or the exit status after printing the
  * message (EXIT_USAGE for a bad split, EXIT_NO_FIT when nothing fits, meets
  * the targets or serves the rate). */
-int serve_disaggregated(report *r, const request_setup *s, const disagg_flags *f, int search, int gpus,
+int serve_disaggregated(report *r, const char *kind, const request_setup *s, const disagg_flags *f, int search, int gpus,
                         double ttft, double tpot, double rate);
 
 #endif

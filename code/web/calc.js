@@ -134,13 +134,27 @@
     return e;
   }
 
-  /* Value lines of --format table, in the order of the JSON values. */
+  /* The kind of number a section of --format table holds, from its title
+   * ("Bound: ...", "Estimate: ..."; tools/calc.lua and tools/panel_test.py
+   * read it alike): "bound", "estimate", "estimate at the given
+   * efficiencies", or "" for a section that prices nothing. */
+  function sectionKind(title) {
+    var m = /^(Bound|Estimate): /.exec(title);
+    if (!m) return "";
+    return m[1].toLowerCase() + (/at the given efficiencies\)$/.test(title) ? " at the given efficiencies" : "");
+  }
+
+  /* Value lines of --format table, in the order of the JSON values; a
+   * value's label ends with its section's kind, "(bound)" or "(estimate)". */
   function tableLines(out, n) {
-    var rows = [];
+    var rows = [], kind = "";
     out.split("\n").forEach(function (l) {
-      if (rows.length >= n || l.slice(0, 2) !== "  ") return;
+      if (rows.length >= n || !l) return;
+      if (l.slice(0, 2) !== "  ") { kind = sectionKind(l); return; }
       var m = /^  (.*?)  +(.*)$/.exec(l);
-      rows.push(m ? { label: m[1], shown: m[2] } : { label: l.trim(), shown: "" });
+      var row = m ? { label: m[1], shown: m[2] } : { label: l.trim(), shown: "" };
+      if (kind) row.label += " (" + kind + ")";
+      rows.push(row);
     });
     return rows;
   }
