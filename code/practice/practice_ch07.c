@@ -37,8 +37,9 @@ static int image_of(const char *key, int width, int height, vision_spec *v, visi
  * tall, so that the unpadding cuts rows and the count stays under the
  * square's. */
 
-static const double ex1_width[] = {1920, 1024, 1440, 2560, 1280, 2048};
-static const double ex1_height[] = {1080, 768, 900, 1080, 1024, 1024};
+/* screens and phones held sideways, each aspect a different count */
+static const double ex1_width[] = {1920, 1024, 1440, 2560, 1280, 2048, 1366, 3440, 5120, 2256, 2400, 2340, 2960, 3840};
+static const double ex1_height[] = {1080, 768, 900, 1080, 1024, 1024, 768, 1440, 1440, 1504, 1080, 1080, 1440, 1200};
 
 static int llava_next(int width, int height, vision_image *im)
 {
@@ -79,12 +80,13 @@ static int exercise_1(practice_set *s, rng_state *r)
  * tile cap vary; part b's photo is 4:3 or 3:4, the aspect a 12-tile grid
  * matches exactly, so that it keeps outgrowing the screenshot. */
 
-/* 16:9, 16:10 and 21:9: none of them 4:3, so the photo's grid is larger */
-static const double ex3_width[] = {1920, 1440, 2560};
-static const double ex3_height[] = {1080, 900, 1080};
-static const double ex3_cap[] = {6, 4, 8};
-static const double ex3_photo_w[] = {800, 640, 600, 1024};
-static const double ex3_photo_h[] = {600, 480, 800, 768};
+/* 16:9, 16:10, 21:9, 3:2 and 32:9: none of them 4:3, so the photo's grid
+ * is larger; the photos stay under the smallest screenshot's pixels */
+static const double ex3_width[] = {1920, 1440, 2560, 2256, 5120, 3440, 1920};
+static const double ex3_height[] = {1080, 900, 1080, 1504, 1440, 1440, 1200};
+static const double ex3_cap[] = {6, 4, 8, 2, 3, 5, 9, 10};
+static const double ex3_photo_w[] = {800, 640, 600, 1024, 1280, 960, 768, 1200, 720, 480};
+static const double ex3_photo_h[] = {600, 480, 800, 768, 960, 720, 1024, 900, 960, 640};
 
 static int internvl(int width, int height, int max_tiles)
 {
@@ -128,11 +130,12 @@ static int exercise_3(practice_set *s, rng_state *r)
 
 /* ---- 7.2: Qwen2-VL's min/max_pixels clamp (smart_resize, 28 px a token) */
 
-static const double ex2_width[] = {1920, 1280, 2560, 1600, 1024};
-static const double ex2_height[] = {1080, 720, 1440, 900, 768};
-static const double ex2_cap[] = {768, 1024, 1280};
-static const double ex2_icon_w[] = {300, 200, 320, 240};
-static const double ex2_icon_h[] = {200, 200, 240, 160};
+static const double ex2_width[] = {1920, 1280, 2560, 1600, 1024, 1366, 1440, 1680, 2048, 2880, 3840, 1536};
+static const double ex2_height[] = {1080, 720, 1440, 900, 768, 768, 900, 1050, 1536, 1800, 2160, 864};
+static const double ex2_cap[] = {512, 640, 768, 896, 1024, 1280};
+/* icons and banners under min_pixels, of aspects that the floor grows to different counts */
+static const double ex2_icon_w[] = {300, 256, 160, 96, 144, 128, 240, 240, 208, 200, 320, 400, 200};
+static const double ex2_icon_h[] = {200, 256, 120, 80, 128, 80, 120, 64, 160, 80, 64, 128, 128};
 
 static int qwen_tokens(int width, int height, double min_pixels, double max_pixels, vision_image *im)
 {
@@ -163,7 +166,7 @@ static int exercise_2(practice_set *s, rng_state *r)
     vision_image full, capped;
     for (int attempt = 0; attempt < 64; attempt++) {
         image = s->seed == 0 ? 0 : (int)rng_below(r, PRACTICE_COUNT(ex2_width));
-        cap = practice_pick(r, s->seed, ex2_cap, PRACTICE_COUNT(ex2_cap), 2);
+        cap = practice_pick(r, s->seed, ex2_cap, PRACTICE_COUNT(ex2_cap), 5);
         if (qwen_tokens((int)ex2_width[image], (int)ex2_height[image], v.min_pixels, v.max_pixels, &full) < 0 ||
             qwen_tokens((int)ex2_width[image], (int)ex2_height[image], v.min_pixels, cap * 784, &capped) < 0)
             return -1;
@@ -236,8 +239,8 @@ static int cross_request(int text_tokens, int output_tokens, int images, int wid
     return 0;
 }
 
-static const double ex4_text[] = {50, 100, 150, 200, 300, 500};
-static const double ex4_output[] = {128, 256, 512, 1024};
+static const double ex4_text[] = {50, 100, 150, 200, 250, 300, 400, 500, 600, 800, 1000, 1200};
+static const double ex4_output[] = {128, 256, 384, 512, 768, 1024, 1536, 2048};
 
 static int exercise_4(practice_set *s, rng_state *r)
 {
@@ -280,11 +283,12 @@ static int exercise_4(practice_set *s, rng_state *r)
 
 /* ---- 7.5: CLIP ViT-L/14 at a resolution: (side / 14)^2 patches + a class token */
 
-static const double ex5_side[] = {224, 336, 448, 560};
+/* multiples of the 14 px patch, from CLIP's 224 px to 560 px */
+static const double ex5_side[] = {224, 252, 280, 308, 336, 364, 392, 420, 448, 476, 504, 532, 560};
 
 static int exercise_5(practice_set *s, rng_state *r)
 {
-    double side = practice_pick(r, s->seed, ex5_side, PRACTICE_COUNT(ex5_side), 1);
+    double side = practice_pick(r, s->seed, ex5_side, PRACTICE_COUNT(ex5_side), 4);
     vision_spec clip;
     if (vision_lookup("llava-1.5-7b", &clip) != 0) /* its encoder is CLIP ViT-L/14-336 */
         return -1;
@@ -328,8 +332,8 @@ static int exercise_5(practice_set *s, rng_state *r)
 /* ---- 7.6: Qwen2.5-VL-7B's encoder at peak, one image of a common size;
  * H100s (NVLink) and L40S (PCIe), four GPUs */
 
-static const double ex6_width[] = {1920, 1280, 2560};
-static const double ex6_height[] = {1080, 720, 1440};
+static const double ex6_width[] = {1920, 1280, 2560, 1024, 1366, 1440, 1600, 1680, 1920, 2048, 2560, 3840, 800, 1280};
+static const double ex6_height[] = {1080, 720, 1440, 768, 768, 900, 900, 1050, 1200, 1536, 1600, 2160, 600, 1024};
 
 static int encoder_of(const char *gpu, int width, int height, int tp, vision_encoder_cost *c)
 {
@@ -381,8 +385,8 @@ static int exercise_6(practice_set *s, rng_state *r)
 
 /* ---- 7.7: whole prompts per prefill step of a token budget */
 
-static const double ex7_budget[] = {4096, 8192, 16384};
-static const double ex7_text[] = {100, 200, 300, 400, 500};
+static const double ex7_budget[] = {4096, 8192, 16384, 5120, 6144, 10240, 12288, 20480, 24576, 32768};
+static const double ex7_text[] = {50, 100, 150, 200, 250, 300, 350, 400, 450, 500};
 
 static int prompts_per_step(const char *key, int images, double text, double budget, double *image_tokens)
 {
@@ -397,7 +401,7 @@ static int prompts_per_step(const char *key, int images, double text, double bud
 static int exercise_7(practice_set *s, rng_state *r)
 {
     double budget = PRACTICE_DRAW(s, r, "ch07_ex7_budget", ex7_budget, 1, "%.0f");
-    double text = PRACTICE_DRAW(s, r, "ch07_ex7_text_tokens", ex7_text, 1, "%.0f");
+    double text = PRACTICE_DRAW(s, r, "ch07_ex7_text_tokens", ex7_text, 3, "%.0f");
     double qwen, llava, llama;
     int one = prompts_per_step("qwen2-vl-7b", 1, text, budget, &qwen);
     int three = prompts_per_step("qwen2-vl-7b", 3, text, budget, &qwen);

@@ -12,7 +12,7 @@
  * cost).  The printed numbers are seed 0; other seeds draw from the lists
  * below: batches off the list's grid (so that every batch pads), one below
  * 256 where the list steps by 8 and one above where it steps by 16, two
- * batches and three draft lengths that differ (the lists do not overlap),
+ * batches and three draft lengths that differ (redrawn until they do),
  * so that no two parts ask the same question, and launch costs that keep
  * the eager host the slower side at batch 1 and 8.7's batches inside
  * memory. */
@@ -62,11 +62,11 @@ static int step_of(const char *model, int tp, int batch, int context, double lau
 /* ---- 8.1: LLaMA-3-8B at batch 1 on an H100, 1024-token contexts; part b's
  * launch cost makes the eager host the slower side */
 
-static const double ex1_launch[] = {16, 20, 25, 30};
+static const double ex1_launch[] = {16, 18, 20, 22, 24, 25, 28, 30, 32, 35, 40, 45};
 
 static int exercise_1(practice_set *s, rng_state *r)
 {
-    double launch = PRACTICE_DRAW(s, r, "ch08_ex1_launch_us", ex1_launch, 1, "%.0f");
+    double launch = PRACTICE_DRAW(s, r, "ch08_ex1_launch_us", ex1_launch, 2, "%.0f");
     graph_step lo, hi;
     if (step_of("llama3-8b", 1, 1, 1024, 4, NULL, &lo) != 0 || step_of("llama3-8b", 1, 1, 1024, launch, NULL, &hi))
         return -1;
@@ -129,11 +129,11 @@ static int exercise_2(practice_set *s, rng_state *r)
 /* ---- 8.3: llama.cpp's published gain (the project's one figure of it);
  * part c's launch cost varies */
 
-static const double ex3_launch[] = {3, 4, 5, 6, 8};
+static const double ex3_launch[] = {2, 2.5, 3, 3.5, 4, 4.5, 5, 5.5, 6, 7, 8, 10};
 
 static int exercise_3(practice_set *s, rng_state *r)
 {
-    double launch = PRACTICE_DRAW(s, r, "ch08_ex3_launch_us", ex3_launch, 2, "%.0f");
+    double launch = PRACTICE_DRAW(s, r, "ch08_ex3_launch_us", ex3_launch, 6, "%g");
     step_kernels k;
     if (kernels_of("llama3-8b", 1, FUSE_NONE, &k) != 0) /* LLaMA-2-7B has its layer structure */
         return -1;
@@ -156,8 +156,8 @@ static int exercise_3(practice_set *s, rng_state *r)
 
 /* ---- 8.4(a) */
 
-static const double ex4_small[] = {50, 75, 100, 150, 180, 230};
-static const double ex4_large[] = {260, 300, 330, 350, 420, 500};
+static const double ex4_small[] = {50, 60, 75, 90, 100, 115, 130, 150, 170, 180, 201, 210, 230, 245};
+static const double ex4_large[] = {260, 281, 300, 310, 330, 350, 370, 390, 410, 420, 450, 470, 490, 500};
 
 static void padding_part(practice_set *s, const char *id, const char *what, int batch)
 {
@@ -170,8 +170,8 @@ static void padding_part(practice_set *s, const char *id, const char *what, int 
 
 static void exercise_4(practice_set *s, rng_state *r)
 {
-    double small = PRACTICE_DRAW(s, r, "ch08_ex4_small", ex4_small, 2, "%.0f");
-    double large = PRACTICE_DRAW(s, r, "ch08_ex4_large", ex4_large, 1, "%.0f");
+    double small = PRACTICE_DRAW(s, r, "ch08_ex4_small", ex4_small, 4, "%.0f");
+    double large = PRACTICE_DRAW(s, r, "ch08_ex4_large", ex4_large, 2, "%.0f");
     padding_part(s, "8.4(a1)", "the size the first batch replays", (int)small);
     padding_part(s, "8.4(a2)", "the size the second batch replays", (int)large);
 }
@@ -179,8 +179,9 @@ static void exercise_4(practice_set *s, rng_state *r)
 /* ---- 8.4(b): the dummy rows of a small batch padded to the list; they
  * attend to nothing, so the context changes only the slips */
 
-static const double ex4_b_batch[] = {9, 10, 12, 17, 20, 33};
-static const double ex4_b_context[] = {512, 1024, 2048, 4096};
+/* batches that pad by 1 to 7 rows, to at most 40 */
+static const double ex4_b_batch[] = {9, 10, 11, 12, 13, 14, 15, 17, 19, 20, 21, 26, 30, 33, 35, 38};
+static const double ex4_b_context[] = {512, 768, 1024, 1536, 2048, 3072, 4096};
 
 /* The extra microseconds are the dummy rows' activations, which a hand
  * computation sums over the op list; the chapter accepts an estimate of
@@ -190,7 +191,7 @@ static const double ex4_b_context[] = {512, 1024, 2048, 4096};
 static int exercise_4b(practice_set *s, rng_state *r)
 {
     double batch = PRACTICE_DRAW(s, r, "ch08_ex4_b_batch", ex4_b_batch, 0, "%.0f");
-    double context = practice_pick(r, s->seed, ex4_b_context, PRACTICE_COUNT(ex4_b_context), 1);
+    double context = practice_pick(r, s->seed, ex4_b_context, PRACTICE_COUNT(ex4_b_context), 2);
     int padded = replayed((int)batch);
     practice_add_input(s, "ch08_ex4_b_padded", padded, "%.0f", 16, 40);
     practice_add_input(s, "ch08_ex4_b_context", context, "%.0f", PRACTICE_RANGE_OF(ex4_b_context));
@@ -214,11 +215,13 @@ static int exercise_4b(practice_set *s, rng_state *r)
 
 /* ---- 8.5(a) and (c) */
 
-static const double ex5_gamma_a[] = {2, 3, 5};
-static const double ex5_batch_a[] = {7, 9, 11};
-static const double ex5_gamma_b[] = {4, 6};
-static const double ex5_batch_b[] = {13, 15, 17, 21};
-static const double ex5_gamma_c[] = {7, 9, 11};
+/* draft lengths of 1 to 16, those whose 1 + gamma is a multiple of 8
+ * (part b's answer) only at part c's second, as printed; odd batches */
+static const double ex5_gamma_a[] = {1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12};
+static const double ex5_batch_a[] = {5, 7, 9, 11, 13};
+static const double ex5_gamma_b[] = {4, 2, 3, 5, 6, 8, 9, 10};
+static const double ex5_batch_b[] = {13, 15, 17, 19, 21, 23, 25, 27, 29, 31};
+static const double ex5_gamma_c[] = {7, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16};
 
 static void replay_part(practice_set *s, const char *id, const char *what, int batch, int gamma)
 {
@@ -239,11 +242,22 @@ static void largest_part(practice_set *s, const char *id, const char *what, int 
 
 static void exercise_5(practice_set *s, rng_state *r)
 {
-    double ga = PRACTICE_DRAW(s, r, "ch08_ex5_gamma_a", ex5_gamma_a, 1, "%.0f");
-    double ba = PRACTICE_DRAW(s, r, "ch08_ex5_batch_a", ex5_batch_a, 1, "%.0f");
-    double gb = PRACTICE_DRAW(s, r, "ch08_ex5_gamma_b", ex5_gamma_b, 0, "%.0f");
-    double bb = PRACTICE_DRAW(s, r, "ch08_ex5_batch_b", ex5_batch_b, 0, "%.0f");
-    double gc = PRACTICE_DRAW(s, r, "ch08_ex5_gamma_c", ex5_gamma_c, 0, "%.0f");
+    double ga = 3, ba = 9, gb = 4, bb = 13, gc = 7;
+    for (int attempt = 0; attempt < 64; attempt++) {
+        ga = practice_pick(r, s->seed, ex5_gamma_a, PRACTICE_COUNT(ex5_gamma_a), 2);
+        ba = practice_pick(r, s->seed, ex5_batch_a, PRACTICE_COUNT(ex5_batch_a), 2);
+        gb = practice_pick(r, s->seed, ex5_gamma_b, PRACTICE_COUNT(ex5_gamma_b), 0);
+        bb = practice_pick(r, s->seed, ex5_batch_b, PRACTICE_COUNT(ex5_batch_b), 0);
+        gc = practice_pick(r, s->seed, ex5_gamma_c, PRACTICE_COUNT(ex5_gamma_c), 0);
+        if (ga != gb && gb != gc && ga != gc && ba != bb)
+            break;
+        ga = 3, ba = 9, gb = 4, bb = 13, gc = 7; /* the printed question, should 64 draws all repeat */
+    }
+    practice_add_input(s, "ch08_ex5_gamma_a", ga, "%.0f", PRACTICE_RANGE_OF(ex5_gamma_a));
+    practice_add_input(s, "ch08_ex5_batch_a", ba, "%.0f", PRACTICE_RANGE_OF(ex5_batch_a));
+    practice_add_input(s, "ch08_ex5_gamma_b", gb, "%.0f", PRACTICE_RANGE_OF(ex5_gamma_b));
+    practice_add_input(s, "ch08_ex5_batch_b", bb, "%.0f", PRACTICE_RANGE_OF(ex5_batch_b));
+    practice_add_input(s, "ch08_ex5_gamma_c", gc, "%.0f", PRACTICE_RANGE_OF(ex5_gamma_c));
     replay_part(s, "8.5(a1)", "tokens the first batch replays at the first gamma", (int)ba, (int)ga);
     replay_part(s, "8.5(a2)", "tokens the first batch replays at the second gamma", (int)ba, (int)gb);
     replay_part(s, "8.5(a3)", "tokens the second batch replays at the second gamma", (int)bb, (int)gb);
@@ -271,9 +285,9 @@ static void exercise_5b(practice_set *s)
 
 /* ---- 8.6: graph memory against KV, LLaMA-3-8B on one H100 */
 
-static const double ex6_context[] = {512, 1024, 2048};
+static const double ex6_context[] = {160, 192, 224, 256, 320, 384, 448, 512, 640, 768, 896, 1024, 1280, 1536, 2048, 3072, 4096};
 /* batches past 128 off vLLM's grid, so that both lists pad */
-static const double ex6_batch[] = {129, 131, 137, 150, 169, 201};
+static const double ex6_batch[] = {129, 131, 137, 142, 150, 157, 169, 175, 187, 194, 201, 213, 222, 238, 250};
 
 /* Sequences lost, counted from the KV budget (a difference of whole
  * sequences); a hand count of the graphs' bytes over a sequence's KV can
@@ -294,7 +308,7 @@ static int seqs_of(int context, double graph_bytes)
 
 static int exercise_6(practice_set *s, rng_state *r)
 {
-    double context = PRACTICE_DRAW(s, r, "ch08_ex6_context", ex6_context, 1, "%.0f");
+    double context = PRACTICE_DRAW(s, r, "ch08_ex6_context", ex6_context, 11, "%.0f");
     double batch = PRACTICE_DRAW(s, r, "ch08_ex6_batch", ex6_batch, 0, "%.0f");
     int none = seqs_of((int)context, 0), s51 = seqs_of((int)context, 51 * GRAPH_BYTES_DEFAULT);
     int s10 = seqs_of((int)context, 10 * GRAPH_BYTES_DEFAULT);
@@ -331,7 +345,7 @@ static int exercise_6(practice_set *s, rng_state *r)
 /* ---- 8.7: where graphs stop paying (5%), at a launch cost that makes the
  * eager host the slower side at batch 1 */
 
-static const double ex7_launch[] = {20, 16, 18, 22};
+static const double ex7_launch[] = {20, 16, 17, 18, 19, 21, 22, 23, 24, 25, 26};
 
 /* The batch comes from the GPU time per sequence; a hand computation that
  * leaves out the activations can land one batch either side. */

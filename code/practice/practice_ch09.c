@@ -26,13 +26,14 @@
 
 /* ---- 9.1: Wan2.1-T2V-1.3B at 832 x 480 */
 
-static const double ex1_frames[] = {33, 49, 65, 81, 97, 121};
-static const double ex1_target[] = {50, 75, 100, 150, 200};
+static const double ex1_frames[] = {17, 25, 33, 41, 49, 57, 65, 73, 81, 89, 97, 105, 113, 121, 129};
+/* none of them 1 + 4k: each lies strictly between two counts the VAE takes */
+static const double ex1_target[] = {50, 60, 75, 90, 100, 110, 120, 130, 150, 160, 175, 180, 200, 240, 250};
 
 static int exercise_1(practice_set *s, rng_state *r)
 {
-    double frames = PRACTICE_DRAW(s, r, "ch09_ex1_frames", ex1_frames, 3, "%.0f");
-    double target = PRACTICE_DRAW(s, r, "ch09_ex1_target", ex1_target, 2, "%.0f");
+    double frames = PRACTICE_DRAW(s, r, "ch09_ex1_frames", ex1_frames, 8, "%.0f");
+    double target = PRACTICE_DRAW(s, r, "ch09_ex1_target", ex1_target, 4, "%.0f");
     video_model m;
     video_latent l;
     char err[256];
@@ -66,14 +67,14 @@ static int exercise_1(practice_set *s, rng_state *r)
 /* ---- 9.2(a): one denoising step of Wan 14B with guidance (part b, one
  * forward, is the chapter's own worked number and half of a) */
 
-static const double ex2_frames[] = {33, 49, 65, 81};
+static const double ex2_frames[] = {17, 21, 25, 29, 33, 37, 41, 45, 49, 53, 57, 61, 65, 69, 73, 77, 81};
 /* 720p and 480p, the two sizes Wan2.1-T2V-14B was released for */
 static const double ex2_width[] = {1280, 832};
 static const double ex2_height[] = {720, 480};
 
 static int exercise_2(practice_set *s, rng_state *r)
 {
-    double frames = practice_pick(r, s->seed, ex2_frames, PRACTICE_COUNT(ex2_frames), 3);
+    double frames = practice_pick(r, s->seed, ex2_frames, PRACTICE_COUNT(ex2_frames), 16);
     int size = s->seed == 0 ? 0 : (int)rng_below(r, PRACTICE_COUNT(ex2_width));
     video_model m;
     gpu_spec h100 = gpu_builtin("h100");
@@ -183,7 +184,7 @@ static int exercise_4(practice_set *s, rng_state *r)
 /* ---- 9.5: Wan 14B at 720p on one L40S: too big alone, fits offloaded or
  * split two ways (the lengths below keep that regime; the seed suite checks) */
 
-static const double ex5_frames[] = {81, 89, 97, 105};
+static const double ex5_frames[] = {81, 85, 89, 93, 97, 101, 105, 109, 113, 117, 121, 125, 129, 133, 137, 141};
 
 static int exercise_5(practice_set *s, rng_state *r)
 {
@@ -225,13 +226,14 @@ static int exercise_5(practice_set *s, rng_state *r)
 
 /* ---- 9.6: eight H100s, Wan 14B at 720p, as one 8-way job or eight jobs */
 
-static const double ex6_low[] = {1, 2, 3, 4};
-static const double ex6_high[] = {6, 8, 10, 12};
+/* loads in half jobs an hour, the high ones up to 13, under the 8-way job's capacity */
+static const double ex6_low[] = {0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 5.5};
+static const double ex6_high[] = {6, 6.5, 7, 7.5, 8, 8.5, 9, 9.5, 10, 10.5, 11, 11.5, 12, 12.5, 13};
 
 static int exercise_6(practice_set *s, rng_state *r)
 {
-    double low = practice_pick(r, s->seed, ex6_low, PRACTICE_COUNT(ex6_low), 1);
-    double high = practice_pick(r, s->seed, ex6_high, PRACTICE_COUNT(ex6_high), 3);
+    double low = practice_pick(r, s->seed, ex6_low, PRACTICE_COUNT(ex6_low), 3);
+    double high = practice_pick(r, s->seed, ex6_high, PRACTICE_COUNT(ex6_high), 12);
     video_model m;
     gpu_spec h100 = gpu_builtin("h100");
     if (video_model_lookup("wan2.1-14b", &m) != 0)
@@ -248,8 +250,8 @@ static int exercise_6(practice_set *s, rng_state *r)
     double sp = round(eight.t_request), solo = round(one.t_request);
     practice_add_input(s, "ch09_ex6_service_sp", sp, "%.0f", sp, sp);
     practice_add_input(s, "ch09_ex6_service_one", solo, "%.0f", solo, solo);
-    practice_add_input(s, "ch09_ex6_low", low, "%.0f", PRACTICE_RANGE_OF(ex6_low));
-    practice_add_input(s, "ch09_ex6_high", high, "%.0f", PRACTICE_RANGE_OF(ex6_high));
+    practice_add_input(s, "ch09_ex6_low", low, "%g", PRACTICE_RANGE_OF(ex6_low));
+    practice_add_input(s, "ch09_ex6_high", high, "%g", PRACTICE_RANGE_OF(ex6_high));
     const char *ids[2][2] = {{"9.6(a1)", "9.6(a2)"}, {"9.6(b1)", "9.6(b2)"}};
     const double loads[2] = {low, high};
     for (int i = 0; i < 2; i++) {
@@ -284,7 +286,7 @@ static int exercise_6(practice_set *s, rng_state *r)
 static const double ex7_steps[] = {20, 25, 30, 40, 50};
 static const double ex7_payload[] = {100, 200, 500, 1000, 2000};
 
-static const double ex7_gpus[] = {4, 8, 16, 32};
+static const double ex7_gpus[] = {2, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128};
 
 static int exercise_7(practice_set *s, rng_state *r)
 {
@@ -298,7 +300,7 @@ static int exercise_7(practice_set *s, rng_state *r)
     practice_add_slip(p, bytes + steps * payload, "only the SUBMIT record carries the payload");
     /* (b): GPUs each running the chapter's default Wan job, a STEP record
      * (one fsync) every step */
-    double gpus = PRACTICE_DRAW(s, r, "ch09_ex7_gpus", ex7_gpus, 1, "%.0f");
+    double gpus = PRACTICE_DRAW(s, r, "ch09_ex7_gpus", ex7_gpus, 3, "%.0f");
     video_model m;
     gpu_spec h100 = gpu_builtin("h100");
     if (video_model_lookup("wan2.1-14b", &m) != 0)
