@@ -42,8 +42,9 @@ static void exercise_3(practice_set *s, rng_state *r)
 {
     double a = PRACTICE_DRAW(s, r, "ch11_ex3_exp_a", ex3_exp_a, 3, "%.0f");
     double b = a + EX3_THOUSANDFOLD;
-    practice_add_input(s, "ch11_ex3_exp_b", b, "%.0f", practice_least(ex3_exp_a, PRACTICE_COUNT(ex3_exp_a)) + EX3_THOUSANDFOLD,
-                       practice_greatest(ex3_exp_a, PRACTICE_COUNT(ex3_exp_a)) + EX3_THOUSANDFOLD);
+    const int n = PRACTICE_COUNT(ex3_exp_a);
+    practice_add_input(s, "ch11_ex3_exp_b", b, "%.0f", practice_least(ex3_exp_a, n) + EX3_THOUSANDFOLD,
+                       practice_greatest(ex3_exp_a, n) + EX3_THOUSANDFOLD);
     threshold_part(s, "11.3(a)", "threshold for the first false-alarm rate", a);
     threshold_part(s, "11.3(b)", "threshold for the second false-alarm rate", b);
 }

@@ -26,8 +26,8 @@
 /* ---- 13.1: bf16 cache of one sequence */
 
 /* up to Qwen3-235B-A22B's trained 40,960 tokens */
-static const double ex1_context[] = {1024, 1536, 2048,  3072,  4096,  6144,  8192,
-                                     10240, 12288, 16384, 20480, 24576, 32768, 40960};
+static const double ex1_context[] = {1024,  1536,  2048,  3072,  4096,  6144,  8192,
+                                     12288, 14336, 16384, 20480, 24576, 32768, 40960};
 
 static int exercise_1(practice_set *s, rng_state *r)
 {
