@@ -25,8 +25,10 @@
 
 /* ---- 11.3: h for one false alarm per 10^k rounds */
 
-static const double ex3_exp_a[] = {4, 5, 6, 7};
-static const double ex3_exp_b[] = {8, 9, 10, 12};
+/* the first rate's exponent (printed 6); the second is a thousandfold
+ * rarer alarm (printed 9), as 11.3(c) asks about */
+static const double ex3_exp_a[] = {3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
+enum { EX3_THOUSANDFOLD = 3 };
 
 static void threshold_part(practice_set *s, const char *id, const char *what, double exponent)
 {
@@ -38,8 +40,11 @@ static void threshold_part(practice_set *s, const char *id, const char *what, do
 
 static void exercise_3(practice_set *s, rng_state *r)
 {
-    double a = PRACTICE_DRAW(s, r, "ch11_ex3_exp_a", ex3_exp_a, 2, "%.0f");
-    double b = PRACTICE_DRAW(s, r, "ch11_ex3_exp_b", ex3_exp_b, 1, "%.0f");
+    double a = PRACTICE_DRAW(s, r, "ch11_ex3_exp_a", ex3_exp_a, 3, "%.0f");
+    double b = a + EX3_THOUSANDFOLD;
+    const int n = PRACTICE_COUNT(ex3_exp_a);
+    practice_add_input(s, "ch11_ex3_exp_b", b, "%.0f", practice_least(ex3_exp_a, n) + EX3_THOUSANDFOLD,
+                       practice_greatest(ex3_exp_a, n) + EX3_THOUSANDFOLD);
     threshold_part(s, "11.3(a)", "threshold for the first false-alarm rate", a);
     threshold_part(s, "11.3(b)", "threshold for the second false-alarm rate", b);
 }
@@ -132,16 +137,17 @@ static int exercise_5(practice_set *s)
 
 /* ---- 11.6: the MLE against the dashboard's accepted over proposed */
 
-static const double ex6_rounds[] = {500, 1000, 2000};
-static const double ex6_rejected_share[] = {0.4, 0.5, 0.6, 0.7};
-static const double ex6_extra[] = {1, 1.5, 2};
+static const double ex6_rounds[] = {400, 500, 600, 750, 800, 1000, 1200, 1500, 2000, 2500, 3000};
+static const double ex6_rejected_share[] = {0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7};
+/* below 3 accepted before a rejection, so the dashboard reads lower */
+static const double ex6_extra[] = {0.5, 1, 1.5, 2, 2.5};
 
 static void exercise_6(practice_set *s, rng_state *r)
 {
     const int gamma = 4;
-    double n = practice_pick(r, s->seed, ex6_rounds, PRACTICE_COUNT(ex6_rounds), 1);
-    double share = practice_pick(r, s->seed, ex6_rejected_share, PRACTICE_COUNT(ex6_rejected_share), 2);
-    double extra = practice_pick(r, s->seed, ex6_extra, PRACTICE_COUNT(ex6_extra), 1);
+    double n = practice_pick(r, s->seed, ex6_rounds, PRACTICE_COUNT(ex6_rounds), 5);
+    double share = practice_pick(r, s->seed, ex6_rejected_share, PRACTICE_COUNT(ex6_rejected_share), 6);
+    double extra = practice_pick(r, s->seed, ex6_extra, PRACTICE_COUNT(ex6_extra), 2);
     /* a round ends on a rejection (it accepted `extra` drafts on average
      * before it) or accepts all gamma */
     double rejections = round(share * n), accepted = round((n - rejections) * gamma + rejections * extra);
@@ -169,8 +175,8 @@ static void exercise_6(practice_set *s, rng_state *r)
 
 /* ---- 11.1: LLaMA-3-70B on 4 x H100 with a LLaMA-3.2-1B draft */
 
-static const double ex1_alpha[] = {0.6, 0.65, 0.7, 0.75, 0.8};
-static const double ex1_context[] = {1024, 1536, 2048, 3072};
+static const double ex1_alpha[] = {0.55, 0.6, 0.62, 0.65, 0.68, 0.7, 0.72, 0.75, 0.78, 0.8, 0.85};
+static const double ex1_context[] = {768, 1024, 1280, 1408, 1536, 1664, 1792, 1920, 2048, 2304, 2560, 2816, 3072};
 
 typedef struct {
     int fit, fit2;         /* the largest batch with the draft resident, at gamma 4 and 2 */
@@ -210,8 +216,8 @@ static int exercise_1(practice_set *s, rng_state *r)
     launch_review v;
     /* the printed story: a loss inside memory at gamma 4, none at gamma 2 */
     for (int attempt = 0; attempt < 64; attempt++) {
-        a = practice_pick(r, s->seed, ex1_alpha, PRACTICE_COUNT(ex1_alpha), 2);
-        ctx = practice_pick(r, s->seed, ex1_context, PRACTICE_COUNT(ex1_context), 2);
+        a = practice_pick(r, s->seed, ex1_alpha, PRACTICE_COUNT(ex1_alpha), 5);
+        ctx = practice_pick(r, s->seed, ex1_context, PRACTICE_COUNT(ex1_context), 8);
         if (review(&t, &d, &g, a, (int)ctx, &v) == 0 && v.cross > 1 && v.cross2 == 0)
             break;
         a = 0.7, ctx = 2048;
@@ -244,8 +250,8 @@ static int exercise_1(practice_set *s, rng_state *r)
 
 /* ---- 11.2: the draft's weights and KV on each of the target's GPUs */
 
-static const double ex2_batch[] = {32, 64, 96, 128, 160};
-static const double ex2_context[] = {1024, 2048, 4096};
+static const double ex2_batch[] = {16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 192};
+static const double ex2_context[] = {512, 1024, 1536, 2048, 3072, 4096};
 
 /* A draft's bytes on each of tp GPUs: its bf16 weights and the KV of batch
  * sequences of context tokens (as 11.2 asks: no speculated tokens). */
@@ -262,8 +268,8 @@ static int exercise_2(practice_set *s, rng_state *r)
     double b = 128, ctx = 2048;
     /* the replica must hold the larger draft too, at its batch and context */
     for (int attempt = 0; attempt < 64; attempt++) {
-        b = practice_pick(r, s->seed, ex2_batch, PRACTICE_COUNT(ex2_batch), 3);
-        ctx = practice_pick(r, s->seed, ex2_context, PRACTICE_COUNT(ex2_context), 1);
+        b = practice_pick(r, s->seed, ex2_batch, PRACTICE_COUNT(ex2_batch), 8);
+        ctx = practice_pick(r, s->seed, ex2_context, PRACTICE_COUNT(ex2_context), 3);
         spec_setup su = spec_setup_default(&t, &big, &g, tp, (int)b, (int)ctx);
         spec_fit f;
         char err[256];

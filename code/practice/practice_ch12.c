@@ -107,13 +107,15 @@ static void exercise_1(practice_set *s, rng_state *r, double peak, double mem)
     practice_add_slip(p, days_on(flop, rent, peak, m / 100, 1.0) * 24, "that is hours; the question asks for days");
 }
 
-static const double sizes[] = {512, 1024, 2048, 4096, 8192, 12288, 16384, 24576, 32768};
-static const double target_pct[] = {97, 96, 95, 94, 93, 92};
+/* up to 32,768 GPUs, where Llama 3's rate leaves 80 % goodput */
+static const double sizes[] = {256,   512,   768,   1024,  1536,  2048,  3072,  4096,  6144,
+                               8192,  10240, 12288, 14336, 16384, 20480, 24576, 28672, 32768};
+static const double target_pct[] = {98, 97, 96, 95, 94, 93, 92, 91, 90, 89, 88, 87, 86};
 
 static void exercise_5(practice_set *s, rng_state *r)
 {
     /* three distinct sizes, smallest first; printed: 1,024, 8,192, 16,384 */
-    int idx[3] = {1, 4, 6};
+    int idx[3] = {3, 9, 13};
     if (s->seed != 0) {
         int chosen[PRACTICE_COUNT(sizes)] = {0};
         for (int k = 0; k < 3; k++) {
@@ -127,7 +129,7 @@ static void exercise_5(practice_set *s, rng_state *r)
             if (chosen[i])
                 idx[k++] = i;
     }
-    double target = practice_pick(r, s->seed, target_pct, PRACTICE_COUNT(target_pct), 2);
+    double target = practice_pick(r, s->seed, target_pct, PRACTICE_COUNT(target_pct), 3);
     static const char *const names[3] = {"ch12_ex5_size1", "ch12_ex5_size2", "ch12_ex5_size3"};
     static const char *const ids[3] = {"12.5(a1)", "12.5(a2)", "12.5(a3)"};
     static const char *const whats[3] = {"goodput of the first cluster", "goodput of the second cluster",
@@ -155,18 +157,19 @@ static void exercise_5(practice_set *s, rng_state *r)
     practice_add_slip(p, per_day / 24, "that is per hour; the question asks per day");
 }
 
-static const double run_gpus[] = {8192, 16384, 24576, 32768};
-static const double run_mfu_pct[] = {38, 40, 41, 43, 45};
-static const double run_goodput_pct[] = {85, 88, 90, 92, 95};
+static const double run_gpus[] = {4096, 6144, 8192, 12288, 16384, 20480, 24576, 32768};
+/* above the 34.6 % the GPU-hours imply, so that (c)'s goodput stays below 100 % */
+static const double run_mfu_pct[] = {35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 50};
+static const double run_goodput_pct[] = {80, 82, 84, 85, 86, 88, 90, 92, 94, 95};
 
 static void exercise_7(practice_set *s, rng_state *r, double peak)
 {
     /* Llama 3 405B's published FLOPs and GPU-hours stay; the cluster, MFU
      * and goodput of (b) and (c) vary */
     const double flop = 3.8e25, hours = 30.84e6;
-    double gpus = practice_pick(r, s->seed, run_gpus, PRACTICE_COUNT(run_gpus), 1);
-    double m = practice_pick(r, s->seed, run_mfu_pct, PRACTICE_COUNT(run_mfu_pct), 2);
-    double gp = practice_pick(r, s->seed, run_goodput_pct, PRACTICE_COUNT(run_goodput_pct), 2);
+    double gpus = practice_pick(r, s->seed, run_gpus, PRACTICE_COUNT(run_gpus), 4);
+    double m = practice_pick(r, s->seed, run_mfu_pct, PRACTICE_COUNT(run_mfu_pct), 6);
+    double gp = practice_pick(r, s->seed, run_goodput_pct, PRACTICE_COUNT(run_goodput_pct), 6);
     practice_add_input(s, "ch12_ex7_gpus", gpus, PRACTICE_GROUPED, run_gpus[0], run_gpus[PRACTICE_COUNT(run_gpus) - 1]);
     practice_add_input(s, "ch12_ex7_mfu_pct", m, "%.0f", list_min(run_mfu_pct, PRACTICE_COUNT(run_mfu_pct)),
                        list_max(run_mfu_pct, PRACTICE_COUNT(run_mfu_pct)));
@@ -194,7 +197,7 @@ typedef struct {
 
 static const model_row dense_models[] = {{"llama3-8b", "LLaMA-3-8B"},   {"llama2-13b", "LLaMA-2-13B"},
                                          {"qwen3-32b", "Qwen3-32B"},    {"llama3-70b", "LLaMA-3-70B"},
-                                         {"llama3-405b", "LLaMA-3.1-405B"}};
+                                         {"llama3-405b", "LLaMA-3.1-405B"}, {"llama3.2-1b", "LLaMA-3.2-1B"}};
 #define N_DENSE PRACTICE_COUNT(dense_models)
 
 static int pick_row(rng_state *r, uint64_t seed, int n, int printed)
@@ -209,9 +212,9 @@ static void add_row_input(practice_set *s, const char *name, const model_row *ro
 
 /* ---- 12.2: hardware over model FLOPs */
 
-static const double ex2_reported_pct[] = {48, 50, 53, 55, 58, 60};
-static const double ex2_seq_short[] = {4096, 8192};
-static const double ex2_seq_long[] = {32768, 65536, 131072};
+static const double ex2_reported_pct[] = {44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 62};
+static const double ex2_seq_short[] = {2048, 4096, 6144, 8192};
+static const double ex2_seq_long[] = {16384, 32768, 65536, 131072};
 
 static double hw_over_model(const model_spec *m, int seq, recompute_kind rc)
 {
@@ -222,9 +225,9 @@ static double hw_over_model(const model_spec *m, int seq, recompute_kind rc)
 static void exercise_2(practice_set *s, rng_state *r)
 {
     int mi = pick_row(r, s->seed, N_DENSE, 3);
-    double u = practice_pick(r, s->seed, ex2_reported_pct, PRACTICE_COUNT(ex2_reported_pct), 2);
-    double s1 = practice_pick(r, s->seed, ex2_seq_short, PRACTICE_COUNT(ex2_seq_short), 1);
-    double s2 = practice_pick(r, s->seed, ex2_seq_long, PRACTICE_COUNT(ex2_seq_long), 2);
+    double u = practice_pick(r, s->seed, ex2_reported_pct, PRACTICE_COUNT(ex2_reported_pct), 9);
+    double s1 = practice_pick(r, s->seed, ex2_seq_short, PRACTICE_COUNT(ex2_seq_short), 3);
+    double s2 = practice_pick(r, s->seed, ex2_seq_long, PRACTICE_COUNT(ex2_seq_long), 3);
     add_row_input(s, "ch12_ex2_model", dense_models, N_DENSE, mi);
     practice_add_input(s, "ch12_ex2_reported_pct", u, "%.0f", PRACTICE_RANGE_OF(ex2_reported_pct));
     practice_add_input(s, "ch12_ex2_seq", s1, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex2_seq_short));
@@ -253,13 +256,14 @@ static void exercise_2(practice_set *s, rng_state *r)
 
 /* ---- 12.3: the activation coefficient of sbh */
 
-static const double ex3_seq_short[] = {1024, 2048, 4096};
-static const double ex3_seq_long[] = {8192, 16384};
+static const double ex3_seq_short[] = {512, 768, 1024, 1536, 2048, 3072, 4096};
+static const double ex3_seq_long[] = {6144, 8192, 10240, 12288, 16384, 24576, 32768};
 /* 12.3(b)'s middle model; LLaMA-3-8B and Mixtral stay, as (c) asks about them */
 static const model_row ex3_middle[] = {{"llama2-13b", "LLaMA-2-13B"},
                                        {"qwen3-32b", "Qwen3-32B"},
                                        {"llama3-70b", "LLaMA-3-70B"},
-                                       {"llama3-405b", "LLaMA-3.1-405B"}};
+                                       {"llama3-405b", "LLaMA-3.1-405B"},
+                                       {"llama3.2-1b", "LLaMA-3.2-1B"}};
 
 static double coefficient(const char *key, int seq, activation_model act)
 {
@@ -273,8 +277,8 @@ static double coefficient(const char *key, int seq, activation_model act)
 static void exercise_3(practice_set *s, rng_state *r)
 {
     int mi = pick_row(r, s->seed, N_DENSE, 3);
-    double s1 = practice_pick(r, s->seed, ex3_seq_short, PRACTICE_COUNT(ex3_seq_short), 1);
-    double s2 = practice_pick(r, s->seed, ex3_seq_long, PRACTICE_COUNT(ex3_seq_long), 0);
+    double s1 = practice_pick(r, s->seed, ex3_seq_short, PRACTICE_COUNT(ex3_seq_short), 4);
+    double s2 = practice_pick(r, s->seed, ex3_seq_long, PRACTICE_COUNT(ex3_seq_long), 1);
     int mid = pick_row(r, s->seed, PRACTICE_COUNT(ex3_middle), 0);
     add_row_input(s, "ch12_ex3_model", dense_models, N_DENSE, mi);
     practice_add_input(s, "ch12_ex3_seq", s1, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex3_seq_short));
@@ -306,11 +310,12 @@ static void exercise_3(practice_set *s, rng_state *r)
 
 /* ---- 12.4: the first stage's activations (LLaMA-3-70B, TP 8 + SP) */
 
-static const double ex4_seq[] = {4096, 8192};
-static const double ex4_microbatches[] = {16, 24, 32};
-static const double ex4_pp_short[] = {4, 5};
-static const double ex4_pp_long[] = {8, 10, 16};
-static const double ex4_few[] = {2, 3};
+static const double ex4_seq[] = {2048, 2560, 3072, 3584, 4096, 5120, 6144, 7168, 8192, 10240, 12288, 14336, 16384};
+static const double ex4_microbatches[] = {8, 12, 16, 20, 24, 32, 40, 48, 64};
+/* pipelines that divide LLaMA-3-70B's 80 layers */
+static const double ex4_pp_short[] = {2, 4, 5};
+static const double ex4_pp_long[] = {8, 10, 16, 20};
+static const double ex4_few[] = {1, 2, 3};
 
 static double stage_gb(const model_spec *m, int seq, int pp, pipe_schedule sched, int mb)
 {
@@ -331,11 +336,24 @@ static double stage_gb(const model_spec *m, int seq, int pp, pipe_schedule sched
 static void exercise_4(practice_set *s, rng_state *r)
 {
     model_spec m = model_builtin("llama3-70b");
-    double seq = PRACTICE_DRAW(s, r, "ch12_ex4_seq", ex4_seq, 1, PRACTICE_GROUPED);
-    double mb = PRACTICE_DRAW(s, r, "ch12_ex4_microbatches", ex4_microbatches, 0, "%.0f");
-    double pa = PRACTICE_DRAW(s, r, "ch12_ex4_pp", ex4_pp_short, 0, "%.0f");
-    double pb = PRACTICE_DRAW(s, r, "ch12_ex4_pp_long", ex4_pp_long, 0, "%.0f");
-    double few = PRACTICE_DRAW(s, r, "ch12_ex4_few", ex4_few, 0, "%.0f");
+    double seq = 8192, mb = 16, pa = 4, pb = 8, few = 2;
+    /* the printed regime: every stage of the longer pipeline has a microbatch
+     * in flight, and the few microbatches are fewer than the stages */
+    for (int attempt = 0; attempt < 64; attempt++) {
+        seq = practice_pick(r, s->seed, ex4_seq, PRACTICE_COUNT(ex4_seq), 8);
+        mb = practice_pick(r, s->seed, ex4_microbatches, PRACTICE_COUNT(ex4_microbatches), 2);
+        pa = practice_pick(r, s->seed, ex4_pp_short, PRACTICE_COUNT(ex4_pp_short), 1);
+        pb = practice_pick(r, s->seed, ex4_pp_long, PRACTICE_COUNT(ex4_pp_long), 0);
+        few = practice_pick(r, s->seed, ex4_few, PRACTICE_COUNT(ex4_few), 1);
+        if (mb >= pb && few < pa)
+            break;
+        seq = 8192, mb = 16, pa = 4, pb = 8, few = 2;
+    }
+    practice_add_input(s, "ch12_ex4_seq", seq, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex4_seq));
+    practice_add_input(s, "ch12_ex4_microbatches", mb, "%.0f", PRACTICE_RANGE_OF(ex4_microbatches));
+    practice_add_input(s, "ch12_ex4_pp", pa, "%.0f", PRACTICE_RANGE_OF(ex4_pp_short));
+    practice_add_input(s, "ch12_ex4_pp_long", pb, "%.0f", PRACTICE_RANGE_OF(ex4_pp_long));
+    practice_add_input(s, "ch12_ex4_few", few, "%.0f", PRACTICE_RANGE_OF(ex4_few));
     struct {
         const char *id, *what;
         double pp, mb;
@@ -357,9 +375,10 @@ static void exercise_4(practice_set *s, rng_state *r)
 
 /* ---- 12.6: LLaMA-3-70B's state and microbatch on one H100 (TP 8, SP, 1F1B) */
 
-static const double ex6_pp[] = {4, 8};
-static const double ex6_dp[] = {8, 16, 32, 64};
-static const double ex6_seq[] = {4096, 8192};
+/* pipelines that divide the 80 layers */
+static const double ex6_pp[] = {2, 4, 5, 8, 10, 16};
+static const double ex6_dp[] = {4, 8, 12, 16, 24, 32, 48, 64, 96, 128};
+static const double ex6_seq[] = {1024, 2048, 3072, 4096, 6144, 8192};
 
 static void layout_of(train_layout *l, int seq, int pp, int dp, int sp, int zero)
 {
@@ -397,14 +416,15 @@ static void exercise_6(practice_set *s, rng_state *r)
     model_spec m = model_builtin("llama3-70b");
     gpu_spec g = gpu_builtin("h100");
     double pp = 4, dp = 16, seq = 8192;
-    /* ZeRO 1 must be the step that shows: a larger microbatch than ZeRO 0 */
+    /* ZeRO 1 must be the step that shows: a larger microbatch than ZeRO 0;
+     * and without sequence parallelism a microbatch still fits */
     for (int attempt = 0; attempt < 64; attempt++) {
-        pp = practice_pick(r, s->seed, ex6_pp, PRACTICE_COUNT(ex6_pp), 0);
-        dp = practice_pick(r, s->seed, ex6_dp, PRACTICE_COUNT(ex6_dp), 1);
-        seq = practice_pick(r, s->seed, ex6_seq, PRACTICE_COUNT(ex6_seq), 1);
+        pp = practice_pick(r, s->seed, ex6_pp, PRACTICE_COUNT(ex6_pp), 1);
+        dp = practice_pick(r, s->seed, ex6_dp, PRACTICE_COUNT(ex6_dp), 3);
+        seq = practice_pick(r, s->seed, ex6_seq, PRACTICE_COUNT(ex6_seq), 5);
         int z0 = micro_batch(&m, &g, (int)seq, (int)pp, (int)dp, 1, 0);
         int z1 = micro_batch(&m, &g, (int)seq, (int)pp, (int)dp, 1, 1);
-        if (z0 >= 1 && z1 > z0 && z1 <= 16)
+        if (z0 >= 1 && z1 > z0 && z1 <= 24 && micro_batch(&m, &g, (int)seq, (int)pp, (int)dp, 0, 1) >= 1)
             break;
         pp = 4, dp = 16, seq = 8192;
     }

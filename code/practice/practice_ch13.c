@@ -25,11 +25,13 @@
 
 /* ---- 13.1: bf16 cache of one sequence */
 
-static const double ex1_context[] = {2048, 4096, 8192, 16384, 32768};
+/* up to Qwen3-235B-A22B's trained 40,960 tokens */
+static const double ex1_context[] = {1024,  1536,  2048,  3072,  4096,  6144,  8192,
+                                     12288, 14336, 16384, 20480, 24576, 32768, 40960};
 
 static int exercise_1(practice_set *s, rng_state *r)
 {
-    double ctx = PRACTICE_DRAW(s, r, "ch13_ex1_context", ex1_context, 2, PRACTICE_GROUPED);
+    double ctx = PRACTICE_DRAW(s, r, "ch13_ex1_context", ex1_context, 6, PRACTICE_GROUPED);
     model_spec ds, qw, oss;
     if (model_lookup("deepseek-v3", &ds) != 0 || model_lookup("qwen3-235b-a22b", &qw) != 0 ||
         model_lookup("gpt-oss-120b", &oss) != 0)
@@ -56,8 +58,8 @@ static int exercise_1(practice_set *s, rng_state *r)
 
 /* ---- 13.3: uniform top-8 routing */
 
-static const double ex3_tokens[] = {16, 32, 64, 128, 256};
-static const double ex3_share[] = {50, 75, 90, 95, 99};
+static const double ex3_tokens[] = {8, 12, 16, 24, 32, 40, 48, 64, 80, 96, 128, 160, 192, 256};
+static const double ex3_share[] = {50, 55, 60, 65, 70, 75, 80, 85, 88, 90, 92, 95, 97, 98, 99};
 
 /* The slips of a count of tokens that covers a share: linear growth, and
  * the last count below the share. */
@@ -69,8 +71,8 @@ static void cover_slips(practice_part *p, int experts, int k, double share, int 
 
 static int exercise_3(practice_set *s, rng_state *r)
 {
-    double tokens = PRACTICE_DRAW(s, r, "ch13_ex3_tokens", ex3_tokens, 2, "%.0f");
-    double pct = PRACTICE_DRAW(s, r, "ch13_ex3_share", ex3_share, 2, "%.0f");
+    double tokens = PRACTICE_DRAW(s, r, "ch13_ex3_tokens", ex3_tokens, 7, "%.0f");
+    double pct = PRACTICE_DRAW(s, r, "ch13_ex3_share", ex3_share, 9, "%.0f");
     model_spec ds, qw;
     if (model_lookup("deepseek-v3", &ds) != 0 || model_lookup("qwen3-235b-a22b", &qw) != 0)
         return -1;
@@ -97,12 +99,12 @@ static int exercise_3(practice_set *s, rng_state *r)
 
 /* ---- 13.4: one fp8 dispatch of DeepSeek-V3 from one GPU */
 
-static const double ex4_tokens[] = {16, 32, 64, 128, 256};
+static const double ex4_tokens[] = {8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256};
 static const double ex4_nodes[] = {2, 4, 8};
 
 static int exercise_4(practice_set *s, rng_state *r)
 {
-    double tokens = PRACTICE_DRAW(s, r, "ch13_ex4_tokens", ex4_tokens, 2, "%.0f");
+    double tokens = PRACTICE_DRAW(s, r, "ch13_ex4_tokens", ex4_tokens, 7, "%.0f");
     double nodes = PRACTICE_DRAW(s, r, "ch13_ex4_nodes", ex4_nodes, 1, "%.0f");
     practice_add_input(s, "ch13_ex4_gpus", 8 * nodes, "%.0f", 8 * ex4_nodes[0], 8 * ex4_nodes[PRACTICE_COUNT(ex4_nodes) - 1]);
     model_spec ds;
@@ -130,15 +132,15 @@ static int exercise_4(practice_set *s, rng_state *r)
 
 /* ---- 13.5: 16 GPUs as four aggregated replicas of 4, or 8 + 8 */
 
-static const double ex5_prefill[] = {0.1, 0.2, 0.3, 0.4};
-static const double ex5_decode_ms[] = {20, 25, 30, 40};
-static const double ex5_output[] = {256, 512, 1024};
+static const double ex5_prefill[] = {0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5};
+static const double ex5_decode_ms[] = {15, 20, 25, 30, 35, 40, 50};
+static const double ex5_output[] = {128, 256, 384, 512, 768, 1024, 2048};
 
 static void exercise_5(practice_set *s, rng_state *r)
 {
-    double p_s = PRACTICE_DRAW(s, r, "ch13_ex5_prefill", ex5_prefill, 1, "%g");
-    double d_ms = PRACTICE_DRAW(s, r, "ch13_ex5_decode_ms", ex5_decode_ms, 1, "%g");
-    double out = PRACTICE_DRAW(s, r, "ch13_ex5_output", ex5_output, 1, "%.0f");
+    double p_s = PRACTICE_DRAW(s, r, "ch13_ex5_prefill", ex5_prefill, 3, "%g");
+    double d_ms = PRACTICE_DRAW(s, r, "ch13_ex5_decode_ms", ex5_decode_ms, 2, "%g");
+    double out = PRACTICE_DRAW(s, r, "ch13_ex5_output", ex5_output, 3, "%.0f");
     const int c = 100, tp = 4;
     double d = d_ms / 1e3;
     int o = (int)out;
@@ -161,10 +163,10 @@ static void exercise_5(practice_set *s, rng_state *r)
 
 /* ---- 13.6: 60 GB of LLaMA-3-8B cache and a shared system prompt */
 
-static const double ex6_prompt[] = {2048, 4096, 8192};
-static const double ex6_output[] = {128, 256, 512};
-static const double ex6_prefix[] = {1024, 2048, 3072};
-static const double ex6_hit[] = {50, 75, 90};
+static const double ex6_prompt[] = {1536, 2048, 3072, 4096, 6144, 8192};
+static const double ex6_output[] = {64, 128, 192, 256, 384, 512};
+static const double ex6_prefix[] = {512, 1024, 1536, 2048, 3072, 4096};
+static const double ex6_hit[] = {30, 40, 50, 60, 70, 75, 80, 85, 90, 95};
 
 /* Sequences a budget holds: the cached prefix once (when any request
  * finds it), each slot its own prompt + output - floor(hit x prefix). */
@@ -179,14 +181,14 @@ static int exercise_6(practice_set *s, rng_state *r)
 {
     double prompt = 4096, prefix = 3072;
     for (int attempt = 0; attempt < 64; attempt++) {
-        prompt = practice_pick(r, s->seed, ex6_prompt, PRACTICE_COUNT(ex6_prompt), 1);
-        prefix = practice_pick(r, s->seed, ex6_prefix, PRACTICE_COUNT(ex6_prefix), 2);
+        prompt = practice_pick(r, s->seed, ex6_prompt, PRACTICE_COUNT(ex6_prompt), 3);
+        prefix = practice_pick(r, s->seed, ex6_prefix, PRACTICE_COUNT(ex6_prefix), 4);
         if (prefix < prompt) /* a system prompt shorter than the prompt */
             break;
         prompt = 4096, prefix = 3072;
     }
-    double out = practice_pick(r, s->seed, ex6_output, PRACTICE_COUNT(ex6_output), 1);
-    double pct = practice_pick(r, s->seed, ex6_hit, PRACTICE_COUNT(ex6_hit), 2);
+    double out = practice_pick(r, s->seed, ex6_output, PRACTICE_COUNT(ex6_output), 3);
+    double pct = practice_pick(r, s->seed, ex6_hit, PRACTICE_COUNT(ex6_hit), 8);
     practice_add_input(s, "ch13_ex6_prompt", prompt, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex6_prompt));
     practice_add_input(s, "ch13_ex6_output", out, "%.0f", PRACTICE_RANGE_OF(ex6_output));
     practice_add_input(s, "ch13_ex6_prefix", prefix, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex6_prefix));
@@ -216,9 +218,9 @@ static int exercise_6(practice_set *s, rng_state *r)
 
 static const double ex2_context[] = {4096, 8192, 16384, 32768};
 /* the loads at 8,192 tokens; at another context they scale to the same cache */
-static const double ex2_low[] = {64, 128, 192};
-static const double ex2_mid[] = {384, 512, 768};
-static const double ex2_high[] = {1024, 1536, 2048, 3072, 4096, 6144};
+static const double ex2_low[] = {64, 128, 192, 256, 320, 384};
+static const double ex2_mid[] = {384, 512, 768, 1024, 1536, 2048, 3072};
+static const double ex2_high[] = {1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288};
 
 /* The fewest GPUs, a power of two up to 64, that hold the model and
  * `concurrency` sequences of `context` tokens: experts spread over them with
