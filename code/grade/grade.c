@@ -110,7 +110,7 @@ static int batch(void)
         json_t *req = NULL, *reply = NULL;
         if (strlen(line) != (size_t)len)
             err = "a NUL byte inside the line: each line must be one JSON object";
-        else if (!json_is_object(req = json_loads(line, 0, &jerr)))
+        else if (req = json_loads(line, 0, &jerr), !json_is_object(req)) /* a macro: its argument twice */
             err = "each line must be one JSON object";
         else
             reply = batch_reply(req, &err);
