@@ -268,7 +268,7 @@ Test(judge, unit_slips_on_their_boundaries)
 
 /* The misfiring hints: 1.2(b1) at seed 0 fits 11 sequences, and 11.9
  * rounded to 12 is a rounding (the GiB budget also gives 12); 13.1(a)'s
- * 575.67 MB written as 549 (MiB) is the MiB slip 6.1(c) names, not close. */
+ * cache written in MiB (549) is the MiB slip 6.1(c) names, not close. */
 Test(judge, a_rounding_is_not_a_unit_and_mib_is_named_everywhere)
 {
     static practice_set s;
