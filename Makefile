@@ -706,7 +706,7 @@ help:
 	@echo "make chapters     every chapter as its own page, $(B)/chapter-NN.html"
 	@echo "make exercise N=01  run chapter 01's exercise tests against your fill-in kit (ONLY=3: exercise 3 alone)"
 	@echo "make grade N=12 SEED=4711 ANSWERS=a.json  score answers per part (no ANSWERS: your kit's); JUnit XML and JSON in $(B)/grade/"
-	@echo "make grade-all ANSWERS=dir  grade every answers file in dir"
+	@echo "make grade-all ROSTER=r.csv ANSWERS=dir [SALT=s] [POLICY=p.tsv]  gradebook, Gradescope results, reports: $(B)/grade/"
 	@echo "make handout N=12 SEED=4711  that variant's exercise sheet, $(B)/handout/12-seed4711.html"
 	@echo "make student-kit  $(B)/student-kit.tar.gz: the repository without solutions/ and the tests' derivations"
 	@echo "make measure      run the kernels on this GPU, or the CPU twins without one"
