@@ -472,12 +472,15 @@ exercise:
 # exports them) scored per part against a seeded variant, out as JUnit XML
 # and JSON.  Variants and judging live in the library (practice.h, judge.h).
 .PHONY: grade grade-all handout practice-tests
+# One program from every file there; the answer key (grade_key.c, which the
+# student kit leaves out) only where that file exists.
 GRADE_SRC := $(sort $(wildcard code/grade/*.c))
-GRADE_BIN := $(GRADE_SRC:code/%.c=$(B)/bin/%)
-$(B)/bin/grade/%: code/grade/%.c $(LIBS)
+GRADE_BIN := $(B)/bin/grade/grade
+GRADE_KEY_FLAG := $(if $(filter code/grade/grade_key.c,$(GRADE_SRC)),-DGRADE_KEY)
+$(GRADE_BIN): $(GRADE_SRC) $(wildcard code/grade/*.h) $(LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $< $(LIBS) $(LDLIBS) -o $@
-$(B)/tests/test_grade $(B)/asan/tests/test_grade: $(GRADE_BIN)
+	$(CC) $(CPPFLAGS) -Icode/grade $(GRADE_KEY_FLAG) $(WARN) $(CFLAGS) $(GRADE_SRC) $(LIBS) $(LDLIBS) -o $@
+$(B)/tests/test_grade $(B)/asan/tests/test_grade $(B)/tests/test_grade_all $(B)/asan/tests/test_grade_all: $(GRADE_BIN)
 
 # make grade N=12 SEED=4711 ANSWERS=answers.json: the score per part and per
 # exercise, and $(B)/grade/<answers>.junit.xml and <answers>.report.json.
@@ -499,15 +502,16 @@ grade: $(B)/bin/grade/grade
 	  --junit $(GRADE_OUT).junit.xml --json $(GRADE_OUT).report.json
 	@echo "wrote $(GRADE_OUT).junit.xml and $(GRADE_OUT).report.json"
 
-# make grade-all ANSWERS=dir: every answers file in dir (each names its
-# chapter and seed), a .junit.xml and a .report.json each under $(B)/grade/.
-grade-all: $(B)/bin/grade/grade
-	@test -d "$(ANSWERS)" || { echo "usage: make grade-all ANSWERS=dir (a directory of answers .json files)" >&2; exit 2; }
-	@mkdir -p $(B)/grade; set -e; n=0; for f in $(ANSWERS)/*.json; do \
-	  [ -e "$$f" ] || continue; b=$$(basename "$$f" .json); n=$$((n+1)); \
-	  $(B)/bin/grade/grade --answers "$$f" --junit $(B)/grade/$$b.junit.xml --json $(B)/grade/$$b.report.json; done; \
-	  [ $$n -gt 0 ] || { echo "grade-all: no .json files in $(ANSWERS)" >&2; exit 2; }; \
-	  echo "graded $$n answer files into $(B)/grade/"
+# make grade-all ROSTER=roster.csv ANSWERS=dir [SALT=s] [POLICY=p.tsv]:
+# every file in dir graded (the grade program walks it, reading each by
+# path), into $(B)/grade/gradebook.csv, gradescope/<id>/results.json,
+# students/<id>/ (JUnit and JSON) and summary.txt, which names every file
+# not graded and why.  Without ROSTER each file's own seed is graded.
+grade-all: $(GRADE_BIN)
+	@test -n "$(ANSWERS)" || { echo "usage: make grade-all ROSTER=roster.csv ANSWERS=dir [SALT=s] [POLICY=policy.tsv]" >&2; exit 2; }
+	$(GRADE_BIN) --all '$(subst ','\'',$(ANSWERS))' --out $(B)/grade \
+	  $(if $(ROSTER),--roster '$(subst ','\'',$(ROSTER))') $(if $(SALT),--salt '$(subst ','\'',$(SALT))') \
+	  $(if $(POLICY),--policy '$(subst ','\'',$(POLICY))')
 
 # ---------------------------------------------------------------- the course
 # code/course/ holds the course program (instructor-only: it computes answer
@@ -554,9 +558,9 @@ lms: $(COURSE_BIN)
 .PHONY: student-kit student-kit-tests
 student-kit: $(SOL_VALUES)
 	python3 tools/student_kit.py --out $(B)/student-kit.tar.gz --values $(B)/values/solutions
-student-kit-tests: student-kit $(B)/bin/grade/grade $(LIBS)
+student-kit-tests: student-kit $(B)/bin/grade/grade $(LIBS) $(NAPKIN)
 	tools/run_bounded.sh 900 python3 tools/student_kit_check.py --kit $(B)/student-kit.tar.gz \
-	  --grade $(B)/bin/grade/grade --lib $(LIB) --practice-lib $(PRACTICE_LIB) --seeds 0,4711
+	  --grade $(B)/bin/grade/grade --lib $(LIB) --practice-lib $(PRACTICE_LIB) --seeds 0,4711 --napkin $(NAPKIN)
 
 # make handout N=12 SEED=4711: that variant's exercise sheet, its numbers
 # from code/chNN/exercise_variant (seed from NB_SEED), as
@@ -755,7 +759,7 @@ help:
 	@echo "make chapters     every chapter as its own page, $(B)/chapter-NN.html"
 	@echo "make exercise N=01  run chapter 01's exercise tests against your fill-in kit (ONLY=3: exercise 3 alone)"
 	@echo "make grade N=12 SEED=4711 ANSWERS=a.json  score answers per part (no ANSWERS: your kit's); JUnit XML and JSON in $(B)/grade/"
-	@echo "make grade-all ANSWERS=dir  grade every answers file in dir"
+	@echo "make grade-all ROSTER=r.csv ANSWERS=dir [SALT=s] [POLICY=p.tsv]  gradebook, Gradescope results, reports: $(B)/grade/"
 	@echo "make handout N=12 SEED=4711  that variant's exercise sheet, $(B)/handout/12-seed4711.html"
 	@echo "make course ROSTER=roster.csv CHAPTERS=01,06 [SALT=s]  seeds, handouts (HTML, PDF) and keys per student in $(B)/course/"
 	@echo "make lms N=06 SEEDS=1-30  Moodle XML: a numerical question per part per seed, $(B)/lms/chapter-06-moodle.xml"

@@ -3,6 +3,8 @@
  * no number.  The expected verdicts follow from the rules as judge.h states
  * them, with answers chosen so the arithmetic is by hand. */
 #include "judge.h"
+#include "judge_units.h"
+#include "practice.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -171,4 +173,111 @@ Test(judge, typed_answers)
     cr_expect(isnan(judge_parse_answer("nan")));
     cr_expect(isnan(judge_parse_answer("inf")));
     cr_expect(isnan(judge_parse_answer(NULL)));
+}
+
+/* Answers with units, converted to the part's unit before judging: each
+ * unit of the table once, and what is refused. */
+Test(judge, answers_with_units)
+{
+    judge_reading r;
+#define READS(text, unit, want)                                                                            \
+    do {                                                                                                   \
+        r = judge_read_answer(text, unit);                                                                 \
+        cr_expect(r.why == NULL && fabs(r.value - (double)(want)) <= 1e-9 * fabs((double)(want)), "%s in %s: %g (%s), want %g", \
+                  text, unit, r.value, r.why ? r.why : "", (double)(want));                               \
+    } while (0)
+    READS("17.64 GB", "GB", 17.64);
+    READS("17640 MB", "GB", 17.64);
+    READS("17,640,000,000 B", "GB", 17.64);
+    READS("16.43 GiB", "GB", 16.43 * 1.073741824);  /* 2^30 / 10^9 */
+    READS("549 MiB", "MB", 549 * 1.048576);         /* 2^20 / 10^6 */
+    READS("3.35 TB/s", "TB/s", 3.35);
+    READS("3350 GB/s", "TB/s", 3.35);
+    READS("281.25 FLOP/B", "FLOP/B", 281.25);
+    READS("4x", "x", 4);
+    READS("4 \xc3\x97", "x", 4);
+    READS("250%", "x", 2.5);
+    READS("80%", "%", 80);
+    READS("80%", "a fraction", 0.8);
+    READS("0.8", "%", 0.8);                         /* bare: in the part's unit */
+    READS("46.7 billion", "billion", 46.7);
+    READS("46.7 billion", "million", 46700);
+    READS("46.7 billion tokens", "tokens", 46.7e9);
+    READS("1.5 s", "ms", 1500);
+    READS("250 \xc2\xb5s", "ms", 0.25);
+    READS("250 us", "ms", 0.25);
+    READS("3 min", "s", 180);
+    READS("80 GPUs", "GPUs", 80);
+    READS("1 GPU", "GPUs", 1);
+    /* refused, each with its reason */
+    const struct {
+        const char *text, *unit, *why;
+    } no[] = {
+        {"0x2E", "MB", "hexadecimal"}, {"-0X10", "x", "hexadecimal"}, {"17 ms", "GB", "another quantity"},
+        {"17 parsecs", "GB", "unknown unit"}, {"17 billion", "GB", "a count"}, {"inf", "x", "no number"},
+        {"about 80", "GPUs", "no number"}, {"", "GB", "no number"}, {"1.2.3", "x", "unknown unit"},
+    };
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+        r = judge_read_answer(no[i].text, no[i].unit);
+        cr_expect(isnan(r.value) && r.why && strstr(r.why, no[i].why), "'%s' in %s: %g, %s", no[i].text, no[i].unit,
+                  r.value, r.why ? r.why : "(read)");
+    }
+}
+
+static judge_part in_unit(double answer, const char *unit)
+{
+    judge_part p = relative(answer, 0.01);
+    p.unit = unit;
+    return p;
+}
+
+#define expect_hint(part, given, words)                                                                     \
+    do {                                                                                                   \
+        judge_part q_ = (part);                                                                            \
+        judge_result r_ = judge_answer(&q_, (given));                                                      \
+        cr_expect(r_.verdict == VERDICT_SLIP && strstr(r_.hint, words), "answer %.10g: %s %s, want slip '%s'", \
+                  (double)(given), judge_verdict_name(r_.verdict), r_.hint, words);                        \
+    } while (0)
+
+/* A bare number that is the answer in another unit of the part's is a
+ * named unit slip, each on its boundary: a slip counts within 1 % of it. */
+Test(judge, unit_slips_on_their_boundaries)
+{
+    /* 17.64 GB: in bytes 1.764e10; 1 % of it is 1.764e8 */
+    expect_hint(in_unit(17.64, "GB"), 1.764e10, "in bytes; the part asks for GB");
+    expect_hint(in_unit(17.64, "GB"), 1.764e10 * 1.0099, "in bytes");
+    expect_verdict(in_unit(17.64, "GB"), 1.764e10 * 1.0101, VERDICT_OFF);
+    expect_hint(in_unit(17.64, "GB"), 17640, "in MB");
+    expect_hint(in_unit(17.64, "GB"), 1.764e7, "in kB");
+    /* 576 MB as MiB: 576 / 1.048576 = 549.32; 1 % of it is 5.49 */
+    expect_hint(in_unit(576, "MB"), 549.32, "MiB");
+    expect_hint(in_unit(576, "MB"), 549.32 * 0.9901, "MiB");
+    expect_verdict(in_unit(576, "MB"), 549.32 * 0.9899, VERDICT_CLOSE);
+    expect_hint(in_unit(576, "MB"), 576e6, "in bytes; the part asks for MB");
+    expect_hint(in_unit(2.5, "ms"), 0.0025, "in s; the part asks for ms");
+    expect_hint(in_unit(2.5, "ms"), 2500, "in us");
+    expect_hint(in_unit(3.35, "TB/s"), 3350, "in GB/s");
+    expect_hint(in_unit(46.7, "billion"), 46.7e9, "in ones");
+    /* a part in another unit: x10^6 and x10^9 are named too */
+    expect_hint(in_unit(4, "tokens"), 4e6, "a million");
+    expect_hint(in_unit(4, "tokens"), 4e9, "a billion");
+    /* GiB is a byte slip only: a count 7.4 % over is close, not "GiB" */
+    expect_verdict(in_unit(100, "sequences"), 107.37, VERDICT_CLOSE);
+    expect_hint(relative(100, 0.01), 107.37, "GiB");    /* no unit known: as before */
+}
+
+/* The misfiring hints: 1.2(b1) at seed 0 fits 11 sequences, and 11.9
+ * rounded to 12 is a rounding (the GiB budget also gives 12); 13.1(a)'s
+ * cache written in MiB (549) is the MiB slip 6.1(c) names, not close. */
+Test(judge, a_rounding_is_not_a_unit_and_mib_is_named_everywhere)
+{
+    static practice_set s;
+    cr_assert_eq(practice_build(1, 0, &s), 0);
+    judge_result r = judge_typed_answer(&practice_find(&s, "1.2(b1)")->judge, "12");
+    cr_expect(r.verdict == VERDICT_SLIP && strstr(r.hint, "round down"), "%s", r.hint);
+    cr_assert_eq(practice_build(13, 0, &s), 0);
+    r = judge_typed_answer(&practice_find(&s, "13.1(a)")->judge, "549");
+    cr_expect(r.verdict == VERDICT_SLIP && strstr(r.hint, "MiB"), "%s %s", judge_verdict_name(r.verdict), r.hint);
+    r = judge_typed_answer(&practice_find(&s, "13.1(a)")->judge, "549 MiB");
+    cr_expect(r.verdict == VERDICT_RIGHT, "%s", r.hint);
 }

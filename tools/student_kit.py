@@ -6,8 +6,9 @@
 From `git archive HEAD` (the committed tree; the working tree outside a git
 checkout), it
 
-- drops solutions/ (the worked answers and the programs that compute them)
-  and the tests whose first line says "napkin: instructor" (they check the
+- drops solutions/ (the worked answers and the programs that compute them),
+  the grade program's answer key (code/grade/grade_key.*: without it the
+  kit's grade program grades, but prints no key), and the tests whose first line says "napkin: instructor" (they check the
   exercises' answers by hand);
 - strips every comment from tests/exercises/ (the hand derivations beside
   each expected number) and drops the blocks between `#ifndef NB_STUDENT_KIT`
@@ -31,6 +32,8 @@ import tarfile
 import tempfile
 
 TOP = "batching-by-the-numbers-student"
+# the grade program's key printer: the Makefile builds --key only where it is
+INSTRUCTOR_FILES = ("code/grade/grade_key.c", "code/grade/grade_key.h")
 
 
 def strip_comments(src):
@@ -133,7 +136,7 @@ def main():
     files = committed_files(o.root)
     kit = {}
     for path, (data, mode) in files.items():
-        if path.startswith("solutions/"):
+        if path.startswith("solutions/") or path.startswith(INSTRUCTOR_FILES):
             continue
         if path.startswith("tests/") and b"napkin: instructor" in data.split(b"\n", 1)[0]:
             continue

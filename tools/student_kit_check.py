@@ -23,7 +23,12 @@
    ships and a candidate may call, compute such facts.  Not searched: answers
    of one or two significant digits (480, 0.8, 4 s) and powers of two
    (8,192), which are everywhere in the repository as other numbers.
-3. The kit's own checks of those chapters, built from the kit's sources
+3. No entry point the kit ships computes a key: the kit ships no key
+   printer (code/grade/grade_key.*); its grade program, built from the
+   kit's own code/grade/ as its Makefile builds it, refuses --key and a
+   --batch key line; neither it nor `napkin practice` (--napkin) prints an
+   answer of the variant.
+4. The kit's own checks of those chapters, built from the kit's sources
    against the library, run on the untouched kit at each seed: they fail without a
    crash, print "your answer" with a verdict and hint, and neither
    "expected <number>" nor any answer.
@@ -141,6 +146,43 @@ def patterns(key, fixed=frozenset()):
     return anywhere, in_exercises
 
 
+def key_attempts(o, top, rel, tmp, chapters, seeds, keys, fails):
+    """Every way the kit offers to print a variant's expected values, tried."""
+    shipped = [r for r in rel if r.startswith(student_kit.INSTRUCTOR_FILES)]
+    if shipped:
+        fails.append("the kit ships the key printer: %s" % ", ".join(shipped))
+    srcs = sorted(glob.glob(os.path.join(top, "code/grade/*.c")))
+    grade = os.path.join(tmp, "kit_grade")
+    flag = ["-DGRADE_KEY"] if any(s_.endswith("/grade_key.c") for s_ in srcs) else []
+    cmd = [o.cc, "-std=c11", "-O0", "-D_POSIX_C_SOURCE=200809L", "-I" + os.path.join(top, "code"),
+           "-I" + os.path.join(top, "code/practice"), "-I" + os.path.join(top, "code/grade")] + \
+          ["-I" + d for d in sorted(glob.glob(os.path.join(top, "code/napkin/*/")))] + flag + srcs + \
+          [os.path.abspath(o.practice_lib), os.path.abspath(o.lib), "-lm", "-lpthread", "-ljansson", "-o", grade]
+    b = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    if b.returncode != 0:
+        fails.append("the kit's grade program does not build:\n%s" % b.stderr[-2000:])
+        return
+    for ch in chapters:
+        for seed in seeds:
+            anywhere, _ = patterns(keys[(seed, ch)])
+            tries = [([grade, "--chapter", str(ch), "--seed", str(seed), "--key"], None, "grade --key"),
+                     ([grade, "--batch"], '{"chapter": %d, "seed": %d, "key": true}\n' % (ch, seed),
+                      "grade --batch key line")]
+            if o.napkin:
+                tries.append(([o.napkin, "practice", "--chapter", str(ch), "--seed", str(seed), "--format", "json"],
+                              None, "napkin practice"))
+            for argv, stdin, what in tries:
+                r = subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=60)
+                out = r.stdout + r.stderr
+                if what == "grade --key" and (r.returncode == 0 or "answer key" in r.stdout):
+                    fails.append("chapter %d seed %d: the kit's %s prints a key" % (ch, seed, what))
+                if what.startswith("grade --batch") and '"error"' not in r.stdout:
+                    fails.append("chapter %d seed %d: the kit's %s answers" % (ch, seed, what))
+                for pat in anywhere:
+                    if re.search(r"(?<![0-9.])" + re.escape(pat) + r"(?![0-9])", out):
+                        fails.append("chapter %d seed %d: the kit's %s prints the answer %s" % (ch, seed, what, pat))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--kit", required=True)
@@ -148,6 +190,7 @@ def main():
     ap.add_argument("--lib", required=True)
     ap.add_argument("--practice-lib", required=True)
     ap.add_argument("--seeds", default="0,4711")
+    ap.add_argument("--napkin", default=None, help="the napkin CLI, whose practice command is tried for a key")
     ap.add_argument("--chapters", default=None,
                     help="the chapters with variants (default: every one the grade program lists)")
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
@@ -222,6 +265,8 @@ def main():
                         label = r"(?!\([a-z]\))" if "." in pat else ""
                         if re.search(r'(?<![0-9.,"])' + re.escape(pat) + r"(?![0-9,])" + label, text):
                             fails.append("chapter %d seed %d: %s holds the answer %s" % (ch, seed, r, pat))
+
+        key_attempts(o, top, rel, tmp, chapters, seeds, keys, fails)
 
         # the kit's own checks, from the kit's sources
         for ch in chapters:

@@ -1,13 +1,16 @@
 #include "judge.h"
 
+#include "judge_units.h"
+
 #include <math.h>
-#include <ctype.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 /* The slips any part may show, as factors of the right answer.  Tried after
- * the part's own slips, before "close" (a GiB/GB mix-up is within 10 %). */
+ * the part's own slips and its unit's, before "close" (a GiB/GB mix-up is
+ * within 10 %).  The last two, GiB and GB, only where the part's unit is
+ * unknown: a part in MB or GB names its binary slip by unit, and a count or
+ * a time 7 % off has no GiB in it. */
+#define N_BINARY_SLIPS 2
 static const struct {
     double factor;
     const char *hint;
@@ -16,6 +19,10 @@ static const struct {
     {0.5, "off by a factor of 2: a multiply-add is 2 FLOP, K and V are two tensors, or the dense and the sparse peak"},
     {1000.0, "off by a factor of 1000: check the unit prefix (k, M, G, T)"},
     {0.001, "off by a factor of 1000: check the unit prefix (k, M, G, T)"},
+    {1e6, "off by a factor of a million: check the unit prefix (M, G, T)"},
+    {1e-6, "off by a factor of a million: check the unit prefix (M, G, T)"},
+    {1e9, "off by a factor of a billion: check the unit prefix (G, T)"},
+    {1e-9, "off by a factor of a billion: check the unit prefix (G, T)"},
     {8.0, "off by a factor of 8: bits and bytes"},
     {0.125, "off by a factor of 8: bits and bytes"},
     {100.0, "off by a factor of 100: a percentage and a fraction"},
@@ -83,7 +90,13 @@ judge_result judge_answer(const judge_part *p, double given)
             return r;
         }
     double centre = judge_expected(p);
-    for (size_t i = 0; i < sizeof generic_slips / sizeof generic_slips[0]; i++)
+    const char *unit_hint = judge_unit_slip(p->unit, centre, given, tol);
+    if (unit_hint) {
+        r.hint = unit_hint;
+        return r;
+    }
+    size_t n_generic = sizeof generic_slips / sizeof generic_slips[0] - (p->unit ? N_BINARY_SLIPS : 0);
+    for (size_t i = 0; i < n_generic; i++)
         if (centre != 0 && near_rel(given, centre * generic_slips[i].factor, tol)) {
             r.hint = generic_slips[i].hint;
             return r;
@@ -133,46 +146,15 @@ const char *judge_rule_text(const judge_part *p, char *buf, int n)
 
 double judge_parse_answer(const char *s)
 {
-    if (!s)
-        return NAN;
-    while (isspace((unsigned char)*s))
-        s++;
-    /* copy without the thousands separators, checking that each comma is
-     * followed by exactly three digits and preceded by 1-3 (first) or 3 */
-    char buf[64];
-    size_t k = 0;
-    int run = 0, commas = 0;
-    const char *p = s;
-    for (; *p && k + 1 < sizeof buf; p++) {
-        if (*p == ',') {
-            if (run == 0 || (commas > 0 && run != 3) || run > 3)
-                return NAN;
-            commas++, run = 0;
-            continue;
-        }
-        if (isdigit((unsigned char)*p))
-            run++;
-        else if (commas > 0) {
-            if (run != 3)
-                return NAN;
-            commas = -1; /* separators end with the integer part */
-        }
-        buf[k++] = *p;
+    return judge_read_answer(s, NULL).value;
+}
+
+judge_result judge_typed_answer(const judge_part *p, const char *text)
+{
+    judge_reading in = judge_read_answer(text, p->unit);
+    if (in.why) {
+        judge_result r = {VERDICT_MISSING, in.why};
+        return r;
     }
-    if (*p)
-        return NAN; /* too long to be a number */
-    if (commas > 0 && run != 3)
-        return NAN;
-    buf[k] = '\0';
-    char *end;
-    double v = strtod(buf, &end);
-    if (end == buf || !isfinite(v))
-        return NAN;
-    while (isspace((unsigned char)*end))
-        end++;
-    if (*end == '%')
-        end++;
-    while (isspace((unsigned char)*end))
-        end++;
-    return *end ? NAN : v;
+    return judge_answer(p, in.value);
 }

@@ -6,8 +6,9 @@
  * where the chapter accepts a reasoned estimate.  An answer that misses gets
  * feedback without the expected value: "close" when it is within 10 % (a
  * rounding, or 2 against 2.5 bytes), or the hint of the typical slip it
- * matches (x2, x1000, bits for bytes, or a part's own wrong turn, whose value
- * the exercise's generator computes), or plain "off".
+ * matches (a part's own wrong turn, whose value the exercise's generator
+ * computes; the answer in a neighbouring unit of the part's, bytes for MB;
+ * x2, x1000, bits for bytes), or plain "off".
  *
  * The kit's checks, the grade program and the page's answer boxes all call
  * judge_answer, so a verdict is the same wherever it is given. */
@@ -47,6 +48,7 @@ typedef struct {
     double lo, hi;    /* RANGE: the accepted interval (answer lies inside) */
     const char *close_hint; /* said when close; NULL: a generic hint */
     const char *rule_note;  /* how the exercise states the rule, if not the generic words */
+    const char *unit;       /* the part's unit ("MB", "ms"), NULL when unknown: names unit slips */
     int n_slips;
     judge_slip slips[JUDGE_MAX_SLIPS];
 } judge_part;
@@ -66,8 +68,13 @@ const char *judge_rule_text(const judge_part *p, char *buf, int n);
 /* A typed answer as a number: "57.0", " 1,392 ", "1.2e3", "95%" (the sign
  * is only noise to strip, the part says its unit); thousands separators
  * only in groups of three ("57,0" is not 570).  NAN for anything else:
- * blank, "about 80", "1.2.3". */
+ * blank, "about 80", "1.2.3", "0x2E".  With a unit: judge_read_answer
+ * (judge_units.h). */
 double judge_parse_answer(const char *s);
+
+/* A typed answer judged: read in the part's unit (judge_read_answer), a
+ * refused reading "missing" with its reason as the hint. */
+judge_result judge_typed_answer(const judge_part *p, const char *text);
 
 /* The part's centre: the answer, or the middle of a range. */
 double judge_expected(const judge_part *p);

@@ -163,12 +163,14 @@ static int exercise_2(practice_set *s, rng_state *r)
     practice_add_slip(p, kv8 / 2, "that counts K or V alone; the cache holds both");
     double n13 = floor(budget * 1e9 / (kv13 * context)), n8 = floor(budget * 1e9 / (kv8 * context));
     double gib = 1073741824.0;
+    /* rounding up first: where the GiB budget also gives the next whole
+     * sequence, 11.9 written as 12 is a rounding, not a unit */
     p = practice_add_part(s, "1.2(b1)", 2, "sequences of LLaMA-2-13B that fit", "sequences", JUDGE_EXACT, n13, 0);
-    practice_add_slip(p, floor(budget * gib / (kv13 * context)), "that budget is in GiB; a GB is 10^9 bytes");
     practice_add_slip(p, ceil(budget * 1e9 / (kv13 * context)), "a sequence that does not fit whole does not fit: round down");
+    practice_add_slip(p, floor(budget * gib / (kv13 * context)), "that budget is in GiB; a GB is 10^9 bytes");
     p = practice_add_part(s, "1.2(b2)", 2, "sequences of LLaMA-3-8B that fit", "sequences", JUDGE_EXACT, n8, 0);
-    practice_add_slip(p, floor(budget * gib / (kv8 * context)), "that budget is in GiB; a GB is 10^9 bytes");
     practice_add_slip(p, ceil(budget * 1e9 / (kv8 * context)), "a sequence that does not fit whole does not fit: round down");
+    practice_add_slip(p, floor(budget * gib / (kv8 * context)), "that budget is in GiB; a GB is 10^9 bytes");
     practice_add_slip(p, floor(budget * 1e9 / (kv8 * gqa.heads / gqa.kv_heads * context)),
                       "that sizes the cache with the 32 attention heads; it has 8 KV heads");
     p = practice_add_part(s, "1.2(c)", 2, "factor of the attention-head sizing's error", "x", JUDGE_EXACT,

@@ -2,6 +2,7 @@
  * practice_set.h. */
 #include "practice_set.h"
 
+#include "judge_units.h"
 #include "notebook.h"
 
 #include <errno.h>
@@ -36,10 +37,7 @@ const practice_part *practice_find(const practice_set *s, const char *id)
 
 double practice_parse_answer(const practice_part *p, const char *text)
 {
-    double v = judge_parse_answer(text);
-    if (text && strchr(text, '%') && !(p->unit && strcmp(p->unit, "%") == 0))
-        v /= 100;
-    return v;
+    return judge_read_answer(text, p->unit).value;
 }
 
 const practice_input *practice_input_named(const practice_set *s, const char *name)
@@ -127,6 +125,7 @@ practice_part *practice_add_part(practice_set *s, const char *id, int exercise, 
     p->judge.rule = rule;
     p->judge.answer = answer;
     p->judge.tol = tol;
+    p->judge.unit = unit;
     p->judge.lo = answer - tol;
     p->judge.hi = answer + tol;
     return p;

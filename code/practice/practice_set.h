@@ -53,8 +53,9 @@ int practice_parse_seed(const char *s, uint64_t *out);
 
 /* The part with that id ("12.1(a)"), or NULL. */
 const practice_part *practice_find(const practice_set *s, const char *id);
-/* A typed answer to part p (judge_parse_answer), where "80%" is 80 for a
- * part in percent and 0.8 for any other (a utilisation as a fraction). */
+/* A typed answer to part p in the part's unit (judge_read_answer: "17.6 GB",
+ * "549 MiB", "4x"), where "80%" is 80 for a part in percent and 0.8 for any
+ * other (a utilisation as a fraction); NAN when refused. */
 double practice_parse_answer(const practice_part *p, const char *text);
 
 /* The input with that value name, or NULL. */
