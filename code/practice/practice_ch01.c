@@ -179,8 +179,8 @@ static int exercise_2(practice_set *s, rng_state *r)
 }
 
 static const double ex3_context[] = {2048, 4096, 8192, 16384, 32768};
-static const double ex3_usable_pct[] = {85, 90, 95};
-static const double ex3_reserve_gb[] = {1, 2, 4};
+static const double ex3_usable_pct[] = {80, 82, 84, 85, 86, 88, 90, 92, 94, 95};
+static const double ex3_reserve_gb[] = {1, 1.5, 2, 2.5, 3, 4, 5, 6};
 
 static int exercise_3(practice_set *s, rng_state *r, double *usable, double *reserve)
 {
@@ -188,8 +188,8 @@ static int exercise_3(practice_set *s, rng_state *r, double *usable, double *res
     if (model_lookup("llama3-8b", &m) != 0)
         return -1;
     double context = PRACTICE_DRAW(s, r, "ch01_ex3_context", ex3_context, 2, PRACTICE_GROUPED);
-    double pct = PRACTICE_DRAW(s, r, "ch01_ex3_usable_pct", ex3_usable_pct, 1, "%g");
-    double res = PRACTICE_DRAW(s, r, "ch01_ex3_reserve_gb", ex3_reserve_gb, 1, "%g");
+    double pct = PRACTICE_DRAW(s, r, "ch01_ex3_usable_pct", ex3_usable_pct, 6, "%g");
+    double res = PRACTICE_DRAW(s, r, "ch01_ex3_reserve_gb", ex3_reserve_gb, 2, "%g");
     *usable = pct / 100;
     *reserve = res * 1e9;
     int b = max_batch(&m, "h200", 1, (int)context, DT_BF16, DT_BF16, *usable, *reserve);
@@ -216,7 +216,7 @@ static int exercise_3(practice_set *s, rng_state *r, double *usable, double *res
 }
 
 static const double ex4_tp[] = {4, 8};
-static const double ex4_context[] = {2048, 4096, 8192};
+static const double ex4_context[] = {1024, 1536, 2048, 2560, 3072, 3584, 4096, 5120, 6144, 7168, 8192, 10240, 12288};
 
 static int exercise_4(practice_set *s, rng_state *r, double usable, double reserve)
 {
@@ -228,15 +228,16 @@ static int exercise_4(practice_set *s, rng_state *r, double usable, double reser
     int b = -1;
     for (int attempt = 0; attempt < 64; attempt++) {
         tp = practice_pick(r, s->seed, ex4_tp, PRACTICE_COUNT(ex4_tp), 1);
-        context = practice_pick(r, s->seed, ex4_context, PRACTICE_COUNT(ex4_context), 1);
-        /* the printed regime: the ridge batch fits */
+        context = practice_pick(r, s->seed, ex4_context, PRACTICE_COUNT(ex4_context), 6);
+        /* the printed regime: the ridge batch fits, with a sequence to spare
+         * (so it fits whether the ridge is rounded or not) */
         b = max_batch(&m, "h200", (int)tp, (int)context, DT_BF16, DT_BF16, usable, reserve);
-        if (b >= ridge)
+        if (b > ridge)
             break;
         tp = 8, context = 4096;
         b = max_batch(&m, "h200", 8, 4096, DT_BF16, DT_BF16, usable, reserve);
     }
-    if (b < ridge)
+    if (b <= ridge)
         return -1;
     practice_add_input(s, "ch01_ex4_tp", tp, "%g", PRACTICE_RANGE_OF(ex4_tp));
     practice_add_input(s, "ch01_ex4_context", context, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex4_context));
@@ -314,7 +315,7 @@ static int exercise_5(practice_set *s, rng_state *r)
 
 static const double ex6_tp[] = {4, 8};
 static const double ex6_batch[] = {16, 32, 48, 64, 96, 128};
-static const double ex6_context[] = {2048, 4096};
+static const double ex6_context[] = {1024, 1536, 2048, 2560, 3072, 3584, 4096, 5120, 6144, 8192};
 
 static int exercise_6(practice_set *s, rng_state *r)
 {
@@ -325,7 +326,7 @@ static int exercise_6(practice_set *s, rng_state *r)
     for (int attempt = 0; attempt < 64; attempt++) {
         tp = practice_pick(r, s->seed, ex6_tp, PRACTICE_COUNT(ex6_tp), 0);
         batch = practice_pick(r, s->seed, ex6_batch, PRACTICE_COUNT(ex6_batch), 3);
-        context = practice_pick(r, s->seed, ex6_context, PRACTICE_COUNT(ex6_context), 1);
+        context = practice_pick(r, s->seed, ex6_context, PRACTICE_COUNT(ex6_context), 6);
         if (fits_default(&m, "h100", (int)tp, (int)batch, (int)context))
             break;
         tp = 4, batch = 64, context = 4096;
@@ -354,7 +355,7 @@ static int exercise_6(practice_set *s, rng_state *r)
     return 0;
 }
 
-static const double ex7_small[] = {2, 3, 4, 6, 8};
+static const double ex7_small[] = {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
 static const double ex7_large[] = {16, 32, 64, 128};
 
 static int exercise_7(practice_set *s, rng_state *r)
@@ -398,7 +399,8 @@ static int exercise_7(practice_set *s, rng_state *r)
 static const struct {
     const char *key, *name;
 } ex8_gpus[] = {{"h100", "H100"}, {"a100", "A100"}};
-static const double ex8_context[] = {2048, 3072, 4096, 6144, 8192};
+static const double ex8_context[] = {2048, 2304, 2560, 2816, 3072, 3328, 3584, 3840, 4096, 4352,
+                                     4608, 4864, 6144, 6400, 6656, 6912, 8192, 8448, 8704, 8960};
 
 /* The largest batch of context under the library's default policy: the
  * chapter's fit chain (its activation reserve, not exercise 5's 2 GB). */
@@ -421,7 +423,7 @@ static int exercise_8(practice_set *s, rng_state *r)
     double context = 4096;
     for (int attempt = 0; attempt < 64; attempt++) {
         i = s->seed == 0 ? 0 : (int)rng_below(r, (uint64_t)n);
-        context = practice_pick(r, s->seed, ex8_context, PRACTICE_COUNT(ex8_context), 2);
+        context = practice_pick(r, s->seed, ex8_context, PRACTICE_COUNT(ex8_context), 8);
         ridge = ridge_batch_of(ex8_gpus[i].key, DT_BF16, DT_BF16);
         b4 = default_max_batch(&m, ex8_gpus[i].key, 4, (int)context);
         b8 = default_max_batch(&m, ex8_gpus[i].key, 8, (int)context);

@@ -51,14 +51,15 @@ static void exercise_1(practice_set *s, rng_state *r)
 
 /* 4.2: now is a whole second less `early` microseconds; the window is longer
  * than `early`, so the deadline carries into the next second. */
-static const double ex2_second[] = {7, 41, 123, 997};
-static const double ex2_early_us[] = {100, 300, 400};
-static const double ex2_window_us[] = {500, 1000, 2000};
+static const double ex2_second[] = {3, 7, 12, 19, 41, 58, 86, 123, 250, 314, 421, 512, 777, 863, 997, 1024};
+/* whole 100 us, as now prints them to four decimals */
+static const double ex2_early_us[] = {100, 200, 300, 400};
+static const double ex2_window_us[] = {500, 600, 750, 800, 900, 1000, 1200, 1250, 1500, 1600, 1750, 2000};
 
 static void exercise_2(practice_set *s, rng_state *r)
 {
-    double sec = practice_pick(r, s->seed, ex2_second, PRACTICE_COUNT(ex2_second), 1);
-    double early = practice_pick(r, s->seed, ex2_early_us, PRACTICE_COUNT(ex2_early_us), 1);
+    double sec = practice_pick(r, s->seed, ex2_second, PRACTICE_COUNT(ex2_second), 4);
+    double early = practice_pick(r, s->seed, ex2_early_us, PRACTICE_COUNT(ex2_early_us), 2);
     double w = practice_pick(r, s->seed, ex2_window_us, PRACTICE_COUNT(ex2_window_us), 0);
     practice_add_input(s, "ch04_ex2_now", sec + 1 - early / 1e6, "%.4f", practice_least(ex2_second, PRACTICE_COUNT(ex2_second)) + 0.9996,
                        practice_greatest(ex2_second, PRACTICE_COUNT(ex2_second)) + 0.9999);
@@ -122,13 +123,13 @@ static void exercise_3(practice_set *s, rng_state *r)
     practice_add_slip(p, n, "that counts the leaves alone; every failed half above them was a call too");
 }
 
-static const double ex4_rate[] = {1000, 2000, 4000};
-static const double ex4_window_ms[] = {1, 2, 5};
+static const double ex4_rate[] = {1000, 1500, 2000, 2500, 3000, 3500, 4000};
+static const double ex4_window_ms[] = {1, 1.5, 2, 2.5, 3, 4, 5};
 
 static void exercise_4(practice_set *s, rng_state *r)
 {
-    double lambda = PRACTICE_DRAW(s, r, "ch04_ex4_rate", ex4_rate, 1, PRACTICE_GROUPED);
-    double w = PRACTICE_DRAW(s, r, "ch04_ex4_window_ms", ex4_window_ms, 1, "%g");
+    double lambda = PRACTICE_DRAW(s, r, "ch04_ex4_rate", ex4_rate, 2, PRACTICE_GROUPED);
+    double w = PRACTICE_DRAW(s, r, "ch04_ex4_window_ms", ex4_window_ms, 2, "%g");
     window_stats big, small;
     if (windowed(lambda, w / 1e3, 64, &big) != 0 || windowed(lambda, w / 1e3, 4, &small) != 0)
         return;
@@ -141,15 +142,15 @@ static void exercise_4(practice_set *s, rng_state *r)
 }
 
 /* 4.5: a window that holds 8 to 32 arrivals on average */
-static const double ex5_rate[] = {4000, 8000, 16000};
-static const double ex5_window_ms[] = {1, 2};
+static const double ex5_rate[] = {4000, 5000, 6000, 7000, 8000, 10000, 12000, 14000, 16000};
+static const double ex5_window_ms[] = {1, 1.25, 1.5, 2, 2.5, 3, 4};
 
 static void exercise_5(practice_set *s, rng_state *r)
 {
     double lambda = 8000, w = 2;
     for (int attempt = 0; attempt < 64; attempt++) {
-        lambda = practice_pick(r, s->seed, ex5_rate, PRACTICE_COUNT(ex5_rate), 1);
-        w = practice_pick(r, s->seed, ex5_window_ms, PRACTICE_COUNT(ex5_window_ms), 1);
+        lambda = practice_pick(r, s->seed, ex5_rate, PRACTICE_COUNT(ex5_rate), 4);
+        w = practice_pick(r, s->seed, ex5_window_ms, PRACTICE_COUNT(ex5_window_ms), 3);
         if (lambda * w / 1e3 >= 8 && lambda * w / 1e3 <= 32)
             break;
         lambda = 8000, w = 2;
@@ -175,14 +176,14 @@ static void exercise_5(practice_set *s, rng_state *r)
 
 static const double ex6_overhead_us[] = {10, 20, 50};
 static const double ex6_fixed_ms[] = {4, 8, 10};
-static const double ex6_per_item_ms[] = {0.05, 0.1, 0.2};
+static const double ex6_per_item_ms[] = {0.02, 0.025, 0.03, 0.04, 0.05, 0.06, 0.075, 0.08, 0.1, 0.12, 0.125, 0.15, 0.2, 0.25};
 static const double ex6_batch[] = {16, 32, 64};
 
 static void exercise_6(practice_set *s, rng_state *r)
 {
     double over = practice_pick(r, s->seed, ex6_overhead_us, PRACTICE_COUNT(ex6_overhead_us), 1) * 1e-6;
     double fixed = practice_pick(r, s->seed, ex6_fixed_ms, PRACTICE_COUNT(ex6_fixed_ms), 1) * 1e-3;
-    double item = practice_pick(r, s->seed, ex6_per_item_ms, PRACTICE_COUNT(ex6_per_item_ms), 1) * 1e-3;
+    double item = practice_pick(r, s->seed, ex6_per_item_ms, PRACTICE_COUNT(ex6_per_item_ms), 8) * 1e-3;
     double batch = practice_pick(r, s->seed, ex6_batch, PRACTICE_COUNT(ex6_batch), 1);
     practice_add_input(s, "ch04_ex6_overhead_us", over * 1e6, "%g", PRACTICE_RANGE_OF(ex6_overhead_us));
     practice_add_input(s, "ch04_ex6_fixed_ms", fixed * 1e3, "%g", PRACTICE_RANGE_OF(ex6_fixed_ms));
