@@ -4,7 +4,6 @@ formulas of lib/ (see tests/values/README.md)."""
 import math
 
 import data
-from lib import calibrated  # noqa: F401  (the calibrated pricing behind step_cost's cal=)
 from lib import ceilings, memory, model, roofline, step
 from lib.model import Precision
 

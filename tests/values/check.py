@@ -245,12 +245,20 @@ def main(argv=None):
         if not values:
             fail(f"{tag}: no values in {values_dir}/{tag}/ (build them: make -j2)")
             continue
-        mod = load_chapter_module(path, nn)
-        d, c, e, m, f = check_values(nn, values, mod, fail)
+        try:
+            mod = load_chapter_module(path, nn)
+            d, c, e, m, f = check_values(nn, values, mod, fail)
+        except Exception as x:  # a chapter file's own bug: say which, check the others
+            fail(f"{tag}: {os.path.basename(path)} raised {type(x).__name__}: {x}")
+            continue
         pct = 100 * c // d if d else 100  # rounded down: 285 of 286 is not 100 %
         print(f"{tag}: {d} derived, {c} checked ({pct} %), {e} echoed, {m} measured, {f} failed")
         if hasattr(mod, "practice") and not a.no_practice:
-            n, pf = check_practice(nn, mod, bin_dir, fail)
+            try:
+                n, pf = check_practice(nn, mod, bin_dir, fail)
+            except (Exception, subprocess.SubprocessError) as x:
+                fail(f"{tag} practice: {type(x).__name__}: {x}")
+                continue
             print(f"{tag} practice: {n} parts over seeds {', '.join(map(str, PRACTICE_SEEDS))}, {pf} failed")
     for line in failures:
         print(line)

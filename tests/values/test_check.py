@@ -114,6 +114,15 @@ class Runner(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertIn("ch01 fx_gone: listed as echoed but not printed", lines)
 
+    def test_chapter_file_that_raises(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "ch01.py"), "w") as f:
+                f.write("ECHOED = set()\nMEASURED = set()\ndef derive():\n    return 1 / 0\n")
+            rc, lines = run("--values", os.path.join(FIXTURE, "values"), "--chapters-dir", d,
+                            "--chapters", "1", "--no-practice")
+        self.assertEqual(rc, 1)
+        self.assertIn("ch01: ch01.py raised ZeroDivisionError: division by zero", lines)
+
 
 if __name__ == "__main__":
     unittest.main()

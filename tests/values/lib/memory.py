@@ -7,7 +7,6 @@ cache; the largest batch at a context is that budget over context times
 the KV bytes per token per GPU, rounded down."""
 import math
 
-from data import DTYPE_BYTES
 from lib import model
 
 POLICY = {"usable": 0.90, "activation_tokens": 8192, "sampled_tokens": 256, "capacity": 0.0}
@@ -45,5 +44,3 @@ def exercise_policy(usable):
     reserve in bytes (passed as plan's extra), no activation reserve."""
     return {"usable": usable, "activation_tokens": 0, "sampled_tokens": 0, "capacity": 0.0}
 
-
-__all__ = ["POLICY", "plan", "max_batch", "kv_token_capacity", "fits", "exercise_policy", "DTYPE_BYTES"]

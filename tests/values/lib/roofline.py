@@ -1,6 +1,7 @@
 """The roofline (chapter 1): t >= max(F/P, Q/beta); the ridge P/beta; the
 ring collectives of the tensor-parallel group (a latency, then 2(tp-1)/tp
 of the message over the link for an all-reduce, (tp-1)/tp for a gather)."""
+from data import DTYPE_BYTES
 
 
 def peak(g, dtype):
@@ -15,7 +16,6 @@ def ridge(peak_flops, bandwidth):
 def ridge_batch(g, prec):
     """The decode batch where a projection's 2*B / bytes-per-weight FLOP per
     weight byte reaches the ridge of the compute dtype (0: no such rate)."""
-    from data import DTYPE_BYTES
     p = peak(g, prec.compute)
     return ridge(p, g["mem_bw"]) / (2.0 / DTYPE_BYTES[prec.weights]) if p > 0 else 0.0
 
