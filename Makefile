@@ -614,6 +614,15 @@ practice-tests: $(B)/book.html $(B)/book-practice.html $(NAPKIN) $(B)/bin/grade/
 	tools/run_bounded.sh 900 python3 tools/practice_test.py --page $(B)/book.html --napkin $(NAPKIN) \
 	  --grade $(B)/bin/grade/grade --seeds $(PRACTICE_SEEDS) --practice-page $(B)/book-practice.html
 
+# Every value the chapters print, checked a second way: tests/values/chNN.py
+# re-derives it in Python from the committed tables (tests/values/README.md),
+# and the exercise variants' answers for a sample of seeds; the runner's own
+# test on its fixture chapter first.
+.PHONY: values-check
+values-check: $(CH_VALUES) $(filter %/exercise_variant,$(CH_BIN)) $(GRADE_BIN)
+	@python3 tests/values/test_check.py
+	@python3 tests/values/check.py
+
 # The code's shape, checked before anything runs (ARCHITECTURE.md).  The
 # library's floors hold: includes go down only, and only price/ turns bytes
 # or FLOPs into seconds (tools/check_layers.sh; tests/test_check_layers.c
@@ -628,7 +637,7 @@ cli-shape:
 # make test: the timed programs alone first, then every step as one make of
 # their sum, so -j2 runs suites, browser checks and fuzzers side by side
 # (each one's output kept together: --output-sync).
-TEST_STEPS := layers-check cli-shape prose-lint book-tests panel-tests practice-tests unit-tests exercise-tests \
+TEST_STEPS := layers-check cli-shape prose-lint values-check book-tests panel-tests practice-tests unit-tests exercise-tests \
               student-kit-tests sanitize-tests kernels-check fuzz-smoke
 test: deps
 	@$(MAKE) --no-print-directory timed

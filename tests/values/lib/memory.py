@@ -1,0 +1,46 @@
+"""Memory of one GPU of a serving replica under the book's memory policy
+(chapter 1): plan with the capacity the driver reports, use 90 % of it
+(vLLM's gpu_memory_utilization), hold back the activations of one step of
+8192 batched tokens with logits for 256 sampled positions (vLLM's
+max_num_batched_tokens and max_num_seqs), and give the rest to the KV
+cache; the largest batch at a context is that budget over context times
+the KV bytes per token per GPU, rounded down."""
+import math
+
+from lib import model
+
+POLICY = {"usable": 0.90, "activation_tokens": 8192, "sampled_tokens": 256, "capacity": 0.0}
+
+
+def plan(m, g, prec, tp, policy=None, extra=0.0):
+    """One GPU of a tp replica: hbm, usable, weights, activations, kv_budget
+    (negative when the model does not fit), kv_per_token, fits."""
+    pol = dict(POLICY if policy is None else policy)
+    cap = pol["capacity"] or g["mem_bytes"]
+    usable = cap * pol["usable"]
+    weights = model.weight_bytes(m, prec.weights) / tp
+    act = model.activation_bytes(m, pol["activation_tokens"], pol["sampled_tokens"], prec.act, tp)
+    budget = usable - weights - act - extra
+    return {"hbm": cap, "usable": usable, "weights": weights, "activations": act, "kv_budget": budget,
+            "kv_per_token": model.kv_bytes_per_token(m, prec.kv, tp), "fits": budget > 0}
+
+
+def max_batch(p, context):
+    if p["kv_budget"] <= 0 or context <= 0:
+        return 0
+    return int(math.floor(p["kv_budget"] / (context * p["kv_per_token"])))
+
+
+def kv_token_capacity(p):
+    return math.floor(p["kv_budget"] / p["kv_per_token"]) if p["kv_budget"] > 0 else 0
+
+
+def fits(p, batch, context):
+    return p["kv_budget"] > 0 and batch <= max_batch(p, context)
+
+
+def exercise_policy(usable):
+    """The exercises' policy: a share of the driver's figure and a fixed
+    reserve in bytes (passed as plan's extra), no activation reserve."""
+    return {"usable": usable, "activation_tokens": 0, "sampled_tokens": 0, "capacity": 0.0}
+

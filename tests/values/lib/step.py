@@ -1,0 +1,77 @@
+"""One step priced: each op bounded on its own roofline (a memory-bound op
+cannot borrow a compute-bound one's idle FLOPs), collectives added on the
+critical path, or each op at the calibrated rates when a calibration is
+given (lib/calibrated.py).  The step's bound compares its summed FLOP time
+with its summed byte time, communication aside."""
+from lib import calibrated, model, roofline
+
+
+def price(op, g, peak_flops, tp, cal=None):
+    """(seconds for one occurrence, roofline bound or None for a collective)."""
+    if op["kind"] == "allreduce":
+        t = calibrated.price_allreduce(cal, g, tp, op["comm"]) if cal else roofline.allreduce_time(g, tp, op["comm"])
+        return t, None
+    if op["kind"] == "allgather":
+        t = calibrated.price_allgather(cal, g, tp, op["comm"]) if cal else roofline.allgather_time(g, tp, op["comm"])
+        return t, None
+    nbytes = op["w"] + op["kv"] + op["act"]
+    t, bound = roofline.roofline_time(op["flop"], nbytes, peak_flops, g["mem_bw"])
+    if cal and op["cls"] in cal["ops"]:
+        t = calibrated.price_compute(cal, op["cls"], op["flop"], nbytes, op["items"], op["span"], peak_flops,
+                                     g["mem_bw"], op["share"])
+    return t, bound
+
+
+def step_cost(m, g, batch, context, tp, prec, new_tokens=1, comm=True, cal=None):
+    """Sums over step_ops: flop, weight/kv/act/bytes, time, time_comm,
+    time_memory, time_compute, intensity, bound, tokens; and the ops with
+    their time per step ("t") and roofline bound."""
+    pk = roofline.peak(g, prec.compute)
+    ops = model.step_ops(m, batch, context, tp, prec, new_tokens, comm)
+    c = {k: 0.0 for k in ("flop", "weight", "kv", "act", "comm_bytes", "time", "time_comm")}
+    for op in ops:
+        r = op["reps"]
+        t, op["bound"] = price(op, g, pk, tp, cal)
+        op["t"] = r * t
+        c["flop"] += r * op["flop"]
+        c["weight"] += r * op["w"]
+        c["kv"] += r * op["kv"]
+        c["act"] += r * op["act"]
+        c["comm_bytes"] += r * op["comm"]
+        c["time"] += op["t"]
+        if op["kind"] in model.COMM_KINDS:
+            c["time_comm"] += op["t"]
+    c["bytes"] = c["weight"] + c["kv"] + c["act"]
+    c["time_memory"] = roofline.memory_time(c["bytes"], g["mem_bw"])
+    c["time_compute"] = roofline.compute_time(c["flop"], pk)
+    c["intensity"] = c["flop"] / c["bytes"]
+    c["bound"] = "compute" if c["time_compute"] > c["time_memory"] else "memory"
+    c["tokens"] = float(batch * new_tokens)
+    c["ops"] = ops
+    return c
+
+
+def compute_bound_batch(m, g, context, tp, prec, batch_max):
+    """The smallest decode batch in 1..batch_max whose step is compute-bound,
+    or 0.  A decode step's FLOPs are proportional to the batch and its bytes
+    are fixed weights plus a share per sequence, F = f*B and Q = q0 + q1*B,
+    so B*f/P > (q0 + q1*B)/beta solves in closed form (no search)."""
+    s1 = step_cost(m, g, 1, context, tp, prec)
+    s2 = step_cost(m, g, 2, context, tp, prec)
+    f = s2["flop"] - s1["flop"]
+    q1 = s2["bytes"] - s1["bytes"]
+    q0 = s1["bytes"] - q1
+    P, beta = roofline.peak(g, prec.compute), g["mem_bw"]
+    slope = f / P - q1 / beta
+    if slope <= 0:
+        return 0
+    b = int(q0 / beta / slope) + 1  # the first integer strictly past the crossing
+    return b if b <= batch_max else 0
+
+
+def marginal_intensity(m, g, context, tp, prec):
+    """FLOPs over bytes of one more sequence: what the step's intensity tends
+    to as the batch grows."""
+    s1 = step_cost(m, g, 1, context, tp, prec)
+    s2 = step_cost(m, g, 2, context, tp, prec)
+    return (s2["flop"] - s1["flop"]) / (s2["bytes"] - s1["bytes"])
