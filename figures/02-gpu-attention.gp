@@ -4,12 +4,15 @@
 # batch 1 and 16; with the measured times of kernels/decode_attention.cu.
 # The ceiling is the measured set's own read (its bandwidth.tsv) when a GPU
 # set is committed; without one, the published read, and the key says so
-# (its title is the data's column header).
+# (its title is the data's column header).  The points are the set's; until
+# one exists, NVIDIA's published measurements of the same shape on an H200,
+# and the key says which (the data's "# points:" line).
 # Data: 02-gpu-attn.tsv, 02-gpu-attn-meas.tsv (code/ch02/gpu_predicted.c).
 pred = datadir.'/02-gpu-attn.tsv'
 meas = datadir.'/02-gpu-attn-meas.tsv'
 
 set datafile separator tab
+points = system("sed -n 's/^# points: //p' '".meas."' | head -n 1")
 set logscale xy
 set xrange [800:160000]
 set format x '%.0s%c'
@@ -25,5 +28,5 @@ plot pred using 1:2 with lines lw 2 lc rgb '#c0392b' title 'batch 1, H200 datash
      pred using 1:3 with lines lw 1.5 dt 2 lc rgb '#c0392b' title columnheader(3), \
      pred using 1:($7 > 0 ? $4 : NaN) with lines lw 2 lc rgb '#1f5fa8' title 'batch 16, H200 datasheet', \
      pred using 1:($7 > 0 ? $5 : NaN) with lines lw 1.5 dt 2 lc rgb '#1f5fa8' title columnheader(5), \
-     meas using 1:($2 == 1 ? $3 : NaN) with points pt 7 ps 1.2 lc rgb '#c0392b' title 'measured, batch 1', \
-     meas using 1:($2 == 16 ? $3 : NaN) with points pt 7 ps 1.2 lc rgb '#1f5fa8' title 'measured, batch 16'
+     meas using 1:($2 == 1 ? $3 : NaN) with points pt 7 ps 1.2 lc rgb '#c0392b' title points.', batch 1', \
+     meas using 1:($2 == 16 ? $3 : NaN) with points pt 7 ps 1.2 lc rgb '#1f5fa8' title points.', batch 16'

@@ -18,7 +18,15 @@ Test(practice_ch01, seed_zero_is_the_printed_book)
     cr_expect_eq(seeds_input_of(&s, "ch01_ex2_context"), 4096);
     cr_expect_eq(seeds_input_of(&s, "ch01_ex3_context"), 8192);
     cr_expect_eq(seeds_input_of(&s, "ch01_ex3_usable_pct"), 90);
-    cr_expect_eq(seeds_input_of(&s, "ch01_ex3_reserve_gb"), 2);
+    /* the chapter's reserve, an 8192-token step's activations on one GPU,
+     * printed to the MB.  LLaMA-3-8B alone: (2*4096 + 32*128 + 2*8*128 +
+     * 32*128 + 3*14336) * 2 B = 122,880 B a token, * 8192 = 1,006,632,960 B,
+     * and fp32 logits and probabilities of 256 positions over 128,256 words,
+     * 262,668,288 B: 1.269 GB.  LLaMA-3-70B at TP 8: 515,178,496 B, at TP 4:
+     * 761,921,536 B (test_memory.c, tests/exercises/test_01.c) */
+    expect_rel(seeds_input_of(&s, "ch01_ex3_reserve_gb"), 1.269, 1e-12);
+    expect_rel(seeds_input_of(&s, "ch01_ex4_reserve_gb"), 0.515, 1e-12);
+    expect_rel(seeds_input_of(&s, "ch01_ex5_reserve_gb"), 0.762, 1e-12);
     cr_expect_eq(seeds_input_of(&s, "ch01_ex4_tp"), 8);
     cr_expect_eq(seeds_input_of(&s, "ch01_ex5_tp"), 4);
     cr_expect_eq(seeds_input_of(&s, "ch01_ex6_batch"), 64);
@@ -50,28 +58,32 @@ Test(practice_ch01, seed_zero_is_the_printed_book)
     cr_expect_eq(seeds_answer_of(&s, "1.2(b1)"), 11);
     cr_expect_eq(seeds_answer_of(&s, "1.2(b2)"), 74);
     cr_expect_eq(seeds_answer_of(&s, "1.2(c)"), 4);
-    /* 1.3: (0.9 x capacity - 2 x 8,030,261,248 - 2e9) / (8192 x 131,072) rounded
+    /* 1.3: (0.9 x capacity - 2 x 8,030,261,248 - 1.269e9) / (8192 x 131,072) rounded
      * down; ridge 989.4 / 4.8 = 206.125; at that batch the step reads
      * batch x 8193 x 131,072 B of cache over (8,030,261,248 - 525,336,576) x 2 B
      * of weights (the embedding table is gathered, not read) */
     double h200 = gpu_builtin("h200").mem_bytes, h100 = gpu_builtin("h100").mem_bytes;
-    double b3 = floor((0.9 * h200 - 16.060522496e9 - 2e9) / 1073741824.0);
+    double b3 = floor((0.9 * h200 - 16.060522496e9 - 1.269e9) / 1073741824.0);
     cr_expect_eq(seeds_answer_of(&s, "1.3(a)"), b3);
-    cr_expect_eq(b3, 109, "the driver's 143,771 MiB hold 109 sequences");
+    cr_expect_eq(b3, 110, "the driver's 143,771 MiB hold 110 sequences");
     expect_rel(seeds_answer_of(&s, "1.3(b)"), 206.125, 1e-9);
     expect_rel(seeds_answer_of(&s, "1.3(c)"), b3 * 8193 * 131072 / 15.009849344e9, 1e-4); /* norm gains aside */
     /* 1.4: 2 x 70,553,706,496 / 8 = 17.638 GB and 327,680 / 8 = 40,960 B a token;
-     * (0.9 x capacity - 17.638e9 - 2e9) / (4096 x 40,960) -> 691; at batch 206,
+     * (0.9 x capacity - 17.638e9 - 0.515e9) / (4096 x 40,960) -> 700; at batch 206,
      * 206 x 4097 x 40,960 / ((70,553,706,496 - 1,050,673,152) x 2 / 8) = 1.9895 */
     expect_rel(seeds_answer_of(&s, "1.4(a1)"), 17.638426624, 1e-9);
     expect_rel(seeds_answer_of(&s, "1.4(a2)"), 40960, 1e-12);
-    cr_expect_eq(seeds_answer_of(&s, "1.4(b)"), floor((0.9 * h200 - 17.638426624e9 - 2e9) / 167772160.0));
+    cr_expect_eq(seeds_answer_of(&s, "1.4(b)"), floor((0.9 * h200 - 17.638426624e9 - 0.515e9) / 167772160.0));
+    cr_expect_eq(seeds_answer_of(&s, "1.4(b)"), 700);
     expect_rel(seeds_answer_of(&s, "1.4(c1)"), 206.0 * 4097 * 40960 / 17.375758336e9, 1e-4);
-    /* 1.5: 4 x H100, (0.9 x capacity - 35.277e9 - 2e9) / (4096 x 81,920) and, in
-     * int8, (0.9 x capacity - 17.638e9 - 2e9) / (4096 x 40,960); ridges
+    /* 1.5: 4 x H100, (0.9 x capacity - 35.277e9 - 0.762e9) / (4096 x 81,920) =
+     * 121.98 -> 121, the chapter's table, and in int8 (0.9 x capacity -
+     * 17.638e9 - 0.762e9) / (4096 x 40,960) = 349.1 -> 349; ridges
      * 989.4 / 3.35 / 2 = 147.67 (W8A16), 1978.9 / 3.35 = 590.72 and half of it */
-    cr_expect_eq(seeds_answer_of(&s, "1.5(a1)"), floor((0.9 * h100 - 35.276853248e9 - 2e9) / 335544320.0));
-    cr_expect_eq(seeds_answer_of(&s, "1.5(a2)"), floor((0.9 * h100 - 17.638426624e9 - 2e9) / 167772160.0));
+    cr_expect_eq(seeds_answer_of(&s, "1.5(a1)"), floor((0.9 * h100 - 35.276853248e9 - 0.762e9) / 335544320.0));
+    cr_expect_eq(seeds_answer_of(&s, "1.5(a1)"), 121);
+    cr_expect_eq(seeds_answer_of(&s, "1.5(a2)"), floor((0.9 * h100 - 17.638426624e9 - 0.762e9) / 167772160.0));
+    cr_expect_eq(seeds_answer_of(&s, "1.5(a2)"), 349);
     expect_rel(seeds_answer_of(&s, "1.5(b)"), 989.4 / 3.35 / 2, 1e-9);
     expect_rel(seeds_answer_of(&s, "1.5(c1)"), 1978.9 / 3.35, 1e-9);
     expect_rel(seeds_answer_of(&s, "1.5(c2)"), 1978.9 / 3.35 / 2, 1e-9);
@@ -109,8 +121,8 @@ Test(practice_ch01, hand_answers_to_three_figures_pass)
         const char *id;
         double given;
     } hand[] = {{"1.1(a1)", 281},   {"1.1(a2)", 563},   {"1.1(a3)", 247},   {"1.1(a4)", 493},  {"1.2(a1)", 819000},
-                {"1.2(a2)", 131000}, {"1.2(b1)", 11},    {"1.2(b2)", 74},    {"1.2(c)", 4},     {"1.3(a)", 109},
-                {"1.3(b)", 206},    {"1.3(c)", 7.80},   {"1.4(a1)", 17.6},  {"1.4(a2)", 41000}, {"1.4(b)", 691},
+                {"1.2(a2)", 131000}, {"1.2(b1)", 11},    {"1.2(b2)", 74},    {"1.2(c)", 4},     {"1.3(a)", 110},
+                {"1.3(b)", 206},    {"1.3(c)", 7.80},   {"1.4(a1)", 17.6},  {"1.4(a2)", 41000}, {"1.4(b)", 700},
                 {"1.4(c1)", 1.99},  {"1.4(c2)", 74.2},  {"1.5(b)", 148},    {"1.5(c1)", 591},  {"1.5(c2)", 295},
                 {"1.6(a1)", 88.8},  {"1.6(a2)", 55.0},  {"1.6(b)", 3520},   {"1.6(c1)", 39.6}, {"1.6(c2)", 1.61},
                 {"1.7(a1)", 46.7},  {"1.7(a2)", 12.9},  {"1.7(b1)", 25.5},  {"1.7(b2)", 64.6}, {"1.7(b3)", 93.1}};
@@ -126,9 +138,12 @@ Test(practice_ch01, part_slips_are_recognised)
     practice_set s;
     practice_build(1, 0, &s);
     /* the attention heads in 1.2(a2) (4 x 131,072); 40 GiB in 1.2(b2): 42.95e9 /
-     * 536,870,912 = 80; the datasheet's 141 GB in 1.3(a): (126.9 - 18.06) / 1.074
-     * = 101; the H100's ridge 295 in 1.3(b); the sparse Mixtral 8 x 7 = 56 */
-    const seeds_slip slips[] = {{"1.2(a2)", 524288, "KV heads"}, {"1.2(b2)", 80, "GiB"},   {"1.3(a)", 101, "datasheet"},
+     * 536,870,912 = 80; the datasheet's 141 GB in 1.3(a): (126.9 - 16.06 - 1.269)
+     * / 1.074 = 102.05 -> 102; the H100's ridge 295 in 1.3(b); the sparse
+     * Mixtral 8 x 7 = 56; no activation reserve in 1.5(a1): (76.969 - 35.277) /
+     * 0.33554 = 124.25 -> 124 */
+    const seeds_slip slips[] = {{"1.2(a2)", 524288, "KV heads"}, {"1.2(b2)", 80, "GiB"},   {"1.3(a)", 102, "datasheet"},
+                 {"1.5(a1)", 124, "no activation reserve"},
                  {"1.3(b)", 295, "H100"},         {"1.7(a1)", 56, "name"},  {"1.5(c1)", 295, "bf16"},
                  {"1.6(b)", 55.0, "pace"}};
     seeds_expect_slips(&s, slips, sizeof slips / sizeof slips[0]);

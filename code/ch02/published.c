@@ -250,6 +250,62 @@ static void fitted_values(const rate_model *h100, const rate_model *h200)
     nb_value("ch02_pub_ridge_cal", "%.0f", g->flop_frac * peak / (g->byte_frac * h.mem_bw));
 }
 
+/* What the table itself reaches, beside what the fit says: the fastest
+ * GEMM of each dtype in the TensorRT-LLM H100 table as a share of the dense
+ * peak (the fit's f_c is a parameter of the blended curve, not a rate any
+ * kernel achieved), and the engine versions the tables and the serving runs
+ * were taken with. */
+static void achieved_values(void)
+{
+    measured_table t;
+    char err[512];
+    if (measured_table_load(ROOT "/h100_sxm/trtllm/gemm.tsv", &t, err, sizeof err) != 0)
+        die("gemm", err);
+    int cd = measured_col(&t, "dtype"), cm = measured_col(&t, "m"), cn = measured_col(&t, "n"),
+        ck = measured_col(&t, "k"), ct = measured_col(&t, "time_s");
+    gpu_spec h = gpu_builtin("h100");
+    static const struct {
+        const char *dtype, *name;
+        dtype d;
+    } want[] = {{"bf16", "ch02_pub_gemm_best_pct", DT_BF16}, {"fp8", "ch02_pub_gemm_fp8_best_pct", DT_FP8}};
+    for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+        double best = 0;
+        for (int r = 0; r < t.nrows; r++) {
+            if (strcmp(measured_cell(&t, r, cd), want[w].dtype) != 0)
+                continue;
+            double flop = 2 * measured_num(&t, r, cm) * measured_num(&t, r, cn) * measured_num(&t, r, ck);
+            double rate = flop / measured_num(&t, r, ct);
+            best = rate > best ? rate : best;
+        }
+        /* a share, not a time */
+        nb_value(want[w].name, "%.0f", best / gpu_peak_flops(&h, want[w].d) * 100);
+    }
+    nb_value("ch02_pub_kernels_trtllm_version", "%s", measured_meta(&t, "backend_version"));
+    measured_table_free(&t);
+    if (measured_table_load(ROOT "/h100_sxm/vllm/attention_decode.tsv", &t, err, sizeof err) != 0)
+        die("vllm attention", err);
+    nb_value("ch02_pub_kernels_vllm_version", "%s", measured_meta(&t, "backend_version"));
+    measured_table_free(&t);
+    /* the serving runs' engines: the LLaMA-3.1-8B runs under TensorRT-LLM
+     * (the TP table) and the runs under vLLM that name a version */
+    if (measured_table_load(ROOT "/serving_runs.tsv", &t, err, sizeof err) != 0)
+        die("serving runs", err);
+    int cmod = measured_col(&t, "model"), cb = measured_col(&t, "backend"), cv = measured_col(&t, "backend_version");
+    const char *trt = NULL, *vllm = NULL;
+    for (int r = 0; r < t.nrows; r++) {
+        const char *b = measured_cell(&t, r, cb), *v = measured_cell(&t, r, cv);
+        if (!trt && strcmp(b, "trtllm") == 0 && strcmp(measured_cell(&t, r, cmod), "meta-llama/Llama-3.1-8B-Instruct") == 0)
+            trt = v;
+        if (!vllm && strcmp(b, "vllm") == 0 && strcmp(v, "-") != 0)
+            vllm = v;
+    }
+    if (!trt || !vllm)
+        die("serving runs", "no TensorRT-LLM run of LLaMA-3.1-8B-Instruct or no vLLM run with a version");
+    nb_value("ch02_pub_runs_trtllm_version", "%s", trt);
+    nb_value("ch02_pub_runs_vllm_version", "%s", vllm);
+    measured_table_free(&t);
+}
+
 /* A rate class as the prose names it. */
 static const char *class_in_words(const char *c)
 {
@@ -397,6 +453,7 @@ int main(void)
         rate_model_builtin("published:h200_sxm/trtllm", &h200, err, sizeof err))
         die("calibration", err);
     fitted_values(&h100, &h200);
+    achieved_values();
     gemm_figure(&h100);
     attention_figure(&h100);
     allreduce_figure(&h100);

@@ -74,6 +74,8 @@ int main(void)
             char v[64];
             snprintf(v, sizeof v, "ch03_w%d_batch", wms);
             nb_value(v, "%.1f", e.mean_batch);
+            snprintf(v, sizeof v, "ch03_w%d_batch_say", wms); /* the key numbers, as said aloud */
+            nb_value(v, "%.0f", e.mean_batch);
             snprintf(v, sizeof v, "ch03_w%d_batch_sim", wms);
             nb_value(v, "%.1f", s.mean_batch);
             snprintf(v, sizeof v, "ch03_w%d_wait_ms", wms);

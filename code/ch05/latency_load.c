@@ -135,6 +135,7 @@ int main(void)
         VAL("p99", "%.2f", s.p99_time);
         VAL("little", "%.1f", lambda * s.mean_time);
         VAL("l", "%.1f", s.in_system);
+        VAL("l_say", "%.0f", s.in_system); /* the key numbers, as said aloud */
         VAL("lq", "%.1f", s.in_queue);
         VAL("batch", "%.1f", s.mean_batch);
         VAL("util", "%.1f%%", 100 * s.utilization);

@@ -83,6 +83,7 @@ int main(void)
     nb_value("ch06_ratio_d1", "%.3f", d1.ratio);
     nb_value("ch06_ratio_d8", "%.3f", d8.ratio);
     nb_value("ch06_ratio_d64", "%.3f", d64.ratio);
+    nb_value("ch06_ratio_d64_say", "%.1f", d64.ratio); /* the key numbers, as said aloud */
     nb_value("ch06_ratio_d64_ops", "%.3f", d64o.ratio);
     nb_value("ch06_ratio_d8_ops", "%.3f", d8o.ratio);
     nb_value("ch06_launches", "%d", d1.launches);

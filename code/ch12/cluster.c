@@ -147,6 +147,7 @@ int main(void)
     nb_value("ch12_l3_mfu_400", "%.1f", 100 * train_mfu(400e12, peak));
     nb_value("ch12_l3_mfu_380", "%.1f", 100 * train_mfu(380e12, peak));
     nb_value("ch12_l3_util_pct", "%.1f", 100 * train_implied_utilisation(flop405, peak, 30.84e6));
+    nb_value("ch12_l3_util_pct_say", "%.0f", 100 * train_implied_utilisation(flop405, peak, 30.84e6));
     nb_value("ch12_l3_card_days_16k", "%.0f", 30.84e6 / 16384 / 24);
     train_run l3 = {flop405, peak, 0.41, goodput_model_llama3()};
     nb_value("ch12_l3_days_16k", "%.0f", train_seconds_on(&l3, 16384) / 86400.0);

@@ -93,6 +93,7 @@ static void experts_touched(const model_spec *m)
     }
     fclose(out);
     nb_value("ch13_touched_8", "%.1f", moe_expected_touched(flat, E, 8));
+    nb_value("ch13_touched_8_say", "%.0f", moe_expected_touched(flat, E, 8)); /* the key numbers, as said aloud */
     nb_value("ch13_touched_64", "%.0f", moe_expected_touched(flat, E, 64));
     nb_value("ch13_touched_64_skew", "%.0f", moe_expected_touched(skew, E, 64));
     nb_value("ch13_touched_512", "%.0f", moe_expected_touched(flat, E, 512));
@@ -253,8 +254,10 @@ static void parameters(const model_spec *m)
 {
     param_count p = model_params(m);
     nb_value("ch13_ds_total_b", "%.1f", p.total / 1e9);
+    nb_value("ch13_ds_total_b_say", "%.0f", p.total / 1e9); /* the key numbers, as said aloud */
     nb_value("ch13_ds_active_b", "%.2f", p.active / 1e9);
     nb_value("ch13_ds_active_ne_b", "%.2f", p.active_nonembedding / 1e9);
+    nb_value("ch13_ds_active_ne_b_say", "%.0f", p.active_nonembedding / 1e9);
     nb_value("ch13_ds_mtp_b", "%.2f", p.mtp / 1e9);
     nb_value("ch13_ds_mtp_active_b", "%.2f", p.mtp_active / 1e9);
     nb_value("ch13_ds_active_mtp_b", "%.2f", (p.active_nonembedding + p.mtp_active) / 1e9);

@@ -51,6 +51,30 @@ static int max_batch(const model_spec *m, const char *gpu, int tp, int context, 
     return f.max_batch;
 }
 
+/* The chapter's activation reserve on one GPU of a tp replica (the
+ * library's default policy: an 8192-token step, 256 positions sampled), in
+ * GB rounded to the MB as the exercise prints it; the answers use the
+ * printed figure, so a pencil on it lands on the same count. */
+static double chapter_reserve_gb(const model_spec *m, int tp)
+{
+    memory_policy pol = memory_policy_default();
+    return round(activation_bytes(m, pol.activation_tokens, pol.sampled_tokens, DT_BF16, tp) / 1e6) / 1e3;
+}
+
+/* The reserve as an input of the variant, its range over the tp list. */
+static double add_reserve_input(practice_set *s, const char *name, const model_spec *m, int tp, const double *tps,
+                                int ntp)
+{
+    double lo = INFINITY, hi = 0;
+    for (int i = 0; i < ntp; i++) {
+        double r = chapter_reserve_gb(m, (int)tps[i]);
+        lo = fmin(lo, r), hi = fmax(hi, r);
+    }
+    double gb = chapter_reserve_gb(m, tp);
+    practice_add_input(s, name, gb, "%.3f", lo, hi);
+    return gb * 1e9;
+}
+
 /* One decode step, everything in bf16; -1 when the library refuses it. */
 static int step(const model_spec *m, const char *gpu, int tp, int batch, int context, step_cost *out)
 {
@@ -180,7 +204,7 @@ static int exercise_2(practice_set *s, rng_state *r)
 
 static const double ex3_context[] = {2048, 4096, 8192, 16384, 32768};
 static const double ex3_usable_pct[] = {80, 82, 84, 85, 86, 88, 90, 92, 94, 95};
-static const double ex3_reserve_gb[] = {1, 1.5, 2, 2.5, 3, 4, 5, 6};
+static const double ex3_tp[] = {1};
 
 static int exercise_3(practice_set *s, rng_state *r, double *usable, double *reserve)
 {
@@ -189,9 +213,9 @@ static int exercise_3(practice_set *s, rng_state *r, double *usable, double *res
         return -1;
     double context = PRACTICE_DRAW(s, r, "ch01_ex3_context", ex3_context, 2, PRACTICE_GROUPED);
     double pct = PRACTICE_DRAW(s, r, "ch01_ex3_usable_pct", ex3_usable_pct, 6, "%g");
-    double res = PRACTICE_DRAW(s, r, "ch01_ex3_reserve_gb", ex3_reserve_gb, 2, "%g");
     *usable = pct / 100;
-    *reserve = res * 1e9;
+    /* the chapter's policy: the activations of an 8192-token step held back */
+    *reserve = add_reserve_input(s, "ch01_ex3_reserve_gb", &m, 1, ex3_tp, PRACTICE_COUNT(ex3_tp));
     int b = max_batch(&m, "h200", 1, (int)context, DT_BF16, DT_BF16, *usable, *reserve);
     if (b < 1)
         return -1;
@@ -218,7 +242,7 @@ static int exercise_3(practice_set *s, rng_state *r, double *usable, double *res
 static const double ex4_tp[] = {4, 8};
 static const double ex4_context[] = {1024, 1536, 2048, 2560, 3072, 3584, 4096, 5120, 6144, 7168, 8192, 10240, 12288};
 
-static int exercise_4(practice_set *s, rng_state *r, double usable, double reserve)
+static int exercise_4(practice_set *s, rng_state *r, double usable)
 {
     model_spec m;
     if (model_lookup("llama3-70b", &m) != 0)
@@ -231,16 +255,17 @@ static int exercise_4(practice_set *s, rng_state *r, double usable, double reser
         context = practice_pick(r, s->seed, ex4_context, PRACTICE_COUNT(ex4_context), 6);
         /* the printed regime: the ridge batch fits, with a sequence to spare
          * (so it fits whether the ridge is rounded or not) */
-        b = max_batch(&m, "h200", (int)tp, (int)context, DT_BF16, DT_BF16, usable, reserve);
+        b = max_batch(&m, "h200", (int)tp, (int)context, DT_BF16, DT_BF16, usable, chapter_reserve_gb(&m, (int)tp) * 1e9);
         if (b > ridge)
             break;
         tp = 8, context = 4096;
-        b = max_batch(&m, "h200", 8, 4096, DT_BF16, DT_BF16, usable, reserve);
+        b = max_batch(&m, "h200", 8, 4096, DT_BF16, DT_BF16, usable, chapter_reserve_gb(&m, 8) * 1e9);
     }
     if (b <= ridge)
         return -1;
     practice_add_input(s, "ch01_ex4_tp", tp, "%g", PRACTICE_RANGE_OF(ex4_tp));
     practice_add_input(s, "ch01_ex4_context", context, PRACTICE_GROUPED, PRACTICE_RANGE_OF(ex4_context));
+    double reserve = add_reserve_input(s, "ch01_ex4_reserve_gb", &m, (int)tp, ex4_tp, PRACTICE_COUNT(ex4_tp));
     double w = weight_bytes_per_gpu(&m, DT_BF16, (int)tp), kv = kv_bytes_per_token_per_gpu(&m, DT_BF16, (int)tp);
     practice_part *p = practice_add_part(s, "1.4(a1)", 4, "GB of weights on each GPU", "GB", JUDGE_RELATIVE, w / 1e9,
                                          JUDGE_HAND_TOL);
@@ -289,13 +314,16 @@ static int exercise_5(practice_set *s, rng_state *r)
         lo = fmin(lo, gb), hi = fmax(hi, gb);
     }
     practice_add_input(s, "ch01_ex5_driver_gb", g.mem_bytes / 1e9, "%.1f", lo, hi);
-    /* the exercise's policy: 90 % of the driver's figure, 2 GB kept */
-    int bf = max_batch(&m, key, (int)tp, (int)context, DT_BF16, DT_BF16, 0.9, 2e9);
-    int i8 = max_batch(&m, key, (int)tp, (int)context, DT_INT8, DT_INT8, 0.9, 2e9);
-    int w8 = max_batch(&m, key, (int)tp, (int)context, DT_INT8, DT_BF16, 0.9, 2e9);
+    /* the chapter's policy: 90 % of the driver's figure, an 8192-token step's activations kept */
+    double reserve = add_reserve_input(s, "ch01_ex5_reserve_gb", &m, (int)tp, ex5_tp, PRACTICE_COUNT(ex5_tp));
+    int bf = max_batch(&m, key, (int)tp, (int)context, DT_BF16, DT_BF16, 0.9, reserve);
+    int i8 = max_batch(&m, key, (int)tp, (int)context, DT_INT8, DT_INT8, 0.9, reserve);
+    int w8 = max_batch(&m, key, (int)tp, (int)context, DT_INT8, DT_BF16, 0.9, reserve);
     if (bf < 1 || i8 < 1)
         return -1;
     practice_part *p = practice_add_part(s, "1.5(a1)", 5, "largest batch in bf16", "sequences", JUDGE_EXACT, bf, 0);
+    practice_add_slip(p, max_batch(&m, key, (int)tp, (int)context, DT_BF16, DT_BF16, 0.9, 0),
+                      "that keeps no activation reserve; the chapter holds back an 8192-token step's activations");
     p = practice_add_part(s, "1.5(a2)", 5, "largest batch with int8 weights and cache", "sequences", JUDGE_EXACT, i8, 0);
     practice_add_slip(p, w8, "that keeps the cache in bf16; the question makes both int8");
     practice_add_slip(p, 2.0 * bf, "halving the bytes does not double the batch: the weights' share is fixed");
@@ -403,7 +431,7 @@ static const double ex8_context[] = {2048, 2304, 2560, 2816, 3072, 3328, 3584, 3
                                      4608, 4864, 6144, 6400, 6656, 6912, 8192, 8448, 8704, 8960};
 
 /* The largest batch of context under the library's default policy: the
- * chapter's fit chain (its activation reserve, not exercise 5's 2 GB). */
+ * chapter's fit chain, as exercises 3 to 5 use it. */
 static int default_max_batch(const model_spec *m, const char *gpu, int tp, int context)
 {
     gpu_spec g = gpu_builtin(gpu);
@@ -440,12 +468,12 @@ static int exercise_8(practice_set *s, rng_state *r)
     practice_add_input(s, "ch01_ex8_ridge_batch", ridge, "%g", ridge_batch_of("a100", DT_BF16, DT_BF16),
                        ridge_batch_of("h100", DT_BF16, DT_BF16));
     practice_part *p = practice_add_part(s, "1.8(a)", 8, "largest batch on four GPUs", "sequences", JUDGE_EXACT, b4, 0);
-    practice_add_slip(p, max_batch(&m, key, 4, (int)context, DT_BF16, DT_BF16, 0.9, 2e9),
-                      "that keeps exercise 5's 2 GB; the chapter reserves an 8192-token step's activations");
+    practice_add_slip(p, max_batch(&m, key, 4, (int)context, DT_BF16, DT_BF16, 0.9, 0),
+                      "that keeps no activation reserve; the chapter reserves an 8192-token step's activations");
     practice_add_slip(p, b8, "that is eight GPUs'; this part asks about four");
     p = practice_add_part(s, "1.8(b)", 8, "largest batch on eight GPUs", "sequences", JUDGE_EXACT, b8, 0);
-    practice_add_slip(p, max_batch(&m, key, 8, (int)context, DT_BF16, DT_BF16, 0.9, 2e9),
-                      "that keeps exercise 5's 2 GB; the chapter reserves an 8192-token step's activations");
+    practice_add_slip(p, max_batch(&m, key, 8, (int)context, DT_BF16, DT_BF16, 0.9, 0),
+                      "that keeps no activation reserve; the chapter reserves an 8192-token step's activations");
     practice_add_slip(p, 2.0 * b4, "twice four GPUs' batch: the weights' share halves too, so more than twice fits");
     step_cost c;
     if (step(&m, key, 8, ridge, (int)context, &c) != 0)
@@ -466,7 +494,7 @@ int practice_build_ch01(uint64_t seed, practice_set *out)
     double usable, reserve;
     exercise_1(out, &r1);
     if (exercise_2(out, &r2) != 0 || exercise_3(out, &r3, &usable, &reserve) != 0 ||
-        exercise_4(out, &r4, usable, reserve) != 0 || exercise_5(out, &r5) != 0 || exercise_6(out, &r6) != 0 ||
+        exercise_4(out, &r4, usable) != 0 || exercise_5(out, &r5) != 0 || exercise_6(out, &r6) != 0 ||
         exercise_7(out, &r7) != 0 || exercise_8(out, &r8) != 0)
         return -1;
     return 0;

@@ -39,7 +39,7 @@ static inline kit_answers kit_answers_01(const practice_set *s, int exercise)
         kit_answer_(&a, "1.2(b2)", floor(budget / (kv8 * context)));
         kit_answer_(&a, "1.2(c)", ex01_head_sizing_error("llama3-8b"));
     }
-    /* exercise 4 keeps exercise 3's memory policy */
+    /* exercise 4 keeps exercise 3's usable share; each states its reserve */
     double usable = kit_input_(s, "ch01_ex3_usable_pct") / 100, reserve = kit_input_(s, "ch01_ex3_reserve_gb") * 1e9;
     if (exercise == 0 || exercise == 3) {
         int context = (int)kit_input_(s, "ch01_ex3_context");
@@ -53,7 +53,8 @@ static inline kit_answers kit_answers_01(const practice_set *s, int exercise)
         int ridge = (int)lround(ex01_ridge_batch("h200", "bf16", "bf16"));
         kit_answer_(&a, "1.4(a1)", 2 * ex01_total_params("llama3-70b") / tp / 1e9);
         kit_answer_(&a, "1.4(a2)", ex01_kv_bytes_per_token("llama3-70b", "bf16") / tp);
-        kit_answer_(&a, "1.4(b)", ex01_max_batch("llama3-70b", "h200", tp, context, "bf16", "bf16", usable, reserve));
+        double reserve4 = kit_input_(s, "ch01_ex4_reserve_gb") * 1e9;
+        kit_answer_(&a, "1.4(b)", ex01_max_batch("llama3-70b", "h200", tp, context, "bf16", "bf16", usable, reserve4));
         kit_answer_(&a, "1.4(c1)", ex01_kv_to_weight_ratio("llama3-70b", tp, ridge, context, "bf16"));
         kit_answer_(&a, "1.4(c2)", ex01_step_intensity("llama3-70b", tp, ridge, context, "bf16"));
     }
@@ -61,8 +62,9 @@ static inline kit_answers kit_answers_01(const practice_set *s, int exercise)
         int tp = (int)kit_input_(s, "ch01_ex5_tp"), context = (int)kit_input_(s, "ch01_ex5_context");
         const char *g = practice_input_key(s, "ch01_ex5_gpu");
         g = g ? g : "none";
-        kit_answer_(&a, "1.5(a1)", ex01_max_batch("llama3-70b", g, tp, context, "bf16", "bf16", 0.9, 2e9));
-        kit_answer_(&a, "1.5(a2)", ex01_max_batch("llama3-70b", g, tp, context, "int8", "int8", 0.9, 2e9));
+        double reserve5 = kit_input_(s, "ch01_ex5_reserve_gb") * 1e9;
+        kit_answer_(&a, "1.5(a1)", ex01_max_batch("llama3-70b", g, tp, context, "bf16", "bf16", 0.9, reserve5));
+        kit_answer_(&a, "1.5(a2)", ex01_max_batch("llama3-70b", g, tp, context, "int8", "int8", 0.9, reserve5));
         kit_answer_(&a, "1.5(b)", ex01_ridge_batch(g, "int8", "bf16"));
         kit_answer_(&a, "1.5(c1)", ex01_ridge(g, "int8"));
         kit_answer_(&a, "1.5(c2)", ex01_ridge_batch(g, "int8", "int8"));

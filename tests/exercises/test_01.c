@@ -135,13 +135,20 @@ static double capacity(const char *gpu_key)
 
 Test(ex01, e3_max_batch_llama3_8b_h200_8k)
 {
-    /* Usable 0.9 * capacity; weights 2 * 8,030,261,248 = 16.0605e9; reserve
-     * 2e9.  One 8k sequence: 8192 * 131,072 = 1,073,741,824 B.  (With the
-     * driver's 143,771 MiB = 150.75e9: 135.68e9 - 18.06e9 = 117.6e9 -> 109.) */
-    double left = 0.9 * capacity("h200") - 16.0605225e9 - 2e9;
+    /* Usable 0.9 * capacity; weights 2 * 8,030,261,248 = 16.0605e9; the
+     * chapter's reserve, the activations of an 8192-token step on one GPU:
+     * (2*4096 + 32*128 + 2*8*128 + 32*128 + 3*14336) * 2 B = 122,880 B a
+     * token, * 8192 = 1,006,632,960 B, and fp32 logits and probabilities of
+     * 256 positions over 128,256 words, 262,668,288 B: 1,269,301,248 B, which
+     * the exercise prints to the MB, 1.269 GB.  One 8k sequence: 8192 *
+     * 131,072 = 1,073,741,824 B.  (With the driver's 143,771 MiB = 150.755e9:
+     * 135.680e9 - 16.061e9 - 1.269e9 = 118.35e9 -> 110.) */
+    double left = 0.9 * capacity("h200") - 16.0605225e9 - 1.269e9;
     ex_check_int("1.3(a) largest batch, LLaMA-3-8B on one H200 at 8k",
-                 ex01_max_batch("llama3-8b", "h200", 1, 8192, "bf16", "bf16", 0.9, 2e9),
+                 ex01_max_batch("llama3-8b", "h200", 1, 8192, "bf16", "bf16", 0.9, 1.269e9),
                  (int)floor(left / 1073741824.0));
+    ex_check_int("1.3(a) largest batch, LLaMA-3-8B on one H200 at 8k (the hand figure)",
+                 ex01_max_batch("llama3-8b", "h200", 1, 8192, "bf16", "bf16", 0.9, 1.269e9), 110);
     cr_expect(0.9 * capacity("h200") > 0.9 * 141e9, "the driver reports more than the datasheet's decimal GB");
 }
 
@@ -149,11 +156,15 @@ Test(ex01, e4_max_batch_llama3_70b_eight_h200)
 {
     /* 8 x H200, 4k: weights 141.107e9 / 8 = 17.638e9 per GPU; KV per token per
      * GPU 327,680 / 8 = 40,960 B, * 4096 = 167,772,160 B a sequence.
-     * (0.9 * 150.75e9 - 17.638e9 - 2e9) / 167.77e6 = 691.9 -> 691 (ridge 206 fits). */
+     * The chapter's reserve at TP 8 (tests/test_memory.c): 515,178,496 B,
+     * printed to the MB as 0.515 GB.
+     * (0.9 * 150.755e9 - 17.638e9 - 0.515e9) / 167.77e6 = 700.5 -> 700 (ridge 206 fits). */
     double w70 = 141.10741299e9; /* 2 B * 70,553,706,496 */
     ex_check_int("1.4(b) largest batch, LLaMA-3-70B on 8 x H200 at 4k",
-                 ex01_max_batch("llama3-70b", "h200", 8, 4096, "bf16", "bf16", 0.9, 2e9),
-                 (int)floor((0.9 * capacity("h200") - w70 / 8 - 2e9) / 167772160.0));
+                 ex01_max_batch("llama3-70b", "h200", 8, 4096, "bf16", "bf16", 0.9, 0.515e9),
+                 (int)floor((0.9 * capacity("h200") - w70 / 8 - 0.515e9) / 167772160.0));
+    ex_check_int("1.4(b) largest batch, LLaMA-3-70B on 8 x H200 at 4k (the hand figure)",
+                 ex01_max_batch("llama3-70b", "h200", 8, 4096, "bf16", "bf16", 0.9, 0.515e9), 700);
 }
 
 Test(ex01, e5_max_batch_llama3_70b_h100)
@@ -165,15 +176,19 @@ Test(ex01, e5_max_batch_llama3_70b_h100)
     ex_check_int("1.5 largest batch, LLaMA-3-70B on 2 x H100 at 4k",
                  ex01_max_batch("llama3-70b", "h100", 2, 4096, "bf16", "bf16", 0.9, 2e9),
                  (int)floor((0.9 * capacity("h100") - w70 / 2 - 2e9) / (4096 * 163840.0)));
-    /* 4 x H100, bf16: (0.9 * 85.52e9 - 35.277e9 - 2e9) / (4096 * 81,920) = 113.6 -> 113. */
+    /* 4 x H100 under the chapter's policy: the activations of an 8192-token
+     * step at TP 4 are 761,921,536 B (test e8 below), printed to the MB as
+     * 0.762 GB.  bf16: (76,968,728,985.6 - 35,276,853,248 - 762e6) /
+     * (4096 * 81,920) = 121.98 -> 121, the chapter's table (and 1.8(a)). */
     ex_check_int("1.5(a) largest batch, LLaMA-3-70B on 4 x H100 at 4k, bf16",
-                 ex01_max_batch("llama3-70b", "h100", 4, 4096, "bf16", "bf16", 0.9, 2e9),
-                 (int)floor((0.9 * capacity("h100") - w70 / 4 - 2e9) / (4096 * 81920.0)));
-    /* 4 x H100, int8 weights and KV: weights 17.638e9, KV 40,960 B a token:
-     * (76.97 - 17.638 - 2)e9 / 167.77e6 = 341.7 -> 341. */
+                 ex01_max_batch("llama3-70b", "h100", 4, 4096, "bf16", "bf16", 0.9, 0.762e9), 121);
+    /* int8 weights and KV: weights 17.638e9, KV 40,960 B a token:
+     * (76.969 - 17.638 - 0.762)e9 / 167.77e6 = 349.1 -> 349. */
     ex_check_int("1.5(a) largest batch, LLaMA-3-70B on 4 x H100 at 4k, int8 weights and cache",
-                 ex01_max_batch("llama3-70b", "h100", 4, 4096, "int8", "int8", 0.9, 2e9),
-                 (int)floor((0.9 * capacity("h100") - w70 / 8 - 2e9) / 167772160.0));
+                 ex01_max_batch("llama3-70b", "h100", 4, 4096, "int8", "int8", 0.9, 0.762e9),
+                 (int)floor((0.9 * capacity("h100") - w70 / 8 - 0.762e9) / 167772160.0));
+    ex_check_int("1.5(a) largest batch, int8 weights and cache (the hand figure)",
+                 ex01_max_batch("llama3-70b", "h100", 4, 4096, "int8", "int8", 0.9, 0.762e9), 349);
 }
 
 Test(ex01, e4_kv_outweighs_weights_at_ridge_batch)
