@@ -519,9 +519,15 @@ grade-all: $(GRADE_BIN)
 # drives it with the handout pipeline below.
 COURSE_SRC := $(sort $(wildcard code/course/*.c))
 COURSE_BIN := $(B)/bin/course/course
+ifneq ($(COURSE_SRC),)
 $(COURSE_BIN): $(COURSE_SRC) $(wildcard code/course/*.h) $(LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Icode/course $(WARN) $(CFLAGS) $(COURSE_SRC) $(LIBS) $(LDLIBS) -o $@
+else
+# The student kit leaves the course program out (it writes answer keys).
+$(COURSE_BIN):
+	@echo "make course and make lms are the instructor's: this tree (a student kit) has no code/course/" >&2; exit 2
+endif
 $(B)/tests/test_course $(B)/asan/tests/test_course: $(COURSE_BIN)
 
 # make course ROSTER=roster.csv CHAPTERS=01,06 [SALT=fall-2026] [NO_PDF=1]:

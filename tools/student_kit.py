@@ -8,7 +8,9 @@ checkout), it
 
 - drops solutions/ (the worked answers and the programs that compute them),
   the grade program's answer key (code/grade/grade_key.*: without it the
-  kit's grade program grades, but prints no key), and the tests whose first line says "napkin: instructor" (they check the
+  kit's grade program grades, but prints no key), the course program and
+  its driver (code/course/, tools/course.py: they write every student's
+  key), and the tests whose first line says "napkin: instructor" (they check the
   exercises' answers by hand);
 - strips every comment from tests/exercises/ (the hand derivations beside
   each expected number) and drops the blocks between `#ifndef NB_STUDENT_KIT`
@@ -32,8 +34,9 @@ import tarfile
 import tempfile
 
 TOP = "batching-by-the-numbers-student"
-# the grade program's key printer: the Makefile builds --key only where it is
-INSTRUCTOR_FILES = ("code/grade/grade_key.c", "code/grade/grade_key.h")
+# the grade program's key printer (the Makefile builds --key only where it
+# is) and the course program, which writes keys and Moodle questions
+INSTRUCTOR_FILES = ("code/grade/grade_key.c", "code/grade/grade_key.h", "code/course/", "tools/course.py")
 
 
 def strip_comments(src):

@@ -24,7 +24,7 @@ ECHOED = {
     # the printed book's exercise variant (seed 0): its drawn inputs
     "ch01_ex1_gpu_a", "ch01_ex1_gpu_b",       # the two GPUs exercise 1 compares
     "ch01_ex2_budget_gb", "ch01_ex2_context",  # exercise 2's cache budget and context
-    "ch01_ex3_context", "ch01_ex3_usable_pct", "ch01_ex3_reserve_gb",  # exercise 3's policy
+    "ch01_ex3_context", "ch01_ex3_usable_pct",  # exercise 3's usable share
     "ch01_ex4_tp", "ch01_ex4_context",        # exercise 4's shape
     "ch01_ex5_tp", "ch01_ex5_context", "ch01_ex5_gpu",  # exercise 5's shape and GPU
     "ch01_ex6_tp", "ch01_ex6_batch", "ch01_ex6_context",  # exercise 6's shape
@@ -258,8 +258,22 @@ def _exercise_variant(gp):
         out[f"ch01_ex1_{side}_fp8"] = g["flops"]["fp8"] / 1e12
         out[f"ch01_ex1_{side}_tbs"] = g["mem_bw"] / 1e12
     out["ch01_ex5_driver_gb"] = gp["h100"]["mem_bytes"] / GB
+    # the chapter's reserve, the activations of an 8192-token step on one GPU
+    # (LLaMA-3-8B alone in 3; LLaMA-3-70B at the printed variant's TP 8 in 4
+    # and TP 4 in 5), printed to the MB
+    mt = data.models()
+    for name, key, tp in (("ch01_ex3_reserve_gb", "llama3-8b", 1), ("ch01_ex4_reserve_gb", "llama3-70b", 8),
+                          ("ch01_ex5_reserve_gb", "llama3-70b", 4)):
+        out[name] = _chapter_reserve_gb(mt[key], tp)
     out["ch01_ex8_ridge_batch"] = round(roofline.ridge_batch(gp["h100"], BF16))
     return out
+
+
+def _chapter_reserve_gb(m, tp):
+    """The chapter's activation reserve in GB, rounded to the MB as the
+    exercises print it (their answers use the printed figure)."""
+    pol = memory.POLICY
+    return round(model.activation_bytes(m, pol["activation_tokens"], pol["sampled_tokens"], "bf16", tp) / 1e6) / 1e3
 
 
 def derive():
@@ -316,7 +330,7 @@ def practice(seed, inputs):
     # 4: LLaMA-3-70B on H200s at their ridge batch, exercise 3's policy
     m70 = mt["llama3-70b"]
     tp4, ctx4 = int(v["ch01_ex4_tp"]), int(v["ch01_ex4_context"])
-    p4 = memory.plan(m70, h200, BF16, tp4, pol, extra=reserve)
+    p4 = memory.plan(m70, h200, BF16, tp4, pol, extra=v["ch01_ex4_reserve_gb"] * GB)
     out["1.4(a1)"] = p4["weights"] / GB
     out["1.4(a2)"] = p4["kv_per_token"]
     out["1.4(b)"] = memory.max_batch(p4, ctx4)
@@ -324,13 +338,14 @@ def practice(seed, inputs):
     c = step.step_cost(m70, h200, ridge, ctx4, tp4, BF16)
     out["1.4(c1)"] = c["kv"] / c["weight"]
     out["1.4(c2)"] = _estimate(c["intensity"], c["flop"] / (c["weight"] + c["kv"]))
-    # 5: int8 weights and cache; 90 % usable and 2 GB kept
+    # 5: int8 weights and cache; 90 % usable and the chapter's reserve kept
     g5 = gp[inputs["ch01_ex5_gpu"].lower()]
     tp5, ctx5 = int(v["ch01_ex5_tp"]), int(v["ch01_ex5_context"])
     pol5 = memory.exercise_policy(0.9)
-    out["1.5(a1)"] = memory.max_batch(memory.plan(m70, g5, BF16, tp5, pol5, extra=2e9), ctx5)
+    res5 = v["ch01_ex5_reserve_gb"] * GB
+    out["1.5(a1)"] = memory.max_batch(memory.plan(m70, g5, BF16, tp5, pol5, extra=res5), ctx5)
     out["1.5(a2)"] = memory.max_batch(memory.plan(m70, g5, Precision("int8", "int8", "bf16", "bf16"), tp5, pol5,
-                                                  extra=2e9), ctx5)
+                                                  extra=res5), ctx5)
     r16, r8 = (roofline.ridge(g5["flops"][d], g5["mem_bw"]) for d in ("bf16", "int8"))
     out["1.5(b)"] = r16 / 2  # a one-byte weight brings 2 FLOP per byte per sequence
     out["1.5(c1)"] = r8
