@@ -1,7 +1,7 @@
 """Readers of the committed data tables, for the second derivation.
 
-Every table is read from the repository (code/specs/*.tsv and
-code/specs/measured/**), never from a program's output: a re-derivation
+Every table is read from the repository (code/specs/*.tsv,
+code/specs/measured/** and the sets committed under figures/measured/), never from a program's output: a re-derivation
 starts where the C code starts, from the same committed inputs.
 
 Units: gpus() and models() convert to SI (FLOP/s, bytes, bytes/s, seconds)
@@ -145,3 +145,23 @@ def serving_runs():
 def repo_path(*parts):
     """A path inside the repository (tests/configs/, fixtures)."""
     return os.path.join(ROOT, *parts)
+
+
+def table_meta(path):
+    """The '# key: value' lines of a measured table's header, as a dict."""
+    meta = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if not line.startswith("#"):
+                break
+            k, sep, v = line[1:].partition(":")
+            if sep:
+                meta[k.strip()] = v.strip()
+    return meta
+
+
+def committed_set(name, kind):
+    """A measured set committed with the book, figures/measured/<name>/<kind>.tsv:
+    (meta, rows as text dicts)."""
+    path = os.path.join(ROOT, "figures", "measured", name, kind + ".tsv")
+    return table_meta(path), table(path)
