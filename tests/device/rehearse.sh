@@ -132,6 +132,7 @@ done
 has "$set/flush-rotate/gemv.tsv" "gemv-v4-row-2"
 has "$set/clocks.tsv" "^decode_attention	2026"
 has "$set/provenance.txt" "^exit: 1"
+[ "$(grep -c '^build_s:' "$set/provenance.txt")" = 1 ] || fail "A: provenance.txt gives the build's time more than once"
 has "$set/MANIFEST.txt" "packed after: end"
 has "$tmp/A.log" "== targets"
 
