@@ -30,14 +30,19 @@
 //       parameter.  Emulated on the host in its order by
 //       decode_attention_v5_emulate (tests/test_attention_v5.c).
 //
-// Every version is validated (atol 1e-5 + rtol 1e-3 |ref|, peaked scores)
-// at 1000 and 4096 positions and at the measured batch 1 x 32k, and on every
-// measured run up to 32k; an invalid result is marked and the sweep goes on.
-// `decode_attention 5` runs version 5 only.
+// One version at a time: validated (atol 1e-5 + rtol 1e-3 |ref|, peaked
+// scores) at 1000 and 4096 positions and at the measured batch 1 x 32k,
+// then its sweep timed (every measured run up to 32k checked too) and its
+// rows written, before the next version starts; an invalid result is marked
+// and the sweep goes on.  A crash in one version so keeps every earlier
+// version's rows.  `decode_attention 5` (or --version 5, or 1,2,4) runs the
+// versions named.
 //
-//   decode_attention [VERSION] [--out DIR] [--bandwidth DIR/bandwidth.tsv] [--flush read|memset] [--quick]
-//                    writes DIR/decode_attention.tsv (the fastest valid version per configuration)
-//                    and DIR/decode_attention_sweep.tsv (every version)
+//   decode_attention [VERSION] [--version LIST] [--out DIR] [--bandwidth DIR/bandwidth.tsv]
+//                    [--flush read|memset] [--quick]
+//                    writes DIR/decode_attention_sweep.tsv (every version, G = 4) and
+//                    DIR/decode_attention_g8.tsv (every version, G = 8) as each version finishes,
+//                    and at the end DIR/decode_attention.tsv (the fastest valid version per configuration)
 #include "common.cuh"
 #include "attn_v5_index.h"
 
@@ -911,18 +916,21 @@ static const uint64_t SEED_Q = 31, SEED_K = 32, SEED_V = 33;
 static const float Q_RANGE = 8.0f;
 
 // A layout for `batch` sequences; paged tables are a shuffled permutation of
-// the physical blocks, so the indirection is real.
-static kv_layout make_layout(int kv_heads, int context, int paged, int batch, rng_state *rng, std::vector<int> &table)
+// the physical blocks, so the indirection is real.  The shuffle's seed is
+// the configuration's (batch, context): every version, in this process or
+// in one of its own, reads the same table.
+static kv_layout make_layout(int kv_heads, int context, int paged, int batch, std::vector<int> &table)
 {
     kv_layout L = {kv_heads, HEAD_DIM, context, 0, 0, nullptr};
     if (paged) {
+        rng_state rng = rng_make(((uint64_t)batch << 32) | (uint64_t)context);
         L.block = 16;
         L.blocks_per_seq = (context + 15) / 16;
         table.resize((size_t)batch * L.blocks_per_seq);
         for (size_t i = 0; i < table.size(); i++)
             table[i] = (int)i;
         for (size_t i = table.size(); i > 1; i--)
-            std::swap(table[i - 1], table[rng_below(rng, i)]);
+            std::swap(table[i - 1], table[rng_below(&rng, i)]);
     }
     return L;
 }
@@ -1027,19 +1035,29 @@ int main(int argc, char **argv)
     fill_uniform_bf16(k, kv_elems, SEED_K, -1, 1);
     fill_uniform_bf16(v, kv_elems, SEED_V, -1, 1);
     CUDA_CHECK(cudaDeviceSynchronize());
-    rng_state rng = rng_make(9);
 
     unsigned *counters;
     CUDA_CHECK(cudaMalloc(&counters, (size_t)max_batch * kvh * sizeof(unsigned)));
     CUDA_CHECK(cudaMemset(counters, 0, (size_t)max_batch * kvh * sizeof(unsigned)));
     attn_bufs bufs = {part_o, part_ml, counters, out};
-    v2_prepare<4>();
-    v2_prepare<8>();
-    v5_prepare<4>();
-    v5_prepare<8>();
     const int sms = dev.prop.multiProcessorCount;
-    const int resident4 = v2_resident_blocks(4, sms), resident8 = v2_resident_blocks(8, sms);
-    const int resident5_4 = v5_resident_blocks(4, sms), resident5_8 = v5_resident_blocks(8, sms);
+    // Each version's kernels are set up when its turn comes, so a fault in
+    // one version's setup costs no earlier version's rows.
+    int resident4 = 0, resident8 = 0, resident5_4 = 0, resident5_8 = 0;
+    auto prepare = [&](int version) {
+        if (version >= 2 && version <= 4 && resident4 == 0) {
+            v2_prepare<4>();
+            v2_prepare<8>();
+            resident4 = v2_resident_blocks(4, sms);
+            resident8 = v2_resident_blocks(8, sms);
+        }
+        if (version == 5 && resident5_4 == 0) {
+            v5_prepare<4>();
+            v5_prepare<8>();
+            resident5_4 = v5_resident_blocks(4, sms);
+            resident5_8 = v5_resident_blocks(8, sms);
+        }
+    };
     auto plan = [&](int version, int g, int ctx, int batch) {
         attn_plan p = version == 5  ? plan_v2(ctx, batch, kvh, g == 8 ? resident5_8 : resident5_4)
                       : version >= 2 ? plan_v2(ctx, batch, kvh, g == 8 ? resident8 : resident4)
@@ -1050,28 +1068,26 @@ int main(int argc, char **argv)
         }
         return p;
     };
-    auto wanted = [&](int version) { return version_wanted(args, version); };
 
-    // Validation first, every version: G = 4 on both layouts at a context
-    // that is not a multiple of 16 and at one that is (batch 2, every
-    // sequence and head), and the measured configuration batch 1 at 32k
-    // with its split merge; G = 8 at 1000 (both layouts, batch 2) and at 32k
-    // (contiguous, batch 1).  At 32k the heads of the first and last KV
-    // head are checked (the fp64 reference over all of them costs seconds).
-    int invalid = 0;
+    // Validation of one version: G = 4 on both layouts at a context that is
+    // not a multiple of 16 and at one that is (batch 2, every sequence and
+    // head), and the measured configuration batch 1 at 32k with its split
+    // merge; G = 8 at 1000 (both layouts, batch 2) and at 32k (contiguous,
+    // batch 1).  At 32k the heads of the first and last KV head are checked
+    // (the fp64 reference over all of them costs seconds).  Returns the
+    // number of sequences found invalid.
     struct vcase {
         int g, ctx, batch, paged;
     } vcases[] = {{4, 1000, 2, 0}, {4, 4096, 2, 0}, {4, 32768, 1, 0}, {4, 1000, 2, 1}, {4, 4096, 2, 1},
                   {4, 32768, 1, 1}, {8, 1000, 2, 0}, {8, 1000, 2, 1}, {8, 32768, 1, 0}};
-    for (int version = 1; version <= VERSIONS; version++) {
-        if (!wanted(version))
-            continue;
+    auto validate_version = [&](int version) {
+        int bad = 0;
         for (const vcase &vc : vcases) {
             if (args.quick && vc.ctx > max_ctx)
                 continue;
             const int hx = vc.g == 8 ? heads70 : heads;
             std::vector<int> table;
-            kv_layout L = make_layout(kvh, vc.ctx, vc.paged, vc.batch, &rng, table);
+            kv_layout L = make_layout(kvh, vc.ctx, vc.paged, vc.batch, table);
             if (vc.paged)
                 CUDA_CHECK(cudaMemcpy(dtable, table.data(), table.size() * sizeof(int), cudaMemcpyHostToDevice));
             kv_layout Ld = L;
@@ -1084,149 +1100,188 @@ int main(int argc, char **argv)
                 char what[112];
                 snprintf(what, sizeof what, "v%d G=%d %s ctx %d batch %d seq %d (%d splits)", version, vc.g,
                          vc.paged ? "paged" : "contiguous", vc.ctx, vc.batch, sq, p.splits);
-                invalid += !check_sequence(what, L, table, sq, hx, q, k, v, out, vc.ctx > 4096);
+                bad += !check_sequence(what, L, table, sq, hx, q, k, v, out, vc.ctx > 4096);
             }
         }
-        printf("decode_attention v%d: G = 4 and 8, contiguous and paged layouts checked against the CPU reference (%d "
-               "invalid so far)\n",
-               version, invalid);
-    }
+        return bad;
+    };
+
+    // The timed configurations.  G = 4: both layouts, batch 1, 16, 32,
+    // contexts 1k up; a few heads of sequence 0 checked: contiguous up to
+    // 32k, the paged layout at 32k only (its index is checked in full by
+    // each version's validation).  G = 8 (LLaMA-3-70B's grouping):
+    // contiguous, batch 1 and 32, at 8k and 32k (8k alone when quick),
+    // every run checked.
+    struct sweep_cfg {
+        int g, paged, batch, ctx;
+        bool check;
+    };
+    std::vector<sweep_cfg> cfgs;
+    for (int paged = 0; paged <= 1; paged++)
+        for (int batch : batches)
+            for (int ctx = 1024; ctx <= max_ctx; ctx *= 2)
+                cfgs.push_back({G, paged, batch, ctx, paged ? ctx == 32768 : ctx <= 32768});
+    for (int batch : {1, 32})
+        for (int ctx : {8192, 32768})
+            if (ctx <= max_ctx)
+                cfgs.push_back({G70, 0, batch, ctx, true});
+    // The read ceiling over each configuration's footprint, timed once (by
+    // the first version to reach it) and shared by every version's row.
+    std::vector<ceiling_at> ceilings(cfgs.size(), ceiling_at{NAN, NAN});
 
     l2_flusher fl;
     fl.init(dev, args.flush == FLUSH_ROTATE ? FLUSH_READ : args.flush);
     int reps = args.quick ? 3 : 10, warmup = 2;
-    FILE *tsv = tsv_open(args, dev, "decode_attention.tsv", "decode_attention");
+    // The sweep files are open from the start: each version's rows reach
+    // them (line-buffered) as they are timed, so a run stopped or crashed
+    // later keeps every finished version's rows.  decode_attention.tsv, the
+    // fastest valid version per configuration, is written at the end.
     FILE *sweep = tsv_open(args, dev, "decode_attention_sweep.tsv", "decode_attention_sweep");
     FILE *g8 = tsv_open(args, dev, "decode_attention_g8.tsv", "decode_attention_g8");
-    char buf[160];
-    snprintf(buf, sizeof buf, "%s: %d query heads, %d KV heads, head dim %d, bf16 cache", m8.name, heads, kvh,
-             HEAD_DIM);
-    provenance_line(tsv, "shape", buf);
+    char buf[160], repeats[160], bw_text[32];
     snprintf(buf, sizeof buf, "%s: %d query heads, %d KV heads (G = %d), head dim %d, bf16 cache; every version",
              m70.name, heads70, kvh, G70, HEAD_DIM);
     provenance_line(g8, "shape", buf);
-    snprintf(buf, sizeof buf, "%d (median in time_s, best in best_time_s, %d warm-up runs, L2 flushed by %s before each)",
-             reps, warmup, flush_kind_name(fl.kind));
-    provenance_line(tsv, "repeats", buf);
-    provenance_line(g8, "repeats", buf);
-    snprintf(buf, sizeof buf, "%.6e", bw);
-    provenance_line(tsv, "bandwidth_measured", buf);
-    provenance_line(tsv, "bandwidth_source", bw_source);
-    provenance_line(g8, "bandwidth_measured", buf);
+    snprintf(repeats, sizeof repeats,
+             "%d (median in time_s, best in best_time_s, %d warm-up runs, L2 flushed by %s before each)", reps, warmup,
+             flush_kind_name(fl.kind));
+    provenance_line(g8, "repeats", repeats);
+    snprintf(bw_text, sizeof bw_text, "%.6e", bw);
+    provenance_line(g8, "bandwidth_measured", bw_text);
     provenance_line(g8, "bandwidth_source", bw_source);
+    provenance_line(g8, "valid", "yes: sequence 0, the query heads of its first and last KV head, checked");
+    const char *cols = "layout\tbatch\tcontext\tsplits\tkv_bytes\ttime_s\tbest_time_s\tgb_s\tpct_of_read"
+                       "\tpct_of_footprint_read\tvalid\tversion\n";
+    fputs(cols, sweep);
+    fputs(cols, g8);
+
+    // Every row kept for the per-configuration table and the targets.
+    struct attn_row {
+        size_t cfg;
+        int ok;          // 1: checked valid or unchecked
+        bool valid_yes;  // checked and valid
+        double median_s, pct;
+        char text[256];
+    };
+    std::vector<attn_row> rows;
+    int invalid = 0;
+
+    // One configuration, one version: a row to the configuration's file.
+    auto time_row = [&](int version, size_t ci) {
+        const sweep_cfg &c = cfgs[ci];
+        const int hx = c.g == 8 ? heads70 : heads;
+        std::vector<int> table;
+        kv_layout L = make_layout(kvh, c.ctx, c.paged, c.batch, table);
+        if (c.paged)
+            CUDA_CHECK(cudaMemcpy(dtable, table.data(), table.size() * sizeof(int), cudaMemcpyHostToDevice));
+        L.block_table = c.paged ? dtable : nullptr;
+        // K and V of every cached position: the bytes that matter.
+        double kv_bytes = 2.0 * c.batch * c.ctx * kvh * HEAD_DIM * sizeof(bf16);
+        // The read ceiling over this run's footprint: K's and V's bytes of
+        // the run in one launch, timed as often as the kernel (the pages of
+        // the paged layout are a permutation of the same bytes).
+        if (!(ceilings[ci].median_bps > 0))
+            ceilings[ci] = read_ceiling_at(k, (size_t)(kv_bytes / 2), sms, &fl, reps, v);
+        attn_plan p = plan(version, c.g, c.ctx, c.batch);
+        CUDA_CHECK(cudaMemset(out, 0xFF, (size_t)c.batch * hx * HEAD_DIM * sizeof(float)));
+        timing t = time_runs([&](int) { attention(version, c.g, q, k, v, L, c.batch, p, bufs); }, warmup, reps, &fl);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        const char *valid = "unchecked";
+        int ok = 1;
+        if (c.check) {
+            char what[112];
+            snprintf(what, sizeof what, "v%d G=%d %s ctx %d batch %d seq 0 (measured run)", version, c.g,
+                     c.paged ? "paged" : "contiguous", c.ctx, c.batch);
+            kv_layout Lh = L;
+            Lh.block_table = nullptr;
+            ok = check_sequence(what, Lh, table, 0, hx, q, k, v, out, true);
+            invalid += !ok;
+            valid = ok ? "yes" : "no";
+        }
+        double pct = 100 * kv_bytes / t.median_s / bw, pct_fp = 100 * kv_bytes / t.median_s / ceilings[ci].median_bps;
+        attn_row r = {ci, ok, c.check && ok, t.median_s, pct, ""};
+        snprintf(r.text, sizeof r.text, "%s\t%d\t%d\t%d\t%.0f\t%.6e\t%.6e\t%.1f\t%.1f\t%.1f\t%s\tv%d\n",
+                 c.paged ? "paged16" : "contiguous", c.batch, c.ctx, p.splits, kv_bytes, t.median_s, t.best_s,
+                 kv_bytes / t.median_s / GB, pct, pct_fp, valid, version);
+        fputs(r.text, c.g == G70 ? g8 : sweep);
+        rows.push_back(r);
+        printf("decode_attention v%d G=%d %-10s batch %2d ctx %6d (%3d splits): %9.2f us median (best %9.2f) "
+               "%5.1f%% of read, %5.1f%% of footprint read  %s\n",
+               version, c.g, c.paged ? "paged16" : "contiguous", c.batch, c.ctx, p.splits, t.median_s * 1e6,
+               t.best_s * 1e6, pct, pct_fp, valid);
+    };
+
+    // One version at a time: set up, validated, then its whole sweep timed
+    // and written, before the next version starts.  A fault in a version
+    // (after which every CUDA call fails) costs that version and the ones
+    // after it, never a finished one's rows.
+    for (int version = 1; version <= VERSIONS; version++) {
+        if (!version_wanted(args, version))
+            continue;
+        prepare(version);
+        int bad = validate_version(version);
+        invalid += bad;
+        printf("decode_attention v%d: G = 4 and 8, contiguous and paged layouts checked against the CPU reference "
+               "(%d invalid)\n",
+               version, bad);
+        for (size_t ci = 0; ci < cfgs.size(); ci++)
+            time_row(version, ci);
+        printf("decode_attention v%d: G = 4, contexts 1k..%dk, batch 1, 16 and 32, both layouts, and G = 8 timed\n",
+               version, max_ctx / 1024);
+    }
+    tsv_close(sweep);
+    tsv_close(g8);
+
+    // Per configuration the fastest valid version (a checked-invalid row
+    // only where no version is valid); the best checked-valid share of the
+    // read ceiling (NaN when none is valid or the configuration unchecked).
+    std::vector<const attn_row *> best(cfgs.size(), nullptr);
+    std::vector<double> best_pct(cfgs.size(), NAN);
+    for (const attn_row &r : rows) {
+        const attn_row *b = best[r.cfg];
+        if (!b || r.ok > b->ok || (r.ok == b->ok && r.median_s < b->median_s))
+            best[r.cfg] = &r;
+        if (r.valid_yes && !(best_pct[r.cfg] >= r.pct))
+            best_pct[r.cfg] = r.pct;
+    }
+    FILE *tsv = tsv_open(args, dev, "decode_attention.tsv", "decode_attention");
+    snprintf(buf, sizeof buf, "%s: %d query heads, %d KV heads, head dim %d, bf16 cache", m8.name, heads, kvh,
+             HEAD_DIM);
+    provenance_line(tsv, "shape", buf);
+    provenance_line(tsv, "repeats", repeats);
+    provenance_line(tsv, "bandwidth_measured", bw_text);
+    provenance_line(tsv, "bandwidth_source", bw_source);
     provenance_line(tsv, "valid",
                     "yes: sequence 0 of the run, the query heads of its first and last KV head, checked against the CPU "
                     "reference: contiguous up to 32k, paged at 32k (every paged case is checked in full before the "
                     "sweep); unchecked elsewhere");
-    provenance_line(g8, "valid", "yes: sequence 0, the query heads of its first and last KV head, checked");
     provenance_line(tsv, "rows", "per configuration the fastest valid version; every version in decode_attention_sweep.tsv");
     provenance_line(tsv, "pct_of_footprint_read", "against one launch reading this run's K and V bytes, timed here");
-    const char *cols = "layout\tbatch\tcontext\tsplits\tkv_bytes\ttime_s\tbest_time_s\tgb_s\tpct_of_read"
-                       "\tpct_of_footprint_read\tvalid\tversion\n";
     fputs(cols, tsv);
-    fputs(cols, sweep);
-    fputs(cols, g8);
+    for (size_t ci = 0; ci < cfgs.size(); ci++)
+        if (cfgs[ci].g == G && best[ci])
+            fputs(best[ci]->text, tsv);
+    tsv_close(tsv);
 
-    // One configuration, every version: a row per version to `all`, the
-    // fastest valid one to `best` (when given).  Returns the best valid
-    // share of the read ceiling (NaN when none is valid or it is unchecked).
-    auto measure = [&](int g, int paged, int batch, int ctx, bool check, FILE *best, FILE *all) {
-        const int hx = g == 8 ? heads70 : heads;
-        std::vector<int> table;
-        kv_layout L = make_layout(kvh, ctx, paged, batch, &rng, table);
-        if (paged)
-            CUDA_CHECK(cudaMemcpy(dtable, table.data(), table.size() * sizeof(int), cudaMemcpyHostToDevice));
-        L.block_table = paged ? dtable : nullptr;
-        // K and V of every cached position: the bytes that matter.
-        double kv_bytes = 2.0 * batch * ctx * kvh * HEAD_DIM * sizeof(bf16);
-        // The read ceiling over this run's footprint: K's and V's bytes of
-        // the run in one launch, timed as often as the kernel (the pages of
-        // the paged layout are a permutation of the same bytes).
-        ceiling_at ck = read_ceiling_at(k, (size_t)(kv_bytes / 2), sms, &fl, reps, v);
-        char best_row[512] = "";
-        double best_t = INFINITY, best_pct = NAN;
-        int best_ok = -1;
-        for (int version = 1; version <= VERSIONS; version++) {
-            if (!wanted(version))
-                continue;
-            attn_plan p = plan(version, g, ctx, batch);
-            CUDA_CHECK(cudaMemset(out, 0xFF, (size_t)batch * hx * HEAD_DIM * sizeof(float)));
-            timing t = time_runs([&](int) { attention(version, g, q, k, v, L, batch, p, bufs); }, warmup, reps, &fl);
-            CUDA_CHECK(cudaDeviceSynchronize());
-            const char *valid = "unchecked";
-            int ok = 1;
-            if (check) {
-                char what[112];
-                snprintf(what, sizeof what, "v%d G=%d %s ctx %d batch %d seq 0 (measured run)", version, g,
-                         paged ? "paged" : "contiguous", ctx, batch);
-                kv_layout Lh = L;
-                Lh.block_table = nullptr;
-                ok = check_sequence(what, Lh, table, 0, hx, q, k, v, out, true);
-                invalid += !ok;
-                valid = ok ? "yes" : "no";
-            }
-            double pct = 100 * kv_bytes / t.median_s / bw, pct_fp = 100 * kv_bytes / t.median_s / ck.median_bps;
-            char row[512];
-            snprintf(row, sizeof row, "%s\t%d\t%d\t%d\t%.0f\t%.6e\t%.6e\t%.1f\t%.1f\t%.1f\t%s\tv%d\n",
-                     paged ? "paged16" : "contiguous", batch, ctx, p.splits, kv_bytes, t.median_s, t.best_s,
-                     kv_bytes / t.median_s / GB, pct, pct_fp, valid, version);
-            fputs(row, all);
-            printf("decode_attention v%d G=%d %-10s batch %2d ctx %6d (%3d splits): %9.2f us median (best %9.2f) "
-                   "%5.1f%% of read, %5.1f%% of footprint read  %s\n",
-                   version, g, paged ? "paged16" : "contiguous", batch, ctx, p.splits, t.median_s * 1e6,
-                   t.best_s * 1e6, pct, pct_fp, valid);
-            if (ok > best_ok || (ok == best_ok && t.median_s < best_t)) {
-                best_ok = ok;
-                best_t = t.median_s;
-                snprintf(best_row, sizeof best_row, "%s", row);
-            }
-            if (strcmp(valid, "yes") == 0 && !(best_pct >= pct))
-                best_pct = pct;
-        }
-        if (best)
-            fputs(best_row, best);
-        return best_pct;
+    // The targets: the best valid version at 32k.
+    auto pct_at = [&](int g, int paged, int batch) {
+        for (size_t ci = 0; ci < cfgs.size(); ci++)
+            if (cfgs[ci].g == g && cfgs[ci].paged == paged && cfgs[ci].batch == batch && cfgs[ci].ctx == 32768)
+                return best_pct[ci];
+        return (double)NAN;
     };
-
-    // G = 4: both layouts, batch 1, 16, 32, contexts 1k up.  A few heads of
-    // sequence 0 checked: contiguous up to 32k, the paged layout at 32k only
-    // (its index is checked in full on every version before the sweep).
     for (int paged = 0; paged <= 1; paged++)
-        for (int batch : batches) {
-            double pct_32k = NAN;
-            for (int ctx = 1024; ctx <= max_ctx; ctx *= 2) {
-                double pct = measure(G, paged, batch, ctx, paged ? ctx == 32768 : ctx <= 32768, tsv, sweep);
-                if (ctx == 32768)
-                    pct_32k = pct;
-            }
-            // Each target as soon as its configuration is measured: a run
-            // stopped later keeps the lines already printed.
-            if (batch == 1 || batch == 32) {
-                char what[80];
-                snprintf(what, sizeof what, "attention 32k batch %d %s, %% of read", batch,
-                         paged ? "paged16" : "contiguous");
-                report_target(what, pct_32k, "%", 85, 1, "H200");
-            }
+        for (int batch : {1, 32}) {
+            char what[80];
+            snprintf(what, sizeof what, "attention 32k batch %d %s, %% of read", batch,
+                     paged ? "paged16" : "contiguous");
+            report_target(what, pct_at(G, paged, batch), "%", 85, 1, "H200");
         }
-    printf("decode_attention: G = 4, contexts 1k..%dk, batch 1, 16 and 32, both layouts timed\n", max_ctx / 1024);
-    // G = 8 (LLaMA-3-70B's grouping): contiguous, batch 1 and 32, at 8k and
-    // 32k (8k alone when quick), every run checked.
     for (int batch : {1, 32}) {
-        double pct_32k = NAN;
-        for (int ctx : {8192, 32768}) {
-            if (ctx > max_ctx)
-                continue;
-            double pct = measure(G70, 0, batch, ctx, true, nullptr, g8);
-            if (ctx == 32768)
-                pct_32k = pct;
-        }
         char what[80];
         snprintf(what, sizeof what, "attention G=8 32k batch %d contiguous, %% of read", batch);
-        report_target(what, pct_32k, "%", 85, 1, "H200");
+        report_target(what, pct_at(G70, 0, batch), "%", 85, 1, "H200");
     }
-    tsv_close(tsv);
-    tsv_close(sweep);
-    tsv_close(g8);
     CUDA_CHECK(cudaFree(counters));
     fl.release();
     CUDA_CHECK(cudaFree(q));

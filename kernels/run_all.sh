@@ -272,15 +272,6 @@ pack() { # after-what
 echo "build_s: $(($(date +%s) - run_start_s))" >>"$prov"
 pack build
 
-# The deadline counts from here: the build's time is its own limit.
-start_s=$(date +%s)
-deadline_s=$((start_s + ${NB_DEADLINE_S:-330}))
-reserve_s=${NB_PACK_RESERVE_S:-15}
-min_start_s=${NB_MIN_START_S:-10}
-
-echo "build_s: $(($(date +%s) - run_start_s))" >>"$prov"
-pack build
-
 # The runs end where the budget does, less the last pack's reserve (and
 # at NB_DEADLINE_S after the build where that is set).
 start_s=$(date +%s)

@@ -6,7 +6,8 @@
  * without jansson, starts the deadline after the build, leaves an archive
  * in OUTDIR after the build and after every program (each program, as it
  * starts, finds every earlier program's rows in it), keeps the rows of a
- * program stopped at the deadline, returns every finished program's rows
+ * program stopped at the deadline and the finished versions' rows of a
+ * program that crashes in a later version, returns every finished program's rows
  * when the whole call is killed, and names a missing nvcc or an absent GPU
  * in an archive of its own.  Needs only sh, make, cc, tar and setsid. */
 #include <criterion/criterion.h>

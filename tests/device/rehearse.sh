@@ -16,7 +16,10 @@
 #   D  no GPU answers: still an archive saying why;
 #   E  gemv hangs deaf to SIGTERM: it costs its limit and 2 s, and decode
 #      attention still gets its whole limit;
-#   F  nvidia-smi hangs (but for -L): the whole run stays inside its budget.
+#   F  nvidia-smi hangs (but for -L): the whole run stays inside its budget;
+#   G  a CUDA error in attention v4, after v1-v3 in the same process (a
+#      quick run_all.sh): v1-v3's rows stay in decode_attention_sweep.tsv
+#      and the next program runs.
 #
 #   tests/device/rehearse.sh [SRC_DIR] [BUILD_DIR]     (default: NB_SRC, NB_BUILD)
 # BUILD_DIR must hold the library's objects (make lib).  Exit 0 when every
@@ -126,9 +129,10 @@ has "$set/new/lora_bgmv-v3/lora_bgmv.tsv" "lora_bgmv-v3-row-2"
 for p in bandwidth launch gemm_sweep gemv lora_bgmv step_graph decode_attention; do
     has "$set/targets.txt" "^$p:   target $p rehearsal" "A: targets.txt lacks $p's target line"
 done
-has "$set/flush-rotate/gemv.tsv" "gemv-vall-row-2"
+has "$set/flush-rotate/gemv.tsv" "gemv-v4-row-2"
 has "$set/clocks.tsv" "^decode_attention	2026"
 has "$set/provenance.txt" "^exit: 1"
+[ "$(grep -c '^build_s:' "$set/provenance.txt")" = 1 ] || fail "A: provenance.txt gives the build's time more than once"
 has "$set/MANIFEST.txt" "packed after: end"
 has "$tmp/A.log" "== targets"
 
@@ -242,8 +246,29 @@ has "$tmp/xF/set/provenance.txt" "compute_cap: unread"
 has "$tmp/xF/set/provenance.txt" "build_arch: default"
 has "$tmp/xF/set/decode_attention.tsv" "decode_attention-v4-row-2" "F: decode attention has no rows"
 
+# ------------------------------------------------------------------ G
+echo "   ($(($(date +%s) - t0)) s)"
+echo "== G: attention v4 crashes after v1-v3 in its process"
+seed_build "$tmp/bG"
+mkdir -p "$tmp/outG" "$tmp/snapG"
+PATH=$tmp/bin:$PATH REHEARSE_SNAP=$tmp/snapG REHEARSE_ARCHIVE=$tmp/outG/kernels-set.tar.gz \
+    REHEARSE_FAULT=decode_attention:4 NB_BUILD_JOBS=1 NB_BUDGET_S=60 NB_PACK_RESERVE_S=2 NB_MIN_START_S=1 \
+    timeout -k 5 100 "$src/kernels/run_all.sh" --quick "$tmp/outG" "$tmp/bG" >"$tmp/G.log" 2>&1
+rcG=$?
+[ $rcG -eq 1 ] || fail "G: run_all exited $rcG, want 1 (attention v4 failed)"
+unpack "$tmp/outG/kernels-set.tar.gz" "$tmp/xG" || fail "G: no archive"
+qG=$tmp/xG/set/quick
+for v in 1 2 3; do
+    has "$qG/decode_attention_sweep.tsv" "decode_attention-v$v-row-2" "G: attention v$v's rows were lost to v4's crash"
+done
+grep -q 'decode_attention-v4-row' "$qG/decode_attention_sweep.tsv" && fail "G: v4 rows after v4's crash"
+[ -f "$qG/decode_attention.tsv" ] && fail "G: a table of the fastest versions from a run that crashed"
+has "$tmp/xG/set/targets.txt" "NOT MEASURED: quick-decode_attention: exit 1"
+has "$tmp/xG/set/logs/quick-decode_attention.log" "cudaErrorIllegalAddress"
+has "$qG/gemv.tsv" "gemv-v1-row-2" "G: the program after the crash did not run"
+
 if [ $fails -gt 0 ]; then
-    for r in A B C D E F; do echo "---- $r.log (tail)"; tail -n 15 "$tmp/$r.log" 2>/dev/null; done
+    for r in A B C D E F G; do echo "---- $r.log (tail)"; tail -n 15 "$tmp/$r.log" 2>/dev/null; done
     echo "rehearse: $fails checks failed"
     exit 1
 fi
