@@ -308,12 +308,13 @@ $(B)/book-instructor.html: book.md $$(instructor_parts) tools/book.css tools/boo
 	@echo "wrote $@"
 
 # The practice edition, for self-study: the instructor's, each worked
-# solution folded behind a "show the worked solution" control.
+# solution folded behind a "show the worked solution" control, with the
+# calculator's panels and answer boxes live like the book's.
 .PHONY: practice
 practice: $(B)/book-practice.html
 $(B)/book-practice.html: book.md $$(instructor_parts) tools/book.css tools/book-meta.yaml $(NAV_DEPS) tools/fold_solutions.lua $(CALC_PAGE)
 	@$(CHECK_BOOK_MD)
-	$(PANDOC) $(HTML_FLAGS) --lua-filter tools/fold_solutions.lua --include-before-body=tools/nav/book-bar.html book.md $(instructor_parts) -o $@
+	$(PANDOC) $(HTML_FLAGS) $(WITH_CALC) --lua-filter tools/fold_solutions.lua --include-before-body=tools/nav/book-bar.html book.md $(instructor_parts) -o $@
 	@echo "wrote $@"
 
 # Each chapter (with its exercises) as its own page, $(B)/chapter-NN.html,
@@ -591,12 +592,15 @@ handout: $(LIBS) $(NAPKIN)
 	@echo "wrote $(HANDOUT_DIR)/$(N)-seed$(SEED).html"
 
 # The book in a real browser (headless Chromium, tools/browser_check.py):
-# console, requests, MathML, figures, links, page width; screenshots of each
-# chapter's first screen land in $(B)/screenshots/.
+# console, requests, MathML, figures, links, page width, and the interactive
+# parts (panels, "new variant", answer boxes) in every edition and a chapter
+# page; screenshots of each chapter's first screen land in $(B)/screenshots/.
 BROWSER_CHECK = tools/run_bounded.sh 300 python3 tools/browser_check.py
-book-tests: $(B)/book.html $(B)/book-instructor.html $(CH_PAGES)
+book-tests: $(B)/book.html $(B)/book-instructor.html $(B)/book-practice.html $(CH_PAGES)
 	@$(BROWSER_CHECK) $(B)/book.html $(B)/screenshots
 	@$(BROWSER_CHECK) $(B)/book-instructor.html $(B)/screenshots/instructor
+	@$(BROWSER_CHECK) $(B)/book-practice.html $(B)/screenshots/practice
+	@$(BROWSER_CHECK) $(B)/chapter-01.html $(B)/screenshots/chapter-01
 
 # Machine-written sentences in the built chapters, values substituted: "0%"
 # twice in a sentence, a value echoed as its own comparison, a price without
@@ -606,12 +610,14 @@ prose-lint: $(CH_MD)
 	@python3 tools/prose_lint.py $(CH_MD) && echo "prose-lint: no machine-written sentence in the chapters"
 
 # The book's calculator panels in headless Chromium against the CLI: every
-# panel through PANEL_CONFIGS random configurations and the edge cases;
-# screenshots land in $(B)/panels/.
+# panel through PANEL_CONFIGS random configurations and the edge cases, and
+# the practice edition's through a few; screenshots land in $(B)/panels/.
 PANEL_CONFIGS ?= 200
-panel-tests: $(B)/book.html $(NAPKIN)
+panel-tests: $(B)/book.html $(B)/book-practice.html $(NAPKIN)
 	tools/run_bounded.sh 600 python3 tools/panel_test.py --book $(B)/book.html --napkin $(NAPKIN) \
 	  --out $(B)/panels --configs $(PANEL_CONFIGS)
+	tools/run_bounded.sh 300 python3 tools/panel_test.py --book $(B)/book-practice.html --napkin $(NAPKIN) \
+	  --out $(B)/panels/practice --configs 20
 
 # The exercises' answer boxes in headless Chromium against the CLI: one
 # start, a handful of seeds, every part right, close, a slip and off.

@@ -6,6 +6,8 @@
  * of 989.4 TFLOP/s over 30 days is 152.08, rounded up to servers of eight),
  * the spreadsheet rents 80; 12.7(b) is 73.53 days. */
 #include "cli_run.h"
+#include "course_seed.h"
+#include "practice_set.h"
 
 static char out[OUT_MAX];
 
@@ -67,5 +69,35 @@ Test(cli_practice, bad_flags)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cr_expect_eq(run(cases[i].args, out, sizeof out), 2, "%s:\n%s", cases[i].args, out);
         cr_expect(strstr(out, cases[i].says) != NULL, "%s: should say '%s':\n%s", cases[i].args, cases[i].says, out);
+    }
+}
+
+/* One seed range: 0 to PRACTICE_MAX_SEED, the range the page draws "new
+ * variant" seeds from and the grade program and $NB_SEED take, holding every
+ * course seed (1 to COURSE_SEED_MAX); both ends give a variant, one past the
+ * end and anything but digits is refused by name with the range. */
+Test(cli_practice, seeds_at_the_bounds_of_the_one_range)
+{
+    const unsigned long long good[] = {0, 1, COURSE_SEED_MAX, COURSE_SEED_MAX + 2, PRACTICE_MAX_SEED};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        char args[128], want[64];
+        snprintf(args, sizeof args, "practice --chapter 12 --seed %llu --format tsv", good[i]);
+        cr_expect_eq(run(args, out, sizeof out), 0, "%s:\n%s", args, out);
+        snprintf(want, sizeof want, "seed\t%llu\t", good[i]);
+        cr_expect(strstr(out, want) != NULL, "%s: want '%s':\n%s", args, want, out);
+        snprintf(args, sizeof args, "practice --chapter 12 --seed %llu --part '12.1(b)' --answer 160 --format tsv", good[i]);
+        cr_expect_eq(run(args, out, sizeof out), 0, "%s:\n%s", args, out);
+    }
+    char range[64];
+    snprintf(range, sizeof range, "from 0 to %llu", PRACTICE_MAX_SEED);
+    char past[32];
+    snprintf(past, sizeof past, "%llu", PRACTICE_MAX_SEED + 1);
+    const char *bad[] = {past, "-1", "abc", "1e3", "+5", "' 5'", "4711x", "18446744073709551617"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char args[128];
+        snprintf(args, sizeof args, "practice --chapter 12 --seed %s", bad[i]);
+        cr_expect_eq(run(args, out, sizeof out), 2, "%s:\n%s", args, out);
+        cr_expect(strstr(out, "--seed") != NULL && strstr(out, range) != NULL, "%s: should name --seed and say '%s':\n%s",
+                  args, range, out);
     }
 }

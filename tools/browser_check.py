@@ -19,7 +19,13 @@ width of 1280 px and again at a phone's 390 px:
   - no figure's text is drawn smaller than 9 px (its SVG's smallest font
     size times the scale the page draws the image at);
   - the navigation bar's search box finds the first chapter by its title
-    and the first figure by its caption.
+    and the first figure by its caption;
+  - the interactive parts work (at 1280 px, after the screenshots): a page
+    with calculator panels or exercise numbers carries the calculator
+    module; every panel is live and a changed input (its batch first)
+    changes what it answers; "new variant" clicked three times keeps every
+    answer box (counted before and after) and a number typed into each
+    exercise's first box is judged.
 and saves a screenshot of each chapter's first screen at each width under
 the given directory (chapter-NN.png, chapter-NN-390px.png).  Exit 0 when every check passes, 1 with one line per problem,
 2 when Chromium cannot be started or does not answer in time.
@@ -166,6 +172,75 @@ CHECK_JS = r"""
 """
 
 
+# The interactive parts, once the module runs: panels answer a changed input,
+# "new variant" keeps the boxes, typing judges.
+INTERACT_JS = r"""
+(async () => {
+  const problems = [], counts = { panels: 0, boxes: 0, clicks: 0, judged: 0 };
+  const done = () => JSON.stringify({ problems, counts });
+  const wantsModule = document.querySelector("div.calc, [data-practice]");
+  if (!window.napkin || !window.napkin.ready) {
+    if (wantsModule) problems.push("the page has panels or exercise numbers but no calculator module");
+    return done();
+  }
+  try { await window.napkin.ready; } catch (e) { problems.push("the calculator module did not start: " + e); return done(); }
+  const shownAnswer = (panel) => panel.dataset.status + "|" + panel.querySelector("table").textContent + "|"
+    + panel.querySelector(".calc-status").textContent;
+  for (const panel of document.querySelectorAll("div.calc")) {
+    counts.panels++;
+    if (!panel.classList.contains("calc-live")) { problems.push("panel " + panel.id + " is not live"); continue; }
+    const form = panel.querySelector("form.calc-form");
+    const numbers = Array.from(form.querySelectorAll("input[type=number]"));
+    numbers.sort((a, b) => (b.name === "batch") - (a.name === "batch"));
+    let changed = false;
+    for (const input of numbers) {
+      const before = shownAnswer(panel), old = input.value;
+      const lo = Number(input.min), hi = Number(input.max), v = Number(old);
+      for (const x of [Math.round(v * 4.6), Math.round(v / 3), lo, hi]) {  /* 64 becomes 294 first */
+        if (!(x >= lo && x <= hi) || x === v) continue;
+        input.value = String(x);
+        form.dispatchEvent(new Event("input", { bubbles: true }));
+        if (shownAnswer(panel) !== before) { changed = true; break; }
+      }
+      input.value = old;
+      form.dispatchEvent(new Event("input", { bubbles: true }));
+      if (changed) break;
+    }
+    if (!changed && numbers.length) problems.push("panel " + panel.id + " answers no changed input");
+  }
+  let practice = null;
+  try { practice = window.napkin.practice && await window.napkin.practice.ready; }
+  catch (e) { problems.push("the answer boxes did not start: " + e); return done(); }
+  const boxes = () => Array.from(document.querySelectorAll("form.practice input.practice-answer")).map(i => i.name).join(",");
+  if (!practice) {
+    if (document.querySelector("[data-practice]")) problems.push("the page has exercise numbers but no answer boxes");
+    return done();
+  }
+  const first = boxes();
+  counts.boxes = first ? first.split(",").length : 0;
+  if (document.querySelector("[data-practice]") && !counts.boxes) problems.push("exercise numbers but no answer box");
+  for (let k = 0; k < 3; k++) {
+    const b = document.querySelector("form.practice button.practice-new");
+    if (!b) break;
+    b.click();
+    counts.clicks++;
+    if (boxes() !== first)
+      problems.push("'new variant' click " + (k + 1) + " left " + document.querySelectorAll("form.practice input.practice-answer").length
+        + " of " + counts.boxes + " answer boxes (seed " + practice.seed() + ")");
+  }
+  for (const f of document.querySelectorAll("form.practice")) {
+    const input = f.querySelector("input.practice-answer");
+    input.value = "1";
+    input.dispatchEvent(new Event("change", { bubbles: true }));
+    const out = input.parentNode.querySelector("output");
+    if (out.dataset.verdict && out.dataset.verdict !== "error") counts.judged++;
+    else problems.push("typing into " + input.name + " is not judged: " + out.textContent);
+  }
+  return done();
+})()
+"""
+
+
 def main():
     if len(sys.argv) != 3:
         print("usage: browser_check.py BOOK.html SCREENSHOT_DIR", file=sys.stderr)
@@ -209,6 +284,10 @@ def main():
                 name = os.path.splitext(os.path.basename(page))[0]
                 with open(os.path.join(shots, "%s%s.png" % (name, suffix)), "wb") as f:
                     f.write(png)
+            if not phone:
+                acted = json.loads(b.evaluate(INTERACT_JS, timeout=120))
+                problems += acted["problems"]
+                interaction = acted["counts"]
         b.drain(0.5)
         for e in b.events:
             m, p = e.get("method"), e.get("params", {})
@@ -231,10 +310,11 @@ def main():
     c = verdict["counts"]
     for p in problems:
         print("browser check: %s: %s" % (os.path.relpath(page), p), file=sys.stderr)
+    i = interaction
     print("browser check: %s: %d math elements, %d figures, %d in-page links, %d chapter screenshots at %d and %d px "
-          "in %s: %s"
+          "in %s; %d live panels, %d answer boxes through %d 'new variant' clicks, %d exercises judged: %s"
           % (os.path.relpath(page), c["maths"], c["figures"], c["links"], len(verdict["chapters"]), WIDTH, PHONE_WIDTH,
-             shots,
+             shots, i["panels"], i["boxes"], i["clicks"], i["judged"],
              "%d problems" % len(problems) if problems else "all good"))
     return 1 if problems else 0
 

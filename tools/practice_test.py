@@ -27,6 +27,18 @@ One Chromium start opens the page at ?seed=<first seed>, then:
 6. With --practice-page (the practice edition): every worked solution sits
    in its own fold, <details class="solution" data-solution="C-N">, right
    before its anchor solution-C-N, so it shows only when asked for.
+7. Interaction, in the book and in the practice edition (one Chromium over
+   the DevTools protocol, tools/cdp.py): the page's largest seed is the one
+   `napkin practice --help` states; "new variant" clicked three times keeps
+   every box (the same parts, counted before and after), writes the drawn
+   seed into the address and shows that seed's numbers as the CLI prints
+   them; the right answers typed into every box are judged right; seeds at
+   and past the bounds (the largest, one more, -1, "abc", "1e3", 2^53) through
+   show() are taken or refused with the boxes kept and a note; a module that
+   refuses the variant leaves the boxes, the seed and the address as they
+   were and says why; ?seed= in the address at and past the bounds opens the
+   variant or the printed numbers with a note; the module and the grade
+   program take the largest seed and refuse one more.
 
 Standard library only.  Exit status 0 when everything matched, 1 otherwise.
 """
@@ -42,6 +54,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import panel_test  # noqa: E402  (the page, Chromium and CSP helpers)
+from cdp import Browser  # noqa: E402  (one Chromium, over its pipe)
 
 DRIVE_JS = r"""
 <pre id="practice-test-result">pending</pre>
@@ -172,6 +185,236 @@ def folded_solutions(path):
                       % (sid, sid), text)
         if not m:
             fails.append("%s: solution %s is not the first thing in its fold" % (path, sid))
+    return fails
+
+
+# ------------------------------------------------------------ interaction
+
+READY_JS = r"""
+(function () {
+  if (!window.napkin || !window.napkin.ready) return "the page has no calculator module";
+  return window.napkin.ready.then(function (a) { return a.practice ? a.practice.ready : null; })
+    .then(function (p) { return p ? true : "no answer boxes"; }, function (e) { return "the module failed: " + e; });
+})()
+"""
+
+STATE_JS = r"""
+(function () {
+  var p = window.napkin.practice, spans = {}, notes = {};
+  document.querySelectorAll("[data-practice]").forEach(function (e) {
+    (spans[e.dataset.practice] = spans[e.dataset.practice] || []).push(e.textContent);
+  });
+  document.querySelectorAll("form.practice .practice-note").forEach(function (n) { notes[n.textContent] = true; });
+  return {seed: p.seed(), max: p.maxSeed === undefined ? null : p.maxSeed, search: window.location.search, spans: spans, notes: Object.keys(notes),
+          boxes: Array.prototype.map.call(document.querySelectorAll("form.practice input.practice-answer"),
+                                          function (i) { return i.name; }),
+          errors: window.__panelTest.errors, violations: window.__panelTest.violations};
+})()
+"""
+
+CLICK_NEW_JS = """(function () {
+  var b = document.querySelector("form.practice button.practice-new");
+  if (!b) return false;
+  b.click();
+  return true;
+})()"""
+
+TYPE_ALL_JS = r"""
+(function (answers) {
+  var got = {};
+  Object.keys(answers).forEach(function (part) {
+    var input = document.querySelector('input.practice-answer[name="' + part + '"]');
+    if (!input) { got[part] = null; return; }
+    input.value = answers[part];
+    input.dispatchEvent(new Event("change", {bubbles: true}));
+    got[part] = input.parentNode.querySelector("output").dataset.verdict || "";
+  });
+  return got;
+})(__ANSWERS__)
+"""
+
+# The module refuses every variant (as it would a seed it does not take).
+REFUSE_JS = r"""
+(function () {
+  var api = window.napkin;
+  window.__realRun = api.run;
+  api.run = function (cmd, flags) {
+    if (cmd === "practice") return {status: 2, stdout: "", stderr: "napkin practice: refused by the test\n"};
+    return window.__realRun(cmd, flags);
+  };
+  return true;
+})()
+"""
+RESTORE_JS = "(function () { window.napkin.run = window.__realRun; return true; })()"
+
+
+def stated_max_seed(napkin):
+    """The largest seed `napkin practice --help` states ("0 to N")."""
+    r = subprocess.run([napkin, "practice", "--help"], capture_output=True, text=True, timeout=60)
+    m = re.search(r"--seed S\s+variant, 0 to ([0-9]+)", r.stdout)
+    if r.returncode != 0 or not m:
+        raise SystemExit("practice_test: `napkin practice --help` states no seed range:\n" + r.stdout + r.stderr)
+    return int(m.group(1))
+
+
+def variant_of(napkin, chapters, seed):
+    """{"parts": [ids], "spans": {name: text}} of seed over the chapters, from the CLI."""
+    parts, spans = [], {}
+    for ch in chapters:
+        v = cli_json([napkin, "practice", "--chapter", str(ch), "--seed", str(seed), "--format", "json"])
+        parts += [p["id"] for p in v["parts"]]
+        spans.update({i["name"]: i["text"] for i in v["inputs"]})
+    return {"parts": sorted(parts), "spans": spans}
+
+
+def open_page(browser, url, timeout):
+    browser.send("Page.navigate", {"url": url})
+    browser.wait_event("Page.loadEventFired", timeout=timeout)
+    why = browser.evaluate(READY_JS, timeout=timeout)
+    if why is not True:
+        raise PageDead("the answer boxes did not start at %s: %s" % (url, why))
+    return browser.evaluate(STATE_JS)
+
+
+class PageDead(Exception):
+    pass
+
+
+def check_interaction(browser, page_file, label, o, chapters, max_seed, address_bounds):
+    """Section 7 on one page (a test copy with the CSP); a list of failures."""
+    fails = []
+    seed0 = variant_of(o.napkin, chapters, 0)
+    base = "file://" + page_file
+    try:
+        return interact(browser, base, label, o, chapters, max_seed, address_bounds, seed0, fails)
+    except PageDead as e:
+        return fails + ["%s: %s" % (label, e)]
+
+
+def interact(browser, base, label, o, chapters, max_seed, address_bounds, seed0, fails):
+    st = open_page(browser, base, o.timeout)
+
+    def expect_boxes(st, what):
+        if sorted(st["boxes"]) != seed0["parts"]:
+            fails.append("%s %s: %d boxes (%s...), want the %d parts" % (
+                label, what, len(st["boxes"]), st["boxes"][:3], len(seed0["parts"])))
+
+    def expect_spans(st, want, what):
+        for name, text in want["spans"].items():
+            shown = st["spans"].get(name)
+            if not shown or any(t != text for t in shown):
+                fails.append("%s %s: %s shows %s, the CLI %s" % (label, what, name, shown, text))
+                return
+
+    if st["max"] != max_seed:
+        fails.append("%s: the page's largest seed is %s, `napkin practice --help` states %d" % (label, st["max"], max_seed))
+    if st["seed"] != 0 or st["notes"] not in ([], [""]):
+        fails.append("%s opened without a seed: seed %s, notes %s" % (label, st["seed"], st["notes"]))
+    expect_boxes(st, "as opened")
+    n_before = len(st["boxes"])
+
+    # "new variant", three times
+    seen = [0]
+    for k in range(3):
+        if not browser.evaluate(CLICK_NEW_JS):
+            fails.append("%s: no 'new variant' button" % label)
+            break
+        st = browser.evaluate(STATE_JS)
+        what = "after 'new variant' x%d (seed %s)" % (k + 1, st["seed"])
+        expect_boxes(st, what)
+        if not (isinstance(st["seed"], int) and 1 <= st["seed"] <= max_seed) or st["seed"] == seen[-1]:
+            fails.append("%s %s: drew seed %r after %r (want 1 to %d, a new one)" % (label, what, st["seed"], seen[-1], max_seed))
+            continue
+        seen.append(st["seed"])
+        if st["search"] != "?seed=%d" % st["seed"]:
+            fails.append("%s %s: the address says %r" % (label, what, st["search"]))
+        if st["notes"] not in ([], [""]):
+            fails.append("%s %s: a note beside the boxes: %s" % (label, what, st["notes"]))
+        expect_spans(st, variant_of(o.napkin, chapters, st["seed"]), what)
+    print("practice_test: %s: %d boxes before 'new variant', %d after three clicks (seeds %s)" % (
+        label, n_before, len(st["boxes"]), ", ".join(str(x) for x in seen[1:])))
+
+    # typing: the right answers of the variant shown, judged right in every box
+    seed = st["seed"]
+    keys = answer_keys(o.grade, [(ch, seed) for ch in chapters])
+    right = {part: shown(v) for ch in chapters for part, v in keys[(ch, seed)].items()}
+    got = browser.evaluate(TYPE_ALL_JS.replace("__ANSWERS__", json.dumps(right)))
+    wrong = {p: v for p, v in got.items() if v != "right"}
+    if wrong:
+        fails.append("%s seed %d: right answers not judged right in %d of %d boxes: %s" % (
+            label, seed, len(wrong), len(got), sorted(wrong.items())[:5]))
+
+    # seeds at and past the bounds through show()
+    for s, ok in ((max_seed, True), (max_seed + 1, False), (-1, False), ("abc", False), ("1e3", False),
+                  (2 ** 53, False), (0, True), (max_seed, True)):
+        before = browser.evaluate(STATE_JS)
+        r = browser.evaluate("window.napkin.practice.show(%s)" % json.dumps(s))
+        st = browser.evaluate(STATE_JS)
+        what = "show(%s)" % json.dumps(s)
+        expect_boxes(st, what)
+        if r is not ok:
+            fails.append("%s %s returned %r" % (label, what, r))
+        if ok and st["seed"] != s:
+            fails.append("%s %s: shows seed %s" % (label, what, st["seed"]))
+        if not ok and (st["seed"] != before["seed"] or st["search"] != before["search"]):
+            fails.append("%s %s: the seed went from %s to %s, the address from %r to %r" % (
+                label, what, before["seed"], st["seed"], before["search"], st["search"]))
+        if not ok and not any("0 to %d" % max_seed in n for n in st["notes"]):
+            fails.append("%s %s: no note giving the range 0 to %d: %s" % (label, what, max_seed, st["notes"]))
+        if ok and st["notes"] not in ([], [""]):
+            fails.append("%s %s: a note %s" % (label, what, st["notes"]))
+
+    # a module that refuses the variant: "new variant" keeps everything and says why
+    before = browser.evaluate(STATE_JS)
+    browser.evaluate(REFUSE_JS)
+    browser.evaluate(CLICK_NEW_JS)
+    st = browser.evaluate(STATE_JS)
+    browser.evaluate(RESTORE_JS)
+    expect_boxes(st, "after a refused 'new variant'")
+    if st["seed"] != before["seed"] or st["search"] != before["search"]:
+        fails.append("%s: a refused 'new variant' moved the seed %s -> %s, the address %r -> %r" % (
+            label, before["seed"], st["seed"], before["search"], st["search"]))
+    if not any("refused by the test" in n for n in st["notes"]):
+        fails.append("%s: a refused 'new variant' says nothing of why: %s" % (label, st["notes"]))
+
+    # the module at the bounds, against the CLI
+    for s in (max_seed, max_seed + 1):
+        r = browser.evaluate("window.napkin.run('practice', {chapter: '%d', seed: '%d'})" % (chapters[-1], s))
+        e = panel_test.run_cli(o.napkin, "practice", ["--chapter", str(chapters[-1]), "--seed", str(s)], "json")
+        if r["status"] != e["status"] or r["stderr"] != e["stderr"] or r["status"] != (0 if s == max_seed else 2):
+            fails.append("%s: module seed %d: exit %s %r, CLI exit %s %r" % (
+                label, s, r["status"], r["stderr"], e["status"], e["stderr"]))
+
+    # ?seed= in the address, at and past the bounds
+    for text in address_bounds(max_seed):
+        st = open_page(browser, base + "?seed=" + text, o.timeout)
+        what = "?seed=%s" % text
+        expect_boxes(st, what)
+        good = re.fullmatch(r"[0-9]+", text) and int(text) <= max_seed
+        if good and (st["seed"] != int(text) or st["notes"] not in ([], [""])):
+            fails.append("%s %s: seed %s, notes %s" % (label, what, st["seed"], st["notes"]))
+        if good and int(text) == max_seed:
+            expect_spans(st, variant_of(o.napkin, chapters, max_seed), what)
+        if not good and (st["seed"] != 0 or not any("is not a variant" in n and "0 to %d" % max_seed in n
+                                                      for n in st["notes"])):
+            fails.append("%s %s: seed %s, notes %s (want the printed numbers and why)" % (label, what, st["seed"], st["notes"]))
+        if not good:
+            expect_spans(st, seed0, what)
+
+    st = browser.evaluate(STATE_JS)
+    fails += ["%s console error: %s" % (label, e) for e in st["errors"]]
+    fails += ["%s network request blocked: %s" % (label, v) for v in st["violations"]]
+    return fails
+
+
+def grade_bounds(grade, max_seed, chapter):
+    """The grade program takes the largest seed and refuses one more."""
+    fails = []
+    for s, ok in ((max_seed, True), (max_seed + 1, False)):
+        g = subprocess.run([grade, "--chapter", str(chapter), "--seed", str(s), "--key"], capture_output=True,
+                           text=True, timeout=60)
+        if (g.returncode == 0) != ok or (not ok and "--seed" not in g.stderr):
+            fails.append("grade --seed %d: exit %d %s" % (s, g.returncode, g.stderr.strip()))
     return fails
 
 
@@ -312,6 +555,29 @@ def main():
 
     if o.practice_page:
         fails += folded_solutions(o.practice_page)
+
+    # 7: interaction, in the book and the practice edition
+    max_seed = stated_max_seed(o.napkin)
+    fails += grade_bounds(o.grade, max_seed, chapters[-1])
+    pages = [("book", o.page, lambda m: ["0", str(m), str(m + 1), "-1", "abc", "1e3", "99999999999999999999"])]
+    if o.practice_page:
+        pages.append(("practice edition", o.practice_page, lambda m: [str(m), str(m + 1), "abc"]))
+    with tempfile.TemporaryDirectory(prefix="practice_test.") as tmp:
+        browser = Browser(o.chromium)
+        try:
+            browser.attach_page()
+            browser.send("Page.enable")
+            for label, path, bounds in pages:
+                with open(path, encoding="utf-8") as f:
+                    text = f.read()
+                copy = os.path.join(tmp, os.path.basename(path))
+                with open(copy, "w", encoding="utf-8") as f:
+                    f.write(panel_test.page_with(text, panel_test.HEAD_JS, ""))
+                fails += check_interaction(browser, copy, label, o, chapters, max_seed, bounds)
+        except (TimeoutError, RuntimeError, StopIteration, OSError) as e:
+            fails.append("interaction: Chromium did not answer: %s" % e)
+        finally:
+            browser.close()
 
     n = sum(len(plan["answers"][str(s)]) for s in seeds)
     print("practice_test: chapters %s, seeds %s: %d answers in the boxes (%s)" % (

@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "judge.h"
 #include "practice.h"
+#include "practice_set.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -23,11 +24,15 @@ static const cli_doc DOC = {
 
 int cmd_practice(int argc, char **argv)
 {
-    int chapter = 0, seed = 0;
-    const char *part_id = NULL, *answer = NULL;
+    int chapter = 0;
+    const char *seed_text = NULL, *part_id = NULL, *answer = NULL;
+    /* The seed range is practice_set.h's, the one every reader of a variant
+     * takes (the page, the grade program, $NB_SEED): parsed by the same call. */
+    char seed_help[96];
+    snprintf(seed_help, sizeof seed_help, "variant, 0 to %llu (default 0, the printed book)", PRACTICE_MAX_SEED);
     cli_opt opts[] = {
         {"--chapter", OPT_POS_INT, &chapter, "N", "chapter number, e.g. 12 (one without variants is refused with the list)", 1, 0},
-        {"--seed", OPT_NONNEG_INT, &seed, "S", "variant, 0 to 2147483647 (default 0, the printed book)", 0, 0},
+        {"--seed", OPT_STRING, &seed_text, "S", seed_help, 0, 0},
         {"--part", OPT_STRING, &part_id, "ID", "part to judge, as the exercise numbers it: 12.1(a)", 0, 0},
         {"--answer", OPT_STRING, &answer, "X", "your answer to --part, a number", 0, 0},
     };
@@ -35,8 +40,12 @@ int cmd_practice(int argc, char **argv)
     int rc = cli_parse(&DOC, argc, argv, opts, CLI_NOPTS(opts), &common);
     if (rc != CLI_GO)
         return rc == CLI_HELP_SHOWN ? 0 : rc;
+    uint64_t seed = 0;
+    if (practice_parse_seed(seed_text, &seed) != 0)
+        return cli_fail(DOC.name, EXIT_USAGE, "--seed: '%.64s' is not a seed: a whole number from 0 to %llu", seed_text,
+                        PRACTICE_MAX_SEED);
     practice_set s;
-    if (practice_build(chapter, (uint64_t)seed, &s) != 0)
+    if (practice_build(chapter, seed, &s) != 0)
         return cli_fail(DOC.name, EXIT_USAGE, "--chapter %d has no exercise variants (chapters with variants: %s)",
                         chapter, practice_chapters());
     if ((answer != NULL) != (part_id != NULL))
@@ -54,7 +63,7 @@ int cmd_practice(int argc, char **argv)
     report *r = report_new(DOC.name);
     report_section(r, "Variant");
     report_int(r, "chapter", "chapter", chapter);
-    report_int(r, "seed", "seed", seed);
+    report_int(r, "seed", "seed", (long long)seed);
     if (part) {
         judge_result j = judge_answer(&part->judge, practice_parse_answer(part, answer));
         char rule[64];

@@ -1,6 +1,12 @@
 #include "course_seed.h"
 
+#include "practice_set.h"
+
 #include <stdio.h>
+
+/* Every seed a course hands out is one the page, the CLI and the grade
+ * program take. */
+_Static_assert(COURSE_SEED_MAX <= PRACTICE_MAX_SEED, "course seeds must lie inside the practice seed range");
 
 /* FNV-1a, 64-bit (offset basis and prime as published by Fowler, Noll and
  * Vo): stable across machines and compilers, which is all a seed needs. */

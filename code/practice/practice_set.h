@@ -45,7 +45,11 @@ typedef struct {
     practice_input inputs[PRACTICE_MAX_INPUTS];
 } practice_set;
 
-/* The largest seed: the page's ?seed= and every tool take 0 to 2^31 - 1. */
+/* The largest seed, the one statement of the range: `napkin practice
+ * --seed`, the WebAssembly module the page runs (which also tells the page,
+ * napkin_web_max_seed), the page's ?seed= and "new variant", the grade
+ * program and $NB_SEED take 0 to 2^31 - 1.  A course's seeds
+ * (course_seed.h) lie inside it. */
 #define PRACTICE_MAX_SEED 2147483647ULL
 /* A seed as given ($NB_SEED, SEED=, --seed): a whole number from 0 to
  * PRACTICE_MAX_SEED; NULL or "" is 0.  Returns 0, or -1 for anything else. */

@@ -11,12 +11,13 @@
  * the question has no answer.  No network, no framework.
  *
  * window.napkin: {ready (a Promise), run(cmd, flags) -> {status, stdout,
- * stderr}, update(panel)} for readers' consoles and the browser test. */
+ * stderr}, update(panel), maxSeed (the largest exercise seed the module
+ * takes)} for readers' consoles, the answer boxes and the browser test. */
 (function () {
   "use strict";
 
   var ENOSYS = 52, EBADF = 8;
-  var api = { ready: null, run: null, update: null };
+  var api = { ready: null, run: null, update: null, maxSeed: 0 };
   window.napkin = api;
 
   function ExitSignal(code) { this.code = code; }
@@ -245,6 +246,7 @@
   api.ready = load().then(function (state) {
     api.run = function (cmd, flags) { return runWith(state, cmd, flags); };
     api.update = function (panel) { return update(state, panel); };
+    if (state.exports.napkin_web_max_seed) api.maxSeed = state.exports.napkin_web_max_seed();
     document.querySelectorAll("div.calc").forEach(function (panel) {
       var form = panel.querySelector("form.calc-form");
       form.addEventListener("input", function () { update(state, panel); });

@@ -11,9 +11,11 @@
  * collects.  "format" may be given to ask for "table" or "tsv" instead.
  *
  * napkin_web_alloc / napkin_web_free let the caller place the JSON string in
- * the module's memory. */
+ * the module's memory; napkin_web_max_seed tells the page the exercise seed
+ * range the module takes. */
 #include "commands.h"
 #include "json_flags.h"
+#include "practice_set.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -61,3 +63,12 @@ static int run_command(const char *name, int (*run)(int, char **), const char *f
     }
 NAPKIN_COMMANDS(NAPKIN_WEB_EXPORT)
 #undef NAPKIN_WEB_EXPORT
+
+/* The largest exercise seed (practice_set.h), so that the page draws "new
+ * variant" seeds and reads ?seed= in the range the module takes.  A double:
+ * exact for any whole number up to 2^53, and a plain Number in JavaScript. */
+__attribute__((export_name("napkin_web_max_seed"))) double napkin_web_max_seed(void);
+double napkin_web_max_seed(void)
+{
+    return (double)PRACTICE_MAX_SEED;
+}

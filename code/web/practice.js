@@ -15,17 +15,24 @@
  * kept: no "new variant" there.  In an edition with the worked solutions (instructor, practice), a
  * button opens the exercise's solution.  No network.
  *
- * window.napkin.practice: {ready (a Promise), seed(), show(seed),
- * check(part, answer) -> {verdict, hint}} for readers' consoles and the
- * browser test. */
+ * Seeds run from 0 to the largest the module takes (napkin_web_max_seed,
+ * PRACTICE_MAX_SEED in C): "new variant" draws inside that range, and a
+ * seed the address gives outside it is refused with a note.  A variant is
+ * shown only once every chapter's variant is drawn: a seed the module
+ * refuses leaves the boxes of the variant shown, says why beside them, and
+ * is not written into the address.
+ *
+ * window.napkin.practice: {ready (a Promise), seed(), maxSeed, show(seed)
+ * -> true or false, check(part, answer) -> {verdict, hint}} for readers'
+ * consoles and the browser test. */
 (function () {
   "use strict";
 
   var api = window.napkin;
   if (!api || !api.ready) return;
-  var practice = { ready: null, seed: null, show: null, check: null };
+  var practice = { ready: null, seed: null, maxSeed: 0, show: null, check: null };
   api.practice = practice;
-  var MAX_SEED = 2147483647;
+  var maxSeed = 0;  /* from the module once it runs */
 
   function el(tag, cls, s) {
     var e = document.createElement(tag);
@@ -43,12 +50,22 @@
     if (!m) return null;
     try { return decodeURIComponent(m[1].replace(/\+/g, " ")); } catch (e) { return null; }
   }
-  /* A handout's seed first, then the address's, else the printed book's. */
-  function seedFromPage() {
-    var text = meta("napkin-seed") || fromAddress("seed") || "0";
-    if (!/^[0-9]+$/.test(text)) return 0;
+  /* A seed as text: digits only, 0 to maxSeed; else null. */
+  function parseSeed(text) {
+    if (!/^[0-9]+$/.test(text)) return null;
     var s = Number(text);
-    return s <= MAX_SEED ? s : 0;
+    return Number.isSafeInteger(s) && s <= maxSeed ? s : null;
+  }
+  function seedRange() { return "a whole number from 0 to " + maxSeed; }
+  /* A handout's seed first, then the address's, else the printed book's:
+   * {seed, note}, the note saying why a given seed is not used. */
+  function seedFromPage() {
+    var handout = meta("napkin-seed"), text = handout !== null ? handout : fromAddress("seed");
+    if (text === null || text === "") return { seed: 0, note: null };
+    var s = parseSeed(text);
+    if (s !== null) return { seed: s, note: null };
+    return { seed: 0, note: (handout !== null ? "this handout's seed" : "the address's seed") + " '" +
+             text.slice(0, 40) + "' is not a variant (" + seedRange() + "): showing the printed numbers (seed 0)" };
   }
   /* The roster id the export names: the handout's, or ?student= */
   function studentFromPage() {
@@ -67,12 +84,21 @@
   }
   function storeKey(chapter, seed, part) { return "napkin-practice/" + chapter + "/" + seed + "/" + part; }
 
+  /* The module's answer for a variant (and a verdict): {report} or {error}. */
   function variant(chapter, seed, part, answer) {
-    var flags = { chapter: String(chapter), seed: String(seed) };
+    var flags = { chapter: String(chapter), seed: String(seed) }, r;
     if (part !== undefined) { flags.part = part; flags.answer = answer; }
-    var r = api.run("practice", flags);
-    if (r.status !== 0) return null;
-    return JSON.parse(r.stdout);
+    try {
+      r = api.run("practice", flags);
+    } catch (e) {
+      return { error: "the calculator module failed (" + e.message + ")" };
+    }
+    if (r.status !== 0) return { error: r.stderr.trim() || "napkin practice exited " + r.status };
+    try {
+      return { report: JSON.parse(r.stdout) };
+    } catch (e) {
+      return { error: "napkin practice answered no JSON (" + e.message + ")" };
+    }
   }
 
   /* Chapters with exercises on this page, from their anchors. */
@@ -85,7 +111,7 @@
     return list;
   }
 
-  var state = { seed: 0, chapters: [], student: null, handout: false };
+  var state = { seed: 0, chapters: [], student: null, handout: false, note: null };
 
   function judge(chapter, input, out) {
     var part = input.name, answer = input.value;
@@ -95,7 +121,13 @@
       delete out.dataset.verdict;
       return null;
     }
-    var v = variant(chapter, state.seed, part, answer).values;
+    var r = variant(chapter, state.seed, part, answer);
+    if (r.error) {
+      out.dataset.verdict = "error";
+      out.textContent = "not judged: " + r.error;
+      return { verdict: "error", hint: r.error };
+    }
+    var v = r.report.values;
     out.dataset.verdict = v.verdict;
     out.textContent = v.verdict === "right" ? "right" : v.verdict + ": " + v.hint;
     return { verdict: v.verdict, hint: v.hint };
@@ -123,10 +155,12 @@
     setTimeout(function () { URL.revokeObjectURL(a.href); }, 0);
   }
 
+  /* A seed from 1 to maxSeed (53 random bits, reduced: a bias far below
+   * one in a million for any range the module states). */
   function newSeed() {
-    var b = new Uint32Array(1);
+    var b = new Uint32Array(2);
     window.crypto.getRandomValues(b);
-    return 1 + (b[0] % MAX_SEED);
+    return 1 + ((b[0] * 2097152 + (b[1] >>> 11)) % maxSeed);
   }
 
   function bar(chapter) {
@@ -139,8 +173,11 @@
     var exp = el("button", "practice-export", "export answers");
     exp.type = "button";
     exp.addEventListener("click", function () { exportAnswers(chapter); });
-    if (!state.handout) p.appendChild(fresh);
+    if (!state.handout && maxSeed > 0) p.appendChild(fresh);
     p.appendChild(exp);
+    var note = el("span", "practice-note", state.note || "");
+    note.setAttribute("role", "status");
+    p.appendChild(note);
     return p;
   }
 
@@ -200,18 +237,39 @@
     return f;
   }
 
+  function setNote(text) {
+    state.note = text;
+    document.querySelectorAll("form.practice .practice-note").forEach(function (n) { n.textContent = text || ""; });
+  }
+  /* A variant that cannot be drawn: the boxes shown stay, and say why. */
+  function refuse(seed, why) {
+    setNote("variant " + String(seed).slice(0, 40) + " could not be drawn (" + why + "); " +
+            (state.seed === 0 ? "still the printed numbers (seed 0)" : "still variant " + state.seed));
+    return false;
+  }
+
+  /* Shows seed's variant of every chapter on the page, or, when one cannot
+   * be drawn, nothing changes but the note.  Returns whether it was shown. */
   function show(seed, remember) {
-    state.seed = seed;
+    var s = parseSeed(String(seed));
+    if (s === null) return refuse(seed, "not a seed: " + seedRange());
+    var drawn = [];
+    for (var c = 0; c < state.chapters.length; c++) {
+      var r = variant(state.chapters[c], s);
+      if (r.error) return refuse(s, r.error);
+      drawn.push({ chapter: state.chapters[c], v: r.report });
+    }
+    state.seed = s;
+    state.note = null;
     if (remember) {
-      try { window.history.replaceState(null, "", "?seed=" + seed +
+      try { window.history.replaceState(null, "", "?seed=" + s +
           (state.student ? "&student=" + encodeURIComponent(state.student) : "") + window.location.hash); } catch (e) { /* file: */ }
     }
     document.querySelectorAll("form.practice").forEach(function (f) { f.remove(); });
-    state.chapters.forEach(function (chapter) {
-      var v = variant(chapter, seed);
-      if (!v) return;
+    drawn.forEach(function (d) {
+      var chapter = d.chapter, v = d.v;
       v.inputs.forEach(function (i) {
-        document.querySelectorAll('[data-practice="' + i.name + '"]').forEach(function (s) { s.textContent = i.text; });
+        document.querySelectorAll('[data-practice="' + i.name + '"]').forEach(function (span) { span.textContent = i.text; });
       });
       var byExercise = {};
       v.parts.forEach(function (p) { (byExercise[p.exercise] = byExercise[p.exercise] || []).push(p); });
@@ -222,12 +280,15 @@
         block.after(form(chapter, Number(e), byExercise[e]));
       });
     });
+    return true;
   }
 
   practice.ready = api.ready.then(function () {
-    state.chapters = pageChapters().filter(function (c) { return variant(c, 0) !== null; });
+    maxSeed = api.maxSeed > 0 ? api.maxSeed : 0;
+    practice.maxSeed = maxSeed;
+    state.chapters = pageChapters().filter(function (c) { return !variant(c, 0).error; });
     practice.seed = function () { return state.seed; };
-    practice.show = function (seed) { show(seed, false); };
+    practice.show = function (seed) { return show(seed, false); };
     practice.check = function (part, answer) {
       var input = document.querySelector('input.practice-answer[name="' + part + '"]');
       if (!input) return null;
@@ -237,7 +298,9 @@
     practice.answers = answersOf;
     state.student = studentFromPage();
     state.handout = meta("napkin-seed") !== null;
-    show(seedFromPage(), false);
+    var start = seedFromPage();
+    if (!show(start.seed, false)) show(0, false);
+    if (start.note) setNote(start.note);
     return practice;
   });
 })();
