@@ -476,8 +476,8 @@ static int report_simulation(report *r, const serve_flags *f, const device_setup
     t.gpu = &cal.gpu;
     if (cal.have && request_estimate_with(&t, &p->opt, &ec, err, sizeof err) != 0)
         ec = *timed;
-    sim_setup s = {{p->s.concurrency, f->prompt, f->output, f->budget, f->requests, f->overhead, 0}, ec.costs, 0, 0,
-                   1};
+    sim_setup s = {{p->s.concurrency, f->prompt, f->output, f->budget, f->requests, f->overhead, 0}, ec.costs, 0, 1,
+                   1, SIM_SPREAD};
     sim_result sr;
     if (sim_run(&s, 0, &sr, err, sizeof err) != 0)
         return cli_fail(DOC.name, EXIT_USAGE, "%s", err);

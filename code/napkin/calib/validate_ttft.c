@@ -15,9 +15,11 @@
 
 typedef struct {
     int group, engine, held_out, answered;
-    double ttft, tpot;          /* measured */
-    double a, b, a_roof, b_roof; /* predicted TTFT = a + b h */
+    double ttft, tpot;           /* measured */
+    double a, b;                 /* predicted TTFT near the fit, a + b h (the closed loop's, linearised) */
     double tpot_cal;
+    request_setup s;             /* the run as serve prices it, calibrated */
+    gpu_spec roof, cal;          /* its GPU row at the roofline and at the engine's rates */
 } run_row;
 
 static const char *const ENGINES[] = {"trtllm", "vllm", "sglang"};
@@ -63,17 +65,38 @@ static void medians(double *e, int n, double *abs_med, double *bias)
         *bias = n > 0 ? s.median_err : NAN;
 }
 
-/* Price one run at the roofline and calibrated: a, b of each; 0, or 1 with why it is not answered. */
+/* The run's benchmark TTFT with overhead h, calibrated or at the roofline; NAN when not priced. */
+static double ttft_at(run_row *r, double h, int roofline)
+{
+    request_options o = {.overhead = h};
+    request_estimate e;
+    char err[256];
+    r->s.gpu = roofline ? &r->roof : &r->cal;
+    return request_estimate_with(&r->s, &o, &e, err, sizeof err) == 0 ? e.ttft_closed : NAN;
+}
+
+/* Linearise the TTFT in h around h0 (the steady state's rate depends on h,
+ * so the TTFT is affine in h only near a point). */
+static void linearise(run_row *r, double h0)
+{
+    const double dh = 10e-3;
+    double t0 = ttft_at(r, h0, 0), t1 = ttft_at(r, h0 + dh, 0);
+    r->b = (t1 - t0) / dh;
+    r->a = t0 - r->b * h0;
+}
+
+/* Set up one run at the roofline and calibrated; 0, or 1 with why it is not answered. */
 static int price_run(const model_spec *m, const gpu_spec *row, const rate_model *rates, const char *prec_name,
                      int tp, int isl, int osl, int c, run_row *out, const char **why)
 {
     precision prec = precision_uniform(DT_BF16); /* "fp8": fp8 weights, GEMMs and KV (as validate.c) */
     if (strcmp(prec_name, "fp8") == 0)
         prec.weights = prec.compute = prec.kv = DT_FP8;
-    gpu_spec roof = *row, cal = *row;
-    roof.rates = NULL;
-    cal.rates = rates;
-    request_setup s = {m, &roof, prec, tp, isl, osl, c, 0, 0, memory_policy_default(), 0, 1};
+    out->roof = *row;
+    out->cal = *row;
+    out->roof.rates = NULL;
+    out->cal.rates = rates;
+    request_setup s = {m, &out->roof, prec, tp, isl, osl, c, 0, 0, memory_policy_default(), 0, 1};
     request_options o = {.budget = 0};
     request_estimate er, ec;
     char err[256];
@@ -85,15 +108,12 @@ static int price_run(const model_spec *m, const gpu_spec *row, const rate_model 
         *why = "does not fit memory";
         return 1;
     }
-    s.gpu = &cal;
+    s.gpu = &out->cal;
     if (request_estimate_with(&s, &o, &ec, err, sizeof err) != 0) {
         *why = "not priced";
         return 1;
     }
-    out->a = ec.ttft_closed;
-    out->b = ec.bench.per_overhead;
-    out->a_roof = er.ttft_closed;
-    out->b_roof = er.bench.per_overhead;
+    out->s = s;
     out->tpot_cal = ec.tpot;
     return 0;
 }
@@ -185,11 +205,19 @@ int validate_ttft(const char *runs_path, const gpu_table *gpus, const model_tabl
                 note_why(&out->g[g], why);
         }
     }
-    /* the one fitted parameter: each engine's overhead, on the fitting half */
+    /* the one fitted parameter: each engine's overhead, on the fitting half,
+     * linearised at 0 and then again at the first fit */
     double h[3];
     for (int k = 0; k < 3; k++) {
         int used;
-        h[k] = fit_overhead(r, t.nrows, k, &used);
+        double hk = 0;
+        for (int pass = 0; pass < 2; pass++) {
+            for (int i = 0; i < t.nrows; i++)
+                if (r[i].engine == k && r[i].answered && !r[i].held_out)
+                    linearise(&r[i], hk);
+            hk = fit_overhead(r, t.nrows, k, &used);
+        }
+        h[k] = hk;
         snprintf(out->o[k].engine, sizeof out->o[k].engine, "%s", ENGINES[k]);
         out->o[k].overhead = h[k];
         out->o[k].fitted_on = used;
@@ -204,10 +232,10 @@ int validate_ttft(const char *runs_path, const gpu_table *gpus, const model_tabl
             if (!r[i].answered || !r[i].held_out || (g >= 0 && r[i].group != g))
                 continue;
             double hh = h[r[i].engine];
-            ft[k] = (r[i].a + r[i].b * hh) / r[i].ttft - 1;
+            ft[k] = ttft_at(&r[i], hh, 0) / r[i].ttft - 1;
             fp[k] = r[i].tpot_cal / r[i].tpot - 1;
-            fr[k] = (r[i].a_roof + r[i].b_roof * hh) / r[i].ttft - 1;
-            f0[k] = r[i].a / r[i].ttft - 1;
+            fr[k] = ttft_at(&r[i], hh, 1) / r[i].ttft - 1;
+            f0[k] = ttft_at(&r[i], 0, 0) / r[i].ttft - 1;
             k++;
         }
         if (g < 0) {

@@ -27,9 +27,14 @@
  * TTFT over the benchmark = (C burst + (N - C) steady) / N:
  *   burst:  the C prompts walked step by step through the budget
  *           (closed_loop_burst_ttft), plus h;
- *   steady: h + closed_loop_ttft(p, d, rho): half the step in flight, the
- *           prefills queued ahead (M/D/1), its own (+ delta with
- *           departure_wait). */
+ *   steady: h + the engine's TTFT for requests that have drifted apart
+ *           (their overheads and output lengths vary), reaching the engine
+ *           at random at the rate X that keeps C clients busy: the rest of
+ *           the step a request lands in, then its own step with the
+ *           decodes, its prompt and the prompts that arrived with it
+ *           (closed_loop.c, steady_state; + delta with departure_wait).
+ * Alike requests would not drift: a cohort prefilled in one long step ends
+ * in one short decode step and returns together (simulate.h, SIM_SPREAD). */
 #ifndef NAPKIN_CLOSED_LOOP_H
 #define NAPKIN_CLOSED_LOOP_H
 
@@ -90,18 +95,22 @@ int bench_budget(const bench_setup *b);
 double closed_loop_burst_ttft(const bench_setup *b, const step_costs *k, double *ttft);
 
 typedef struct {
-    double departure; /* delta */
+    double departure; /* delta = cycle / C: the time between completions */
     double burst;     /* mean TTFT of the first C, h included */
-    double steady;    /* mean TTFT in the steady state, delta and h included */
+    double steady;    /* mean TTFT in the steady state, h (and delta with departure_wait) included */
     double mean;      /* over the N requests */
-    double per_overhead; /* d mean / d h: the mean is affine in h */
+    /* the steady state (closed_loop.c, steady_state) */
+    double rate;      /* X: requests a second */
+    double step;      /* T: the mean step, which is the steady state's TPOT */
+    double arrivals;  /* m = X T: prompts a step */
+    double decodes;   /* n: decodes a step */
+    double engine;    /* TTFT at the engine: the rest of the step it lands in and its own step */
+    double cycle;     /* h + engine + (O - 1) T: one client's round */
 } bench_ttft;
 
-/* The benchmark's TTFT from the priced step costs, the prefill p of one
- * prompt, the mean decode step d of C and the closed loop's e2e (request.h).
- * Returns 0, or -1 for a setup that means nothing (C < 1, N < C, B < 1). */
-int closed_loop_bench_ttft(const bench_setup *b, const step_costs *k, double p, double d, double e2e,
-                           bench_ttft *out);
+/* The benchmark's TTFT from the priced step costs (w > 0).  Returns 0, or
+ * -1 for a setup that means nothing (C < 1, N < C, B < 1). */
+int closed_loop_bench_ttft(const bench_setup *b, const step_costs *k, bench_ttft *out);
 
 /* The split of measured runs: a run whose id hashes (FNV-1a, 64 bits) to an
  * even number fits the overhead, an odd one is held out. */

@@ -209,7 +209,7 @@ int request_estimate_with(const request_setup *s, const request_options *opt, re
         r.costs.per_decode = r.decode_step > w ? (r.decode_step - w) / C : 0;
         bench_setup b = {s->concurrency, s->prompt, s->output, opt ? opt->budget : 0, opt ? opt->requests : 0,
                          opt ? opt->overhead : 0, opt ? opt->departure_wait : 0};
-        if (s->pp > 1 || closed_loop_bench_ttft(&b, &r.costs, p, r.decode_step, r.e2e, &r.bench) != 0)
+        if (s->pp > 1 || closed_loop_bench_ttft(&b, &r.costs, &r.bench) != 0)
             r.ttft_closed = closed_loop_ttft(p, r.decode_step, C * p / r.e2e) + (opt ? opt->overhead : 0);
         else
             r.ttft_closed = r.bench.mean;

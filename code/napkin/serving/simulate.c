@@ -52,8 +52,12 @@ void sim_result_free(sim_result *r)
 static void send(const sim_setup *s, sim_request *q, int i, double t, rng_state *g)
 {
     const double h = s->bench.overhead;
+    const int O = s->bench.output, lo = (int)lround(O * (1 - s->spread)), hi = (int)lround(O * (1 + s->spread));
     q[i].sent = t;
     q[i].arrived = t + (s->jitter && h > 0 ? rng_exponential(g, 1 / h) : h);
+    q[i].output = s->spread > 0 ? lo + (int)rng_below(g, (uint64_t)(hi - lo + 1)) : O;
+    if (q[i].output < 1)
+        q[i].output = 1;
 }
 
 //> sim_step
@@ -62,9 +66,9 @@ int sim_run(const sim_setup *s, int keep, sim_result *out, char *err, size_t err
     const bench_setup *b = &s->bench;
     const int C = b->concurrency, N = bench_requests(b), B = bench_budget(b), P = b->prompt, O = b->output;
     memset(out, 0, sizeof *out);
-    if (C < 1 || N < C || B < 1 || P < 1 || O < 1 || !(b->overhead >= 0) || s->warmup < 0 || s->warmup >= N) {
+    if (C < 1 || N < C || B < 1 || P < 1 || O < 1 || !(b->overhead >= 0) || !(s->spread >= 0 && s->spread < 1) || s->warmup < 0 || s->warmup >= N) {
         snprintf(err, errlen, "a simulation needs C >= 1, N >= C, a budget >= 1, prompt and output >= 1, an "
-                              "overhead >= 0 and fewer warm-up requests than N");
+                              "overhead >= 0, an output spread from 0 to below 1 and fewer warm-up requests than N");
         return -1;
     }
     sim_request *q = calloc((size_t)N, sizeof *q);
@@ -137,7 +141,7 @@ int sim_run(const sim_setup *s, int keep, sim_result *out, char *err, size_t err
                 q[i].first = t;
             } else
                 continue;
-            if (sl[i].produced == O) {
+            if (sl[i].produced >= q[i].output) {
                 sl[i].state = DONE;
                 q[i].last = t;
             }
@@ -165,7 +169,7 @@ int sim_run(const sim_setup *s, int keep, sim_result *out, char *err, size_t err
     sim_stats_of(x, m, &out->ttft);
     m = 0;
     for (int i = s->warmup; i < N; i++)
-        x[m++] = O > 1 ? (q[i].last - q[i].first) / (O - 1) : 0;
+        x[m++] = q[i].output > 1 ? (q[i].last - q[i].first) / (q[i].output - 1) : 0;
     sim_stats_of(x, m, &out->tpot);
     out->measured = m;
     out->makespan = t;

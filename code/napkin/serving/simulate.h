@@ -15,12 +15,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* What keeps a benchmark's requests apart (serve --simulate's default): with
+ * every request alike they lock into cohorts, because the cohort prefilled
+ * in one long step finishes in one short decode step and returns together;
+ * outputs that differ by 10 % (the lengths a tokeniser gives, or stop
+ * tokens) and overheads that vary (HTTP, tokenisation) spread them within a
+ * round, and the steady state is the one closed_loop.h prices. */
+#define SIM_SPREAD 0.1
+
 typedef struct {
     bench_setup bench;
     step_costs costs;
     int warmup;      /* requests left out of the statistics, in the order sent */
     int jitter;      /* 1: each request's overhead is exponential with mean h (seeded); 0: exactly h */
     uint64_t seed;
+    double spread;   /* each request's output length uniform in O (1 -+ spread), mean O; 0: exactly O */
 } sim_setup;
 
 typedef struct {
@@ -30,6 +39,7 @@ typedef struct {
 /* One request as replayed; times in seconds from the start. */
 typedef struct {
     double ready, sent, arrived, first, last;
+    int output; /* its output length */
 } sim_request;
 
 typedef struct {
