@@ -150,6 +150,7 @@ static int search(report *r, const char *key, const char *title, const request_s
     report_col(t, "replicas", "replicas", U_INT, 0);
     report_col(t, "concurrency", "C", U_INT, 0);
     report_col(t, "ttft", "TTFT", U_SECONDS, 0);
+    report_col(t, "ttft_closed", "TTFT, benchmark", U_SECONDS, 0); /* what --ttft limits */
     report_col(t, "tpot", "TPOT", U_SECONDS, 0);
     report_col(t, "tokens_per_s", "tokens/s (all replicas)", U_TOKENS_PER_S, 0);
     report_col(t, "gpu_seconds_per_request", "GPU-s a request", U_SECONDS, 0);
@@ -187,6 +188,7 @@ static int search(report *r, const char *key, const char *title, const request_s
         report_cell_int(t, rows[i].replicas);
         report_cell_int(t, rows[i].c);
         report_cell_num(t, rows[i].e.ttft);
+        report_cell_num(t, rows[i].e.ttft_closed);
         report_cell_num(t, rows[i].e.tpot);
         report_cell_num(t, rows[i].e.tokens_per_s * rows[i].replicas);
         report_cell_num(t, rows[i].e.gpu_seconds_per_request);

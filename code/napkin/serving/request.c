@@ -316,9 +316,16 @@ int request_concurrency_for_rate_with(const request_setup *s, const request_opti
     return hi;
 }
 
-static int meets(const request_estimate *e, double ttft_max, double tpot_max)
+/* The TTFT a limit is checked against is the benchmark's (ttft_closed):
+ * what a user of the server sees, waits and overhead included. */
+static int meets_tpot(const request_estimate *e, double tpot_max)
 {
-    return (ttft_max <= 0 || e->ttft <= ttft_max) && (tpot_max <= 0 || e->tpot <= tpot_max);
+    return tpot_max <= 0 || e->tpot <= tpot_max;
+}
+
+static int meets_ttft(const request_estimate *e, double ttft_max)
+{
+    return ttft_max <= 0 || e->ttft_closed <= ttft_max;
 }
 
 int request_best_concurrency(const request_setup *s, double ttft_max, double tpot_max, char *err, size_t errlen)
@@ -326,6 +333,7 @@ int request_best_concurrency(const request_setup *s, double ttft_max, double tpo
     return request_best_concurrency_with(s, NULL, ttft_max, tpot_max, err, errlen);
 }
 
+//> best_concurrency
 int request_best_concurrency_with(const request_setup *s, const request_options *o, double ttft_max,
                                   double tpot_max, char *err, size_t errlen)
 {
@@ -334,27 +342,35 @@ int request_best_concurrency_with(const request_setup *s, const request_options 
         return hi;
     request_setup t = *s;
     request_estimate e;
-    t.concurrency = 1;
-    if (request_estimate_with(&t, o, &e, err, errlen))
-        return -1;
-    if (!meets(&e, ttft_max, tpot_max))
-        return 0;
-    /* TTFT and TPOT grow with the concurrency: find the last one that meets both */
-    int lo = 1;
+    /* TPOT grows with the concurrency (every step carries more decodes and
+     * the prompts of more requests): bisect for the last C that meets it */
     t.concurrency = hi;
     if (request_estimate_with(&t, o, &e, err, errlen))
         return -1;
-    if (meets(&e, ttft_max, tpot_max))
-        return hi;
-    while (hi - lo > 1) {
-        int mid = lo + (hi - lo) / 2;
-        t.concurrency = mid;
+    if (!meets_tpot(&e, tpot_max)) {
+        int lo = 0; /* tpot(lo) meets (C = 0 vacuously), tpot(hi) does not */
+        while (hi - lo > 1) {
+            int mid = lo + (hi - lo) / 2;
+            t.concurrency = mid;
+            if (request_estimate_with(&t, o, &e, err, errlen))
+                return -1;
+            if (meets_tpot(&e, tpot_max))
+                lo = mid;
+            else
+                hi = mid;
+        }
+        hi = lo;
+    }
+    /* the benchmark's TTFT is not monotone in C (the departure interval
+     * shrinks as the queues grow, the start-up burst steps through the
+     * budget): scan down from the largest C that meets the TPOT */
+    for (int c = hi; c >= 1; c--) {
+        t.concurrency = c;
         if (request_estimate_with(&t, o, &e, err, errlen))
             return -1;
-        if (meets(&e, ttft_max, tpot_max))
-            lo = mid;
-        else
-            hi = mid;
+        if (meets_ttft(&e, ttft_max))
+            return c;
     }
-    return lo;
+    return 0;
 }
+//< best_concurrency

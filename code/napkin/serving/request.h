@@ -146,7 +146,9 @@ int request_concurrency_for_rate_with(const request_setup *s, const request_opti
                                       size_t errlen);
 
 /* The largest concurrency that fits memory and meets both targets (a target
- * <= 0 is no target): 0 when none does, -1 with a message for a bad setup. */
+ * <= 0 is no target), the TTFT as the benchmark measures it (ttft_closed):
+ * 0 when none does, -1 with a message for a bad setup.  TPOT is bisected
+ * (it grows with C); TTFT is scanned down from there (it need not). */
 int request_best_concurrency(const request_setup *s, double ttft_max, double tpot_max, char *err, size_t errlen);
 int request_best_concurrency_with(const request_setup *s, const request_options *o, double ttft_max,
                                   double tpot_max, char *err, size_t errlen);
