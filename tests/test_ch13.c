@@ -191,7 +191,7 @@ Test(ch13, expert_parallel_layout_in_the_search)
     const int ca = (int)chapter_value("ch13/today", "ch13_srch_tp8_c"), cb = (int)chapter_value("ch13/today", "ch13_srch_ep8_c");
     request_setup s = {&ds, &h200, precision_uniform(DT_FP8), 8, 4096, 512, ca, 0, 0, memory_policy_default(), 0, 1};
     ep_layout l = {8, 8, 50e9, 1, 1, 2, 0};
-    request_options none = {{0}, 0, 0}, ep = {l, 0, 0};
+    request_options none = {.prefix_tokens = 0}, ep = {.ep = l};
     request_estimate e;
     char err[256];
     cr_assert_eq(request_estimate_with(&s, &none, &e, err, sizeof err), 0, "%s", err);

@@ -177,8 +177,9 @@ Test(cli_today, serve_and_search_with_expert_parallelism)
     const char *row = strstr(out, "\n1\t1\t8\t");
     cr_assert(row, "no ep 8, tp 1 row:\n%s", out);
     int replicas, c;
-    double ttft, tpot, tokens;
-    cr_assert_eq(sscanf(row, "\n1\t1\t8\t%d\t%d\t%lf\t%lf\t%lf", &replicas, &c, &ttft, &tpot, &tokens), 5);
+    double ttft, ttft_closed, tpot, tokens;
+    cr_assert_eq(sscanf(row, "\n1\t1\t8\t%d\t%d\t%lf\t%lf\t%lf\t%lf", &replicas, &c, &ttft, &ttft_closed, &tpot, &tokens),
+                 6);
     cr_expect_eq(replicas, 16, "two groups of 8, one replica per GPU");
     char cmd[256];
     snprintf(cmd, sizeof cmd, "serve --model deepseek-v3 --gpu h200 --dtype fp8 --ep 8 --concurrency %d --prompt 4096 "

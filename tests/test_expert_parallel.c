@@ -253,7 +253,7 @@ Test(ep, a_request_on_an_attention_replica)
     gpu_spec g = gpu_builtin("h200");
     const precision p8 = precision_uniform(DT_FP8);
     request_setup s = {&m, &g, p8, 1, 4096, 512, 32, 0, 0, memory_policy_default(), 0, 1};
-    request_options o = {layout(8), 0, 0};
+    request_options o = {.ep = layout(8)};
     request_estimate e;
     char err[256];
     cr_assert_eq(request_estimate_with(&s, &o, &e, err, sizeof err), 0, "%s", err);

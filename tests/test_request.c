@@ -246,3 +246,34 @@ Test(calibrate, fixture_sets_with_round_ceilings)
     cr_assert_eq(calibrated_gpu(&c, NULL, DT_BF16, &d, err, sizeof err), -1);
     cr_assert_eq(calibration_load("/nonexistent-set", &c, err, sizeof err), -1);
 }
+
+/* A TTFT limit is checked against the benchmark's TTFT (ttft_closed, 50 ms
+ * of overhead a request here), not the prefill alone, and by a scan: the
+ * answer is the largest C, found by trying every C that fits, whose
+ * ttft_closed and TPOT meet the limits. */
+Test(request, ttft_limit_is_the_benchmarks)
+{
+    gpu_spec g = gpu_builtin("h100");
+    model_spec m = model_builtin("llama3-8b");
+    request_setup s = setup(&m, &g, 1, 1024, 512, 1);
+    request_options o = {.overhead = 50e-3};
+    char err[256];
+    const double ttft_max = 0.2, tpot_max = 0.05;
+    int best = request_best_concurrency_with(&s, &o, ttft_max, tpot_max, err, sizeof err);
+    cr_assert_gt(best, 0, "%s", err);
+    int want = 0;
+    request_estimate e;
+    for (int c = 1;; c++) {
+        s.concurrency = c;
+        cr_assert_eq(request_estimate_with(&s, &o, &e, err, sizeof err), 0, "%s", err);
+        if (!e.fit.fits)
+            break;
+        if (e.ttft_closed <= ttft_max && e.tpot <= tpot_max)
+            want = c;
+        cr_assert(e.ttft < ttft_max, "C %d: the prefill alone %g meets the limit", c, e.ttft);
+    }
+    cr_assert_eq(best, want);
+    s.concurrency = best + 1;
+    cr_assert_eq(request_estimate_with(&s, &o, &e, err, sizeof err), 0, "%s", err);
+    cr_assert(!e.fit.fits || e.ttft_closed > ttft_max || e.tpot > tpot_max);
+}

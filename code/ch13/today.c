@@ -296,7 +296,7 @@ static void serve_layouts(const model_spec *m, const gpu_spec *g)
 {
     char err[256];
     request_setup s = {m, g, precision_uniform(DT_FP8), 8, 4096, 512, 1, 0, 0, memory_policy_default(), 0, 1};
-    request_options tp8 = {{0}, 0, 0}, ep8 = {layout(EP), 0, 0};
+    request_options tp8 = {.prefix_tokens = 0}, ep8 = {.ep = layout(EP)};
     request_estimate a, b;
     int ca = request_best_concurrency_with(&s, &tp8, 0, 0.05, err, sizeof err);
     s.concurrency = ca;

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "request.h"
 #include "serve_disagg.h"
+#include "simulate.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -21,7 +22,8 @@ static const cli_doc DOC = {
     "                     [--roofline] [--search [--ttft S] [--tpot S] [--gpus N]] [--format table|tsv|json]\n"
     "                     [--prefix T [--prefix-hit F]] [--routing-skew S]\n"
     "                     [--ep N [--gpus-per-node N] [--net-gb-s B] [--imbalance F]]\n"
-    "                     [--disaggregate (--prefill-gpus N --decode-gpus N | --search) [--kv-link-gb-s B]]",
+    "                     [--disaggregate (--prefill-gpus N --decode-gpus N | --search) [--kv-link-gb-s B]]\n"
+    "                     [--engine E] [--max-num-batched-tokens T] [--requests N] [--overhead S] [--simulate]",
     "A closed loop of C requests in flight on one replica of --tp GPUs: each\n"
     "request is a prefill of its prompt (p, logits at the last position), then\n"
     "output - 1 decode steps of the batch of C (d, the mean over the growing\n"
@@ -59,6 +61,16 @@ static const cli_doc DOC = {
     "with --disaggregate: --rate with --search, --chunked-prefill\n"
     "(it mixes prompt chunks into one pool's decode steps, and disaggregation\n"
     "has no prompts on the decode pool to mix), --pp, --prefix and --ep.\n"
+    "ttft_closed is the TTFT a closed-loop benchmark measures: it sends --requests\n"
+    "N (default 10 C), C at once (the start-up burst, prefilled through the\n"
+    "engine's --max-num-batched-tokens T a step, default 8192: TensorRT-LLM's\n"
+    "max_num_tokens, vLLM's max_num_batched_tokens and SGLang's\n"
+    "chunked_prefill_size on these GPUs), then one each time one completes\n"
+    "(steady state: half a step, the prefills queued ahead, its own), each\n"
+    "with --overhead S outside the GPU (--engine trtllm|vllm|sglang: its budget\n"
+    "and the overhead fitted on half its measured runs).  --simulate replays\n"
+    "that benchmark step by step over the same step costs and prints TTFT and\n"
+    "TPOT as mean, p50, p90 and p99 (ttft_sim_*, tpot_sim_*).\n"
     "Exit status 1 when C requests of prompt + output tokens do not fit (the\n"
     "message names the largest C that does) or the rate cannot be served.",
 };
@@ -138,6 +150,7 @@ static int search(report *r, const char *key, const char *title, const request_s
     report_col(t, "replicas", "replicas", U_INT, 0);
     report_col(t, "concurrency", "C", U_INT, 0);
     report_col(t, "ttft", "TTFT", U_SECONDS, 0);
+    report_col(t, "ttft_closed", "TTFT, benchmark", U_SECONDS, 0); /* what --ttft limits */
     report_col(t, "tpot", "TPOT", U_SECONDS, 0);
     report_col(t, "tokens_per_s", "tokens/s (all replicas)", U_TOKENS_PER_S, 0);
     report_col(t, "gpu_seconds_per_request", "GPU-s a request", U_SECONDS, 0);
@@ -175,6 +188,7 @@ static int search(report *r, const char *key, const char *title, const request_s
         report_cell_int(t, rows[i].replicas);
         report_cell_int(t, rows[i].c);
         report_cell_num(t, rows[i].e.ttft);
+        report_cell_num(t, rows[i].e.ttft_closed);
         report_cell_num(t, rows[i].e.tpot);
         report_cell_num(t, rows[i].e.tokens_per_s * rows[i].replicas);
         report_cell_num(t, rows[i].e.gpu_seconds_per_request);
@@ -191,6 +205,9 @@ typedef struct {
     const char *model_key, *dtype_s;
     int tp, pp, prompt, output, concurrency, chunk, all_logits, do_search, gpus, disaggregate, prefix;
     double rate, price, ttft, tpot, prefix_hit;
+    const char *engine;
+    int budget, requests, simulate;
+    double overhead;
 } serve_flags;
 
 static int parse(int argc, char **argv, serve_flags *f, cli_common *common)
@@ -226,13 +243,27 @@ static int parse(int argc, char **argv, serve_flags *f, cli_common *common)
         {"--kv-link-gb-s", OPT_POS_REAL, &f->dg.kv_link_gb_s, "B",
          "with --disaggregate: GB/s per GPU the KV crosses (default the GPU row's link)", 0, 0},
     };
-    cli_opt opts[2 * DEVICE_NOPTS_MAX + 21 + EP_NOPTS];
+    const cli_opt bench[] = {
+        {"--engine", OPT_STRING, &f->engine, "E", "trtllm, vllm or sglang: its token budget and fitted overhead", 0,
+         0},
+        {"--max-num-batched-tokens", OPT_POS_INT, &f->budget, "T", "the engine's token budget a step (default 8192)",
+         0, 0},
+        {"--requests", OPT_POS_INT, &f->requests, "N", "requests the benchmark sends (default 10 x concurrency)", 0,
+         0},
+        {"--overhead", OPT_POS_REAL, &f->overhead, "S", "seconds a request spends outside the GPU (default 0)",
+         0, 0},
+        {"--simulate", OPT_FLAG, &f->simulate, NULL, "replay the benchmark step by step: TTFT and TPOT percentiles",
+         0, 0},
+    };
+    cli_opt opts[2 * DEVICE_NOPTS_MAX + 26 + EP_NOPTS];
     int n = device_flag_opts(&f->device, DEVICE_PRICING | DEVICE_EFFICIENCY, opts);
     memcpy(opts + n, request, sizeof request);
     n += CLI_NOPTS(request);
     n += device_flag_opts(&f->device, DEVICE_MEMORY, opts + n);
     memcpy(opts + n, layouts, sizeof layouts);
     n += CLI_NOPTS(layouts);
+    memcpy(opts + n, bench, sizeof bench);
+    n += CLI_NOPTS(bench);
     ep_flag_opts(&f->ep, opts + n);
     n += EP_NOPTS;
     return cli_parse(&DOC, argc, argv, opts, n, common);
@@ -272,6 +303,21 @@ static int check(serve_flags *f)
         return cli_fail(DOC.name, EXIT_USAGE, "--disaggregate with --pp is not modelled: give one or the other");
     if (f->prefix && !(f->prefix_hit > 0))
         f->prefix_hit = 1;
+    if (f->engine && !engine_defaults_find(f->engine))
+        return cli_fail(DOC.name, EXIT_USAGE, "--engine %s: not an engine (%s)", f->engine, engine_names());
+    if (f->requests && f->concurrency && f->requests < f->concurrency)
+        return cli_fail(DOC.name, EXIT_USAGE, "--requests %d is fewer than the --concurrency %d", f->requests,
+                        f->concurrency);
+    if (f->simulate && (f->do_search || f->disaggregate || f->chunk || f->pp > 1 || f->rate > 0))
+        return cli_fail(DOC.name, EXIT_USAGE, "--simulate replays one replica at a --concurrency: not with "
+                                              "--search, --disaggregate, --chunked-prefill, --pp or --rate");
+    if (f->engine) {
+        const engine_defaults *e = engine_defaults_find(f->engine);
+        if (!f->budget)
+            f->budget = e->budget;
+        if (!(f->overhead > 0))
+            f->overhead = e->overhead;
+    }
     return 0;
 }
 
@@ -301,7 +347,8 @@ static int plan(const serve_flags *f, const model_on_device *u, serve_plan *p)
     if (f->do_search && !(epl.imbalance >= 1)) /* the search's EP candidates: the flags' links, uniform load */
         epl = (ep_layout){0, f->ep.gpus_per_node, f->ep.net_gb_s * 1e9, 1, dtype_bytes(u->prec.act) < 2 ? 1.0 : 2.0,
                           2.0, f->ep.routing_skew};
-    p->opt = (request_options){epl, f->prefix, f->prefix_hit};
+    p->opt = (request_options){.ep = epl, .prefix_tokens = f->prefix, .prefix_hit = f->prefix_hit,
+                               .budget = f->budget, .requests = f->requests, .overhead = f->overhead};
     p->s = (request_setup){m, &u->device.timed, u->prec, f->tp, f->prompt, f->output,
                            f->concurrency ? f->concurrency : 1, f->chunk, f->all_logits,
                            device_policy(&f->device, -1, -1), f->price, f->pp};
@@ -419,6 +466,40 @@ static void report_other_devices(report *r, const serve_flags *f, const device_s
     }
 }
 
+/* --simulate: the benchmark replayed over the calibrated step costs (the
+ * timed device's without a calibration), the closed form beside it. */
+static int report_simulation(report *r, const serve_flags *f, const device_setup *d, const serve_plan *p,
+                             const request_estimate *timed)
+{
+    char err[512];
+    rated_device cal = device_rated(d);
+    request_estimate ec = *timed;
+    request_setup t = p->s;
+    t.gpu = &cal.gpu;
+    if (cal.have && request_estimate_with(&t, &p->opt, &ec, err, sizeof err) != 0)
+        ec = *timed;
+    sim_setup s = {{p->s.concurrency, f->prompt, f->output, f->budget, f->requests, f->overhead, 0}, ec.costs, 0, 1,
+                   1, SIM_SPREAD};
+    sim_result sr;
+    if (sim_run(&s, 0, &sr, err, sizeof err) != 0)
+        return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
+    report_section(r, cal.have ? "Simulated benchmark (calibrated step costs)" : "Simulated benchmark");
+    report_int(r, "sim_requests", "requests sent", bench_requests(&s.bench));
+    report_int(r, "sim_budget", "token budget a step", bench_budget(&s.bench));
+    report_num(r, "sim_overhead", "overhead a request", U_SECONDS, f->overhead);
+    report_num(r, "ttft_sim_mean", "TTFT, mean", U_SECONDS, sr.ttft.mean);
+    report_num(r, "ttft_sim_p50", "TTFT, p50", U_SECONDS, sr.ttft.p50);
+    report_num(r, "ttft_sim_p90", "TTFT, p90", U_SECONDS, sr.ttft.p90);
+    report_num(r, "ttft_sim_p99", "TTFT, p99", U_SECONDS, sr.ttft.p99);
+    report_num(r, "ttft_closed_form", "TTFT, the closed form", U_SECONDS, ec.ttft_closed);
+    report_num(r, "tpot_sim_mean", "TPOT, mean", U_SECONDS, sr.tpot.mean);
+    report_num(r, "tpot_sim_p50", "TPOT, p50", U_SECONDS, sr.tpot.p50);
+    report_num(r, "tpot_sim_p90", "TPOT, p90", U_SECONDS, sr.tpot.p90);
+    report_num(r, "tpot_sim_p99", "TPOT, p99", U_SECONDS, sr.tpot.p99);
+    report_num(r, "tpot_closed_form", "TPOT, the closed form", U_SECONDS, ec.tpot);
+    return 0;
+}
+
 /* One replica (or expert-parallel group) at --concurrency or --rate. */
 static int serve_one(report *r, const serve_flags *f, const model_on_device *u, serve_plan *p)
 {
@@ -451,7 +532,7 @@ static int serve_one(report *r, const serve_flags *f, const model_on_device *u, 
                    e.requests_per_s * epl->ep / f->tp);
     }
     report_other_devices(r, f, &u->device, p);
-    return 0;
+    return f->simulate ? report_simulation(r, f, &u->device, p, &e) : 0;
 }
 
 int cmd_serve(int argc, char **argv)

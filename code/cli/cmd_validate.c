@@ -1,5 +1,6 @@
 /* napkin validate: the calibrated model against published measurements it
  * was not fitted to, op class by op class and serving run by serving run. */
+#include "validate_ttft_report.h"
 #include "cli_lookup.h"
 #include "commands.h"
 #include "validate.h"
@@ -201,6 +202,12 @@ int cmd_validate(int argc, char **argv)
     int ops_met = report_ops(r, op_rows, v.n);
     report_engines(r, engine_rows, v.na);
     report_serving(r, serving_rows, v.ns);
+    char terr[512], tpath[1100];
+    snprintf(tpath, sizeof tpath, "%s/serving_runs.tsv", dir);
+    if (report_ttft_validation(r, tpath, &specs.gpus, &specs.models, terr, sizeof terr) != 0) {
+        rc = cli_fail(DOC.name, EXIT_USAGE, "--measured: %s", terr);
+        goto done;
+    }
     report_sets(r, sets);
     report_int(r, "op_rows_meeting", "op comparisons meeting both bounds", ops_met);
     report_int(r, "op_rows", "op comparisons", v.n);

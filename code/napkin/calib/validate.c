@@ -205,7 +205,7 @@ int validate_measured_set(const char *dir, const gpu_spec *base, fit_summary *a,
 
 /* The model table row a measured model name stands for (Llama 3.1 has the
  * shapes of Llama 3), or NULL. */
-static const char *model_key_of(const char *name)
+const char *serving_model_key(const char *name)
 {
     static const struct {
         const char *suffix, *key;
@@ -265,7 +265,7 @@ int validate_serving(const char *runs_path, const gpu_table *gpus, const model_t
     /* assign each run to its group */
     for (int r = 0; r < t.nrows; r++) {
         group[r] = -1;
-        const char *key = model_key_of(measured_cell(&t, r, c[0]));
+        const char *key = serving_model_key(measured_cell(&t, r, c[0]));
         if (!key || !model_find(models, key) || measured_num(&t, r, c[8]) != 1)
             continue;
         int tp = (int)measured_num(&t, r, c[7]);

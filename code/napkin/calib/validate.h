@@ -65,6 +65,9 @@ typedef struct {
     double ttft_abs_err_calibrated;
 } serving_validation;
 
+/* The model table row a measured model name stands for, or NULL. */
+const char *serving_model_key(const char *name);
+
 /* Group and compare the serving runs of runs_path.  Runs of a model the
  * table has no row for are skipped (not counted).  Returns the number of
  * groups (at most max), or -1 with a message. */

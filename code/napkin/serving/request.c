@@ -115,7 +115,7 @@ int request_estimate_compute(const request_setup *s, request_estimate *out, char
 int request_estimate_cached(const request_setup *s, int prefix_tokens, double prefix_hit, request_estimate *out,
                             char *err, size_t errlen)
 {
-    request_options o = {{0}, prefix_tokens, prefix_hit};
+    request_options o = {.prefix_tokens = prefix_tokens, .prefix_hit = prefix_hit};
     return request_estimate_with(s, &o, out, err, errlen);
 }
 
@@ -129,6 +129,12 @@ int request_estimate_with(const request_setup *s, const request_options *opt, re
     const int ep = opt && opt->ep.ep > 1 ? opt->ep.ep : 1;
     if (ep > 1 && s->pp > 1) {
         snprintf(err, errlen, "expert parallelism with pipeline parallelism is not modelled: give one or the other");
+        return -1;
+    }
+    if (opt && (opt->budget < 0 || opt->requests < 0 || (opt->requests > 0 && opt->requests < s->concurrency) ||
+                !(opt->overhead >= 0) || !isfinite(opt->overhead))) {
+        snprintf(err, errlen, "the benchmark needs a token budget >= 1, at least as many requests as the "
+                              "concurrency (%d) and an overhead >= 0", s->concurrency);
         return -1;
     }
     const int cached = prefix_tokens > 0 && prefix_hit > 0;
@@ -195,7 +201,18 @@ int request_estimate_with(const request_setup *s, const request_options *opt, re
         r.ttft = p;
         r.e2e = closed_loop_e2e(p, r.decode_step, s->concurrency, s->output);
         r.tpot = closed_loop_tpot(p, r.decode_step, s->concurrency, s->output);
-        r.ttft_closed = closed_loop_ttft(p, r.decode_step, C * p / r.e2e);
+        /* the step as the closed loop prices it: the weights once, each decode, each prompt token */
+        op_cost weight_read = {.name = "weight_read", .kind = OP_HBM_READ, .weight_bytes = pc.weight_bytes};
+        double w = price_op(&weight_read, s->gpu, 0, 1, NULL);
+        r.costs.weight_read = w < p ? w : p;
+        r.costs.per_token = (p - r.costs.weight_read) / s->prompt;
+        r.costs.per_decode = r.decode_step > w ? (r.decode_step - w) / C : 0;
+        bench_setup b = {s->concurrency, s->prompt, s->output, opt ? opt->budget : 0, opt ? opt->requests : 0,
+                         opt ? opt->overhead : 0, opt ? opt->departure_wait : 0};
+        if (s->pp > 1 || closed_loop_bench_ttft(&b, &r.costs, &r.bench) != 0)
+            r.ttft_closed = closed_loop_ttft(p, r.decode_step, C * p / r.e2e) + (opt ? opt->overhead : 0);
+        else
+            r.ttft_closed = r.bench.mean;
         r.gpu_seconds_per_request = gpus * r.e2e / C;
         if (s->price_per_gpu_hour > 0) {
             double per_s = s->price_per_gpu_hour / 3600 * gpus;
@@ -299,9 +316,16 @@ int request_concurrency_for_rate_with(const request_setup *s, const request_opti
     return hi;
 }
 
-static int meets(const request_estimate *e, double ttft_max, double tpot_max)
+/* The TTFT a limit is checked against is the benchmark's (ttft_closed):
+ * what a user of the server sees, waits and overhead included. */
+static int meets_tpot(const request_estimate *e, double tpot_max)
 {
-    return (ttft_max <= 0 || e->ttft <= ttft_max) && (tpot_max <= 0 || e->tpot <= tpot_max);
+    return tpot_max <= 0 || e->tpot <= tpot_max;
+}
+
+static int meets_ttft(const request_estimate *e, double ttft_max)
+{
+    return ttft_max <= 0 || e->ttft_closed <= ttft_max;
 }
 
 int request_best_concurrency(const request_setup *s, double ttft_max, double tpot_max, char *err, size_t errlen)
@@ -309,6 +333,7 @@ int request_best_concurrency(const request_setup *s, double ttft_max, double tpo
     return request_best_concurrency_with(s, NULL, ttft_max, tpot_max, err, errlen);
 }
 
+//> best_concurrency
 int request_best_concurrency_with(const request_setup *s, const request_options *o, double ttft_max,
                                   double tpot_max, char *err, size_t errlen)
 {
@@ -317,27 +342,35 @@ int request_best_concurrency_with(const request_setup *s, const request_options 
         return hi;
     request_setup t = *s;
     request_estimate e;
-    t.concurrency = 1;
-    if (request_estimate_with(&t, o, &e, err, errlen))
-        return -1;
-    if (!meets(&e, ttft_max, tpot_max))
-        return 0;
-    /* TTFT and TPOT grow with the concurrency: find the last one that meets both */
-    int lo = 1;
+    /* TPOT grows with the concurrency (every step carries more decodes and
+     * the prompts of more requests): bisect for the last C that meets it */
     t.concurrency = hi;
     if (request_estimate_with(&t, o, &e, err, errlen))
         return -1;
-    if (meets(&e, ttft_max, tpot_max))
-        return hi;
-    while (hi - lo > 1) {
-        int mid = lo + (hi - lo) / 2;
-        t.concurrency = mid;
+    if (!meets_tpot(&e, tpot_max)) {
+        int lo = 0; /* tpot(lo) meets (C = 0 vacuously), tpot(hi) does not */
+        while (hi - lo > 1) {
+            int mid = lo + (hi - lo) / 2;
+            t.concurrency = mid;
+            if (request_estimate_with(&t, o, &e, err, errlen))
+                return -1;
+            if (meets_tpot(&e, tpot_max))
+                lo = mid;
+            else
+                hi = mid;
+        }
+        hi = lo;
+    }
+    /* the benchmark's TTFT is not monotone in C (the departure interval
+     * shrinks as the queues grow, the start-up burst steps through the
+     * budget): scan down from the largest C that meets the TPOT */
+    for (int c = hi; c >= 1; c--) {
+        t.concurrency = c;
         if (request_estimate_with(&t, o, &e, err, errlen))
             return -1;
-        if (meets(&e, ttft_max, tpot_max))
-            lo = mid;
-        else
-            hi = mid;
+        if (meets_ttft(&e, ttft_max))
+            return c;
     }
-    return lo;
+    return 0;
 }
+//< best_concurrency

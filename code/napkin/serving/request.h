@@ -23,8 +23,12 @@
  * prompt's trip through the stages and d the steady-state cycle of min(C, pp)
  * microbatches; chunked prefill is not modelled with pp > 1.
  * TTFT above is the prefill alone (a request that finds the GPU idle);
- * ttft_closed is what a closed-loop benchmark measures: the wait for the step
- * in flight and for the prefills queued ahead (closed_loop_ttft).  Everything
+ * ttft_closed is what a closed-loop benchmark measures (closed_loop.h): the
+ * start-up burst through the engine's token budget, then in the steady
+ * state a departure interval, the step in flight, the prefills queued ahead
+ * and its own, each with the per-request overhead, averaged over the
+ * benchmark's requests (with chunked prefill or a pipeline: half a step and
+ * the prefill, as before).  Everything
  * is checked against memory with memory_fit: C sequences of prompt + output
  * tokens on one stage's GPUs.
  *
@@ -39,6 +43,7 @@
 #ifndef NAPKIN_REQUEST_H
 #define NAPKIN_REQUEST_H
 
+#include "closed_loop.h"
 #include "expert_parallel.h"
 #include "memory.h"
 #include "specs.h"
@@ -70,6 +75,8 @@ typedef struct {
     int prefill_steps;        /* n: steps a prompt takes (1 without chunking) */
     double ttft, tpot, e2e;   /* seconds; ttft: the prefill alone */
     double ttft_closed;       /* seconds: TTFT in the busy closed loop, waits included */
+    bench_ttft bench;         /* its parts (closed_loop.h); zeros with chunked prefill or a pipeline */
+    step_costs costs;         /* the linear step the closed loop and the simulation use */
     double user_tokens_per_s; /* 1 / TPOT */
     double tokens_per_s;      /* output tokens per second, the replica */
     double requests_per_s;
@@ -88,11 +95,16 @@ typedef struct {
  *    GPU's of the group (ep_fit_adjust).  Not with a pipeline.
  *  - ep.routing_skew > 0 without ep: the decode reads the experts a Zipf
  *    router touches (step_shape.routing_skew).
- *  - prefix_tokens, prefix_hit: as request_estimate_cached's. */
+ *  - prefix_tokens, prefix_hit: as request_estimate_cached's.
+ *  - budget, requests, overhead: the benchmark of closed_loop.h (0: its
+ *    defaults, and no overhead). */
 typedef struct {
     ep_layout ep;
     int prefix_tokens;
     double prefix_hit;
+    int budget, requests;
+    double overhead;
+    int departure_wait;
 } request_options;
 
 /* Mean TTFT of a request arriving in a busy closed loop: half the decode
@@ -134,7 +146,9 @@ int request_concurrency_for_rate_with(const request_setup *s, const request_opti
                                       size_t errlen);
 
 /* The largest concurrency that fits memory and meets both targets (a target
- * <= 0 is no target): 0 when none does, -1 with a message for a bad setup. */
+ * <= 0 is no target), the TTFT as the benchmark measures it (ttft_closed):
+ * 0 when none does, -1 with a message for a bad setup.  TPOT is bisected
+ * (it grows with C); TTFT is scanned down from there (it need not). */
 int request_best_concurrency(const request_setup *s, double ttft_max, double tpot_max, char *err, size_t errlen);
 int request_best_concurrency_with(const request_setup *s, const request_options *o, double ttft_max,
                                   double tpot_max, char *err, size_t errlen);

@@ -1,0 +1,166 @@
+/* Time to first token as a closed-loop benchmark measures it: see closed_loop.h. */
+#include "closed_loop.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+double step_costs_time(const step_costs *k, int decodes, int prompt_tokens)
+{
+    if (decodes <= 0 && prompt_tokens <= 0)
+        return 0;
+    return k->weight_read + decodes * k->per_decode + prompt_tokens * k->per_token;
+}
+
+/* Budgets: TensorRT-LLM's max_num_tokens defaults to 8192 [@trtllm_tuning];
+ * vLLM sets max_num_batched_tokens to 8192 for its OpenAI-compatible server
+ * on GPUs of 70 GiB or more [@vllm_optimization]; SGLang's
+ * chunked_prefill_size is 8192 on GPUs of 80 to 160 GB [@sglang_server_args].
+ * Overheads: fitted on the fitting half of code/specs/measured/serving_runs.tsv
+ * (napkin validate prints the fit; tests/test_closed_loop.c refits it). */
+static const engine_defaults ENGINES[] = {
+    {"trtllm", 8192, 0.0889, "TensorRT-LLM max_num_tokens"},
+    {"vllm", 8192, 0.00782, "vLLM max_num_batched_tokens (API server, GPU >= 70 GiB)"},
+    {"sglang", 8192, 0.4333, "SGLang chunked_prefill_size (GPU 80-160 GB)"},
+};
+
+const engine_defaults *engine_defaults_find(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof ENGINES / sizeof ENGINES[0]; i++)
+        if (strcmp(ENGINES[i].name, name) == 0)
+            return &ENGINES[i];
+    return NULL;
+}
+
+const char *engine_names(void)
+{
+    return "trtllm, vllm, sglang";
+}
+
+int bench_requests(const bench_setup *b)
+{
+    return b->requests > 0 ? b->requests : CLOSED_LOOP_ROUNDS * b->concurrency;
+}
+
+int bench_budget(const bench_setup *b)
+{
+    return b->budget > 0 ? b->budget : CLOSED_LOOP_DEFAULT_BUDGET;
+}
+
+//> burst_ttft
+double closed_loop_burst_ttft(const bench_setup *b, const step_costs *k, double *ttft)
+{
+    const int C = b->concurrency, P = b->prompt, B = bench_budget(b);
+    int next = 0, progress = 0, decoding = 0;
+    double t = 0, sum = 0;
+    while (next < C) {
+        int room = B - decoding; /* decodes go first; the budget's rest takes prompt tokens in order */
+        if (room < 1)
+            room = 1;
+        int q = 0, first = next;
+        while (room > 0 && next < C) {
+            int take = P - progress < room ? P - progress : room;
+            progress += take;
+            q += take;
+            room -= take;
+            if (progress == P) {
+                next++;
+                progress = 0;
+            }
+        }
+        t += step_costs_time(k, decoding, q);
+        for (int i = first; i < next; i++) { /* their last prompt token was in this step */
+            sum += t;
+            if (ttft)
+                ttft[i] = t;
+        }
+        if (b->output > 1)
+            decoding += next - first;
+    }
+    return sum / C;
+}
+//< burst_ttft
+
+//> steady_state
+/* The mean step when requests reach the engine at rate X, spread at random
+ * (the clients' overheads vary, so their requests drift apart): a step
+ * carries the prompts that arrived during the one before, m = X T of them
+ * on average, and the decodes of the requests that started in the last
+ * O - 1 steps, n = m (O - 1).  T = w + n c_dec + m P c_tok gives
+ * T = w / (1 - X (P c_tok + (O - 1) c_dec)); infinite past saturation. */
+static double steady_step(const bench_setup *b, const step_costs *k, double X)
+{
+    double den = 1 - X * (b->prompt * k->per_token + (b->output - 1) * k->per_decode);
+    return den > 0 ? k->weight_read / den : INFINITY;
+}
+
+/* The steady state at rate X.  The prompts a step carries are a Poisson
+ * count of mean X T_prev, so the step time T_next = a + beta Poisson(X T_prev)
+ * (beta = P c_tok) has variance V = beta^2 X T / (1 - (beta X)^2).  A request
+ * lands in a step chosen in proportion to its length (mean E[T^2] / T) and
+ * waits for the rest of it, half on average; then its own step carries the
+ * decodes, its prompt and the others that arrived in the step it landed in. */
+static void steady_at(const bench_setup *b, const step_costs *k, double X, bench_ttft *r)
+{
+    const double beta = b->prompt * k->per_token;
+    double T = steady_step(b, k, X);
+    double m = X * T, n = m * (b->output - 1);
+    double V = beta * beta * X * T / (1 - beta * beta * X * X);
+    double landed = T + V / T; /* E[T^2] / E[T] */
+    r->step = T;
+    r->arrivals = m;
+    r->decodes = n;
+    r->engine = landed / 2 + k->weight_read + n * k->per_decode + beta + beta * X * landed;
+    r->cycle = b->overhead + r->engine + (b->output - 1) * T;
+}
+
+/* The steady state of the closed loop: the rate X at which C clients, each
+ * cycling through its overhead, its TTFT and O - 1 steps, keep the engine
+ * busy (C = X cycle, Little's law on the clients).  X cycle grows with X,
+ * so bisection finds it. */
+static void closed_loop_steady(const bench_setup *b, const step_costs *k, bench_ttft *r)
+{
+    const double per = b->prompt * k->per_token + (b->output - 1) * k->per_decode;
+    double lo = 0, hi = per > 0 ? 1 / per : 1e9;
+    for (int i = 0; i < 200; i++) {
+        double X = 0.5 * (lo + hi);
+        steady_at(b, k, X, r);
+        if (X * r->cycle < b->concurrency)
+            lo = X;
+        else
+            hi = X;
+    }
+    steady_at(b, k, lo, r);
+    r->rate = lo;
+}
+//< steady_state
+
+int closed_loop_bench_ttft(const bench_setup *b, const step_costs *k, bench_ttft *out)
+{
+    const int C = b->concurrency, N = bench_requests(b);
+    if (C < 1 || N < C || bench_budget(b) < 1 || b->prompt < 1 || b->output < 1 || !(b->overhead >= 0) ||
+        !(k->weight_read > 0) || !(k->per_token >= 0) || !(k->per_decode >= 0))
+        return -1;
+    const double h = b->overhead;
+    bench_ttft r = {0};
+    closed_loop_steady(b, k, &r);
+    r.departure = r.cycle / C;
+    r.burst = h + closed_loop_burst_ttft(b, k, NULL);
+    r.steady = h + (b->departure_wait ? r.departure : 0) + r.engine;
+    r.mean = (C * r.burst + (N - C) * r.steady) / N;
+    *out = r;
+    return 0;
+}
+
+uint64_t run_id_hash(const char *id)
+{
+    uint64_t x = 14695981039346656037ull; /* FNV-1a offset basis and prime */
+    for (const unsigned char *s = (const unsigned char *)id; *s; s++)
+        x = (x ^ *s) * 1099511628211ull;
+    return x;
+}
+
+int run_is_held_out(const char *id)
+{
+    return (int)(run_id_hash(id) & 1);
+}
