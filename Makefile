@@ -62,7 +62,8 @@ EX_MD       := $(sort $(wildcard exercises/[0-9][0-9]-*.md))
 SOL_MD      := $(sort $(wildcard solutions/[0-9][0-9]-*.md))
 FIG_GP      := $(sort $(wildcard figures/[0-9][0-9]-*.gp))
 KERNEL_SRC  := $(sort $(wildcard kernels/*.cu))
-SPECS       := $(sort $(wildcard code/specs/*.tsv))
+# the spec tables, and the measured serving runs the calibrated answers' error bands come from (band.h)
+SPECS       := $(sort $(wildcard code/specs/*.tsv)) code/specs/measured/serving_runs.tsv
 
 # Tests whose subject is concurrent: also built and run under ThreadSanitizer.
 # A test file opts in with a first line containing "napkin: tsan".

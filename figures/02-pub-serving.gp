@@ -1,7 +1,10 @@
 # Time per output token of LLaMA-3.1-8B-Instruct on H100 SXM under
 # TensorRT-LLM: each of NVIDIA's published serving runs (silicon_sample.csv,
 # aiconfigurator-core 0.12.0) against napkin serve's prediction, on the
-# roofline and calibrated.  On the diagonal the prediction is exact.
+# roofline and calibrated.  On the diagonal the prediction is exact.  Each
+# calibrated answer carries its measured error band (band.h: the 10th to
+# 90th percentile of held-out runs like it), drawn as the span of measured
+# TPOT it allows: a point whose bar crosses the diagonal is inside its band.
 # Data: 02-pub-serving.tsv (code/ch02/published.c).
 d = datadir.'/02-pub-serving.tsv'
 set datafile separator tab
@@ -18,4 +21,4 @@ set ylabel 'Predicted TPOT (ms)'
 set key top left Left reverse samplen 2 box lc rgb '#bbbbbb' opaque
 plot x with lines lw 1 lc rgb '#999999' title 'prediction = measurement', \
      d using 2:3 with points pt 6 ps 0.8 lc rgb '#777777' title 'roofline', \
-     d using 2:4 with points pt 7 ps 0.8 lc rgb '#1f5fa8' title 'calibrated'
+     d using 2:4:7:8 with xerrorbars pt 7 ps 0.8 lw 1 lc rgb '#1f5fa8' title 'calibrated, with its band'

@@ -3,6 +3,7 @@
 #include "closed_loop.h"
 #include "simulate.h"
 #include "specs.h"
+#include "split.h"
 #include "validate_ttft.h"
 
 #include <criterion/criterion.h>
@@ -126,16 +127,6 @@ Test(simulate, bad_setup_is_refused)
     sim_result r;
     char err[256];
     cr_assert_eq(sim_run(&s, 0, &r, err, sizeof err), -1);
-}
-
-/* FNV-1a of "a" is 0xaf63dc4c8601ec8c (the published test vector): even, so
- * "a" fits; the split depends on the id alone. */
-Test(closed_loop, split_is_fnv1a_of_the_id)
-{
-    cr_assert_eq(run_id_hash("a"), 0xaf63dc4c8601ec8cull);
-    cr_assert_eq(run_is_held_out("a"), 0);
-    cr_assert_eq(run_id_hash(""), 14695981039346656037ull);
-    cr_assert_eq(run_is_held_out("a"), run_is_held_out("a"));
 }
 
 /* The overheads serve uses are the fit on the fitting half: refit them. */

@@ -3,6 +3,7 @@
  * roofline and the calibrated model, and where the distance comes from.
  * Values ch02_pub_*; data 02-pub-gemm.tsv, 02-pub-attn.tsv,
  * 02-pub-allreduce.tsv, 02-pub-serving.tsv. */
+#include "band.h"
 #include "measured.h"
 #include "notebook.h"
 #include "pricing.h"
@@ -144,8 +145,17 @@ static void serving_figure(const rate_model *cal)
         ctp = measured_col(&t, "tp"), ctpot = measured_col(&t, "tpot_s"), cttft = measured_col(&t, "ttft_s");
     model_spec m = model_builtin("llama3-8b");
     gpu_spec roof = gpu_builtin("h100"), calg = with_rates("h100", cal);
+    /* the band each calibrated TPOT carries (band.h): runs like it, held out */
+    gpu_table gt;
+    model_table mt;
+    band_runs held;
+    if (gpu_table_builtin(&gt, err, sizeof err) || model_table_builtin(&mt, err, sizeof err) ||
+        band_runs_builtin(&gt, &mt, &held, err, sizeof err))
+        die("band", err);
+    int banded = 0, inside = 0; /* runs with a band, and those whose measured TPOT lies inside it */
     FILE *f = nb_data_open("02-pub-serving.tsv");
-    fprintf(f, "tp\tmeasured_ms\troofline_ms\tcalibrated_ms\tttft_measured_ms\tttft_closed_ms\n");
+    fprintf(f, "tp\tmeasured_ms\troofline_ms\tcalibrated_ms\tttft_measured_ms\tttft_closed_ms\t"
+               "band_lo_ms\tband_hi_ms\n");
     int lo[3] = {1 << 30, 1 << 30, 1 << 30}, hi[3] = {0, 0, 0}; /* prompt, output, concurrency */
     for (int r = 0; r < t.nrows; r++) {
         if (strcmp(measured_cell(&t, r, cm), "meta-llama/Llama-3.1-8B-Instruct") ||
@@ -172,9 +182,27 @@ static void serving_figure(const rate_model *cal)
             snprintf(name, sizeof name, "ch02_pub_ttft_c8_o%d_model_ms", s.output);
             nb_value(name, "%.0f", ec.ttft_closed * 1e3);
         }
-        fprintf(f, "%d\t%.4f\t%.4f\t%.4f\t%.2f\t%.2f\n", s.tp, measured_num(&t, r, ctpot) * 1e3, er.tpot * 1e3,
-                ec.tpot * 1e3, measured_num(&t, r, cttft) * 1e3, ec.ttft_closed * 1e3);
+        band_regime q;
+        error_band b = {0, NAN, NAN, 0, ""};
+        if (band_regime_of("trtllm", &m, s.concurrency, s.prompt, s.output, &q, err, sizeof err))
+            b = band_for(&held, &q, BAND_TPOT, 0);
+        /* the measured TPOT runs like this one would show: the answer scaled by the band ('-' for none) */
+        char blo[32] = "-", bhi[32] = "-";
+        double measured_tpot = measured_num(&t, r, ctpot);
+        banded += b.have;
+        inside += b.have && measured_tpot >= ec.tpot * (1 + b.lo) && measured_tpot <= ec.tpot * (1 + b.hi);
+        if (b.have) {
+            snprintf(blo, sizeof blo, "%.4f", ec.tpot * (1 + b.lo) * 1e3);
+            snprintf(bhi, sizeof bhi, "%.4f", ec.tpot * (1 + b.hi) * 1e3);
+        }
+        fprintf(f, "%d\t%.4f\t%.4f\t%.4f\t%.2f\t%.2f\t%s\t%s\n", s.tp, measured_num(&t, r, ctpot) * 1e3,
+                er.tpot * 1e3, ec.tpot * 1e3, measured_num(&t, r, cttft) * 1e3, ec.ttft_closed * 1e3, blo, bhi);
     }
+    nb_value("ch02_pub_8b_banded_runs", "%d", banded);
+    nb_value("ch02_pub_8b_inside_band", "%d", inside);
+    band_runs_free(&held);
+    gpu_table_free(&gt);
+    model_table_free(&mt);
     static const char *const what[3] = {"prompt", "output", "concurrency"};
     for (int i = 0; i < 3; i++) {
         char name[48];

@@ -20,8 +20,10 @@ typedef struct {
 
 typedef struct {
     int is_section; /* a heading: label only */
+    int machine_only; /* tsv and json only: the table shows it as another field's aside */
     char *key;
     char *label;
+    char *aside;    /* table only: words after the value ("runs like this one: ...") */
     cell value;
 } field;
 
@@ -114,6 +116,7 @@ void report_free(report *r)
     for (int i = 0; i < r->nfields; i++) {
         free(r->fields[i].key);
         free(r->fields[i].label);
+        free(r->fields[i].aside);
         cell_free(&r->fields[i].value);
     }
     free(r->fields);
@@ -173,6 +176,27 @@ void report_num(report *r, const char *key, const char *label, value_unit u, dou
 {
     field *f = add_field(r, key, label);
     f->value = (cell){CELL_NUM, u, v + 0.0, 0, NULL}; /* + 0.0: -0 reads as 0 */
+}
+
+void report_num_machine(report *r, const char *key, value_unit u, double v)
+{
+    field *f = add_field(r, key, key);
+    f->machine_only = 1;
+    f->value = (cell){CELL_NUM, u, v + 0.0, 0, NULL};
+}
+
+void report_aside(report *r, const char *text)
+{
+    for (int i = r->nfields - 1; i >= 0; i--) {
+        field *f = &r->fields[i];
+        if (f->is_section)
+            return;
+        if (f->machine_only)
+            continue;
+        free(f->aside);
+        f->aside = xescaped(text);
+        return;
+    }
 }
 
 void report_int(report *r, const char *key, const char *label, long long v)
@@ -375,7 +399,7 @@ static void print_table_fields(const report *r, FILE *out)
 {
     int w = 0;
     for (int i = 0; i < r->nfields; i++)
-        if (!r->fields[i].is_section && text_width(r->fields[i].label) > w)
+        if (!r->fields[i].is_section && !r->fields[i].machine_only && text_width(r->fields[i].label) > w)
             w = text_width(r->fields[i].label);
     for (int i = 0; i < r->nfields; i++) {
         const field *f = &r->fields[i];
@@ -383,10 +407,15 @@ static void print_table_fields(const report *r, FILE *out)
             fprintf(out, "%s%s\n", i ? "\n" : "", f->label);
             continue;
         }
+        if (f->machine_only)
+            continue;
         char buf[128];
         fprintf(out, "  %s", f->label);
         pad(out, w - text_width(f->label));
-        fprintf(out, "  %s\n", human(&f->value, buf, sizeof buf));
+        fprintf(out, "  %s", human(&f->value, buf, sizeof buf));
+        if (f->aside)
+            fprintf(out, ", %s", f->aside);
+        fputc('\n', out);
     }
 }
 

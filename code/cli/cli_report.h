@@ -52,6 +52,12 @@ void report_section(report *r, const char *title);
 /* Named values.  key is [a-z0-9_]+ (the tsv/json name); label is for people. */
 void report_num(report *r, const char *key, const char *label, value_unit u, double v);
 void report_int(report *r, const char *key, const char *label, long long v);
+/* A number for tsv and json alone (the table says it in words, through
+ * report_aside). */
+void report_num_machine(report *r, const char *key, value_unit u, double v);
+/* Words the table prints after the value of the last value added (machine-
+ * only ones skipped): "8.9 ms, runs like this one: -6 % ... +9 %". */
+void report_aside(report *r, const char *text);
 void report_text(report *r, const char *key, const char *label, const char *s);
 /* A line of explanation or a warning, shown in every format. */
 void report_note(report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -1,5 +1,6 @@
 /* napkin decode: the whole chain for one decode step of a batch, from the
  * memory that decides the batch to the tokens per second the step allows. */
+#include "cli_band.h"
 #include "cli_ep.h"
 #include "cli_replica.h"
 #include "commands.h"
@@ -235,18 +236,31 @@ static int compute(const decode_flags *f, const decode_setup *u, decode_answer *
     return 0;
 }
 
-static void report_calibrated(report *r, const device_setup *d, const decode_answer *a)
+/* The step at measured kernel rates, each row with the band of held-out
+ * measured runs like it (cli_band.h): a decode step of a batch of B is the
+ * TPOT of runs keeping B requests in flight, judged against the
+ * output-heavy ones. */
+static void report_calibrated(report *r, const device_setup *d, const decode_answer *a, const model_spec *m,
+                              int batch)
 {
     if (!device_report_calibrated(r, d, "the same step", NULL))
         return;
+    cli_band b;
+    cli_band_open(&b, d, m, batch, 0, 0);
     report_num(r, "step_time_calibrated", "step time, calibrated", U_SECONDS, a->cost_cal.time);
+    cli_band_row(r, &b, "step_time_calibrated", BAND_TPOT, 0);
     report_num(r, "time_comm_calibrated", "communication, calibrated", U_SECONDS, a->cost_cal.time_comm);
+    cli_band_none(r, "time_comm_calibrated", "no measured run times it (the runs measure whole steps)");
     report_num(r, "tokens_per_s_calibrated", "aggregate tokens/s, calibrated", U_TOKENS_PER_S,
                step_tokens_per_second(&a->cost_cal));
+    cli_band_row(r, &b, "tokens_per_s_calibrated", BAND_TPOT, 1);
     report_num(r, "tokens_per_s_per_user_calibrated", "tokens/s per user, calibrated", U_TOKENS_PER_S,
                step_user_tokens_per_second(&a->cost_cal, &a->shape));
+    cli_band_row(r, &b, "tokens_per_s_per_user_calibrated", BAND_TPOT, 1);
     report_num(r, "calibrated_over_roofline", "calibrated / roofline step time", U_REAL,
                a->cost_cal.time / a->cost.time);
+    cli_band_row(r, &b, "calibrated_over_roofline", BAND_TPOT, 0);
+    cli_band_close(&b);
 }
 
 static void report_pipeline(report *r, const device_setup *d, const decode_answer *a, int batch)
@@ -276,6 +290,9 @@ static void report_experts(report *r, const decode_setup *u, const decode_answer
         if (a->cal.have)
             report_num(r, "group_tokens_per_s_calibrated", "tokens/s, the whole group, calibrated", U_TOKENS_PER_S,
                        step_tokens_per_second(&a->cost_cal) * epl->ep / s->tp);
+        if (a->cal.have)
+            cli_band_none(r, "group_tokens_per_s_calibrated",
+                          "no measured run like this one (the serving runs use no expert parallelism)");
     } else if (epl->routing_skew > 0) {
         report_section(r, "The router");
         report_num(r, "routing_skew", "Zipf exponent of the router", U_REAL, epl->routing_skew);
@@ -294,7 +311,7 @@ static void report_answer(report *r, const decode_flags *f, const decode_setup *
     device_report_measured(r, &u->device);
     replica_report_memory(r, s);
     report_step(r, &u->device, s->gpu, &a->shape, &a->cost, u->peak);
-    report_calibrated(r, &u->device, a);
+    report_calibrated(r, &u->device, a, u->s.full, f->batch);
     if (s->pp > 1)
         report_pipeline(r, &u->device, a, f->batch);
     report_experts(r, u, a, f->batch);

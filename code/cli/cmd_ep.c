@@ -1,12 +1,16 @@
 /* napkin ep: one decode step of a mixture of experts spread over an
  * expert-parallel group, the attention data-parallel: memory per GPU, the
  * experts the group's tokens touch, the all-to-alls and tokens per second. */
+#include "cli_band.h"
 #include "cli_model_on_device.h"
 #include "commands.h"
 #include "expert_parallel.h"
 
 #include <math.h>
 #include <string.h>
+
+/* Beside each calibrated row (cli_band.h): why it has no measured error band. */
+static const char NO_RUN_LIKE_IT[] = "no measured run like this one (the serving runs use no expert parallelism)";
 
 static const cli_doc DOC = {
     "ep",
@@ -150,10 +154,13 @@ static void report_answer(report *r, const ep_cmd_flags *f, const model_on_devic
     if (u->device.rates.have) { /* the all-to-alls keep their link model: no published table measures them */
         device_report_calibrated(r, &u->device, "the same step", NULL);
         report_num(r, "step_time_calibrated", "step time, calibrated", U_SECONDS, cc->time);
+        cli_band_none(r, "step_time_calibrated", NO_RUN_LIKE_IT);
         report_num(r, "tokens_per_s_calibrated", "tokens/s, the group, calibrated", U_TOKENS_PER_S,
                    (double)batch * ep / cc->time);
+        cli_band_none(r, "tokens_per_s_calibrated", NO_RUN_LIKE_IT);
         report_num(r, "tokens_per_s_per_user_calibrated", "tokens/s per user, calibrated", U_TOKENS_PER_S,
                    1 / cc->time);
+        cli_band_none(r, "tokens_per_s_per_user_calibrated", NO_RUN_LIKE_IT);
     }
 }
 

@@ -3,12 +3,16 @@
  * graph replay, the step's wall time both ways, the padding a capture list
  * costs, the memory the graphs take from the KV budget, and the batch where
  * the saving falls below a threshold. */
+#include "cli_band.h"
 #include "cli_replica.h"
 #include "commands.h"
 #include "graphs.h"
 
 #include <math.h>
 #include <string.h>
+
+/* Beside each calibrated row (cli_band.h): why it has no measured error band. */
+static const char NO_RUN_LIKE_IT[] = "no measured run like this one (the serving runs do not separate graph and eager steps)";
 
 static const cli_doc DOC = {
     "graphs",
@@ -154,12 +158,18 @@ static void report_calibrated(report *r, const device_setup *d, const graph_step
     if (!device_report_calibrated(r, d, "the same step", NULL))
         return;
     report_num(r, "gpu_time_calibrated", "GPU time, calibrated", U_SECONDS, g->gpu);
+    cli_band_none(r, "gpu_time_calibrated", NO_RUN_LIKE_IT);
     report_num(r, "step_eager_calibrated", "step, eager, calibrated", U_SECONDS, g->step_eager);
+    cli_band_none(r, "step_eager_calibrated", NO_RUN_LIKE_IT);
     report_text(r, "eager_bound_calibrated", "eager step set by, calibrated", g->host_eager > g->gpu ? "host" : "GPU");
+    cli_band_none(r, "eager_bound_calibrated", NO_RUN_LIKE_IT);
     report_num(r, "step_graph_calibrated", "step, graph (padded), calibrated", U_SECONDS, g->step_graph);
+    cli_band_none(r, "step_graph_calibrated", NO_RUN_LIKE_IT);
     report_num(r, "saved_calibrated", "share saved, calibrated", U_REAL, g->saved);
+    cli_band_none(r, "saved_calibrated", NO_RUN_LIKE_IT);
     report_num(r, "threshold_batch_calibrated", "first batch saving less, calibrated", U_INT,
                threshold_batch > 0 ? threshold_batch : NAN);
+    cli_band_none(r, "threshold_batch_calibrated", NO_RUN_LIKE_IT);
 }
 
 typedef struct {

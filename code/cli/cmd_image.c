@@ -3,6 +3,7 @@
  * language model's prefill, the time to first token, KV per request, and the
  * two capacity numbers (concurrent sequences; requests per second within the
  * prefill budget at a TTFT target), beside a text-only request of the same text. */
+#include "cli_band.h"
 #include "cli_device.h"
 #include "commands.h"
 #include "vision.h"
@@ -10,6 +11,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Beside each calibrated row (cli_band.h): why it has no measured error band. */
+static const char NO_RUN_LIKE_IT[] = "no measured run like this one (the serving runs carry no images)";
 
 static const cli_doc image_doc = {
     .name = "image",
@@ -66,16 +70,24 @@ static void report_calibrated(report *r, const device_setup *d, const vision_est
     if (images > 0) {
         report_num(r, "encoder_time_image_calibrated", "time per image on one GPU, calibrated", U_SECONDS,
                    e->encoder.time);
+        cli_band_none(r, "encoder_time_image_calibrated", NO_RUN_LIKE_IT);
         report_num(r, "encoder_time_calibrated", "encoder time per request, calibrated", U_SECONDS, e->encoder_time);
+        cli_band_none(r, "encoder_time_calibrated", NO_RUN_LIKE_IT);
     }
     report_num(r, "prefill_time_calibrated", "prefill time, calibrated", U_SECONDS, e->prefill_time);
+    cli_band_none(r, "prefill_time_calibrated", NO_RUN_LIKE_IT);
     report_num(r, "ttft_calibrated", "time to first token, calibrated", U_SECONDS, e->ttft);
+    cli_band_none(r, "ttft_calibrated", NO_RUN_LIKE_IT);
     report_num(r, "decode_time_calibrated", "next decode step (batch 1), calibrated", U_SECONDS, e->decode_time);
+    cli_band_none(r, "decode_time_calibrated", NO_RUN_LIKE_IT);
     report_num(r, "requests_per_s_calibrated", "requests per second within the prefill budget, calibrated", U_REAL,
                e->requests_per_s);
+    cli_band_none(r, "requests_per_s_calibrated", NO_RUN_LIKE_IT);
     report_num(r, "text_ttft_calibrated", "text only: time to first token, calibrated", U_SECONDS, t->ttft);
+    cli_band_none(r, "text_ttft_calibrated", NO_RUN_LIKE_IT);
     report_num(r, "text_requests_per_s_calibrated", "text only: requests per second, calibrated", U_REAL,
                t->requests_per_s);
+    cli_band_none(r, "text_requests_per_s_calibrated", NO_RUN_LIKE_IT);
 }
 
 typedef struct {

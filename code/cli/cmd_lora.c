@@ -2,6 +2,7 @@
  * and per GPU), tenants as full copies against one base, the KV capacity the
  * adapter slots take and the largest batch left, the host cache and the cost
  * of a miss, and the decode step with D distinct adapters against the base. */
+#include "cli_band.h"
 #include "cli_replica.h"
 #include "commands.h"
 #include "lora.h"
@@ -9,6 +10,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Beside each calibrated row (cli_band.h): why it has no measured error band. */
+static const char NO_RUN_LIKE_IT[] = "no measured run like this one (the serving runs serve no adapters)";
 
 static const cli_doc DOC = {
     "lora",
@@ -42,11 +46,17 @@ static void report_calibrated(report *r, const device_setup *d, const lora_step_
     if (!device_report_calibrated(r, d, "the same step", NULL))
         return;
     report_num(r, "base_step_time_calibrated", "base step, calibrated", U_SECONDS, c->base.time);
+    cli_band_none(r, "base_step_time_calibrated", NO_RUN_LIKE_IT);
     report_num(r, "adapter_time_ops_calibrated", "adapter ops, calibrated", U_SECONDS, c->time_ops);
+    cli_band_none(r, "adapter_time_ops_calibrated", NO_RUN_LIKE_IT);
     report_num(r, "step_time_calibrated", "step with adapters, calibrated", U_SECONDS, c->time);
+    cli_band_none(r, "step_time_calibrated", NO_RUN_LIKE_IT);
     report_num(r, "step_ratio_calibrated", "step with adapters / base step, calibrated", U_REAL, c->ratio);
+    cli_band_none(r, "step_ratio_calibrated", NO_RUN_LIKE_IT);
     report_num(r, "adapter_share_calibrated", "adapters' share of the step, calibrated", U_REAL, c->adapter_share);
+    cli_band_none(r, "adapter_share_calibrated", NO_RUN_LIKE_IT);
     report_num(r, "tokens_per_s_calibrated", "aggregate tokens/s, calibrated", U_TOKENS_PER_S, c->tokens_per_s);
+    cli_band_none(r, "tokens_per_s_calibrated", NO_RUN_LIKE_IT);
 }
 
 static void report_adapter(report *r, const lora_config *c, const lora_size *s, const lora_tenancy *t)

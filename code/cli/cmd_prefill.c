@@ -1,6 +1,7 @@
 /* napkin prefill: one prefill step of a prompt, op by op summed: FLOPs,
  * bytes, time, bound and the collectives, with logits only where the server
  * samples. */
+#include "cli_band.h"
 #include "cli_ep.h"
 #include "cli_model_on_device.h"
 #include "commands.h"
@@ -8,6 +9,9 @@
 
 #include <math.h>
 #include <string.h>
+
+/* Beside each calibrated row (cli_band.h): why it has no measured error band. */
+static const char NO_RUN_LIKE_IT[] = "no measured run like this one (the serving runs time no prefill alone)";
 
 static const cli_doc DOC = {
     "prefill",
@@ -168,10 +172,14 @@ static void report_answer(report *r, const prefill_flags *f, const model_on_devi
     if (d->rates.have) {
         device_report_calibrated(r, d, "the same step", NULL);
         report_num(r, "time_calibrated", "prefill time, calibrated", U_SECONDS, cc->time);
+        cli_band_none(r, "time_calibrated", NO_RUN_LIKE_IT);
         report_num(r, "time_comm_calibrated", "communication, calibrated", U_SECONDS, cc->time_comm);
+        cli_band_none(r, "time_comm_calibrated", NO_RUN_LIKE_IT);
         report_num(r, "tokens_per_s_calibrated", "prompt tokens per second, calibrated", U_TOKENS_PER_S,
                    tokens / cc->time);
+        cli_band_none(r, "tokens_per_s_calibrated", NO_RUN_LIKE_IT);
         report_num(r, "calibrated_over_roofline", "calibrated / roofline time", U_REAL, cc->time / c->time);
+        cli_band_none(r, "calibrated_over_roofline", NO_RUN_LIKE_IT);
     }
 }
 

@@ -2,6 +2,7 @@
  * flight (or at a request rate): TTFT, TPOT, latency, throughput, cost per
  * million tokens, and --search for the cheapest tensor-parallel degree that
  * meets latency targets. */
+#include "cli_band.h"
 #include "cli_ep.h"
 #include "cli_model_on_device.h"
 #include "commands.h"
@@ -434,6 +435,39 @@ static int concurrency_for_rate(const serve_flags *f, serve_plan *p)
                     full.fit.max_batch > 0 ? full.requests_per_s * f->rate / share : 0.0);
 }
 
+/* The calibrated answer, each row with the band of held-out measured runs like it (cli_band.h). */
+static void report_calibrated_bands(report *r, const serve_flags *f, const device_setup *d, const request_setup *t,
+                                    const request_estimate *ec)
+{
+    static const char alone[] = "no measured run times it (the runs measure TTFT, TPOT and latency "
+                                "in a busy closed loop)";
+    cli_band b;
+    cli_band_open(&b, d, t->model, t->concurrency, t->prompt, t->output);
+    report_num(r, "prefill_time_calibrated", "prefill of one prompt", U_SECONDS, ec->prefill_time);
+    cli_band_none(r, "prefill_time_calibrated", alone);
+    report_num(r, "decode_step_calibrated", "mean decode step", U_SECONDS, ec->decode_step);
+    cli_band_row(r, &b, "decode_step_calibrated", BAND_TPOT, 0);
+    report_num(r, "ttft_calibrated", "time to first token (the prefill alone)", U_SECONDS, ec->ttft);
+    cli_band_none(r, "ttft_calibrated", alone);
+    report_num(r, "ttft_closed_calibrated", "time to first token in the busy closed loop", U_SECONDS,
+               ec->ttft_closed);
+    cli_band_row(r, &b, "ttft_closed_calibrated", BAND_TTFT_CLOSED, 0);
+    report_num(r, "tpot_calibrated", "time per output token", U_SECONDS, ec->tpot);
+    cli_band_row(r, &b, "tpot_calibrated", BAND_TPOT, 0);
+    report_num(r, "e2e_calibrated", "end-to-end latency", U_SECONDS, ec->e2e);
+    cli_band_row(r, &b, "e2e_calibrated", BAND_E2E, 0);
+    report_num(r, "tokens_per_s_calibrated", "output tokens/s", U_TOKENS_PER_S, ec->tokens_per_s);
+    cli_band_row(r, &b, "tokens_per_s_calibrated", BAND_E2E, 1);
+    report_num(r, "requests_per_s_calibrated", "requests/s", U_REAL, ec->requests_per_s);
+    cli_band_row(r, &b, "requests_per_s_calibrated", BAND_E2E, 1);
+    if (f->price > 0) { /* the GPU-seconds a token takes: as the latency */
+        report_num(r, "cost_per_m_output_calibrated", "cost per million output tokens", U_REAL,
+                   ec->cost_per_m_output);
+        cli_band_row(r, &b, "cost_per_m_output_calibrated", BAND_E2E, 0);
+    }
+    cli_band_close(&b);
+}
+
 /* The request again at measured kernel rates, and on the datasheet beside a GPU set. */
 static void report_other_devices(report *r, const serve_flags *f, const device_setup *d, const serve_plan *p)
 {
@@ -444,18 +478,7 @@ static void report_other_devices(report *r, const serve_flags *f, const device_s
     t.gpu = &cal.gpu;
     if (cal.have && request_estimate_with(&t, &p->opt, &ec, err, sizeof err) == 0) {
         device_report_calibrated(r, d, "the same", NULL);
-        report_num(r, "prefill_time_calibrated", "prefill of one prompt", U_SECONDS, ec.prefill_time);
-        report_num(r, "decode_step_calibrated", "mean decode step", U_SECONDS, ec.decode_step);
-        report_num(r, "ttft_calibrated", "time to first token (the prefill alone)", U_SECONDS, ec.ttft);
-        report_num(r, "ttft_closed_calibrated", "time to first token in the busy closed loop", U_SECONDS,
-                   ec.ttft_closed);
-        report_num(r, "tpot_calibrated", "time per output token", U_SECONDS, ec.tpot);
-        report_num(r, "e2e_calibrated", "end-to-end latency", U_SECONDS, ec.e2e);
-        report_num(r, "tokens_per_s_calibrated", "output tokens/s", U_TOKENS_PER_S, ec.tokens_per_s);
-        report_num(r, "requests_per_s_calibrated", "requests/s", U_REAL, ec.requests_per_s);
-        if (f->price > 0)
-            report_num(r, "cost_per_m_output_calibrated", "cost per million output tokens", U_REAL,
-                       ec.cost_per_m_output);
+        report_calibrated_bands(r, f, d, &t, &ec);
     }
     t.gpu = &d->sheet;
     if (d->calibrated && d->has_sheet && request_estimate_with(&t, &p->opt, &es, err, sizeof err) == 0) {

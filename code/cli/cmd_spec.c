@@ -2,6 +2,7 @@
  * round and their distribution, the speedup when verification is free
  * (regime i) and when it costs what the roofline step model says (regime ii),
  * the best draft length, and the batch at which speculation starts to lose. */
+#include "cli_band.h"
 #include "cli_device.h"
 #include "commands.h"
 #include "specdec.h"
@@ -10,6 +11,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Beside each calibrated row (cli_band.h): why it has no measured error band. */
+static const char NO_RUN_LIKE_IT[] = "no measured run like this one (the serving runs decode without speculation)";
 
 #define SPEC_GAMMA_MAX 64
 
@@ -67,14 +71,22 @@ static void report_calibrated(report *r, const device_setup *d, const spec_calib
     if (!device_report_calibrated(r, d, "the same rounds", NULL))
         return;
     report_num(r, "t_target_calibrated", "target decode step, calibrated", U_SECONDS, c->e.t_target);
+    cli_band_none(r, "t_target_calibrated", NO_RUN_LIKE_IT);
     report_num(r, "t_verify_calibrated", "verification step, calibrated", U_SECONDS, c->e.t_verify);
+    cli_band_none(r, "t_verify_calibrated", NO_RUN_LIKE_IT);
     report_num(r, "t_draft_calibrated", "draft step, calibrated", U_SECONDS, c->e.t_draft);
+    cli_band_none(r, "t_draft_calibrated", NO_RUN_LIKE_IT);
     report_num(r, "c_calibrated", "draft cost c, calibrated", U_REAL, c->e.c);
+    cli_band_none(r, "c_calibrated", NO_RUN_LIKE_IT);
     report_num(r, "speedup_roofline_calibrated", "regime (ii) speedup, calibrated", U_REAL, c->e.speedup_roofline);
+    cli_band_none(r, "speedup_roofline_calibrated", NO_RUN_LIKE_IT);
     report_int(r, "best_gamma_roofline_calibrated", "best gamma, regime (ii), calibrated", c->best_gamma);
+    cli_band_none(r, "best_gamma_roofline_calibrated", NO_RUN_LIKE_IT);
     report_num(r, "best_speedup_roofline_calibrated", "its speedup", U_REAL, c->best_speedup);
+    cli_band_none(r, "best_speedup_roofline_calibrated", NO_RUN_LIKE_IT);
     report_num(r, "break_even_batch_calibrated", "batch where regime (ii) falls below 1, calibrated", U_INT,
                c->break_even_batch > 0 ? c->break_even_batch : NAN);
+    cli_band_none(r, "break_even_batch_calibrated", NO_RUN_LIKE_IT);
 }
 
 typedef struct {

@@ -3,6 +3,7 @@
 #include "validate_ttft_report.h"
 #include "cli_lookup.h"
 #include "commands.h"
+#include "band.h"
 #include "validate.h"
 
 #include <dirent.h>
@@ -178,6 +179,51 @@ static int compute(const char *dir, const cli_specs *specs, validations *v)
     return 0;
 }
 
+/* The error band of each regime (band.h) over the held-out serving runs:
+ * what a calibrated answer like it prints beside its number. */
+static void report_bands(report *r, const cli_specs *specs)
+{
+    static const char *const engines[] = {"trtllm", "vllm", "sglang"};
+    char err[512];
+    band_runs b;
+    if (band_runs_builtin(&specs->gpus, &specs->models, &b, err, sizeof err) != 0) {
+        report_note(r, "bands: %s", err);
+        return;
+    }
+    report_table *t = report_table_add(r, "bands", "Error bands: held-out serving runs by regime (measured / "
+                                                   "calibrated - 1, 10th to 90th percentile)");
+    report_col(t, "regime", "regime", U_TEXT, 0);
+    report_col(t, "runs", "held-out runs", U_INT, 0);
+    report_col(t, "tpot_band_lo", "TPOT band from", U_REAL, 0);
+    report_col(t, "tpot_band_hi", "to", U_REAL, 0);
+    report_col(t, "ttft_closed_band_lo", "closed-loop TTFT band from", U_REAL, 0);
+    report_col(t, "ttft_closed_band_hi", "to", U_REAL, 0);
+    int with = 0, runs_with = 0;
+    for (int e = 0; e < 3; e++)
+        for (int m = 0; m < BAND_MODEL_CLASSES; m++)
+            for (int c = 0; c < BAND_CONC_RANGES; c++)
+                for (int x = 0; x < BAND_MIXES; x++) {
+                    band_regime q = {"", m, c, x};
+                    snprintf(q.engine, sizeof q.engine, "%s", engines[e]);
+                    error_band tp = band_for(&b, &q, BAND_TPOT, 0), tt = band_for(&b, &q, BAND_TTFT_CLOSED, 0);
+                    if (tp.n == 0)
+                        continue;
+                    char name[160];
+                    band_regime_name(&q, name, sizeof name);
+                    report_cell_text(t, name);
+                    report_cell_int(t, tp.n);
+                    report_cell_num(t, tp.have ? tp.lo : NAN);
+                    report_cell_num(t, tp.have ? tp.hi : NAN);
+                    report_cell_num(t, tt.have ? tt.lo : NAN);
+                    report_cell_num(t, tt.have ? tt.hi : NAN);
+                    with += tp.have;
+                    runs_with += tp.have ? tp.n : 0;
+                }
+    report_note(r, "bands: %d regimes hold at least %d held-out runs, %d of the %d held-out runs priced", with,
+                BAND_MIN_RUNS, runs_with, b.n);
+    band_runs_free(&b);
+}
+
 int cmd_validate(int argc, char **argv)
 {
     const char *dir = "code/specs/measured", *sets = "figures/measured";
@@ -208,6 +254,7 @@ int cmd_validate(int argc, char **argv)
         rc = cli_fail(DOC.name, EXIT_USAGE, "--measured: %s", terr);
         goto done;
     }
+    report_bands(r, &specs);
     report_sets(r, sets);
     report_int(r, "op_rows_meeting", "op comparisons meeting both bounds", ops_met);
     report_int(r, "op_rows", "op comparisons", v.n);

@@ -4,6 +4,7 @@
  * parallelism, GPU-seconds and money per video, where the time goes, and for
  * an arrival rate the queue with one parallel job at a time against G
  * independent jobs. */
+#include "cli_band.h"
 #include "cli_device.h"
 #include "commands.h"
 #include "video.h"
@@ -11,6 +12,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+/* Beside each calibrated row (cli_band.h): why it has no measured error band. */
+static const char NO_RUN_LIKE_IT[] = "no measured run like this one (the serving runs are of language models)";
 
 static const cli_doc video_doc = {
     .name = "video",
@@ -36,12 +40,19 @@ static void report_calibrated(report *rep, const device_setup *d, const video_es
     if (!device_report_calibrated(rep, d, "the same request", "in place of --efficiency"))
         return;
     report_num(rep, "t_step_calibrated", "one step, calibrated", U_SECONDS, e->t_step);
+    cli_band_none(rep, "t_step_calibrated", NO_RUN_LIKE_IT);
     report_num(rep, "t_denoise_calibrated", "all steps, calibrated", U_SECONDS, e->t_denoise);
+    cli_band_none(rep, "t_denoise_calibrated", NO_RUN_LIKE_IT);
     report_num(rep, "t_vae_calibrated", "VAE decode, calibrated", U_SECONDS, e->t_vae);
+    cli_band_none(rep, "t_vae_calibrated", NO_RUN_LIKE_IT);
     report_num(rep, "t_request_calibrated", "one request, calibrated", U_SECONDS, e->t_request);
+    cli_band_none(rep, "t_request_calibrated", NO_RUN_LIKE_IT);
     report_num(rep, "gpu_seconds_calibrated", "GPU-seconds per video, calibrated", U_SECONDS, e->gpu_seconds);
-    if (price > 0)
+    cli_band_none(rep, "gpu_seconds_calibrated", NO_RUN_LIKE_IT);
+    if (price > 0) {
         report_num(rep, "cost_calibrated", "cost per video, calibrated", U_REAL, e->cost);
+        cli_band_none(rep, "cost_calibrated", NO_RUN_LIKE_IT);
+    }
 }
 
 typedef struct {

@@ -233,9 +233,108 @@ static void medians(double *e, int n, double *signed_median, double *abs_median)
         *abs_median = n > 0 ? s.median_abs_err : NAN;
 }
 
+/* The calibration of an engine on a system, parsed once per (system,
+ * backend) for a pass over the runs. */
 typedef struct {
-    int col[13];
-} run_cols;
+    char system[16], backend[16];
+    int have;
+    rate_model rates;
+} engine_rates;
+
+static const rate_model *rates_of(engine_rates *cache, int *n, int max, const char *system, const char *backend,
+                                  const char *gpu_key)
+{
+    for (int k = 0; k < *n; k++)
+        if (strcmp(cache[k].system, system) == 0 && strcmp(cache[k].backend, backend) == 0)
+            return cache[k].have ? &cache[k].rates : NULL;
+    if (*n >= max)
+        return NULL;
+    engine_rates *c = &cache[(*n)++];
+    snprintf(c->system, sizeof c->system, "%s", system);
+    snprintf(c->backend, sizeof c->backend, "%s", backend);
+    char name[64], e[256];
+    snprintf(name, sizeof name, "published:%s/%s", system, backend);
+    c->have = rate_model_builtin(name, &c->rates, e, sizeof e) == 0 || rate_model_default(gpu_key, &c->rates) == 0;
+    return c->have ? &c->rates : NULL;
+}
+
+int serving_residuals(const measured_table *t, const char *name, const gpu_table *gpus, const model_table *models,
+                      serving_residual **out, char *err, size_t errlen)
+{
+    static const char *const names[] = {"id", "model", "system", "backend", "precision", "isl",
+                                        "osl", "concurrency", "tp", "pp", "ttft_s", "tpot_s"};
+    enum { ID, MODEL, SYSTEM, BACKEND, PRECISION, ISL, OSL, CONC, TP, PP, TTFT, TPOT, NCOLS };
+    int c[NCOLS];
+    *out = NULL;
+    for (int i = 0; i < NCOLS; i++)
+        if ((c[i] = measured_col(t, names[i])) < 0) {
+            snprintf(err, errlen, "%s: no column '%s'", name, names[i]);
+            return -1;
+        }
+    serving_residual *v = malloc((size_t)(t->nrows > 0 ? t->nrows : 1) * sizeof *v);
+    if (!v) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    engine_rates cache[16];
+    int ncache = 0, n = 0;
+    for (int r = 0; r < t->nrows; r++) {
+        const char *key = serving_model_key(measured_cell(t, r, c[MODEL]));
+        const model_spec *m = key ? model_find(models, key) : NULL;
+        if (!m || measured_num(t, r, c[PP]) != 1)
+            continue;
+        serving_residual *x = &v[n++];
+        memset(x, 0, sizeof *x);
+        snprintf(x->id, sizeof x->id, "%s", measured_cell(t, r, c[ID]));
+        snprintf(x->model, sizeof x->model, "%s", measured_cell(t, r, c[MODEL]));
+        snprintf(x->model_key, sizeof x->model_key, "%s", key);
+        snprintf(x->system, sizeof x->system, "%s", measured_cell(t, r, c[SYSTEM]));
+        snprintf(x->backend, sizeof x->backend, "%s", measured_cell(t, r, c[BACKEND]));
+        snprintf(x->precision, sizeof x->precision, "%s", measured_cell(t, r, c[PRECISION]));
+        x->tp = (int)measured_num(t, r, c[TP]);
+        x->prompt = (int)measured_num(t, r, c[ISL]);
+        x->output = (int)measured_num(t, r, c[OSL]);
+        x->concurrency = (int)measured_num(t, r, c[CONC]);
+        x->tpot_err_roofline = x->tpot_err = x->ttft_closed_err = x->e2e_err = NAN;
+        const char *gpu_key = strcmp(x->system, "h200_sxm") == 0 ? "h200" : "h100";
+        const gpu_spec *row = gpu_find(gpus, gpu_key);
+        /* the kernel tables of the engine that served the runs (never the runs themselves) */
+        const rate_model *rates = row ? rates_of(cache, &ncache, 16, x->system, x->backend, gpu_key) : NULL;
+        if (!rates)
+            continue;
+        gpu_spec roof = *row, cal = *row;
+        roof.rates = NULL;
+        cal.rates = rates;
+        /* "fp8": fp8 weights, GEMMs and KV cache (the engines' fp8 recipes); the activations between
+         * ops stay bf16 */
+        precision prec = precision_uniform(DT_BF16);
+        if (strcmp(x->precision, "fp8") == 0)
+            prec.weights = prec.compute = prec.kv = DT_FP8;
+        request_setup s = {m, &roof, prec, x->tp, x->prompt, x->output, x->concurrency, 0, 0,
+                           memory_policy_default(), 0, 1};
+        request_estimate er, ec;
+        char e[256];
+        if (request_estimate_compute(&s, &er, e, sizeof e) != 0 || !er.fit.fits)
+            continue;
+        s.gpu = &cal;
+        if (request_estimate_compute(&s, &ec, e, sizeof e) != 0)
+            continue;
+        double tpot = measured_num(t, r, c[TPOT]), ttft = measured_num(t, r, c[TTFT]);
+        double e2e = ttft + (x->output - 1) * tpot;
+        x->priced = 1;
+        x->tpot_err_roofline = er.tpot / tpot - 1;
+        x->tpot_err = ec.tpot / tpot - 1;
+        x->ttft_closed_err = ec.ttft_closed / ttft - 1;
+        x->e2e_err = ec.e2e / e2e - 1;
+    }
+    if (n == 0) {
+        free(v);
+        v = NULL;
+    }
+    *out = v;
+    err[0] = 0;
+    return n;
+}
 
 int validate_serving(const char *runs_path, const gpu_table *gpus, const model_table *models,
                      serving_validation *rows, int max, char *err, size_t errlen)
@@ -243,102 +342,70 @@ int validate_serving(const char *runs_path, const gpu_table *gpus, const model_t
     measured_table t;
     if (measured_table_load(runs_path, &t, err, errlen) != 0)
         return -1;
-    static const char *const names[] = {"model", "system", "backend", "precision", "isl", "osl",
-                                        "concurrency", "tp", "pp", "ttft_s", "tpot_s"};
-    int c[11];
-    for (int i = 0; i < 11; i++)
-        if ((c[i] = measured_col(&t, names[i])) < 0) {
-            snprintf(err, errlen, "%s: no column '%s'", runs_path, names[i]);
-            measured_table_free(&t);
-            return -1;
-        }
+    serving_residual *v;
+    int n = serving_residuals(&t, runs_path, gpus, models, &v, err, errlen);
+    measured_table_free(&t);
+    if (n < 0)
+        return -1;
     int ng = 0;
-    int *group = malloc((size_t)(t.nrows > 0 ? t.nrows : 1) * sizeof *group);
-    double *e1 = malloc((size_t)(t.nrows > 0 ? t.nrows : 1) * 3 * sizeof *e1);
+    int *group = malloc((size_t)(n > 0 ? n : 1) * sizeof *group);
+    double *e1 = malloc((size_t)(n > 0 ? n : 1) * 3 * sizeof *e1);
     if (!group || !e1) {
         free(group);
         free(e1);
-        measured_table_free(&t);
+        free(v);
         snprintf(err, errlen, "out of memory");
         return -1;
     }
     /* assign each run to its group */
-    for (int r = 0; r < t.nrows; r++) {
-        group[r] = -1;
-        const char *key = serving_model_key(measured_cell(&t, r, c[0]));
-        if (!key || !model_find(models, key) || measured_num(&t, r, c[8]) != 1)
-            continue;
-        int tp = (int)measured_num(&t, r, c[7]);
-        const char *sys = measured_cell(&t, r, c[1]), *be = measured_cell(&t, r, c[2]);
-        const char *prec = measured_cell(&t, r, c[3]);
+    for (int r = 0; r < n; r++) {
+        const serving_residual *x = &v[r];
         int g = -1;
         for (int k = 0; k < ng; k++)
-            if (strcmp(rows[k].model, measured_cell(&t, r, c[0])) == 0 && strcmp(rows[k].system, sys) == 0 &&
-                strcmp(rows[k].backend, be) == 0 && strcmp(rows[k].precision, prec) == 0 && rows[k].tp == tp)
+            if (strcmp(rows[k].model, x->model) == 0 && strcmp(rows[k].system, x->system) == 0 &&
+                strcmp(rows[k].backend, x->backend) == 0 && strcmp(rows[k].precision, x->precision) == 0 &&
+                rows[k].tp == x->tp)
                 g = k;
-        if (g < 0) {
-            if (ng >= max)
-                continue;
+        if (g < 0 && ng < max) {
             g = ng++;
             memset(&rows[g], 0, sizeof rows[g]);
-            snprintf(rows[g].model, sizeof rows[g].model, "%s", measured_cell(&t, r, c[0]));
-            snprintf(rows[g].model_key, sizeof rows[g].model_key, "%s", key);
-            snprintf(rows[g].system, sizeof rows[g].system, "%s", sys);
-            snprintf(rows[g].backend, sizeof rows[g].backend, "%s", be);
-            snprintf(rows[g].precision, sizeof rows[g].precision, "%s", prec);
-            rows[g].tp = tp;
+            snprintf(rows[g].model, sizeof rows[g].model, "%s", x->model);
+            snprintf(rows[g].model_key, sizeof rows[g].model_key, "%s", x->model_key);
+            snprintf(rows[g].system, sizeof rows[g].system, "%s", x->system);
+            snprintf(rows[g].backend, sizeof rows[g].backend, "%s", x->backend);
+            snprintf(rows[g].precision, sizeof rows[g].precision, "%s", x->precision);
+            rows[g].tp = x->tp;
+            char name[64], e[256];
+            rate_model rates;
+            const char *gpu_key = strcmp(x->system, "h200_sxm") == 0 ? "h200" : "h100";
+            snprintf(name, sizeof name, "published:%s/%s", x->system, x->backend);
+            if (rate_model_builtin(name, &rates, e, sizeof e) == 0 || rate_model_default(gpu_key, &rates) == 0)
+                snprintf(rows[g].calibration, sizeof rows[g].calibration, "%s", rates.name);
         }
         group[r] = g;
-        rows[g].runs++;
+        if (g >= 0)
+            rows[g].runs++;
     }
-    double *tr = e1, *tc = e1 + t.nrows, *fc = e1 + 2 * t.nrows;
+    double *tr = e1, *tc = e1 + n, *fc = e1 + 2 * n;
     for (int g = 0; g < ng; g++) {
-        serving_validation *v = &rows[g];
-        const char *gpu_key = strcmp(v->system, "h200_sxm") == 0 ? "h200" : "h100";
-        const gpu_spec *row = gpu_find(gpus, gpu_key);
-        const model_spec *m = model_find(models, v->model_key);
-        /* the kernel tables of the engine that served the runs (never the runs themselves) */
-        rate_model rates;
-        char name[64], e[256];
-        snprintf(name, sizeof name, "published:%s/%s", v->system, v->backend);
-        if (!row || (rate_model_builtin(name, &rates, e, sizeof e) != 0 && rate_model_default(gpu_key, &rates) != 0))
-            continue;
-        snprintf(v->calibration, sizeof v->calibration, "%s", rates.name);
-        gpu_spec roof = *row, cal = *row;
-        roof.rates = NULL;
-        cal.rates = &rates;
-        /* "fp8": fp8 weights, GEMMs and KV cache (the engines' fp8 recipes); the activations between
-         * ops stay bf16 */
-        precision prec = precision_uniform(DT_BF16);
-        if (strcmp(v->precision, "fp8") == 0)
-            prec.weights = prec.compute = prec.kv = DT_FP8;
+        serving_validation *s = &rows[g];
         int k = 0;
-        for (int r = 0; r < t.nrows; r++) {
-            if (group[r] != g)
+        for (int r = 0; r < n; r++) {
+            if (group[r] != g || !v[r].priced)
                 continue;
-            request_setup s = {m, &roof, prec, v->tp, (int)measured_num(&t, r, c[4]),
-                               (int)measured_num(&t, r, c[5]), (int)measured_num(&t, r, c[6]), 0, 0,
-                               memory_policy_default(), 0, 1};
-            request_estimate er, ec;
-            if (request_estimate_compute(&s, &er, err, errlen) != 0 || !er.fit.fits)
-                continue;
-            s.gpu = &cal;
-            if (request_estimate_compute(&s, &ec, err, errlen) != 0)
-                continue;
-            double tpot = measured_num(&t, r, c[10]), ttft = measured_num(&t, r, c[9]);
-            tr[k] = er.tpot / tpot - 1;
-            tc[k] = ec.tpot / tpot - 1;
-            fc[k] = ec.ttft_closed / ttft - 1;
+            tr[k] = v[r].tpot_err_roofline;
+            tc[k] = v[r].tpot_err;
+            fc[k] = v[r].ttft_closed_err;
             k++;
         }
-        v->priced = k;
-        medians(tr, k, &v->tpot_err_roofline, NULL);
-        medians(tc, k, &v->tpot_err_calibrated, &v->tpot_abs_err_calibrated);
-        medians(fc, k, &v->ttft_err_calibrated, &v->ttft_abs_err_calibrated);
+        s->priced = k;
+        medians(tr, k, &s->tpot_err_roofline, NULL);
+        medians(tc, k, &s->tpot_err_calibrated, &s->tpot_abs_err_calibrated);
+        medians(fc, k, &s->ttft_err_calibrated, &s->ttft_abs_err_calibrated);
     }
     err[0] = 0;
     free(group);
     free(e1);
-    measured_table_free(&t);
+    free(v);
     return ng;
 }

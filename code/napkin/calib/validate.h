@@ -11,6 +11,7 @@
 #define NAPKIN_VALIDATE_H
 
 #include "fit.h"
+#include "measured.h"
 #include "specs.h"
 
 #include <stddef.h>
@@ -67,6 +68,27 @@ typedef struct {
 
 /* The model table row a measured model name stands for, or NULL. */
 const char *serving_model_key(const char *name);
+
+/* One measured serving run against the model, at the calibration of the
+ * engine that served it (its kernel tables, never the serving runs).
+ * Errors are predicted / measured - 1; NAN where the run is not priced.
+ * e2e is a request's latency: measured, TTFT + (output - 1) TPOT. */
+typedef struct {
+    char id[160];                /* the run's id (split.h halves the runs by it) */
+    char model[64], model_key[32];
+    char system[16], backend[16], precision[16];
+    int tp, prompt, output, concurrency;
+    int priced;                  /* 1: priced (fits memory with the roofline's row) */
+    double tpot_err_roofline;
+    double tpot_err, ttft_closed_err, e2e_err; /* calibrated */
+} serving_residual;
+
+/* Every run of t (serving_runs.tsv's columns; name for messages) whose
+ * model the table has a row for and that runs without a pipeline, with its
+ * residuals, into *out (malloc'd, the caller frees; NULL for none).
+ * Returns the number of runs, or -1 with a message. */
+int serving_residuals(const measured_table *t, const char *name, const gpu_table *gpus, const model_table *models,
+                      serving_residual **out, char *err, size_t errlen);
 
 /* Group and compare the serving runs of runs_path.  Runs of a model the
  * table has no row for are skipped (not counted).  Returns the number of

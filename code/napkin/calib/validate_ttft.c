@@ -6,6 +6,7 @@
 #include "measured.h"
 #include "rate_table.h"
 #include "request.h"
+#include "split.h"
 #include "validate.h"
 
 #include <math.h>

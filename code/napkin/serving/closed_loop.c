@@ -151,16 +151,3 @@ int closed_loop_bench_ttft(const bench_setup *b, const step_costs *k, bench_ttft
     *out = r;
     return 0;
 }
-
-uint64_t run_id_hash(const char *id)
-{
-    uint64_t x = 14695981039346656037ull; /* FNV-1a offset basis and prime */
-    for (const unsigned char *s = (const unsigned char *)id; *s; s++)
-        x = (x ^ *s) * 1099511628211ull;
-    return x;
-}
-
-int run_is_held_out(const char *id)
-{
-    return (int)(run_id_hash(id) & 1);
-}

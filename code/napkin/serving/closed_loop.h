@@ -112,9 +112,4 @@ typedef struct {
  * -1 for a setup that means nothing (C < 1, N < C, B < 1). */
 int closed_loop_bench_ttft(const bench_setup *b, const step_costs *k, bench_ttft *out);
 
-/* The split of measured runs: a run whose id hashes (FNV-1a, 64 bits) to an
- * even number fits the overhead, an odd one is held out. */
-uint64_t run_id_hash(const char *id);
-int run_is_held_out(const char *id);
-
 #endif
