@@ -60,6 +60,15 @@ import student_kit  # noqa: E402  (the comment stripper)
 ROW_FACT_SAMPLE = 24
 ROW_FACT_VALUES = 5
 
+# Numbers in shipped files that equal a variant's answer by chance, each
+# checked by hand: (file, the answer's digits) -> why it is not a key.
+COINCIDENCES = {
+    ("tests/test_ch01.c", "0.05952"):
+        "chapter 1's all-reduce hand derivation (0.059523 ms); 6.x at seed 4711 lands on the same digits",
+    ("tests/test_judge.c", "41.58"):
+        "the judge's 1 % boundary around 41.17 (41.5817); 7.x at seed 4711 lands on the same digits",
+}
+
 MEASURED_DATA = ("code/specs/measured/", "tests/published_fixture/", "tests/measured_fixture/",
                  "code/specs/calibrations.tsv", "figures/measured/")
 
@@ -222,6 +231,9 @@ def main():
                     fails.append("%s still has comments" % r)
                 if "NB_STUDENT_KIT" in text and r != "tests/exercises/exercise_check.h" and "#ifndef" in text:
                     fails.append("%s still has an instructor block" % r)
+        for (r, digits), why in COINCIDENCES.items():
+            if digits not in texts.get(r, ""):
+                fails.append("COINCIDENCES lists %s in %s, which no longer holds it: drop the entry" % (digits, r))
         check_h = texts.get("tests/exercises/exercise_check.h", "")
         if not check_h.startswith("#define NB_STUDENT_KIT"):
             fails.append("tests/exercises/exercise_check.h does not define NB_STUDENT_KIT first")
@@ -254,6 +266,8 @@ def main():
                         continue
                     # an exercise's own label ("13.5(a) ...", "13.5 a pool ...") is a name, not an answer
                     label = r"(?!\([a-z]\))" if "." in pat else ""
+                    if (r, pat) in COINCIDENCES:
+                        continue
                     if re.search(r'(?<![0-9."])' + re.escape(pat) + r"(?![0-9])" + label, text) or \
                        re.search(r'(?<![0-9."])' + re.escape(pat) + r"[0-9]", text) and "." in pat:
                         fails.append("chapter %d seed %d: %s holds the answer %s" % (ch, seed, r, pat))
