@@ -159,3 +159,57 @@ def derive():
     out = _request_values(mt, gp)
     out.update(_queue_values(mt, gp))
     return out
+
+
+# ---- the exercises' answers, from a variant's printed inputs ----
+
+JOURNAL_RECORD = 32  # bytes of a journal record's header: a job leaves SUBMIT + payload, a STEP per step, DONE
+
+
+def practice(seed, inputs):
+    mt, gp = video.models(), data.gpus()
+    v = {k: float(t.replace(",", "")) for k, t in inputs.items()}
+    wan, small, hy = mt["wan2.1-14b"], mt["wan2.1-1.3b"], mt["hunyuanvideo"]
+    h100, l40s = gp["h100"], gp["l40s"]
+    out = {}
+    # 9.1: Wan 1.3B at 832 x 480
+    f1 = int(v["ch09_ex1_frames"])
+    lat = video.latent(small, f1, 832, 480)
+    per_frame = lat["lat_h"] * lat["lat_w"] / small["patch_s"] ** 2
+    out["9.1(a1)"], out["9.1(a2)"] = lat["lat_t"], lat["tokens"]
+    out["9.1(b)"] = f1 / small["stride_t"] * per_frame  # the estimate without the kept first frame
+    target, st = int(v["ch09_ex1_target"]), small["stride_t"]
+    below = target - (target - 1) % st
+    out["9.1(c1)"], out["9.1(c2)"] = below, below + st if below != target else target
+    # 9.2: Wan 14B on one H100, with guidance and distilled
+    f2, w2, h2 = (int(v[f"ch09_ex2_{k}"]) for k in ("frames", "width", "height"))
+    e2 = video.request(wan, h100, frames=f2, width=w2, height=h2)
+    out["9.2(a)"] = 2 * e2["forward"]["total"] / 1e15
+    out["9.2(c1)"] = e2["t_request"] / 60
+    out["9.2(c2)"] = video.request(dict(wan, forwards=1), h100, frames=f2, width=w2, height=h2)["t_request"] / 60
+    # 9.3: where attention takes over
+    cw = video.params_per_token(wan) / (2.0 * wan["layers"] * wan["hidden"])
+    out["9.3(a1)"] = cw
+    out["9.3(a2)"] = video.params_per_token(hy) / (2.0 * hy["layers"] * hy["hidden"])
+    w3, h3 = v["ch09_ex3_width"], v["ch09_ex3_height"]
+    side = wan["stride_s"] * wan["patch_s"]
+    out["9.3(b)"] = 1 + wan["stride_t"] * (math.ceil(cw / ((h3 / side) * (w3 / side))) - 1)
+    # 9.4: batching videos
+    b = int(v["ch09_ex4_batch"])
+    for pid, m, g in (("9.4(a1)", wan, h100), ("9.4(a2)", small, l40s)):
+        out[pid] = b * video.batch_step_time(m, g, 1) / video.batch_step_time(m, g, b)
+    # 9.5: Wan 14B at 720p on L40S
+    f5 = int(v["ch09_ex5_frames"])
+    out["9.5(a)"] = video.request(wan, l40s, frames=f5, width=1280, height=720)["mem_peak"] / 1e9
+    out["9.5(c)"] = video.request(wan, l40s, frames=f5, width=1280, height=720, gpus=2)["mem_peak"] / 1e9
+    # 9.6: the exercise's service times, to the second
+    sp, solo = v["ch09_ex6_service_sp"], v["ch09_ex6_service_one"]
+    for ids, rate in ((("9.6(a1)", "9.6(a2)"), v["ch09_ex6_low"]), (("9.6(b1)", "9.6(b2)"), v["ch09_ex6_high"])):
+        lam = rate / 3600
+        out[ids[0]] = (servers.mdc_wait_approx(lam, sp, 1) + sp) / 60
+        out[ids[1]] = (servers.mdc_wait_approx(lam, solo, 8) + solo) / 60
+    out["9.6(c1)"], out["9.6(c2)"] = 3600 / sp, 8 * 3600 / solo
+    # 9.7: the journal of one job, and a STEP record's fsync every step on each GPU
+    out["9.7(a)"] = int((v["ch09_ex7_steps"] + 2) * JOURNAL_RECORD + v["ch09_ex7_payload"])
+    out["9.7(b)"] = v["ch09_ex7_gpus"] / video.request(wan, h100)["t_step"]
+    return out

@@ -60,3 +60,17 @@ def simulate(lam, D, c, jobs, rnd):
     present = sum(max(0.0, min(f, t1) - max(a, t0)) for a, f in zip(arrive, finish))
     return {"mean": sum(times) / len(times), "p95": times[int(math.floor(0.95 * (jobs - 1)))],
             "in_system": present / (t1 - t0)}
+
+
+def erlang_c(c, a):
+    """The chance an arrival waits in M/M/c at offered load a = lambda S < c."""
+    head = sum(a ** k / math.factorial(k) for k in range(c))
+    last = a ** c / math.factorial(c) / (1 - a / c)
+    return last / (head + last)
+
+
+def mdc_wait_approx(lam, S, c):
+    """M/D/c mean wait as half the M/M/c one, Erlang C x S / (c - a) / 2
+    (exact at c = 1, where it is Pollaczek-Khinchine's)."""
+    a = lam * S
+    return 0.5 * erlang_c(c, a) * S / (c - a)
