@@ -27,7 +27,12 @@ ECHOED = {
 
 MEASURED = set()  # chapter 10 times nothing
 
-TOL = {}  # every value to its printed precision
+# Counts (batches, cells, draft lengths) exactly: the default rule allows one
+# unit in the last printed place, which for a count would let an off-by-one pass.
+TOL = {n: ("abs", 0) for n in (
+    "ch10_pair_fit", "ch10_pair_break_even", "ch10_pair_fit_over_even", "ch10_pair_last_2x", "ch10_bare_break_even",
+    "ch10_long_fit", "ch10_long_even_beyond_memory", "ch10_long_fit_target_only", "ch10_busy_losses",
+    "ch10_free_wins", "ch10_busy_cells", "ch10_busy_best_gamma", *(f"ch10_best_gamma_{a:02d}" for a in range(50, 100, 5)))}
 
 
 def _process():

@@ -22,7 +22,17 @@ ECHOED = {
 
 MEASURED = set()  # chapter 12 times nothing
 
-TOL = {}  # every value to its printed precision
+# Counts (GPUs, nodes, microbatches, sequence lengths, degrees) exactly: the
+# default rule allows one unit in the last printed place, which for a count
+# would let an off-by-one pass.
+TOL = {n: ("abs", 0) for n in (
+    *(f"ch12_70b_{s}_max_mb" for s in ("k_none", "k_tp", "k_tp_sp", "k_tp_sel", "k_tp_sp_sel", "k_full", "m_none",
+                                       "m_tp", "m_tp_sp", "m_full", "m_full_sp")),
+    *(f"ch12_70b_{s}_max_seq" for s in ("k_tp", "k_tp_sp_sel", "m_tp_sp", "m_full_sp")),
+    "ch12_70b_max_mb_fp32", "ch12_70b_mb_next", "ch12_q1_gpus", "ch12_q1_nodes", "ch12_q1_z0_tp", "ch12_q1_z0_dp",
+    "ch12_q1_z1_tp", "ch12_q1_z1_dp", "ch12_q1_gpus_mfu30", "ch12_q1_gpus_mfu50", "ch12_q1_gpus_sparse",
+    "ch12_q1_gpus_attn_4096", "ch12_q1_gpus_attn_8192", "ch12_q1_gpus_goodput90", "ch12_q1_flop_exp",
+    "ch12_l3_flop_exp")}
 
 SETTINGS = (("k_none", "korthikanti", 1, False, "none"), ("k_tp", "korthikanti", 8, False, "none"),
             ("k_tp_sp", "korthikanti", 8, True, "none"), ("k_tp_sel", "korthikanti", 8, False, "selective"),
