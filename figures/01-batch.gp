@@ -19,7 +19,7 @@ over(f, y) = f > 0 ? NaN : y
 # On a phone (narrow=1, the Makefile's narrow drawing) the panels stack.
 if (!exists('narrow')) narrow = 0
 if (narrow) {
-    set multiplot layout 2,1 margins 0.17, 0.97, 0.08, 0.99 spacing 0, 0.1
+    set multiplot layout 2,1 margins 0.2, 0.94, 0.08, 0.99 spacing 0, 0.1
 } else {
     set multiplot layout 1,2 margins 0.09, 0.98, 0.13, 0.97 spacing 0.09, 0
 }

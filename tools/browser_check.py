@@ -69,7 +69,8 @@ const phone_checks = (problems, W, where) => {
       const p = el.parentElement;
       return !(p && scrolls(p) && p.getBoundingClientRect().right <= W + 1);
     }
-    return !scrolls(el) && el.scrollWidth > el.clientWidth + 1 && r.left + el.scrollWidth > W + 1;
+    return !scrolls(el) && !(el.parentElement && scrolls(el.parentElement)) &&
+      el.scrollWidth > el.clientWidth + 1 && r.left + el.scrollWidth > W + 1;
   };
   const svgWidth = (src) => {
     if (!src || !src.startsWith("data:image/svg+xml")) return 0;
