@@ -303,7 +303,7 @@ $(WASM): $(WASM_SRC) $(wildcard code/napkin/*/*.h code/practice/*.h code/cli/*.h
 $(CALC_PAGE): $(WASM) code/web/calc.css code/web/practice.css code/web/calc.js code/web/practice.js tools/embed_wasm.sh
 	tools/embed_wasm.sh $(WASM) code/web/calc.css code/web/practice.css code/web/calc.js code/web/practice.js > $@
 $(B)/book.html $(B)/book-instructor.html: $(CALC_PAGE)
-$(B)/book.html $(B)/book-instructor.html $(B)/book-practice.html $(CH_PAGES): $(FIG_NARROW) $(NARROW_FILTER)
+$(B)/book.html $(B)/book-instructor.html $(B)/book-practice.html: $(FIG_NARROW) $(NARROW_FILTER)
 
 book:
 	@$(MAKE) --no-print-directory timed
@@ -335,7 +335,7 @@ $(B)/book-practice.html: book.md $$(instructor_parts) tools/book.css tools/book-
 CH_NUMS := $(foreach c,$(CHAPTERS),$(call md_num,$(c)))
 chapter_md = $(filter $(B)/md/chapters/$(1)-%,$(CH_MD)) $(filter $(B)/md/exercises/$(1)-%,$(EX_MD_OUT))
 CH_PAGES := $(CH_NUMS:%=$(B)/chapter-%.html)
-$(CH_PAGES): $(CALC_PAGE)
+$(CH_PAGES): $(CALC_PAGE) $(FIG_NARROW) $(NARROW_FILTER)
 $(B)/chapter-%.html: $$(call chapter_md,$$*) tools/references.md tools/book.css tools/book-meta.yaml $(NAV_DEPS)
 	@mkdir -p $(B)/nav
 	@set -- $(CH_NUMS); p=-; n=-; while [ $$# -gt 0 ]; do \

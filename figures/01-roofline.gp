@@ -47,7 +47,6 @@ if (narrow) {
     set label 1 sprintf("ridge\n%.0f", r_x) at r_x*1.12, 2 left
     set label 2 "weight\nprojections" at 60, 12 left
     set label 3 "attention\nover the\nKV cache" at 2.5, 60 right
-    set ylabel 'Attainable TFLOP/s (bf16, 1 GPU)'
 }
 roof_title = narrow ? sprintf('H100 roof: %.0f TFLOP/s, %.2f TB/s', r_peak, r_peak / r_x) \
                     : sprintf('H100 SXM roof: min(%.1f TFLOP/s, %.2f TB/s × intensity)', r_peak, r_peak / r_x)

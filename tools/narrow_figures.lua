@@ -60,13 +60,19 @@ local function Para(p)
   img.title = ""
   local caption = img.caption
   img.caption = {}
+  local figure = '<figure' .. (id ~= "" and (' id="' .. attr_html(id) .. '"') or "") .. '>'
+  local source = '<picture><source media="(max-width: ' .. PHONE_MAX .. ')" srcset="data:image/svg+xml;base64,'
+    .. base64(svg) .. '">'
+  -- The caption as pandoc writes a figure's (the alt text repeats it).
+  local captioned = { pandoc.RawInline("html", '<figcaption aria-hidden="true">') }
+  for _, x in ipairs(caption) do captioned[#captioned + 1] = x end
+  captioned[#captioned + 1] = pandoc.RawInline("html", "</figcaption>")
   return {
-    pandoc.RawBlock("html", '<figure' .. (id ~= "" and (' id="' .. attr_html(id) .. '"') or "") .. '>\n<picture>'
-      .. '<source media="(max-width: ' .. PHONE_MAX .. ')" srcset="data:image/svg+xml;base64,' .. base64(svg) .. '">'),
-    pandoc.Plain({ pandoc.Image(caption, img.src, "", img.attr) }),
-    pandoc.RawBlock("html", "</picture>\n<figcaption>"),
-    pandoc.Plain(caption),
-    pandoc.RawBlock("html", "</figcaption>\n</figure>"),
+    pandoc.RawBlock("html", figure),
+    pandoc.Plain({ pandoc.RawInline("html", source), pandoc.Image(caption, img.src, "", img.attr),
+                   pandoc.RawInline("html", "</picture>") }),
+    pandoc.Plain(captioned),
+    pandoc.RawBlock("html", "</figure>"),
   }
 end
 
