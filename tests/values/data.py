@@ -145,3 +145,17 @@ def serving_runs():
 def repo_path(*parts):
     """A path inside the repository (tests/configs/, fixtures)."""
     return os.path.join(ROOT, *parts)
+
+
+def measured_run(*parts):
+    """A committed measurement (figures/measured/<device>/<what>.tsv): its
+    provenance ('# key: value' lines) as a dict and its rows as text dicts."""
+    path = repo_path(*parts)
+    meta = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("#"):
+                k, sep, v = line[1:].partition(":")
+                if sep:
+                    meta.setdefault(k.strip(), v.strip())
+    return meta, table(path)
