@@ -22,7 +22,12 @@ its weight read (which the decode step already pays):
 Costs at a price per GPU-hour over tp GPUs: input per million prompt tokens
 from the prefill's share of the time, output per million output tokens
 from the rest (without chunking: the decode steps, (o - 1) d / C per
-request over o tokens)."""
+request over o tokens).
+
+A batch run to completion (batch_time) is one prefill of the prompts and
+output - 1 decode steps; batch_times sums those steps per op from each op's
+line in the context (decode_span_time), the service times of chapter 5's
+queue.  best_concurrency: the most in flight whose TPOT meets a target."""
 import math
 
 from lib import memory, roofline, step
@@ -85,3 +90,81 @@ def batch_time(m, g, prec, tp, batch, prompt, output):
     for ctx in range(prompt, prompt + output - 1):
         t += step.step_cost(m, g, batch, ctx, tp, prec)["time"]
     return t
+
+
+def decode_span_time(m, g, prec, tp, batch, ctx_from, ctx_to):
+    """Seconds of the decode steps of `batch` sequences over the contexts
+    ctx_from .. ctx_to (inclusive), at the roofline, summed without pricing
+    every step: each op's FLOPs and bytes are linear in the context (the
+    attention reads K and V of every cached position, nothing else grows),
+    so two steps give every op's line, a third checks it, and each op's time
+    at a context is the larger of its FLOP time and its byte time."""
+    if ctx_to < ctx_from:
+        return 0.0
+    a = step.step_cost(m, g, batch, ctx_from, tp, prec)
+    if ctx_to == ctx_from:
+        return a["time"]
+    b = step.step_cost(m, g, batch, ctx_to, tp, prec)
+    mid = (ctx_from + ctx_to) // 2
+    c = step.step_cost(m, g, batch, mid, tp, prec)
+    pk = roofline.peak(g, prec.compute)
+    span = ctx_to - ctx_from
+    total = 0.0
+    for oa, ob, oc in zip(a["ops"], b["ops"], c["ops"]):
+        if oa["kind"] in ("allreduce", "allgather"):  # the bytes of a collective do not grow with the context
+            assert oa["t"] == ob["t"]
+            total += oa["t"] * (span + 1)
+            continue
+        fa, fb = oa["flop"], ob["flop"]
+        qa, qb = (o["w"] + o["kv"] + o["act"] for o in (oa, ob))
+        qc = oc["w"] + oc["kv"] + oc["act"]
+        x = (mid - ctx_from) / span
+        assert abs(qa + x * (qb - qa) - qc) <= 1e-9 * qc and abs(fa + x * (fb - fa) - oc["flop"]) <= 1e-9 * max(1.0, oc["flop"])
+        if fa == fb and qa == qb:  # an op the context leaves alone
+            total += oa["t"] * (span + 1)
+            continue
+        for i in range(span + 1):
+            f = fa + (fb - fa) * i / span
+            q = qa + (qb - qa) * i / span
+            total += oa["reps"] * roofline.roofline_time(f, q, pk, g["mem_bw"])[0]
+    return total
+
+
+def batch_times(m, g, prec, tp, nmax, prompt, output):
+    """batch_time for n = 1 .. nmax, the decode steps summed by
+    decode_span_time: the service times of a replica that runs batches to
+    completion."""
+    return [batch_time_summed(m, g, prec, tp, n, prompt, output) for n in range(1, nmax + 1)]
+
+
+def batch_time_summed(m, g, prec, tp, batch, prompt, output):
+    """batch_time, its decode steps summed by decode_span_time."""
+    t = step.step_cost(m, g, batch, 0, tp, prec, new_tokens=prompt, logits_last=True)["time"]
+    return t + decode_span_time(m, g, prec, tp, batch, prompt, prompt + output - 2)
+
+
+def best_concurrency(m, g, prec, tp, prompt, output, tpot_max, policy=None):
+    """The largest concurrency that fits memory (C sequences of prompt +
+    output tokens) and keeps TPOT at or below tpot_max: 0 when one request
+    alone misses it.  TPOT grows with the concurrency, so the last one that
+    meets the target is found by halving."""
+    one = estimate(m, g, prec, tp, prompt, output, 1, policy=policy)
+    hi = one["max_batch"]
+    if hi <= 0 or one["tpot"] > tpot_max:
+        return 0
+    if estimate(m, g, prec, tp, prompt, output, hi, policy=policy)["tpot"] <= tpot_max:
+        return hi
+    lo = 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if estimate(m, g, prec, tp, prompt, output, mid, policy=policy)["tpot"] <= tpot_max:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def gpu_seconds_per_request(est, tp, concurrency):
+    """GPU-seconds one request holds: its share of the replica's time, e2e / C,
+    on every one of its tp GPUs."""
+    return tp * est["e2e"] / concurrency
