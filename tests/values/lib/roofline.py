@@ -44,3 +44,13 @@ def allgather_time(g, tp, nbytes):
     if tp <= 1:
         return 0.0
     return g["allreduce_latency"] + (tp - 1) / tp * nbytes / g["link_bw"]
+
+
+def derated(g, bandwidth_fraction, flops_fraction):
+    """A copy of the GPU row whose memory bandwidth and every FLOP rate are
+    scaled by the given fractions: the device a model is timed on when it
+    runs below the datasheet (links and capacity kept)."""
+    out = dict(g)
+    out["flops"] = {d: f * flops_fraction for d, f in g["flops"].items()}
+    out["mem_bw"] = g["mem_bw"] * bandwidth_fraction
+    return out
