@@ -4,16 +4,22 @@
  * fitted to (validate.h), on the committed sets under code/specs/measured:
  * the bounds the model meets are asserted; the held-out table and the
  * engines' own disagreement exist for every class and system.  And the
- * shipped calibrations.tsv is what the fit gives on the committed data. */
+ * shipped calibrations.tsv is what the fit gives on the committed data.
+ * Every error napkin validate prints stays within its row of
+ * tests/validate_bounds.tsv (validate_bounds.h). */
 #include "published.h"
 #include "rate_table.h"
 #include "validate.h"
 
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "cli_run.h"
+#include "validate_bounds.h"
 
 static const char *root(char *buf, size_t n)
 {
@@ -197,4 +203,102 @@ Test(validate, llama3_70b_fp8_vllm_tpot_within_ten_percent_on_both_systems)
                   v[i].tpot_abs_err_calibrated);
     }
     cr_assert_eq(groups, 7);
+}
+
+/* napkin validate --format json, as make validate-bounds reads it (the caller frees). */
+static json_t *validate_json(void)
+{
+    size_t n = 1 << 22;
+    char *out = malloc(n);
+    cr_assert_not_null(out);
+    int rc = run("validate --measured code/specs/measured --format json 2>/dev/null", out, n);
+    cr_assert_eq(rc, 0, "napkin validate exited %d:\n%.2000s", rc, out);
+    json_error_t jerr;
+    json_t *doc = json_loads(out, 0, &jerr);
+    cr_assert_not_null(doc, "napkin validate's JSON: %s (line %d)", jerr.text, jerr.line);
+    free(out);
+    return doc;
+}
+
+static int bound_table(bound_row *rows)
+{
+    char path[1200];
+    const char *src = getenv("NB_SRC");
+    snprintf(path, sizeof path, "%s/tests/validate_bounds.tsv", src ? src : ".");
+    return bound_rows_read(path, rows);
+}
+
+Test(validate, every_group_and_class_within_its_committed_bound)
+{
+    /* Each op comparison, serving group, TTFT group, summary and reader's set napkin
+     * validate prints has its row in tests/validate_bounds.tsv, its error is within
+     * the row's bound, and no row names something validate no longer prints.  A
+     * failure names the row; make validate-bounds tightens the table after a fix. */
+    static bound_row rows[BOUND_ROWS_MAX];
+    int n = bound_table(rows);
+    json_t *doc = validate_json();
+    int checked = 0;
+    for (size_t s = 0; s < BOUND_SPEC_COUNT; s++) {
+        const bound_spec *b = &BOUND_SPECS[s];
+        json_t *table = json_object_get(doc, b->table);
+        cr_assert_not_null(table, "napkin validate prints no %s", b->table);
+        size_t count = json_is_array(table) ? json_array_size(table) : 1;
+        cr_assert(count > 0, "napkin validate's %s is empty", b->table);
+        for (size_t i = 0; i < count; i++) {
+            json_t *row = json_is_array(table) ? json_array_get(table, i) : table;
+            char key[256];
+            bound_key(row, b->keys, key, sizeof key);
+            bound_row *r = bound_find(rows, n, b->table, key, b->metric);
+            cr_expect_not_null(r, "%s / %s / %s: no row in tests/validate_bounds.tsv (make validate-bounds adds it)",
+                               b->table, key, b->metric);
+            if (!r)
+                continue;
+            r->seen = 1;
+            checked++;
+            double err = bound_metric(row, b->metric);
+            if (isnan(r->bound))
+                cr_expect(isnan(err), "%s / %s / %s: now %.4f where the table has no error (make validate-bounds)",
+                          b->table, key, b->metric, err);
+            else
+                cr_expect(err <= r->bound, "tests/validate_bounds.tsv:%d %s / %s / %s: error %.4f above its bound %.2f",
+                          r->line, b->table, key, b->metric, err, r->bound);
+        }
+    }
+    for (int i = 0; i < n; i++)
+        cr_expect(rows[i].seen, "tests/validate_bounds.tsv:%d %s / %s / %s: napkin validate no longer prints it",
+                  rows[i].line, rows[i].table, rows[i].key, rows[i].metric);
+    /* 58 op comparisons x 2 metrics + 37 serving groups + 9 TTFT groups + 2 summaries + 2
+     * halves of the committed CPU set = 166 today; more groups only add rows */
+    cr_assert(checked >= 150, "only %d rows checked", checked);
+    json_decref(doc);
+}
+
+Test(validate, bound_table_states_its_targets_and_reasons)
+{
+    /* Each row's target is napkin validate's for its metric, its bound is no looser
+     * than needed to hold it (never below the target), and a row whose bound is above
+     * its target says why */
+    static bound_row rows[BOUND_ROWS_MAX];
+    int n = bound_table(rows);
+    cr_assert(n > 0);
+    for (int i = 0; i < n; i++) {
+        const bound_row *r = &rows[i];
+        const bound_spec *b = NULL;
+        for (size_t s = 0; s < BOUND_SPEC_COUNT; s++)
+            if (!strcmp(BOUND_SPECS[s].table, r->table) && !strcmp(BOUND_SPECS[s].metric, r->metric))
+                b = &BOUND_SPECS[s];
+        cr_assert_not_null(b, "tests/validate_bounds.tsv:%d: no metric %s in %s", r->line, r->metric, r->table);
+        cr_expect_float_eq(r->target, b->target, 1e-9, "tests/validate_bounds.tsv:%d: target %.2f, napkin's is %.2f",
+                           r->line, r->target, b->target);
+        cr_expect(isnan(r->bound) || r->bound >= b->target, "tests/validate_bounds.tsv:%d: bound %.2f below the target",
+                  r->line, r->bound);
+        if (isnan(r->bound) || r->bound > b->target)
+            cr_expect(strcmp(r->reason, "-") && strcmp(r->reason, "?"),
+                      "tests/validate_bounds.tsv:%d %s / %s: bound %.2f above the target %.2f with no reason", r->line,
+                      r->table, r->key, r->bound, b->target);
+        for (int j = 0; j < i; j++)
+            cr_expect(strcmp(rows[j].table, r->table) || strcmp(rows[j].key, r->key) ||
+                          strcmp(rows[j].metric, r->metric),
+                      "tests/validate_bounds.tsv:%d repeats line %d", r->line, rows[j].line);
+    }
 }
