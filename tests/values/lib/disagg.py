@@ -1,4 +1,6 @@
-"""Serving layouts of chapter 13, on the closed loop of request.h: one
+"""Serving layouts of chapter 13, on the closed loop of request.h (lib/request.py
+states it for chapter 5; its estimate takes neither a cached prefix nor
+spread experts, which these do): one
 request end to end on a replica holding C requests in flight, with prefix
 caching or expert parallelism, and disaggregated prefill and decode
 (disagg.h).

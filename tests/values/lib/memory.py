@@ -44,3 +44,21 @@ def exercise_policy(usable):
     reserve in bytes (passed as plan's extra), no activation reserve."""
     return {"usable": usable, "activation_tokens": 0, "sampled_tokens": 0, "capacity": 0.0}
 
+
+
+def plan_resident(residents, g, policy=None, extra=0.0):
+    """One GPU holding several models that run one after another (a target
+    and a draft time-sliced on it): residents is a list of (model, Precision,
+    tp).  Their weights and KV bytes per token add up; the activation
+    reserve is one step's, sized for the largest of them (the models never
+    run at once).  Same keys as plan()."""
+    pol = dict(POLICY if policy is None else policy)
+    cap = pol["capacity"] or g["mem_bytes"]
+    usable = cap * pol["usable"]
+    weights = sum(model.weight_bytes(m, p.weights) / tp for m, p, tp in residents)
+    act = max(model.activation_bytes(m, pol["activation_tokens"], pol["sampled_tokens"], p.act, tp)
+              for m, p, tp in residents)
+    kv = sum(model.kv_bytes_per_token(m, p.kv, tp) for m, p, tp in residents)
+    budget = usable - weights - act - extra
+    return {"hbm": cap, "usable": usable, "weights": weights, "activations": act, "kv_budget": budget,
+            "kv_per_token": kv, "fits": budget > 0}

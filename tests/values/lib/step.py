@@ -28,7 +28,8 @@ def step_cost(m, g, batch, context, tp, prec, new_tokens=1, comm=True, cal=None,
     """Sums over step_ops (or the given ops of that step): flop,
     weight/kv/act/bytes, time, time_comm, time_memory, time_compute,
     intensity, bound, tokens; and the ops with their time per step ("t")
-    and roofline bound."""
+    and roofline bound.  logits_last: logits at each sequence's last
+    position only (a served prefill)."""
     pk = roofline.peak(g, prec.compute)
     if ops is None:
         ops = model.step_ops(m, batch, context, tp, prec, new_tokens, comm, logits_last)
