@@ -316,11 +316,14 @@ int validate_serving(const char *runs_path, const gpu_table *gpus, const model_t
         for (int r = 0; r < t.nrows; r++) {
             if (group[r] != g)
                 continue;
+            /* memory planned as the engine plans it by default (memory.h) */
+            memory_policy pol;
+            memory_policy_engine(v->backend, row, v->tp, &pol);
             request_setup s = {m, &roof, prec, v->tp, (int)measured_num(&t, r, c[4]),
                                (int)measured_num(&t, r, c[5]), (int)measured_num(&t, r, c[6]), 0, 0,
-                               memory_policy_default(), 0, 1};
+                               pol, 0, 1};
             request_estimate er, ec;
-            if (request_estimate_compute(&s, &er, err, errlen) != 0 || !er.fit.fits)
+            if (request_estimate_compute(&s, &er, err, errlen) != 0 || er.running < 1)
                 continue;
             s.gpu = &cal;
             if (request_estimate_compute(&s, &ec, err, errlen) != 0)
