@@ -54,7 +54,7 @@ static int synthetic_gemms(const op_rate *truth, rate_point *p)
         for (int m = 1; m <= 8192; m *= 2) {
             op_cost op = gemm_op_cost(m, shapes[s][0], shapes[s][1], DT_BF16, DT_BF16, DT_BF16);
             double bytes = op_bytes(&op);
-            p[n] = (rate_point){op.flop, bytes, peak, bw, op_rate_time(truth, op.flop, bytes, 0, 0, peak, bw), 0, 0};
+            p[n] = (rate_point){op.flop, bytes, peak, bw, op_rate_time(truth, op.flop, bytes, 0, 0, peak, bw), 0, 0, 0};
             n++;
         }
     return n;
@@ -170,7 +170,7 @@ Test(rates, attention_fit_recovers_the_work_item_cost)
             double items = a[0].items + a[1].items; /* b x 8 */
             p[n++] = (rate_point){flop,  bytes, 989.4e12, 3.35e12, op_rate_time(&truth, flop, bytes, items, a[0].span,
                                                                                 989.4e12, 3.35e12),
-                                  items, a[0].span};
+                                  items, a[0].span, 0};
         }
     cr_assert_float_eq(p[0].items, 8, 1e-12);
     cr_assert_float_eq(p[0].span, 64, 1e-12); /* the new token is the 64th position attended */
@@ -195,7 +195,7 @@ Test(rates, fit_refuses_bad_points)
     cr_assert_eq(fit_op_rate(p, 3, &r, &s, err, sizeof err), -1);
     cr_assert(strstr(err, "cannot fit"), "%s", err);
     for (int i = 0; i < 8; i++)
-        p[i] = (rate_point){1e9, 1e6, 1e15, 1e12, i == 5 ? 0 : 1e-5, 0, 0};
+        p[i] = (rate_point){1e9, 1e6, 1e15, 1e12, i == 5 ? 0 : 1e-5, 0, 0, 0};
     cr_assert_eq(fit_op_rate(p, 8, &r, &s, err, sizeof err), -1);
     cr_assert(strstr(err, "point 6"), "%s", err);
 }
