@@ -77,6 +77,34 @@ Test(rates, gemm_fit_recovers_known_parameters)
     cr_assert_eq(s.points, n);
 }
 
+Test(rates, a_kernel_timed_with_the_op_is_priced_apart)
+{
+    /* The table times each GEMM with a 6.5 us kernel of its own (a cast before it): measured =
+     * op + 6.5 us.  Told so (extra), the fit recovers the op's own 3.6 us fixed cost; not told,
+     * it folds the cast in, 3.6 + 6.5 = 10.1 us at the smallest sizes. */
+    const op_rate truth = {.t0 = 3.6e-6, .flop_frac = 0.78, .byte_frac = 0.83, .blend = 3.9};
+    rate_point p[64];
+    int n = synthetic_gemms(&truth, p);
+    for (int i = 0; i < n; i++) {
+        p[i].time += 6.5e-6;
+        p[i].extra = 6.5e-6;
+    }
+    op_rate r = {.t0 = 1e-6, .flop_frac = 0.5, .byte_frac = 0.5, .blend = 2};
+    fit_summary s;
+    char err[256];
+    cr_assert_eq(fit_op_rate(p, n, &r, &s, err, sizeof err), 0, "%s", err);
+    cr_assert_float_eq(r.t0 / truth.t0, 1, 0.01, "t0 %g", r.t0);
+    cr_assert(s.median_abs_err < 1e-3, "%g", s.median_abs_err);
+    for (int i = 0; i < n; i++)
+        p[i].extra = 0;
+    op_rate folded = {.t0 = 1e-6, .flop_frac = 0.5, .byte_frac = 0.5, .blend = 2};
+    cr_assert_eq(fit_op_rate(p, n, &folded, &s, err, sizeof err), 0, "%s", err);
+    cr_assert(folded.t0 > 8e-6, "t0 %g", folded.t0);
+    /* a time priced apart that is not less than the time is refused */
+    p[3].extra = p[3].time;
+    cr_assert_eq(fit_op_rate(p, n, &r, &s, err, sizeof err), -1);
+}
+
 Test(rates, fit_converges_with_a_parameter_on_its_bound)
 {
     /* kernels timed with a blend below 1 (slower than no overlap at all): the fit's best

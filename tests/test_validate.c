@@ -74,6 +74,19 @@ Test(validate, shipped_calibrations_are_the_fit_of_the_committed_sets)
     }
 }
 
+Test(validate, only_tensorrt_llm_prices_its_fp8_cast_apart)
+{
+    /* its table times the cast with each fp8 GEMM and its serving graph does not run it there; the
+     * other engines cast apart in serving as in their tables (published.h) */
+    static rate_model m;
+    memset(&m, 0, sizeof m);
+    cr_assert_null(published_quantize_apart("trtllm", &m), "no elementwise rate yet");
+    m.has_op[RC_ELEMENTWISE] = 1;
+    cr_assert_eq(published_quantize_apart("trtllm", &m), &m.op[RC_ELEMENTWISE]);
+    cr_assert_null(published_quantize_apart("vllm", &m));
+    cr_assert_null(published_quantize_apart("sglang", &m));
+}
+
 Test(validate, llama3_8b_h100_trtllm_tpot_within_ten_percent_at_every_tp)
 {
     /* The 177 TensorRT-LLM runs of Llama-3.1-8B-Instruct on H100 SXM (prompts 1k-4k,

@@ -237,6 +237,7 @@ int published_fit(const char *dir, const char *backend, const gpu_spec *g, int e
      * fp8 cast an engine's table may time with its fp8 GEMMs (published_quantize_apart) */
     static const rate_class ORDER[] = {RC_GEMM_BF16, RC_GEMM_FP8, RC_ATTN_DECODE_BF16, RC_ATTN_DECODE_FP8,
                                        RC_ATTN_PREFILL};
+    _Static_assert(sizeof ORDER / sizeof ORDER[0] == RC_COUNT - 1, "every class a table measures");
     for (size_t o = 0; o < sizeof ORDER / sizeof ORDER[0]; o++) {
         rate_class c = ORDER[o];
         rate_point *p;
