@@ -89,7 +89,7 @@ Test(fit, two_resident_models_share_the_budget)
      * At 2048 tokens a sequence takes 234,881,024 B: 173.3 -> 173 sequences. */
     gpu_spec g = gpu_builtin("h100");
     model_spec t = model_builtin("llama3-70b"), d = model_builtin("llama3-8b");
-    memory_policy pol = {1.0, 0, 0, 80e9, 0};
+    memory_policy pol = {1.0, 0, 0, 80e9};
     resident_model rm[2] = {{&t, precision_uniform(DT_BF16), 4}, {&d, precision_uniform(DT_BF16), 4}};
     fit_check f;
     char err[256];
@@ -115,7 +115,7 @@ Test(fit, spec_draft_placement)
      * together 238. */
     gpu_spec g = gpu_builtin("h100");
     model_spec t = model_builtin("llama3-70b"), d = model_builtin("llama3-8b");
-    memory_policy pol = {1.0, 0, 0, 80e9, 0};
+    memory_policy pol = {1.0, 0, 0, 80e9};
     spec_setup s = spec_setup_default(&t, &d, &g, 4, 173, 2043);
     spec_fit f;
     char err[256];

@@ -40,7 +40,7 @@ Test(replica, llama3_70b_on_h100_tp8_without_reserve)
      * for KV.  A 4,096-token sequence takes 4096 * 40,960 = 167,772,160 B per GPU: 371.7 -> 371. */
     model_spec m = model_builtin("llama3-70b");
     gpu_spec g = gpu_builtin("h100");
-    memory_policy pol = {1.0, 0, 0, 80e9, 0};
+    memory_policy pol = {1.0, 0, 0, 80e9};
     replica_memory r;
     char err[256];
     cr_assert_eq(replica_memory_plan(&m, &g, precision_uniform(DT_BF16), 8, pol, &r, err, sizeof err), 0, "%s", err);
@@ -81,20 +81,21 @@ Test(replica, engines_plan_memory_their_own_way)
      * vLLM: the default (gpu_memory_utilization 0.9). */
     model_spec m = model_builtin("llama3-70b");
     gpu_spec g = gpu_builtin("h100");
+    resident_model rm = {&m, precision_uniform(DT_BF16), 8};
     replica_memory r;
     memory_policy pol;
     char err[256];
-    cr_assert_eq(memory_policy_engine("trtllm", &g, 8, &pol), 0);
+    cr_assert_eq(memory_policy_engine("trtllm", &g, &rm, &pol), 0);
     cr_assert_eq(replica_memory_plan(&m, &g, precision_uniform(DT_BF16), 8, pol, &r, err, sizeof err), 0, "%s", err);
     cr_assert_float_eq(r.kv_budget, 60630484377.6, 1.0);
-    cr_assert_eq(memory_policy_engine("sglang", &g, 8, &pol), 0);
+    cr_assert_eq(memory_policy_engine("sglang", &g, &rm, &pol), 0);
     cr_assert_eq(replica_memory_plan(&m, &g, precision_uniform(DT_BF16), 8, pol, &r, err, sizeof err), 0, "%s", err);
     cr_assert_float_eq(r.usable, 71025295360.0, 1.0);
     cr_assert_float_eq(r.activations, 0.0, 1e-9);
     cr_assert_float_eq(r.kv_budget, 53386868736.0, 1.0);
-    cr_assert_eq(memory_policy_engine("vllm", &g, 8, &pol), 0);
+    cr_assert_eq(memory_policy_engine("vllm", &g, &rm, &pol), 0);
     cr_assert_float_eq(pol.usable_fraction, 0.9, 1e-12);
-    cr_assert_eq(memory_policy_engine("tgi", &g, 8, &pol), -1, "an engine it does not know: the default, and -1");
+    cr_assert_eq(memory_policy_engine("tgi", &g, &rm, &pol), -1, "an engine it does not know: the default, and -1");
     cr_assert_float_eq(pol.usable_fraction, 0.9, 1e-12);
 }
 

@@ -404,7 +404,9 @@ static void report_other_devices(report *r, const serve_flags *f, const device_s
     t.gpu = &cal.gpu;
     const char *engine = cal.gpu.rates ? strrchr(cal.gpu.rates->name, '/') : NULL;
     memory_policy own;
-    if (engine && isnan(f->device.usable) && memory_policy_engine(engine + 1, &cal.gpu, f->tp, &own) == 0) {
+    resident_model rm = {p->s.model, p->s.prec, p->s.tp};
+    if (engine && isnan(f->device.usable) && p->s.pp <= 1 && /* a pipeline's stages: the default */
+        memory_policy_engine(engine + 1, &cal.gpu, &rm, &own) == 0) {
         own.capacity = p->s.policy.capacity; /* the engine's own policy; --hbm still counts */
         t.policy = own;
     }

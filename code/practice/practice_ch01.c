@@ -42,7 +42,7 @@ static int max_batch(const model_spec *m, const char *gpu, int tp, int context, 
 {
     gpu_spec g = gpu_builtin(gpu);
     precision p = {w, kv, DT_BF16, DT_BF16};
-    memory_policy pol = {usable, 0, 0, 0, 0};
+    memory_policy pol = {usable, 0, 0, 0};
     resident_model rm = {m, p, tp};
     fit_check f;
     char err[256];

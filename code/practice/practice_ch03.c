@@ -265,7 +265,7 @@ static const double ex7_reserve_gb[] = {2, 4, 5, 8};
 static int kv_cap(const model_spec *m, const char *gpu, int context, double usable, double reserve)
 {
     gpu_spec g = gpu_builtin(gpu);
-    memory_policy pol = {usable, 0, 0, 0, 0};
+    memory_policy pol = {usable, 0, 0, 0};
     resident_model rm = {m, precision_uniform(DT_BF16), 1};
     fit_check f;
     char err[256];

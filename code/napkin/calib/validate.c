@@ -361,7 +361,8 @@ static int serving_pass(const char *runs_path, const gpu_table *gpus, const mode
                 continue;
             /* memory planned as the engine plans it by default (memory.h) */
             memory_policy pol;
-            memory_policy_engine(v->backend, row, v->tp, &pol);
+            resident_model rm = {m, prec, v->tp};
+            memory_policy_engine(v->backend, row, &rm, &pol);
             request_setup s = {m, &roof, prec, v->tp, (int)measured_num(&t, r, c[4]),
                                (int)measured_num(&t, r, c[5]), (int)measured_num(&t, r, c[6]), 0, 0,
                                pol, 0, 1};

@@ -77,32 +77,8 @@ double activation_bytes(const model_spec *m, int tokens, int sampled, dtype act,
 memory_policy memory_policy_default(void)
 {
     /* vLLM's defaults: gpu_memory_utilization 0.9, 8192 batched tokens, 256 sequences */
-    memory_policy p = {0.90, 8192, 256, 0, 0};
+    memory_policy p = {0.90, 8192, 256, 0};
     return p;
-}
-
-int memory_policy_engine(const char *engine, const gpu_spec *g, int tp, memory_policy *out)
-{
-    memory_policy p = memory_policy_default();
-    *out = p;
-    if (!engine)
-        return -1;
-    if (strcmp(engine, "vllm") == 0)
-        return 0; /* the default is vLLM's */
-    if (strcmp(engine, "sglang") == 0) {
-        /* the reserve outside mem_fraction_static holds activations and CUDA graphs */
-        const double gib = 1073741824.0, cap = policy_capacity(&p, g);
-        double reserved = (cap < 90 * gib ? 9.5 : 12.0) + tp / 2.0;
-        out->usable_fraction = 1 - reserved * gib / cap;
-        out->activation_tokens = out->sampled_tokens = 0;
-        return out->usable_fraction > 0 ? 0 : -1;
-    }
-    if (strcmp(engine, "trtllm") == 0) {
-        out->usable_fraction = 1;
-        out->kv_free_fraction = 0.9;
-        return 0;
-    }
-    return -1;
 }
 
 double policy_capacity(const memory_policy *p, const gpu_spec *g)
@@ -113,10 +89,9 @@ double policy_capacity(const memory_policy *p, const gpu_spec *g)
 static int policy_check(const memory_policy *pol, char *err, size_t errlen)
 {
     if (!(pol->usable_fraction > 0 && pol->usable_fraction <= 1) || pol->activation_tokens < 0 ||
-        pol->sampled_tokens < 0 || !(pol->capacity >= 0 && isfinite(pol->capacity)) ||
-        !(pol->kv_free_fraction >= 0 && pol->kv_free_fraction <= 1)) {
+        pol->sampled_tokens < 0 || !(pol->capacity >= 0 && isfinite(pol->capacity))) {
         snprintf(err, errlen, "usable fraction must be in (0, 1], activation and sampled tokens not negative, "
-                              "capacity not negative, the KV share of free memory in [0, 1]");
+                              "capacity not negative");
         return -1;
     }
     return 0;
@@ -167,6 +142,32 @@ double kv_token_capacity(const replica_memory *r)
     return r->kv_budget > 0 ? floor(r->kv_budget / r->kv_per_token) : 0;
 }
 
+int memory_policy_engine(const char *engine, const gpu_spec *g, const resident_model *rm, memory_policy *out)
+{
+    memory_policy p = memory_policy_default();
+    *out = p;
+    const double cap = policy_capacity(&p, g);
+    if (!engine || !(cap > 0))
+        return -1;
+    if (strcmp(engine, "vllm") == 0)
+        return 0; /* the default is vLLM's */
+    if (strcmp(engine, "sglang") == 0) {
+        /* the reserve outside mem_fraction_static holds activations and CUDA graphs */
+        const double gib = 1073741824.0;
+        double reserved = (cap < 90 * gib ? 9.5 : 12.0) + rm->tp / 2.0;
+        out->usable_fraction = 1 - reserved * gib / cap;
+        out->activation_tokens = out->sampled_tokens = 0;
+        return out->usable_fraction > 0 ? 0 : -1;
+    }
+    if (strcmp(engine, "trtllm") == 0) {
+        double held = weight_bytes_per_gpu(rm->model, rm->prec.weights, rm->tp) +
+                      activation_bytes(rm->model, p.activation_tokens, p.sampled_tokens, rm->prec.act, rm->tp);
+        out->usable_fraction = fmin(1.0, 0.9 + 0.1 * held / cap);
+        return 0;
+    }
+    return -1;
+}
+
 //> memory_fit
 int memory_fit(const gpu_spec *g, memory_policy pol, const resident_model *rm, int n, double extra_bytes,
                int batch, int context, fit_check *out, char *err, size_t errlen)
@@ -198,8 +199,6 @@ int memory_fit(const gpu_spec *g, memory_policy pol, const resident_model *rm, i
             f.activations = a;
     }
     f.kv_budget = f.usable - f.weights - f.activations - f.extra;
-    if (pol.kv_free_fraction > 0 && f.kv_budget > 0) /* an engine that keeps a share of what is left */
-        f.kv_budget *= pol.kv_free_fraction;
     const double seq_bytes = context * f.kv_per_token - window_saving;
     f.kv_needed = window_saving > 0 ? batch * seq_bytes : (double)batch * context * f.kv_per_token;
     if (f.kv_budget <= 0)

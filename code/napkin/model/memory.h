@@ -42,23 +42,11 @@ typedef struct {
     int activation_tokens;   /* tokens per step the activation reserve is sized for (max batched tokens) */
     int sampled_tokens;      /* positions per step that get logits (at most the sequences in a step) */
     double capacity;         /* bytes of one GPU; 0 = what the driver reports for the GPU row */
-    double kv_free_fraction; /* share of what weights and reserve leave that the KV cache takes; 0 = all */
 } memory_policy;
 
 /* 0.90 usable, 8192 tokens per step, 256 sampled, the driver's capacity. */
 memory_policy memory_policy_default(void);
 
-/* A serving engine's own default memory policy on GPU row g at tp (0 when
- * the engine is known, -1 when not: *out is then the default):
- *  - vllm: gpu_memory_utilization 0.9 of the GPU for weights, the activation
- *    peak of a max_num_batched_tokens step (8192) and the KV cache;
- *  - sglang: mem_fraction_static for weights and KV pool, the rest of the
- *    GPU the reserve for activations and graphs: on a GPU of under 90 GiB
- *    9.5 + tp/2 GiB reserved, under 160 GiB 12 + tp/2 (server_args.py);
- *  - trtllm: KvCacheConfig.free_gpu_memory_fraction 0.9 of the memory left
- *    once weights and the activations of a max_num_tokens step (8192) are
- *    allocated. */
-int memory_policy_engine(const char *engine, const gpu_spec *g, int tp, memory_policy *out);
 /* The capacity the policy plans with: its own, or the GPU row's driver figure. */
 double policy_capacity(const memory_policy *p, const gpu_spec *g);
 
@@ -95,13 +83,26 @@ typedef struct {
     int tp; /* GPUs the model is split over; this GPU holds 1/tp of it */
 } resident_model;
 
+/* A serving engine's own default memory policy for rm on GPU row g (0 when
+ * the engine is known, -1 when not: *out is then the default):
+ *  - vllm: gpu_memory_utilization 0.9 of the GPU for weights, the activation
+ *    peak of a max_num_batched_tokens step (8192) and the KV cache;
+ *  - sglang: mem_fraction_static for weights and KV pool, the rest of the
+ *    GPU the reserve for activations and graphs: on a GPU of under 90 GiB
+ *    9.5 + tp/2 GiB reserved, under 160 GiB 12 + tp/2 (server_args.py);
+ *  - trtllm: KvCacheConfig.free_gpu_memory_fraction 0.9 of the memory left
+ *    once weights W and the activations A of a max_num_tokens step (8192)
+ *    are allocated: KV = 0.9 (cap - W - A), a usable share of
+ *    0.9 + 0.1 (W + A) / cap. */
+int memory_policy_engine(const char *engine, const gpu_spec *g, const resident_model *rm, memory_policy *out);
+
 typedef struct {
     double capacity;     /* one GPU, as planned (driver-reported unless overridden) */
     double usable;       /* capacity * usable fraction */
     double weights;      /* every resident model's share */
     double activations;  /* the reserve: the largest of the resident models' (they run one at a time) */
     double extra;        /* other fixed allocations: adapter slots, graph pools */
-    double kv_budget;    /* (usable - weights - activations - extra) x the policy's kv_free_fraction */
+    double kv_budget;    /* usable - weights - activations - extra */
     double kv_per_token; /* every resident model's KV per token of one sequence, this GPU */
     double kv_needed;    /* batch * context * kv_per_token */
     int max_batch;       /* sequences of `context` tokens the budget holds (0 when none) */
