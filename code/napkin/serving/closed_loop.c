@@ -19,7 +19,7 @@ double step_costs_time(const step_costs *k, int decodes, int prompt_tokens)
  * Overheads: fitted on the fitting half of code/specs/measured/serving_runs.tsv
  * (napkin validate prints the fit; tests/test_closed_loop.c refits it). */
 static const engine_defaults ENGINES[] = {
-    {"trtllm", 8192, 0.0889, "TensorRT-LLM max_num_tokens"},
+    {"trtllm", 8192, 0.09208, "TensorRT-LLM max_num_tokens"},
     {"vllm", 8192, 0.00782, "vLLM max_num_batched_tokens (API server, GPU >= 70 GiB)"},
     {"sglang", 8192, 0.4333, "SGLang chunked_prefill_size (GPU 80-160 GB)"},
 };
