@@ -91,6 +91,7 @@ CH_VALUES  := $(CH_SRC:code/%.c=$(B)/values/%.tsv)
 SOL_VALUES := $(SOL_SRC:solutions/%.c=$(B)/values/solutions/%.tsv)
 FIG_SVG    := $(FIG_GP:figures/%.gp=$(B)/figures/%.svg)
 FIG_PDF    := $(FIG_GP:figures/%.gp=$(B)/figures/%.pdf)
+FIG_NARROW := $(FIG_GP:figures/%.gp=$(B)/figures/narrow/%.svg)
 CH_MD      := $(CHAPTERS:chapters/%=$(B)/md/chapters/%)
 EX_MD_OUT  := $(EX_MD:exercises/%=$(B)/md/exercises/%)
 SOL_MD_OUT := $(SOL_MD:solutions/%=$(B)/md/solutions/%)
@@ -213,11 +214,21 @@ chapter_values = $(filter $(B)/values/ch$(1)/%,$(CH_VALUES)) $(filter $(B)/value
 fig_num = $(firstword $(subst -, ,$(notdir $(1))))
 GP_VARS = -e "datadir='$(B)/data'; measureddir='figures/measured'"
 
-figures: $(FIG_SVG)
+figures: $(FIG_SVG) $(FIG_NARROW)
 
 $(B)/figures/%.svg: figures/%.gp $$(call chapter_values,$$(call fig_num,$$*))
 	@mkdir -p $(@D)
 	$(GNUPLOT) $(GP_VARS) -e "set terminal svg size 760,460 dynamic font 'Helvetica,13'; set output '$@'" $< 
+# The same figure for a phone's column (about 360 px at 390 px; HTML only,
+# tools/narrow_figures.lua): narrow, fonts scaled by 1.1 so that a script's
+# smallest (',9') still draws at 9 px or more, and with narrow=1 the
+# two-panel figures stack their panels (a script with a multiplot gets the
+# taller canvas).
+NARROW_SIZE = $(if $(shell grep -l 'set multiplot layout' $(1)),360$(comma)620,360$(comma)330)
+$(B)/figures/narrow/%.svg: figures/%.gp $$(call chapter_values,$$(call fig_num,$$*))
+	@mkdir -p $(@D)
+	$(GNUPLOT) $(GP_VARS) -e "narrow=1" \
+	  -e "set terminal svg size $(call NARROW_SIZE,$<) dynamic font 'Helvetica,12' fontscale 1.1; set output '$@'" $<
 $(B)/figures/%.pdf: figures/%.gp $$(call chapter_values,$$(call fig_num,$$*))
 	@mkdir -p $(@D)
 	$(GNUPLOT) $(GP_VARS) -e "set terminal pdfcairo size 6in,3.6in font 'Helvetica,10'; set output '$@'" $<
@@ -260,10 +271,12 @@ $(B)/md/solutions/%.md: solutions/%.md $$(call NB_DEPS,$$(call md_num,$$*)) | $(
 book_parts = $(foreach c,$(CH_MD),$(c) $(filter $(B)/md/exercises/$(call md_num,$(c))-%,$(EX_MD_OUT))) tools/references.md
 instructor_parts = $(foreach c,$(CH_MD),$(c) $(filter $(B)/md/exercises/$(call md_num,$(c))-%,$(EX_MD_OUT)) $(filter $(B)/md/solutions/$(call md_num,$(c))-%,$(SOL_MD_OUT))) tools/references.md
 # Figures are referenced without extension; the format picks svg or pdf.
+# Each HTML figure carries its narrow drawing for phones (a <picture>).
+NARROW_FILTER := tools/narrow_figures.lua
 HTML_FLAGS := --standalone --self-contained --mathml --toc --toc-depth=2 --number-sections \
               --metadata-file=tools/book-meta.yaml --css=tools/book.css --resource-path=.:$(B) \
               --default-image-extension=svg --citeproc --bibliography=$(BIB) --metadata=link-citations:true \
-              --include-in-header=tools/nav/nav.html
+              --include-in-header=tools/nav/nav.html --lua-filter $(NARROW_FILTER)
 # The calculator (wasm, inline: most of a page's bytes) goes into the book and
 # into the chapter pages that have a panel (a {.calc} cell) or answer boxes
 # (exercise numbers from a variant, data-practice), not the others.
@@ -291,6 +304,7 @@ $(WASM): $(WASM_SRC) $(wildcard code/napkin/*/*.h code/practice/*.h code/cli/*.h
 $(CALC_PAGE): $(WASM) code/web/calc.css code/web/practice.css code/web/calc.js code/web/practice.js tools/embed_wasm.sh
 	tools/embed_wasm.sh $(WASM) code/web/calc.css code/web/practice.css code/web/calc.js code/web/practice.js > $@
 $(B)/book.html $(B)/book-instructor.html: $(CALC_PAGE)
+$(B)/book.html $(B)/book-instructor.html $(B)/book-practice.html: $(FIG_NARROW) $(NARROW_FILTER)
 
 book:
 	@$(MAKE) --no-print-directory timed
@@ -323,7 +337,7 @@ $(B)/book-practice.html: book.md $$(instructor_parts) tools/book.css tools/book-
 CH_NUMS := $(foreach c,$(CHAPTERS),$(call md_num,$(c)))
 chapter_md = $(filter $(B)/md/chapters/$(1)-%,$(CH_MD)) $(filter $(B)/md/exercises/$(1)-%,$(EX_MD_OUT))
 CH_PAGES := $(CH_NUMS:%=$(B)/chapter-%.html)
-$(CH_PAGES): $(CALC_PAGE)
+$(CH_PAGES): $(CALC_PAGE) $(FIG_NARROW) $(NARROW_FILTER)
 $(B)/chapter-%.html: $$(call chapter_md,$$*) tools/references.md tools/book.css tools/book-meta.yaml $(NAV_DEPS)
 	@mkdir -p $(B)/nav
 	@set -- $(CH_NUMS); p=-; n=-; while [ $$# -gt 0 ]; do \
@@ -658,7 +672,7 @@ test: deps
 	@echo "make test: all passed"
 # Within make test, the suites that read the built book (tests/test_book*.c,
 # test_figures.c, ...) start once it is built, as they did when the steps ran in turn.
-BOOK_PRODUCTS := $(B)/book.html $(B)/book-instructor.html $(B)/book-practice.html $(CH_PAGES) $(FIG_SVG)
+BOOK_PRODUCTS := $(B)/book.html $(B)/book-instructor.html $(B)/book-practice.html $(CH_PAGES) $(FIG_SVG) $(FIG_NARROW)
 $(if $(TEST_AFTER_BOOK),$(UNIT_RUNS) $(ASAN_RUNS) $(TSAN_RUNS): $(BOOK_PRODUCTS))
 
 # ---------------------------------------------------------------- kernels

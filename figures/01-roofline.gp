@@ -39,9 +39,20 @@ set label 3 'attention over the KV cache' at 6.5, 40 right tc rgb '#c0392b'
 set label 4 'norms' at 1.35, 3.3 left tc rgb '#6b8e23'
 set label 5 'SiLU·up' at 1.05, 1.9 left tc rgb '#8e44ad'
 set label 6 'residual adds' at 0.2, 0.3 left tc rgb '#8e44ad'
+# On a phone (narrow=1): the key under the plot in two lines, the labels
+# placed and broken for a 360 px canvas.
+if (!exists('narrow')) narrow = 0
+if (narrow) {
+    set key below Left reverse samplen 2 nobox maxrows 2
+    set label 1 sprintf("ridge\n%.0f", r_x) at r_x*1.12, 2 left
+    set label 2 "weight\nprojections" at 60, 12 left
+    set label 3 "attention\nover the\nKV cache" at 2.5, 60 right
+}
+roof_title = narrow ? sprintf('H100 roof: %.0f TFLOP/s, %.2f TB/s', r_peak, r_peak / r_x) \
+                    : sprintf('H100 SXM roof: min(%.1f TFLOP/s, %.2f TB/s × intensity)', r_peak, r_peak / r_x)
 set arrow 2 from 80, 55 to 64, 180 head size 6,20 lc rgb '#1f5fa8'
 
-plot roof using 1:2 with lines lw 3 lc rgb '#222222' title sprintf('H100 SXM roof: min(%.1f TFLOP/s, %.2f TB/s × intensity)', r_peak, r_peak / r_x), \
+plot roof using 1:2 with lines lw 3 lc rgb '#222222' title roof_title, \
      ops using 2:(is_proj(strcol(1)) ? $3 : NaN) with points pt 7 ps 1.4 lc rgb '#1f5fa8' notitle, \
      ops using 2:(is_attn(strcol(1)) ? $3 : NaN) with points pt 9 ps 1.6 lc rgb '#c0392b' notitle, \
      ops using 2:(is_norm(strcol(1)) ? $3 : NaN) with points pt 5 ps 1.2 lc rgb '#6b8e23' notitle, \

@@ -9,7 +9,13 @@ set datafile separator tab
 stats d using 1 nooutput
 cmax = STATS_max
 c1 = '#1f5fa8'; c2 = '#e67e22'
-set multiplot layout 1,2 margins 0.09, 0.98, 0.14, 0.95 spacing 0.1, 0
+# On a phone (narrow=1, the Makefile's narrow drawing) the panels stack.
+if (!exists('narrow')) narrow = 0
+if (narrow) {
+    set multiplot layout 2,1 margins 0.2, 0.94, 0.08, 0.98 spacing 0, 0.1
+} else {
+    set multiplot layout 1,2 margins 0.09, 0.98, 0.14, 0.95 spacing 0.1, 0
+}
 set grid xtics ytics lc rgb '#e4e4e4'
 set border 3 lc rgb '#555555'
 set tics nomirror

@@ -18,7 +18,13 @@ stats cap using 2 every ::3::3 nooutput
 mu16 = STATS_min
 
 c1 = '#1f5fa8'; c2 = '#e67e22'; c3 = '#c0392b'; c4 = '#27ae60'
-set multiplot layout 1,2 margins 0.08, 0.98, 0.13, 0.97 spacing 0.08, 0
+# On a phone (narrow=1, the Makefile's narrow drawing) the panels stack.
+if (!exists('narrow')) narrow = 0
+if (narrow) {
+    set multiplot layout 2,1 margins 0.2, 0.94, 0.08, 0.99 spacing 0, 0.1
+} else {
+    set multiplot layout 1,2 margins 0.08, 0.98, 0.13, 0.97 spacing 0.08, 0
+}
 set grid xtics ytics lc rgb '#e4e4e4'
 set border 3 lc rgb '#555555'
 set tics nomirror

@@ -10,7 +10,13 @@ set datafile separator tab
 
 # Margins leave room for the y label at the left and the colour bar's
 # label at the right; cell numbers are white on the dark cells.
-set multiplot layout 1,2 margins 0.10, 0.86, 0.13, 0.92 spacing 0.06, 0
+# On a phone (narrow=1, the Makefile's narrow drawing) the panels stack.
+if (!exists('narrow')) narrow = 0
+if (narrow) {
+    set multiplot layout 2,1 margins 0.14, 0.80, 0.08, 0.95 spacing 0, 0.12
+} else {
+    set multiplot layout 1,2 margins 0.10, 0.86, 0.13, 0.92 spacing 0.06, 0
+}
 set xrange [0.5:10.5]
 set yrange [0.475:0.975]
 set xtics 1 nomirror
@@ -27,8 +33,8 @@ plot hm index 0 using 2:1:3 with image notitle, \
      hm index 0 using 2:1:(sprintf('%.1f', $3)):($3 > 3.0 || $3 < 0.65 ? 0xffffff : 0x000000) with labels font ',10' tc rgb variable notitle
 
 set title 'Regime (ii): roofline verification, batch 256'
-unset ylabel
-set colorbox vertical user origin 0.875, 0.13 size 0.02, 0.79
+if (!narrow) { unset ylabel }
+if (narrow) { set colorbox vertical user origin 0.83, 0.08 size 0.03, 0.36 } else { set colorbox vertical user origin 0.875, 0.13 size 0.02, 0.79 }
 set cbtics 0.5
 set cblabel 'Speedup' offset -0.5, 0
 plot hm index 1 using 2:1:3 with image notitle, \

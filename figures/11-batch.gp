@@ -13,7 +13,13 @@ set datafile missing 'NaN'
 c1 = '#1f5fa8'; c8 = '#e67e22'
 
 # The left margin leaves room for the y label (at 0.08 it fell off the canvas).
-set multiplot layout 1,2 margins 0.10, 0.98, 0.13, 0.92 spacing 0.06, 0
+# On a phone (narrow=1, the Makefile's narrow drawing) the panels stack.
+if (!exists('narrow')) narrow = 0
+if (narrow) {
+    set multiplot layout 2,1 margins 0.2, 0.94, 0.08, 0.95 spacing 0, 0.12
+} else {
+    set multiplot layout 1,2 margins 0.10, 0.98, 0.13, 0.92 spacing 0.06, 0
+}
 set logscale x 2
 set xrange [1:2048]
 set yrange [0:4]
@@ -28,7 +34,7 @@ set style fill transparent solid 0.15 noborder
 do for [t = 0:1] {
     tp = t == 0 ? 4 : 8
     set title sprintf('LLaMA-3-70B on %d x H100', tp)
-    if (t == 0) { set ylabel 'Speedup over plain decoding' } else { unset ylabel }
+    if (t == 0 || narrow) { set ylabel 'Speedup over plain decoding' } else { unset ylabel }
     set arrow 1 from 1, 1 to 2048, 1 nohead dt 2 lw 1.5 lc rgb '#555555' front
     # the key sits bottom left, where no curve goes (top right it hid the memory limits)
     if (t == 0) { set key bottom left Left reverse samplen 2 box lc rgb '#bbbbbb' opaque font ',9' } else { unset key }

@@ -5,7 +5,13 @@
 # Data: 11-detector.tsv (code/ch11/detector.c).
 dt = datadir.'/11-detector.tsv'
 set datafile separator tab
-set multiplot layout 2,1 margins 0.10, 0.97, 0.12, 0.96 spacing 0, 0.06
+# On a phone (narrow=1) the left margin holds the y labels' ticks and text.
+if (!exists('narrow')) narrow = 0
+if (narrow) {
+    set multiplot layout 2,1 margins 0.2, 0.95, 0.08, 0.97 spacing 0, 0.06
+} else {
+    set multiplot layout 2,1 margins 0.10, 0.97, 0.12, 0.96 spacing 0, 0.06
+}
 set xrange [1200:2400]
 set grid xtics ytics lc rgb '#e4e4e4'
 set border 3 lc rgb '#555555'

@@ -15,6 +15,9 @@ set border 3 lc rgb '#555555'
 set xlabel 'Tokens in the step'
 set ylabel 'Experts touched (of 256)'
 set key bottom right Left reverse samplen 2 box lc rgb '#bbbbbb' opaque
+# On a phone (narrow=1) the key goes under the plot, clear of the curves.
+if (!exists('narrow')) narrow = 0
+if (narrow) { set key below Left reverse samplen 2 nobox }
 plot ex using 1:2 with lines lw 2.5 lc rgb '#1f5fa8' title 'uniform routing: 256 (1 - (31/32)^{tokens})', \
      ex using 1:4 with points pt 7 ps 0.9 lc rgb '#1f5fa8' title 'uniform, simulated', \
      ex using 1:3 with lines lw 2 lc rgb '#c0392b' title 'Zipf-skewed routing (s = 0.8, assumed)', \

@@ -17,5 +17,8 @@ set y2label 'Tokens/s per GPU'
 set yrange [0:110]
 set y2range [0:*]
 set key top left Left reverse samplen 2 box lc rgb '#bbbbbb' opaque
+# On a phone (narrow=1) the key goes under the plot, clear of the curves.
+if (!exists('narrow')) narrow = 0
+if (narrow) { set key below Left reverse samplen 2 nobox }
 plot st using 1:2 with linespoints pt 7 ps 0.7 lw 2.5 lc rgb '#1f5fa8' title 'weights read (experts touched)', \
      st using 1:5 axes x1y2 with linespoints pt 5 ps 0.7 lw 2 lc rgb '#c0392b' title 'tokens/s per GPU'

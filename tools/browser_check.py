@@ -26,6 +26,13 @@ width of 1280 px and again at a phone's 390 px:
     changes what it answers; "new variant" clicked three times keeps every
     answer box (counted before and after) and a number typed into each
     exercise's first box is judged.
+  - at 390 px: every figure's image (the drawing the page chose) fits the
+    screen and was drawn at most 480 px wide; no table, display formula,
+    panel or code block reaches past the screen unless inside a scrolling
+    box of its own; table captions whole on screen; every panel value on
+    screen; console and output blocks keep their lines (no wrapping); no
+    numbered list starts past 1 (<ol start>: a number that began a source
+    line); scrolled into the text, the bar takes at most 10 % of the height.
 and saves a screenshot of each chapter's first screen at each width under
 the given directory (chapter-NN.png, chapter-NN-390px.png).  Exit 0 when every check passes, 1 with one line per problem,
 2 when Chromium cannot be started or does not answer in time.
@@ -42,6 +49,74 @@ from cdp import Browser, find_chromium  # noqa: E402  (one Chromium, over its pi
 WIDTH, HEIGHT = 1280, 900
 PHONE_WIDTH, PHONE_HEIGHT = 390, 844
 MIN_FIGURE_TEXT_PX = 9
+MAX_PHONE_FIGURE_PX = 480   # a figure shown on a phone was drawn for one
+MAX_PHONE_BAR_SHARE = 0.10  # the bar, scrolled into the text, at most this share of the height
+
+# At a phone's width: what a reader would otherwise pan or miss.
+PHONE_JS = r"""
+const phone_checks = (problems, W, where) => {
+  const scrolls = (el) => /^(auto|scroll)$/.test(getComputedStyle(el).overflowX);
+  // inside every box that clips it, and inside the screen
+  const onScreen = (el) => {
+    const r = el.getBoundingClientRect();
+    if (r.left < -1 || r.right > W + 1) return false;
+    for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+      if (getComputedStyle(p).overflowX === "visible") continue;
+      const q = p.getBoundingClientRect();
+      if (r.left < q.left - 1 || r.right > q.right + 1) return false;
+    }
+    return true;
+  };
+  // past the screen, or spilling out of its own box, unless that box (or its
+  // parent, a wrapper) scrolls and sits on the screen
+  const spills = (el) => {
+    const r = el.getBoundingClientRect();
+    if (r.left < -1 || r.right > W + 1) {
+      const p = el.parentElement;
+      return !(p && scrolls(p) && p.getBoundingClientRect().right <= W + 1);
+    }
+    return !scrolls(el) && !(el.parentElement && scrolls(el.parentElement)) &&
+      el.scrollWidth > el.clientWidth + 1 && r.left + el.scrollWidth > W + 1;
+  };
+  const svgWidth = (src) => {
+    if (!src || !src.startsWith("data:image/svg+xml")) return 0;
+    const comma = src.indexOf(",");
+    const body = src.slice(0, comma).includes(";base64") ? atob(src.slice(comma + 1)) : decodeURIComponent(src.slice(comma + 1));
+    const root = new DOMParser().parseFromString(body, "image/svg+xml").documentElement;
+    return parseFloat(root.getAttribute("width")) || parseFloat((root.getAttribute("viewBox") || "0 0 0").split(/[ ,]+/)[2]) || 0;
+  };
+  const say = (el) => " near " + where(el) + ": " + (el.getAttribute("alt") || el.textContent).trim().replace(/\s+/g, " ").slice(0, 40);
+  for (const img of document.querySelectorAll("figure img")) {
+    const r = img.getBoundingClientRect(), natural = svgWidth(img.currentSrc) || img.naturalWidth;
+    if (r.left < -1 || r.right > W + 1 || !onScreen(img))
+      problems.push("figure wider than the screen (" + Math.round(r.width) + " px)" + say(img));
+    if (natural > %(max_natural)d)
+      problems.push("figure drawn at " + Math.round(natural) + " px natural width (> %(max_natural)d)" + say(img));
+  }
+  const kinds = [["table", "table"], ["math[display='block']", "formula"], ["div.calc", "panel"], ["pre", "code block"]];
+  for (const [sel, kind] of kinds)
+    for (const el of document.querySelectorAll(sel))
+      if (el.getClientRects().length && !el.closest("nav") && spills(el))
+        problems.push(kind + " past the screen outside a scrolling box of its own" + say(el));
+  for (const cap of document.querySelectorAll("table > caption"))
+    if (!onScreen(cap) || cap.scrollWidth > cap.clientWidth + 1) problems.push("table caption cut off" + say(cap));
+  for (const td of document.querySelectorAll("div.calc tbody tr > td:last-child"))
+    if (td.getClientRects().length && !onScreen(td)) problems.push("panel value off screen" + say(td.parentElement));
+  let wrapped = 0;
+  for (const pre of document.querySelectorAll("pre.console, pre.output")) {
+    const ws = getComputedStyle(pre.querySelector("code") || pre).whiteSpace;
+    if (ws !== "pre" && ws !== "nowrap" && ++wrapped <= 5) problems.push("console block wraps its lines (white-space: " + ws + ")" + say(pre));
+  }
+  if (wrapped > 5) problems.push("... and " + (wrapped - 5) + " more console blocks that wrap their lines");
+  for (const ol of document.querySelectorAll("ol[start]"))
+    if (!ol.closest("nav")) problems.push("numbered list starting at " + ol.getAttribute("start") + " in prose (a number at the start of a source line?)" + say(ol));
+};
+"""
+
+# After scrolling into the text: the bar's height in CSS px.
+BAR_JS = r"""
+(() => { const b = document.getElementById("nb-bar"); return b ? b.getBoundingClientRect().height : 0; })()
+"""
 
 CHECK_JS = r"""
 ((wide_only, min_text) => {
@@ -71,7 +146,8 @@ CHECK_JS = r"""
       problems.push("figure not drawn near " + where(img) + ": " + label);
       continue;
     }
-    const src = img.getAttribute("src") || "";
+    // the drawing the page chose (a <picture>'s narrow source on a phone)
+    const src = img.currentSrc || img.getAttribute("src") || "";
     if (src.startsWith("data:image/svg+xml")) {
       let text = "";
       try {
@@ -162,6 +238,7 @@ CHECK_JS = r"""
       problems.push("a " + el.tagName.toLowerCase() + " scrolls sideways (" + el.scrollWidth + " > "
         + el.clientWidth + " px) near " + where(el) + ": " + el.textContent.trim().slice(0, 40));
   }
+  if (!wide_only) phone_checks(problems, W, where);
   if (wide > 20) problems.push("... and " + (wide - 20) + " more elements past the page width");
   if (document.documentElement.scrollWidth > W + 1)
     problems.push("the page scrolls sideways: " + document.documentElement.scrollWidth + " > " + W + " px");
@@ -267,10 +344,17 @@ def main():
             b.send("Page.navigate", {"url": "file://" + page})
             b.wait_event("Page.loadEventFired")
             b.drain(1.0)
-            js = CHECK_JS % ("false" if phone else "true", MIN_FIGURE_TEXT_PX)
+            js = (PHONE_JS % {"max_natural": MAX_PHONE_FIGURE_PX}) + CHECK_JS % ("false" if phone else "true", MIN_FIGURE_TEXT_PX)
             verdict = json.loads(b.send("Runtime.evaluate", {"expression": js, "returnByValue": True})
                                  ["result"]["value"])
             problems += [("at %d px: " % width if phone else "") + p for p in verdict["problems"]]
+            if phone:
+                b.send("Runtime.evaluate", {"expression": "window.scrollTo(0, document.documentElement.scrollHeight / 2)"})
+                b.drain(0.5)
+                share = b.send("Runtime.evaluate", {"expression": BAR_JS, "returnByValue": True})["result"]["value"] / height
+                if share > MAX_PHONE_BAR_SHARE:
+                    problems.append("at %d px: the navigation bar takes %.0f%% of the screen's height in the text (> %.0f%%)"
+                                    % (width, 100 * share, 100 * MAX_PHONE_BAR_SHARE))
             for num, hid in verdict["chapters"]:
                 b.send("Runtime.evaluate", {"expression":
                        "document.getElementById(%s).scrollIntoView(); window.scrollBy(0, -40)" % json.dumps(hid)})

@@ -165,3 +165,10 @@ def committed_set(name, kind):
     (meta, rows as text dicts)."""
     path = os.path.join(ROOT, "figures", "measured", name, kind + ".tsv")
     return table_meta(path), table(path)
+
+
+def measured_run(*parts):
+    """A committed measurement (figures/measured/<device>/<what>.tsv): its
+    provenance ('# key: value' lines) as a dict and its rows as text dicts."""
+    path = repo_path(*parts)
+    return table_meta(path), table(path)

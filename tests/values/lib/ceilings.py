@@ -22,3 +22,7 @@ def at_published_ceilings(g):
     out["flops"] = {d: f * share for d, f in g["flops"].items()}
     out["mem_bw"] = BABELSTREAM[key]["read"]
     return out
+
+
+# Chapter 5's name for the same GPU row (one formula: at_published_ceilings).
+at_published = at_published_ceilings

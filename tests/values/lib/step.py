@@ -25,7 +25,8 @@ def price(op, g, peak_flops, tp, cal=None):
 def step_cost(m, g, batch, context, tp, prec, new_tokens=1, comm=True, cal=None, logits_last=False):
     """Sums over step_ops: flop, weight/kv/act/bytes, time, time_comm,
     time_memory, time_compute, intensity, bound, tokens; and the ops with
-    their time per step ("t") and roofline bound."""
+    their time per step ("t") and roofline bound.  logits_last: logits at
+    each sequence's last position only (a served prefill)."""
     pk = roofline.peak(g, prec.compute)
     ops = model.step_ops(m, batch, context, tp, prec, new_tokens, comm, logits_last)
     c = {k: 0.0 for k in ("flop", "weight", "kv", "act", "comm_bytes", "time", "time_comm")}

@@ -1,12 +1,21 @@
-"""A batch window under Poisson arrivals (chapter 3): a batch opens at its
-first arrival and leaves when it holds Bmax requests or W seconds after
-that arrival.  With X ~ Poisson(lambda*W), the arrivals a whole window
-would see after the first:
+"""A batch window under Poisson arrivals (chapters 3 and 4), from first
+principles: requests arrive at rate lambda; a batch opens at its first
+arrival and is dispatched when it holds bmax requests or W seconds after
+that first arrival, whichever comes first; dispatch is instant.
 
-  E[B] = 1 + sum_{j=0}^{Bmax-2} P(X > j)          (B = 1 + min(X, Bmax-1))
-  E[D] = (E[B] - 1) / lambda                       (first arrival to dispatch)
-  E[A] = sum_{j=0}^{Bmax-2} (j+1) P(X > j) / lambda (a batch's summed wait)
-  mean wait per request = E[A] / E[B];  full share = P(X >= Bmax-1)."""
+With k = lambda*W and X ~ Poisson(k) the arrivals a full window sees after
+the first, a batch holds B = 1 + min(X, bmax - 1).  While the batch is open
+at time t in [0, W] it holds 1 + N(t) requests (N(t) ~ Poisson(lambda t),
+and the batch is open while N(t) <= bmax - 2); the total wait of its
+requests is the integral of what it holds while open, so
+
+  E[B] = 1 + sum_{j=0}^{bmax-2} P(X > j)
+  E[total wait] = integral_0^W E[(1 + N(t)) 1{N(t) <= bmax-2}] dt
+                = sum_{j=0}^{bmax-2} (j + 1) P(X > j) / lambda
+
+(integral_0^W P(N(t) = j) dt = P(X > j) / lambda), and the long-run mean
+wait per request is E[total wait] / E[B].  A batch fills (the size trigger
+fires first) when X >= bmax - 1."""
 import math
 
 
@@ -61,3 +70,26 @@ def wait_standard_error(rate, window, max_batch, batches, rnd, sample=4000):
     dev = [a - r * b for b, a in pairs]
     var_d = sum(d * d for d in dev) / (n - 1)
     return math.sqrt(var_b / batches), math.sqrt(var_d / batches) / mb
+
+
+def mean_batch(lam, w, bmax):
+    return expected(lam, w, bmax)["mean_batch"]
+
+
+def mean_wait(lam, w, bmax):
+    """Seconds a request waits in the window, averaged over requests."""
+    return expected(lam, w, bmax)["mean_wait"]
+
+
+def full_share(lam, w, bmax):
+    """Share of batches the size trigger sends (X >= bmax - 1)."""
+    return expected(lam, w, bmax)["full_share"]
+
+
+def wait_quantile_uncapped(k, q):
+    """The q-quantile of a request's wait, over W, when the cap never binds:
+    the first request of a batch waits the whole window; the X others arrive
+    uniformly over it and wait a uniform share of it.  Per request, a share
+    1/(1+k) waits W and k/(1+k) waits U*W, U uniform on [0, 1]."""
+    others = k / (1.0 + k)
+    return q / others if q < others else 1.0

@@ -1,0 +1,170 @@
+"""One request end to end on a replica that keeps C requests in flight
+(chapter 5), as the chapter and request.h state it: a closed loop, always
+busy, running either one prompt's prefill p (logits at its last position
+only) or one decode step of every decoding slot; d is the mean decode step
+of C sequences over the contexts prompt .. prompt + output - 2 (the step is
+linear in the context: the mean of the two ends).  Without chunking:
+
+  e2e = C p + (o - 1) d,  TTFT = p,  TPOT = (e2e - p) / (o - 1),
+  requests/s = C / e2e (Little),  tokens/s = o C / e2e,
+  TTFT in the busy loop = d/2 + rho p / (2 (1 - rho)) + p,  rho = C p / e2e
+  (half the step in flight, the M/D/1 wait behind queued prefills);
+
+with chunked prefill (chunk tokens a step), a prompt rides on n =
+ceil(prompt/chunk) mixed steps, n/(n + o - 1) of the slots prefill, each
+step carries the decodes of the others (C_dec = C (o-1)/(n+o-1), rounded)
+plus q = C prompt/(n+o-1) prompt tokens (at most chunk C) sitting halfway
+through their prompt; the mixed step is d(C_dec) plus the chunk's step less
+its weight read (which the decode step already pays):
+
+  TTFT = n t_mix, TPOT = t_mix, e2e = (n + o - 1) t_mix, loop TTFT = t_mix/2 + TTFT.
+
+Costs at a price per GPU-hour over tp GPUs: input per million prompt tokens
+from the prefill's share of the time, output per million output tokens
+from the rest (without chunking: the decode steps, (o - 1) d / C per
+request over o tokens).
+
+A batch run to completion (batch_time) is one prefill of the prompts and
+output - 1 decode steps; batch_times sums those steps per op from each op's
+line in the context (decode_span_time), the service times of chapter 5's
+queue.  best_concurrency: the most in flight whose TPOT meets a target."""
+import math
+
+from lib import memory, roofline, step
+
+
+def _mean_decode(m, g, prec, tp, batch, prompt, output, cal):
+    if output < 2:
+        return 0.0
+    a = step.step_cost(m, g, batch, prompt, tp, prec, cal=cal)["time"]
+    b = step.step_cost(m, g, batch, prompt + output - 2, tp, prec, cal=cal)["time"]
+    return 0.5 * (a + b)
+
+
+def estimate(m, g, prec, tp, prompt, output, concurrency, chunk=0, price=0.0, cal=None, policy=None):
+    C, o = concurrency, output
+    plan = memory.plan(m, g, prec, tp, policy)
+    r = {"max_batch": memory.max_batch(plan, prompt + output)}
+    pc = step.step_cost(m, g, 1, 0, tp, prec, new_tokens=prompt, cal=cal, logits_last=True)
+    p = pc["time"]
+    r["prefill_time"], r["prefill_bound"] = p, pc["bound"]
+    per_s = price / 3600 * tp
+    if chunk == 0 or chunk >= prompt:
+        d = _mean_decode(m, g, prec, tp, C, prompt, o, cal)
+        e2e = C * p + (o - 1) * d
+        rho = C * p / e2e
+        r.update(decode_step=d, prefill_steps=1, ttft=p, e2e=e2e, tpot=(e2e - p) / (o - 1) if o > 1 else 0.0,
+                 ttft_closed=d / 2 + (rho * p / (2 * (1 - rho)) if rho < 1 else math.inf) + p,
+                 cost_in=per_s * p / prompt * 1e6,
+                 cost_out=per_s * (o - 1) * d / C / o * 1e6 if o > 1 else math.nan)
+    else:
+        n = -(-prompt // chunk)
+        steps = n + o - 1
+        c_dec = max(1, round_half_away(C * (o - 1) / steps))
+        q = min(C * prompt / steps, chunk * C)
+        d = _mean_decode(m, g, prec, tp, c_dec, prompt, o, cal)
+        qc = step.step_cost(m, g, 1, prompt // 2, tp, prec, new_tokens=max(1, round_half_away(q)), cal=cal,
+                            logits_last=True)
+        extra = max(0.0, qc["time"] - roofline.memory_time(qc["weight"], g["mem_bw"]))
+        t_mix = d + extra
+        e2e = steps * t_mix
+        share = e2e / C
+        in_s = share * extra / t_mix
+        r.update(decode_step=d, mixed_step=t_mix, prefill_steps=n, ttft=n * t_mix, ttft_closed=t_mix / 2 + n * t_mix,
+                 tpot=t_mix, e2e=e2e, cost_in=per_s * in_s / prompt * 1e6, cost_out=per_s * (share - in_s) / o * 1e6)
+    r["requests_per_s"] = C / r["e2e"]
+    r["tokens_per_s"] = o * r["requests_per_s"]
+    return r
+
+
+def round_half_away(x):
+    return int(math.floor(x + 0.5)) if x >= 0 else -int(math.floor(-x + 0.5))
+
+
+def batch_time(m, g, prec, tp, batch, prompt, output):
+    """A batch of `batch` requests run to completion in lockstep (chapter 5's
+    batch_vs_sequential): one prefill of the prompts (logits at the last
+    position), then output - 1 decode steps over contexts prompt ..
+    prompt + output - 2."""
+    t = step.step_cost(m, g, batch, 0, tp, prec, new_tokens=prompt, logits_last=True)["time"]
+    for ctx in range(prompt, prompt + output - 1):
+        t += step.step_cost(m, g, batch, ctx, tp, prec)["time"]
+    return t
+
+
+def decode_span_time(m, g, prec, tp, batch, ctx_from, ctx_to):
+    """Seconds of the decode steps of `batch` sequences over the contexts
+    ctx_from .. ctx_to (inclusive), at the roofline, summed without pricing
+    every step: each op's FLOPs and bytes are linear in the context (the
+    attention reads K and V of every cached position, nothing else grows),
+    so two steps give every op's line, a third checks it, and each op's time
+    at a context is the larger of its FLOP time and its byte time."""
+    if ctx_to < ctx_from:
+        return 0.0
+    a = step.step_cost(m, g, batch, ctx_from, tp, prec)
+    if ctx_to == ctx_from:
+        return a["time"]
+    b = step.step_cost(m, g, batch, ctx_to, tp, prec)
+    mid = (ctx_from + ctx_to) // 2
+    c = step.step_cost(m, g, batch, mid, tp, prec)
+    pk = roofline.peak(g, prec.compute)
+    span = ctx_to - ctx_from
+    total = 0.0
+    for oa, ob, oc in zip(a["ops"], b["ops"], c["ops"]):
+        if oa["kind"] in ("allreduce", "allgather"):  # the bytes of a collective do not grow with the context
+            assert oa["t"] == ob["t"]
+            total += oa["t"] * (span + 1)
+            continue
+        fa, fb = oa["flop"], ob["flop"]
+        qa, qb = (o["w"] + o["kv"] + o["act"] for o in (oa, ob))
+        qc = oc["w"] + oc["kv"] + oc["act"]
+        x = (mid - ctx_from) / span
+        assert abs(qa + x * (qb - qa) - qc) <= 1e-9 * qc and abs(fa + x * (fb - fa) - oc["flop"]) <= 1e-9 * max(1.0, oc["flop"])
+        if fa == fb and qa == qb:  # an op the context leaves alone
+            total += oa["t"] * (span + 1)
+            continue
+        for i in range(span + 1):
+            f = fa + (fb - fa) * i / span
+            q = qa + (qb - qa) * i / span
+            total += oa["reps"] * roofline.roofline_time(f, q, pk, g["mem_bw"])[0]
+    return total
+
+
+def batch_times(m, g, prec, tp, nmax, prompt, output):
+    """batch_time for n = 1 .. nmax, the decode steps summed by
+    decode_span_time: the service times of a replica that runs batches to
+    completion."""
+    return [batch_time_summed(m, g, prec, tp, n, prompt, output) for n in range(1, nmax + 1)]
+
+
+def batch_time_summed(m, g, prec, tp, batch, prompt, output):
+    """batch_time, its decode steps summed by decode_span_time."""
+    t = step.step_cost(m, g, batch, 0, tp, prec, new_tokens=prompt, logits_last=True)["time"]
+    return t + decode_span_time(m, g, prec, tp, batch, prompt, prompt + output - 2)
+
+
+def best_concurrency(m, g, prec, tp, prompt, output, tpot_max, policy=None):
+    """The largest concurrency that fits memory (C sequences of prompt +
+    output tokens) and keeps TPOT at or below tpot_max: 0 when one request
+    alone misses it.  TPOT grows with the concurrency, so the last one that
+    meets the target is found by halving."""
+    one = estimate(m, g, prec, tp, prompt, output, 1, policy=policy)
+    hi = one["max_batch"]
+    if hi <= 0 or one["tpot"] > tpot_max:
+        return 0
+    if estimate(m, g, prec, tp, prompt, output, hi, policy=policy)["tpot"] <= tpot_max:
+        return hi
+    lo = 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if estimate(m, g, prec, tp, prompt, output, mid, policy=policy)["tpot"] <= tpot_max:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def gpu_seconds_per_request(est, tp, concurrency):
+    """GPU-seconds one request holds: its share of the replica's time, e2e / C,
+    on every one of its tp GPUs."""
+    return tp * est["e2e"] / concurrency
