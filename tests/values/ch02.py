@@ -10,7 +10,7 @@ which refit the rate model on part of the tables, and the serving-run
 comparisons and the serving questions (ch02_pub_ttft_*, _tpot_*, _70b_*,
 _8b_runs, _8b_worst_tp_median), which need the closed-loop request model."""
 import data
-from lib import calibrated, ceilings, gemm, memory, model, request, roofline, step, validation
+from lib import calibrated, ceilings, gemm, memory, model, published, request, roofline, step, validation
 from lib.model import Precision
 
 GB, KB, MiB, TB, TERA = 1e9, 1e3, 1024.0 * 1024.0, 1e12, 1e12
@@ -366,6 +366,31 @@ def _serving_questions(gp, mt, cal):
     return out
 
 
+CLASS_IN_WORDS = {"gemm_bf16": "a bf16 GEMM", "gemm_fp8": "an fp8 GEMM",
+                  "attn_decode_bf16": "a decode attention kernel over a bf16 cache",
+                  "attn_decode_fp8": "a decode attention kernel over an fp8 cache",
+                  "attn_prefill": "a prefill attention kernel"}
+
+
+def _kernel_validation(gp, cal):
+    """The TensorRT-LLM H100 fit judged on the H200's tables (cross-system),
+    on vLLM's H100 decode attention (cross-engine), and the two engines'
+    own times of the same kernels."""
+    out = {}
+    xs = published.compare(cal, "h200_sxm", "trtllm", gp["h200"])
+    worst = max(xs, key=lambda c: xs[c]["worst_abs"])
+    for c, s in xs.items():
+        out[f"ch02_pub_xsys_{c}_median"], out[f"ch02_pub_xsys_{c}_worst"] = 100 * s["median_abs"], 100 * s["worst_abs"]
+    out["ch02_pub_xsys_worst"] = 100 * xs[worst]["worst_abs"]
+    out["ch02_pub_xsys_worst_class"] = CLASS_IN_WORDS.get(worst, worst)
+    xe = published.compare(cal, "h100_sxm", "vllm", gp["h100"])
+    out["ch02_pub_xeng_attn_median"] = 100 * xe["attn_decode_bf16"]["median_abs"]
+    for c, name in (("attn_decode_bf16", "attn"), ("attn_decode_fp8", "attn_fp8"), ("gemm_bf16", "gemm")):
+        out[f"ch02_pub_agree_{name}_median"] = 100 * published.agreement("h100_sxm", "trtllm", "vllm", c,
+                                                                         gp["h100"])["median_abs"]
+    return out
+
+
 def derive():
     gp, mt, cals = data.gpus(), data.models(), data.calibrations()
     cal = cals["published:h100_sxm/trtllm"]
@@ -373,7 +398,8 @@ def derive():
     out = {}
     for part in (_cpu(), _gpu(gp, mt), _fitted(cal, cals["published:h200_sxm/trtllm"], h100),
                  _kernels(cal, h100, m8), _step(cal, h100, m8), _serving_shapes(), _serving_runs(gp, mt, cals),
-                 _serving_questions(gp, mt, cal), _achieved()):
+                 _serving_questions(gp, mt, cal), _achieved(),
+                 _kernel_validation(gp, cal)):
         out.update(part)
     return out
 
