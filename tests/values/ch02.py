@@ -1,16 +1,14 @@
 """Chapter 2, measure it: the values of build/values/ch02/ derived again
 from the committed CPU set (figures/measured/cpu-intel-xeon-processor-2c/),
 code/specs/gpus.tsv, models.tsv, calibrations.tsv, the published kernel
-tables (code/specs/measured/) and the formulas of lib/ (see
-tests/values/README.md).
-
-Not re-derived yet (so chapter 2 is not in check.py's REQUIRED): the
-held-out validation verdicts (ch02_pub_xsys_*, _xeng_, _agree_, _half_gemm_),
-which refit the rate model on part of the tables, and the serving-run
-comparisons and the serving questions (ch02_pub_ttft_*, _tpot_*, _70b_*,
-_8b_runs, _8b_worst_tp_median), which need the closed-loop request model."""
+tables and serving runs (code/specs/measured/) and the formulas of lib/:
+the roofline and the calibrated rates, the published rows as the rate
+model's points and a refit of it on half the GEMM table (lib/published.py,
+lib/fit.py), the closed-loop request model with the benchmark's TTFT
+(lib/request.py, lib/closed_loop.py) and the held-out error bands
+(lib/validation.py); see tests/values/README.md."""
 import data
-from lib import calibrated, ceilings, gemm, memory, model, published, request, roofline, step, validation
+from lib import calibrated, ceilings, fit, gemm, memory, model, published, request, roofline, step, validation
 from lib.model import Precision
 
 GB, KB, MiB, TB, TERA = 1e9, 1e3, 1024.0 * 1024.0, 1e12, 1e12
@@ -388,6 +386,10 @@ def _kernel_validation(gp, cal):
     for c, name in (("attn_decode_bf16", "attn"), ("attn_decode_fp8", "attn_fp8"), ("gemm_bf16", "gemm")):
         out[f"ch02_pub_agree_{name}_median"] = 100 * published.agreement("h100_sxm", "trtllm", "vllm", c,
                                                                          gp["h100"])["median_abs"]
+    # the rate model refitted on the odd rows of the H100 bf16 GEMM table, judged on the even rows
+    pts = published.rate_points("h100_sxm", "trtllm", "gemm_bf16", gp["h100"])
+    half = fit.fit_op_rate(pts[0::2])
+    out["ch02_pub_half_gemm_median"] = 100 * published.summary(published.op_errors(half, pts[1::2]))["median_abs"]
     return out
 
 
