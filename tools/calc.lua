@@ -192,7 +192,11 @@ local function parse_tsv(text)
     else
       local k, v, u = l:match("^([^\t]*)\t([^\t]*)\t([^\t]*)$")
       if not k then fail("unexpected tsv line from napkin: " .. l) end
-      values[#values + 1] = { k, v, u }
+      -- a band's numbers (<row>_band_lo, _hi, _n) are for scripts: the table
+      -- prints the band beside its row, not on lines of its own
+      if not (k:match("_band_lo$") or k:match("_band_hi$") or k:match("_band_n$")) then
+        values[#values + 1] = { k, v, u }
+      end
     end
   end
   return values, notes

@@ -184,8 +184,12 @@
     panel.querySelector(".calc-notes").hidden = true;
   }
 
+  /* A band's numbers (<row>_band_lo, _band_hi, _band_n) are for scripts:
+   * the table prints the band beside its row, not on lines of its own. */
+  function scriptOnly(k) { return /_band_(lo|hi|n)$/.test(k); }
+
   function showResult(panel, report, table) {
-    var keys = Object.keys(report.values);
+    var keys = Object.keys(report.values).filter(function (k) { return !scriptOnly(k); });
     var lines = tableLines(table.stdout, keys.length);
     var show = panel.dataset.show ? panel.dataset.show.split(",") : keys;
     var tbody = panel.querySelector("table tbody");

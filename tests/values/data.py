@@ -126,6 +126,22 @@ def vision_lms():
     return table(os.path.join(SPECS, "vision_lms.tsv"))
 
 
+def vision_lm_models():
+    """code/specs/vision_lms.tsv by key, in models()'s shape (no arch
+    column: plain dense decoders; max_position unknown)."""
+    out = {}
+    for r in vision_lms():
+        m = {"key": r["key"], "name": r["name"]}
+        for c in ("layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab",
+                  "experts", "experts_active"):
+            m[c] = int(r[c])
+        m["tied"] = r["tied"] == "1"
+        m["max_position"] = None
+        m["arch"] = {}
+        out[r["key"]] = m
+    return out
+
+
 def video_models():
     """code/specs/video_models.tsv as text rows."""
     return table(os.path.join(SPECS, "video_models.tsv"))

@@ -27,7 +27,7 @@ code/napkin/workloads/vision.h:
 import math
 
 import data
-from lib import roofline
+from lib import memory, model, roofline, step
 
 
 def models():
@@ -184,3 +184,153 @@ def encoder_cost(v, im, g, efficiency=1.0, tp=1, ab=2.0):
     c["time_comm"] = 2.0 * v["layers"] * roofline.allreduce_time(g, tp, n * d * ab) if tp > 1 else 0.0
     c["time_sharded"] = max(c["flop"] / tp / rate, c["bytes"] / tp / g["mem_bw"]) + c["time_comm"]
     return c
+
+
+# ------------------------------------------------------------ requests
+#
+# A request (chapter 7, "The prefill budget and the batch shape"): `images`
+# equal images and `text` text tokens; the prompt is the text plus each
+# image's context tokens (one per image for the cross family, whose image
+# tokens go to cross-attention KV instead).  Time to first token is the
+# preprocessing, the encoder (the request's images spread over the tp GPUs,
+# then an all-gather of their embeddings) and the prefill, whose last
+# position yields the first token.  The prefill is one step of the LM
+# (lib/step.py, logits for each sequence's last position) on the GPU row
+# with its FLOP rates at lm_efficiency of the datasheet (memory-bound work
+# keeps the full bandwidth), the encoder the roofline lump above at
+# encoder_efficiency.  Memory is the book's policy (lib/memory.py) with the
+# activation reserve sized for the budget's tokens, the encoder's weights
+# resident on every GPU, and the cross layers' weights split like the LM;
+# cross-attention KV (cross_layers layers of K and V per image token) is
+# held as the self-attention tokens of the same bytes, rounded up.
+
+REQUEST = {"prec": "bf16", "tp": 1, "width": 1920, "height": 1080, "images": 1, "text": 200, "output": 256,
+           "budget": 8192, "preprocess": 0.0, "encoder_efficiency": 1.0, "lm_efficiency": 1.0, "ttft_target": 1.0}
+
+
+def lm(v):
+    """The vision row's language model: vision_lms.tsv, else models.tsv."""
+    return data.vision_lm_models().get(v["lm"]) or data.models()[v["lm"]]
+
+
+def request(**kw):
+    """The chapter's usual request with the given fields changed."""
+    q = dict(REQUEST)
+    unknown = set(kw) - set(q)
+    if unknown:
+        raise KeyError(f"no request field {sorted(unknown)}")
+    q.update(kw)
+    return q
+
+
+def _cross_layer_weights(v, m):
+    d, kvd = m["hidden"], m["kv_heads"] * m["head_dim"]
+    return v["cross_layers"] * (2.0 * d * d + 2.0 * d * kvd + 3.0 * d * m["ffn"])  # q, o; k, v; the MLP
+
+
+def prefill_time(v, m, g, q, batch, prompt):
+    """(FLOPs per GPU, seconds) of one prefill step of `batch` prompts of
+    `prompt` tokens at the request's LM efficiency.  The cross family's
+    cross layers are not priced here (no value of the chapter needs them)."""
+    if v["cross_layers"]:
+        raise NotImplementedError("the cross layers' prefill time is not re-derived")
+    prec = model.Precision.uniform(q["prec"])
+    gd = roofline.derated(g, 1.0, q["lm_efficiency"])
+    c = step.step_cost(m, gd, batch, 0, q["tp"], prec, new_tokens=prompt, comm=True, logits_last=True)
+    return c["flop"], c["time"]
+
+
+def _encoder_span(v, m, g, q, im, enc, requests):
+    """Seconds to encode `requests` requests' images over the tp GPUs, one
+    image per GPU at a time, and gather their embeddings on every GPU."""
+    if q["images"] == 0:
+        return 0.0
+    images = requests * q["images"]
+    per_gpu = -(-images // q["tp"])
+    gather = images * im["projector_tokens"] * m["hidden"] * data.DTYPE_BYTES[q["prec"]]
+    return per_gpu * enc["time"] + roofline.allgather_time(g, q["tp"], gather)
+
+
+def estimate(v, m, g, q, with_prefill=True):
+    """One request shape: image, prompt, context, cross, fit_context, kv_bytes,
+    vision_bytes, plan, max_batch, fits, encoder, encoder_time, prefill_flop,
+    prefill_time, ttft, budget_requests; for one that fits, the most requests
+    of one prefill step (within the budget and memory) whose TTFT meets the
+    target, step_requests (0: not even one), step_ttft and requests_per_s."""
+    wb = data.DTYPE_BYTES[q["prec"]]
+    e = {"image": None, "encoder": None, "encoder_time": 0.0}
+    ctx_per_image = cross_per_image = 0
+    if q["images"] > 0:
+        im = image_tokens(v, q["width"], q["height"])
+        e["image"] = im
+        e["encoder"] = encoder_cost(v, im, g, efficiency=q["encoder_efficiency"], tp=q["tp"], ab=wb)
+        ctx_per_image, cross_per_image = im["context_tokens"], im.get("cross_tokens", 0)
+    e["prompt"] = q["text"] + q["images"] * ctx_per_image
+    e["context"] = e["prompt"] + q["output"]
+    e["cross"] = q["images"] * cross_per_image
+    # cross KV: cross_layers layers of K and V per image token, as LM tokens of all the LM's layers
+    kv_token = model.kv_bytes_per_token(m, q["prec"])
+    e["kv_bytes"] = e["context"] * kv_token + e["cross"] * kv_token * v["cross_layers"] / m["layers"]
+    e["vision_bytes"] = encoder_params(v) * wb + _cross_layer_weights(v, m) * wb / q["tp"]
+    e["fit_context"] = e["context"] + math.ceil(e["cross"] * v["cross_layers"] / m["layers"])
+    policy = dict(memory.POLICY, activation_tokens=q["budget"])
+    e["plan"] = memory.plan(m, g, model.Precision.uniform(q["prec"]), q["tp"], policy, extra=e["vision_bytes"])
+    e["max_batch"] = memory.max_batch(e["plan"], e["fit_context"])
+    e["fits"] = e["max_batch"] >= 1
+    e["budget_requests"] = max(1, q["budget"] // e["prompt"])
+    e["step_requests"], e["step_ttft"], e["requests_per_s"] = 0, None, 0.0
+    if not with_prefill:
+        return e
+    if q["images"] > 0:
+        e["encoder_time"] = _encoder_span(v, m, g, q, e["image"], e["encoder"], 1)
+    e["prefill_flop"], e["prefill_time"] = prefill_time(v, m, g, q, 1, e["prompt"])
+    e["ttft"] = q["preprocess"] + e["encoder_time"] + e["prefill_time"]
+    if not e["fits"]:
+        return e
+    for r in range(min(e["budget_requests"], e["max_batch"]), 0, -1):
+        t_enc = _encoder_span(v, m, g, q, e["image"], e["encoder"], r) if q["images"] else 0.0
+        t_pre = prefill_time(v, m, g, q, r, e["prompt"])[1]
+        ttft = q["preprocess"] + t_enc + t_pre
+        if ttft <= q["ttft_target"]:
+            e["step_requests"], e["step_ttft"], e["requests_per_s"] = r, ttft, r / (t_enc + t_pre)
+            break
+    return e
+
+
+def _solve_share(parts, peak, bandwidth, target):
+    """The share s of the FLOP peak at which sum_i max(f_i / (s peak),
+    b_i / bandwidth) equals `target`.  Op i is compute-bound while s is
+    below its break-even share e_i = f_i bandwidth / (peak b_i); between two
+    break-evens the sum is F / (s peak) + M (F the FLOPs of the ops still
+    compute-bound, M the byte time of the others), solved in closed form."""
+    def even(f, b):
+        return f * bandwidth / (peak * b) if b > 0 else math.inf
+
+    edges = sorted({even(f, b) for f, b in parts if f > 0} - {math.inf})
+    bounds = [0.0] + edges + [math.inf]
+    for lo, hi in zip(bounds, bounds[1:]):
+        inside = (lo + hi) / 2 if hi < math.inf else lo + 1.0
+        F = sum(f for f, b in parts if f > 0 and even(f, b) > inside)
+        M = sum(b / bandwidth for f, b in parts if not (f > 0 and even(f, b) > inside))
+        if F > 0 and target > M:
+            s = F / (peak * (target - M))
+            if lo <= s <= hi:
+                return s
+    raise ValueError("no share of the peak gives that time")
+
+
+def calibrate(v, m, g, q, encoder_s, prefill_s):
+    """(encoder efficiency, LM efficiency): the shares of the FLOP peak at
+    which the request's own encoder and prefill times equal the measured
+    ones (memory-bound work kept at the full bandwidth)."""
+    prec = model.Precision.uniform(q["prec"])
+    im = image_tokens(v, q["width"], q["height"])
+    c = encoder_cost(v, im, g, ab=data.DTYPE_BYTES[q["prec"]])
+    peak = roofline.peak(g, prec.compute)
+    enc = _solve_share([(c["flop"], c["bytes"])], peak, g["mem_bw"], encoder_s / q["images"])
+    prompt = q["text"] + q["images"] * im["context_tokens"]
+    ops = model.step_ops(m, 1, 0, q["tp"], prec, new_tokens=prompt, comm=True, logits_last=True)
+    if any(op["kind"] in model.COMM_KINDS for op in ops):
+        raise NotImplementedError("calibrating a tensor-parallel prefill")
+    parts = [(op["reps"] * op["flop"], op["reps"] * (op["w"] + op["kv"] + op["act"])) for op in ops]
+    return enc, _solve_share(parts, peak, g["mem_bw"], prefill_s)
