@@ -384,3 +384,13 @@ def step_ops(m, batch, context, tp, prec, new_tokens=1, comm=True, logits_last=F
     if with_comm:
         ops.append(_op("logits_gather", "allgather", 1, comm=P * m["vocab"] * 4.0))
     return ops
+
+
+def attention_ops(batch, context, new_tokens, heads, kv_heads, head_dim, prec):
+    """The two halves of one layer's attention (scores, values) for a bare
+    attention shape, as step_ops prices them: a kernel table's row without
+    a model around it (no tensor parallelism)."""
+    shell = {"key": "attention", "hidden": heads * head_dim, "heads": heads, "kv_heads": kv_heads,
+             "head_dim": head_dim, "layers": 1, "ffn": 1, "vocab": 1, "experts": 1, "experts_active": 1,
+             "tied": False, "arch": {}}
+    return [op for op in step_ops(shell, batch, context, 1, prec, new_tokens) if op["kind"] == "attention"]
