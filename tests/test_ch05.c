@@ -97,3 +97,120 @@ Test(ch05, batches_of_64_raise_capacity_and_fit)
     cr_assert_eq(cap, (int)floor((0.9 * g.mem_bytes - 16060522496.0 - 1269301248.0) / 100663296.0));
     cr_assert_geq(cap, 64);
 }
+
+/* The benchmark section (code/ch05/bench_ttft.c): LLaMA-3-8B bf16 on one
+ * H100 at the published TensorRT-LLM rates, prompts of 1024 and outputs of
+ * 512, the engine's budget and fitted overhead. */
+#include "closed_loop.h"
+#include "rate_table.h"
+#include "request.h"
+#include "simulate.h"
+
+static request_estimate bench_at(int c, int departure_wait, int roofline)
+{
+    static model_spec m;
+    static gpu_spec roof, cal;
+    static rate_model rates;
+    m = model_builtin("llama3-8b");
+    roof = gpu_builtin("h100");
+    cal = gpu_builtin_calibrated("h100", "published:h100_sxm/trtllm", &rates);
+    const engine_defaults *e = engine_defaults_find("trtllm");
+    cr_assert_not_null(e);
+    request_setup s = {&m, roofline ? &roof : &cal, precision_uniform(DT_BF16), 1, 1024, 512, c, 0, 0,
+                       memory_policy_default(), 0, 1};
+    request_options o = {.budget = e->budget, .overhead = e->overhead, .departure_wait = departure_wait};
+    request_estimate r;
+    char err[256];
+    cr_assert_eq(request_estimate_with(&s, &o, &r, err, sizeof err), 0, "%s", err);
+    cr_assert(r.fit.fits);
+    return r;
+}
+
+Test(ch05, bench_burst_of_64_by_hand)
+{
+    /* 64 prompts of 1024 through a budget of 8192, the decodes of the
+     * prompts already done counting against it (room = 8192 - decodes),
+     * first come first served.  Step by step (decodes, prompt tokens,
+     * prompts finished): (0, 8192, 8), (8, 8184, 7), (15, 8177, 8),
+     * (23, 8169, 8), (31, 8161, 8), (39, 8153, 8), (47, 8145, 8),
+     * (55, 8137, 8), (63, 218, 1): 65,536 prompt tokens in 9 steps.  A
+     * prompt finished in step k waits for steps 1..k.  Over the 64:
+     *   weight reads (8*1 + 7*2 + 8*3 + ... + 8*8 + 1*9) / 64 = 295 / 64,
+     *   decodes: cumulative 0, 8, 23, 46, 77, 116, 163, 218, 281, weighted
+     *   by the prompts finished, 5481 / 64,
+     *   prompt tokens: cumulative 8192, 16376, 24553, 32722, 40883, 49036,
+     *   57181, 65318, 65536, weighted, 2,403,248 / 64;
+     * plus the overhead h. */
+    request_estimate e = bench_at(64, 0, 0);
+    const step_costs *k = &e.costs;
+    double h = engine_defaults_find("trtllm")->overhead;
+    REL(e.bench.burst, h + (295 * k->weight_read + 5481 * k->per_decode + 2403248 * k->per_token) / 64, 1e-9);
+    /* and the mean over ten rounds weighs the burst once: (64 burst + 576 steady) / 640 */
+    REL(e.ttft_closed, (64 * e.bench.burst + 576 * e.bench.steady) / 640, 1e-9);
+}
+
+Test(ch05, bench_departure_interval_is_littles_law)
+{
+    /* C clients each cycling once per `cycle` complete X = C / cycle a
+     * second; the departure interval is 1 / X = cycle / C. */
+    for (int c = 8; c <= 128; c *= 2) {
+        request_estimate e = bench_at(c, 0, 0);
+        REL(e.bench.departure, e.bench.cycle / c, 1e-9);
+        REL(e.bench.rate * e.bench.cycle, (double)c, 1e-6);
+    }
+}
+
+Test(ch05, bench_clock_from_departure_adds_one_interval_to_the_steady_rounds)
+{
+    /* With the clock started one departure earlier, each of the 9 C steady
+     * requests of 10 C waits delta more, the burst none: the mean grows by
+     * 0.9 delta (the dashed curve of the figure). */
+    request_estimate a = bench_at(8, 0, 0), b = bench_at(8, 1, 0);
+    REL(b.ttft_closed - a.ttft_closed, 0.9 * a.bench.departure, 1e-6);
+}
+
+Test(ch05, bench_simulation_agrees_from_32_up)
+{
+    /* The section's claim: from 32 in flight up, serve --simulate's mean
+     * (seed 5, as the chapter's program) lies within 5 % of the closed form. */
+    const int cs[] = {32, 64, 128};
+    for (int i = 0; i < 3; i++) {
+        request_estimate e = bench_at(cs[i], 0, 0);
+        const engine_defaults *d = engine_defaults_find("trtllm");
+        sim_setup s = {{cs[i], 1024, 512, d->budget, 0, d->overhead, 0}, e.costs, 0, 1, 5, SIM_SPREAD};
+        sim_result r;
+        char err[256];
+        cr_assert_eq(sim_run(&s, 0, &r, err, sizeof err), 0, "%s", err);
+        REL(r.ttft.mean, e.ttft_closed, 0.05);
+    }
+}
+
+Test(ch05, bench_bound_below_estimate)
+{
+    /* The roofline is a bound: at every concurrency its benchmark TTFT is
+     * below the estimate's (same overhead, faster steps). */
+    for (int c = 8; c <= 128; c *= 2)
+        cr_assert_lt(bench_at(c, 0, 1).ttft_closed, bench_at(c, 0, 0).ttft_closed);
+}
+
+Test(ch05, search_ttft_limit_binds_at_tp4)
+{
+    /* The section's search: LLaMA-3-70B bf16 on 4 H100s, 2048 + 256, limits
+     * 0.5 s TTFT and 50 ms TPOT.  The TTFT limit binds: the best concurrency
+     * is below the TPOT limit's alone, meets 0.5 s, and one more in flight
+     * breaks it (TPOT still within its limit there). */
+    model_spec m = model_builtin("llama3-70b");
+    gpu_spec g = gpu_builtin("h100");
+    request_setup s = {&m, &g, precision_uniform(DT_BF16), 4, 2048, 256, 1, 0, 0, memory_policy_default(), 0, 1};
+    char err[256];
+    int c = request_best_concurrency(&s, 0.5, 0.05, err, sizeof err);
+    int t = request_best_concurrency(&s, 0, 0.05, err, sizeof err);
+    cr_assert(c > 0 && c < t, "best %d, TPOT alone %d", c, t);
+    request_estimate a, b;
+    s.concurrency = c;
+    cr_assert_eq(request_estimate_compute(&s, &a, err, sizeof err), 0, "%s", err);
+    s.concurrency = c + 1;
+    cr_assert_eq(request_estimate_compute(&s, &b, err, sizeof err), 0, "%s", err);
+    cr_assert(a.ttft_closed <= 0.5 && b.ttft_closed > 0.5 && b.tpot <= 0.05, "C %d: %g s, C %d: %g s", c,
+              a.ttft_closed, c + 1, b.ttft_closed);
+}

@@ -25,15 +25,23 @@ Test(cli_serve, prefill_logits_where_the_server_samples)
     cr_assert(strstr(a, "bound\tcompute") != NULL, "%s", a);
 }
 
-Test(cli_serve, concurrency_beyond_memory_exits_1)
+Test(cli_serve, concurrency_beyond_memory_queues)
 {
     char out[OUT_MAX];
-    /* 216 sequences of 2048 + 256 tokens fit (test_request.c works the budget) */
-    cr_assert_eq(run("serve --model llama3-70b --gpu h100 --tp 4 --concurrency 217", out, sizeof out), 1, "%s", out);
-    cr_assert(strstr(out, "largest batch that fits is 216") != NULL, "%s", out);
+    /* 216 sequences of 2048 + 256 tokens fit (test_request.c works the budget): at 217 the engine runs
+     * 216 and one waits in its queue, so TPOT is 216's */
     cr_assert_eq(run("serve --model llama3-70b --gpu h100 --tp 4 --concurrency 216 --format tsv", out, sizeof out),
                  0, "%s", out);
     cr_assert_eq(tsv_value(out, "max_concurrency"), 216);
+    cr_assert(strstr(out, "\nrunning\t") == NULL, "all 216 run: %s", out);
+    double tpot = tsv_value(out, "tpot");
+    cr_assert_eq(run("serve --model llama3-70b --gpu h100 --tp 4 --concurrency 217 --format tsv", out, sizeof out),
+                 0, "%s", out);
+    cr_assert_eq(tsv_value(out, "running"), 216);
+    cr_assert_float_eq(tsv_value(out, "tpot"), tpot, 1e-9 * tpot);
+    /* not one sequence of 2^24 output tokens fits: exit 1, naming why */
+    cr_assert_eq(run("serve --model llama3-70b --gpu h100 --tp 4 --output 16777216", out, sizeof out), 1, "%s", out);
+    cr_assert(strstr(out, "does not fit") != NULL, "%s", out);
 }
 
 Test(cli_serve, one_request_alone)
@@ -119,10 +127,11 @@ Test(cli_serve, calibrate_from_a_set)
 Test(cli_serve, pipeline_stages)
 {
     char out[OUT_MAX];
-    /* 620 in flight fit at TP 4 x PP 2 (test_pipeline.c works it); 621 do not */
-    cr_assert_eq(run("serve --model llama3-70b --gpu h100 --tp 4 --pp 2 --concurrency 621", out, sizeof out), 1,
-                 "%s", out);
-    cr_assert(strstr(out, "largest batch that fits is 620") != NULL, "%s", out);
+    /* 620 in flight fit at TP 4 x PP 2 (test_pipeline.c works it); of 621, 620 run and one queues */
+    cr_assert_eq(run("serve --model llama3-70b --gpu h100 --tp 4 --pp 2 --concurrency 621 --format tsv", out,
+                     sizeof out),
+                 0, "%s", out);
+    cr_assert_eq(tsv_value(out, "running"), 620);
     cr_assert_eq(run("serve --model llama3-70b --gpu h100 --tp 4 --pp 3", out, sizeof out), 2, "%s", out);
     cr_assert_eq(run("serve --model llama3-70b --gpu h100 --tp 4 --pp 2 --chunked-prefill 512", out, sizeof out), 2,
                  "%s", out);

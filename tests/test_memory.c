@@ -70,6 +70,35 @@ Test(replica, default_policy_reserves_activations)
     cr_assert_eq(max_batch_for_memory(&r, 4096), 350);
 }
 
+Test(replica, engines_plan_memory_their_own_way)
+{
+    /* LLaMA-3-70B bf16 at TP 8 on an H100 (driver: 85,520,809,984 B), the default's numbers above:
+     * weights 17,638,426,624 B, reserve for 8192 tokens 515,178,496 B.
+     * TensorRT-LLM: free_gpu_memory_fraction 0.9 of what weights and reserve leave:
+     *   0.9 * (85,520,809,984 - 17,638,426,624 - 515,178,496) = 0.9 * 67,367,204,864 = 60,630,484,377.6 B.
+     * SGLang: mem_fraction_static = 1 - (9.5 + 8/2) GiB / capacity for weights and KV, no reserve inside:
+     *   85,520,809,984 - 13.5 * 1,073,741,824 = 71,025,295,360 B usable, 53,386,868,736 B for KV.
+     * vLLM: the default (gpu_memory_utilization 0.9). */
+    model_spec m = model_builtin("llama3-70b");
+    gpu_spec g = gpu_builtin("h100");
+    resident_model rm = {&m, precision_uniform(DT_BF16), 8};
+    replica_memory r;
+    memory_policy pol;
+    char err[256];
+    cr_assert_eq(memory_policy_engine("trtllm", &g, &rm, &pol), 0);
+    cr_assert_eq(replica_memory_plan(&m, &g, precision_uniform(DT_BF16), 8, pol, &r, err, sizeof err), 0, "%s", err);
+    cr_assert_float_eq(r.kv_budget, 60630484377.6, 1.0);
+    cr_assert_eq(memory_policy_engine("sglang", &g, &rm, &pol), 0);
+    cr_assert_eq(replica_memory_plan(&m, &g, precision_uniform(DT_BF16), 8, pol, &r, err, sizeof err), 0, "%s", err);
+    cr_assert_float_eq(r.usable, 71025295360.0, 1.0);
+    cr_assert_float_eq(r.activations, 0.0, 1e-9);
+    cr_assert_float_eq(r.kv_budget, 53386868736.0, 1.0);
+    cr_assert_eq(memory_policy_engine("vllm", &g, &rm, &pol), 0);
+    cr_assert_float_eq(pol.usable_fraction, 0.9, 1e-12);
+    cr_assert_eq(memory_policy_engine("tgi", &g, &rm, &pol), -1, "an engine it does not know: the default, and -1");
+    cr_assert_float_eq(pol.usable_fraction, 0.9, 1e-12);
+}
+
 Test(replica, too_small_is_an_error)
 {
     /* 141.1 GB of bf16 weights on one 80 GB H100 cannot fit */

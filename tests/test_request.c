@@ -176,6 +176,31 @@ Test(request, memory_limits_the_concurrency)
     cr_assert(!e.fit.fits);
 }
 
+Test(request, a_full_kv_cache_queues_the_rest)
+{
+    /* The 70B at TP 4 above holds 216 sequences of 2304 tokens.  With 432 clients the engine runs
+     * 216 and 216 wait: TPOT and throughput are those of 216 in flight, and by Little's law the
+     * client's latency is 432 / throughput = 2 e2e(216): e2e and the closed-loop TTFT gain e2e(216). */
+    gpu_spec g = gpu_builtin("h100");
+    model_spec m = model_builtin("llama3-70b");
+    request_setup held = setup(&m, &g, 4, 2048, 256, 216), asked = setup(&m, &g, 4, 2048, 256, 432);
+    request_estimate b, e;
+    char err[256];
+    cr_assert_eq(request_estimate_compute(&held, &b, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(request_estimate_compute(&asked, &e, err, sizeof err), 0, "%s", err);
+    cr_assert(b.fit.fits && b.running == 216);
+    cr_assert(!e.fit.fits, "432 do not fit at once");
+    cr_assert_eq(e.running, 216);
+    cr_assert_float_eq(e.tpot, b.tpot, 1e-12 * b.tpot);
+    cr_assert_float_eq(e.requests_per_s, b.requests_per_s, 1e-12 * b.requests_per_s);
+    cr_assert_float_eq(e.e2e, 2 * b.e2e, 1e-9 * b.e2e);
+    cr_assert_float_eq(e.ttft_closed, b.ttft_closed + b.e2e, 1e-9 * b.e2e);
+    /* not one sequence of 2^24 tokens fits: nothing runs */
+    request_setup huge = setup(&m, &g, 4, 2048, 1 << 24, 1);
+    cr_assert_eq(request_estimate_compute(&huge, &e, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(e.running, 0);
+}
+
 Test(request, rate_and_targets)
 {
     gpu_spec g = gpu_builtin("h100");

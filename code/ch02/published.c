@@ -378,8 +378,6 @@ static void validation_values(void)
         }
         if (strcmp(f, "h100_sxm/trtllm odd rows") == 0 && strcmp(c, "gemm_bf16") == 0)
             nb_value("ch02_pub_half_gemm_median", "%.1f", v[i].s.median_abs_err * 100);
-        if (strcmp(f, "h100_sxm/trtllm") == 0 && strcmp(e, "h100_sxm/vllm") == 0 && strcmp(c, "attn_decode_bf16") == 0)
-            nb_value("ch02_pub_xeng_attn_median", "%.0f", v[i].s.median_abs_err * 100);
     }
     nb_value("ch02_pub_xsys_worst", "%.0f", xsys_worst * 100);
     nb_value("ch02_pub_xsys_worst_class", "%s", class_in_words(xsys_worst_class));

@@ -72,8 +72,15 @@ static const cli_doc DOC = {
     "and the overhead fitted on half its measured runs).  --simulate replays\n"
     "that benchmark step by step over the same step costs and prints TTFT and\n"
     "TPOT as mean, p50, p90 and p99 (ttft_sim_*, tpot_sim_*).\n"
-    "Exit status 1 when C requests of prompt + output tokens do not fit (the\n"
-    "message names the largest C that does) or the rate cannot be served.",
+    "When the KV cache holds fewer than C requests, the engine runs the most it\n"
+    "holds (the `running` row) and the others wait in its queue: TPOT and the\n"
+    "throughput are those of the running batch, and the wait for a slot adds to\n"
+    "the end-to-end latency and the closed loop's TTFT.  The calibrated answer of\n"
+    "a published:SYSTEM/ENGINE set plans memory as that engine does by default\n"
+    "(vLLM's gpu_memory_utilization 0.9, SGLang's mem_fraction_static,\n"
+    "TensorRT-LLM's free_gpu_memory_fraction 0.9) unless --usable is given.\n"
+    "Exit status 1 when not one request of prompt + output tokens fits, or the\n"
+    "rate cannot be served.",
 };
 
 static void report_estimate(report *r, const device_setup *d, const request_estimate *e, double price)
@@ -476,6 +483,14 @@ static void report_other_devices(report *r, const serve_flags *f, const device_s
     request_estimate ec, es;
     request_setup t = p->s;
     t.gpu = &cal.gpu;
+    const char *engine = cal.gpu.rates ? strrchr(cal.gpu.rates->name, '/') : NULL;
+    memory_policy own;
+    resident_model rm = {p->s.model, p->s.prec, p->s.tp};
+    if (engine && isnan(f->device.usable) && p->s.pp <= 1 && /* a pipeline's stages: the default */
+        memory_policy_engine(engine + 1, &cal.gpu, &rm, &own) == 0) {
+        own.capacity = p->s.policy.capacity; /* the engine's own policy; --hbm still counts */
+        t.policy = own;
+    }
     if (cal.have && request_estimate_with(&t, &p->opt, &ec, err, sizeof err) == 0) {
         device_report_calibrated(r, d, "the same", NULL);
         report_calibrated_bands(r, f, d, &t, &ec);
@@ -538,13 +553,16 @@ static int serve_one(report *r, const serve_flags *f, const model_on_device *u, 
     char err[512];
     if (request_estimate_with(s, &p->opt, &e, err, sizeof err) != 0)
         return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
-    if (!e.fit.fits) {
+    if (e.running < 1) { /* not one sequence: an engine holding the rest in its queue cannot start either */
         char why[320];
         fit_check_describe(&e.fit, s->concurrency, f->prompt + f->output, why, sizeof why);
         return cli_fail(DOC.name, EXIT_NO_FIT, "--concurrency %d does not fit: %s (prompt + output tokens each)",
                         s->concurrency, why);
     }
     report_int(r, "concurrency", "requests in flight", s->concurrency);
+    if (e.running < s->concurrency)
+        report_int(r, "running", "of those, running at once (the KV cache holds no more; the rest wait in the queue)",
+                   e.running);
     report_prefix(r, f);
     report_estimate(r, &u->device, &e, f->price);
     if (epl->ep > 1) { /* the numbers above are one attention replica's */

@@ -78,6 +78,8 @@ def _tolerances():
         for name, sd in (("time", t), ("p99", p99), ("little", little), ("l", in_sys), ("lq", in_q),
                          ("batch", batch)):
             tol[pre + name] = ("abs", K_TWO_RUNS * sd)
+        # the same mean printed to a whole request: its sampling error plus the rounding
+        tol[pre + "l_say"] = ("abs", K_TWO_RUNS * in_sys + 0.5)
         tol[pre + "md1_sim"] = ("abs", K_ONE_RUN * SIGMA_MD1[pct])
     for tag, ((t0, b0), (t1, b1)) in SIGMA_WINDOW.items():
         tol[f"ch05_w_{tag}_none"] = ("abs", K_TWO_RUNS * t0)
@@ -193,6 +195,7 @@ def _latency_load(m, sheet):
         out[pre + "p99"] = s["p99_time"]
         out[pre + "little"] = lam * s["mean_time"]
         out[pre + "l"] = s["in_system"]
+        out[pre + "l_say"] = s["in_system"]  # the key numbers' rounding of the same mean
         out[pre + "lq"] = s["in_queue"]
         out[pre + "batch"] = s["mean_batch"]
         out[pre + "util"] = _pct_text(s["utilization"], 1)

@@ -189,3 +189,97 @@ def derive():
     out = _activations(mt["llama3-70b"], g)
     out.update(_cluster(mt, g))
     return out
+
+
+def _model_by_name(mt, name):
+    """A model input is printed by its table name; find its row."""
+    for m in mt.values():
+        if m["name"] == name:
+            return m
+    raise KeyError(f"no model named {name!r} in models.tsv")
+
+
+def practice(seed, inputs):
+    """The exercise parts (exercises/12-sizing-a-training-cluster.md) from a
+    variant's drawn inputs: H100 servers of eight, the dense bf16 peak."""
+    mt, g = data.models(), data.gpus()["h100"]
+    peak = g["flops"]["bf16"]
+    v = {k: float(t.replace(",", "")) for k, t in inputs.items() if k not in
+         ("ch12_ex2_model", "ch12_ex3_model", "ch12_ex3_middle")}
+    out = {}
+
+    # 1: the sparse trap, no interruptions counted (goodput 1)
+    n, t, days, mfu = v["ch12_ex1_params_b"] * 1e9, v["ch12_ex1_tokens_t"] * 1e12, v["ch12_ex1_days"], \
+        v["ch12_ex1_mfu_pct"] / 100
+    flop = train.flop_per_token(n)["dense"] * t
+
+    def gpus(pk):
+        return train.cluster_for_deadline(flop / (pk * mfu), days * 86400, 8, rate=0.0, hours_lost=0.0)["gpus"]
+
+    rent = gpus(2 * peak)  # the 2:4-sparse figure
+    out["12.1(a)"], out["12.1(b)"] = rent, gpus(peak)
+    out["12.1(c)"] = flop / (peak * mfu * rent) / 86400
+
+    # 2: hardware over model FLOPs under recomputation
+    m2 = _model_by_name(mt, inputs["ch12_ex2_model"])
+    n2 = train.matmul_params(m2)
+
+    def factor(seq, rc):
+        f = train.flop_per_token(n2, m2, seq, rc)
+        return f["hardware"] / f["model"]
+
+    full = factor(v["ch12_ex2_seq"], "full")
+    out["12.2(a)"], out["12.2(b)"] = full, v["ch12_ex2_reported_pct"] / full
+    out["12.2(c1)"] = factor(v["ch12_ex2_seq"], "selective")
+    out["12.2(c2)"] = factor(v["ch12_ex2_seq_long"], "selective")
+
+    # 3: one layer's activation bytes over s b h (microbatch 1, no TP)
+    def coefficient(m, seq, act):
+        return train.layer_activation_bytes(m, seq, 1, 1, False, "none", act) / (seq * m["hidden"])
+
+    m3 = _model_by_name(mt, inputs["ch12_ex3_model"])
+    out["12.3(a1)"] = coefficient(m3, v["ch12_ex3_seq"], "korthikanti")
+    out["12.3(a2)"] = coefficient(m3, v["ch12_ex3_seq_long"], "korthikanti")
+    for pid, m in (("12.3(b1)", mt["llama3-8b"]), ("12.3(b2)", _model_by_name(mt, inputs["ch12_ex3_middle"])),
+                   ("12.3(b3)", mt["mixtral-8x7b"])):
+        out[pid] = coefficient(m, 8192, "modern")
+
+    # 4: LLaMA-3-70B's first stage, TP 8 with SP, in GB
+    m70 = mt["llama3-70b"]
+    seq4, mb4, pa, pb, few = (int(v[k]) for k in ("ch12_ex4_seq", "ch12_ex4_microbatches", "ch12_ex4_pp",
+                                                 "ch12_ex4_pp_long", "ch12_ex4_few"))
+
+    def stage_act(pp, schedule, microbatches):
+        return train.stage_memory(m70, g, seq=seq4, tp=8, sp=True, pp=pp, schedule=schedule,
+                                  microbatches=microbatches)["activations"] / 1e9
+
+    out["12.4(a)"], out["12.4(b)"] = stage_act(pa, "1f1b", mb4), stage_act(pb, "1f1b", mb4)
+    out["12.4(c)"], out["12.4(d)"] = stage_act(pa, "gpipe", mb4), stage_act(pa, "1f1b", few)
+
+    # 5: Llama 3's interruption rate at three sizes
+    for pid, k in (("12.5(a1)", "ch12_ex5_size1"), ("12.5(a2)", "ch12_ex5_size2"), ("12.5(a3)", "ch12_ex5_size3")):
+        out[pid] = 100 * train.goodput(v[k])
+    lost_per_gpu = train.LLAMA3_RATE * train.LLAMA3_HOURS_LOST / 24  # goodput = 1 - lost_per_gpu x G
+    out["12.5(b)"] = (1 - v["ch12_ex5_target_pct"] / 100) / lost_per_gpu
+    out["12.5(c)"] = train.LLAMA3_RATE * v["ch12_ex5_size2"]
+
+    # 6: LLaMA-3-70B's state and microbatch on one H100, TP 8, 1F1B
+    pp6, dp6, seq6 = int(v["ch12_ex6_pp"]), int(v["ch12_ex6_dp"]), int(v["ch12_ex6_seq"])
+
+    def lay(zero, sp=True):
+        return {"seq": seq6, "tp": 8, "pp": pp6, "dp": dp6, "sp": sp, "zero": zero}
+
+    for i, z in enumerate((0, 1, 3), 1):
+        mem = train.stage_memory(m70, g, **lay(z))
+        out[f"12.6(a{i})"] = (mem["weights"] + mem["grads"] + mem["optimizer"]) / 1e9
+        out[f"12.6(b{i})"] = train.max_micro_batch(m70, g, 4096, **lay(z))
+    out["12.6(c)"] = train.max_micro_batch(m70, g, 4096, **lay(1, sp=False))
+
+    # 7: Llama 3 405B's published 3.8e25 FLOP over 30.84 M GPU-hours
+    f7, hours = 3.8e25, 30.84e6
+    util = 100 * f7 / (peak * hours * 3600)
+    out["12.7(a)"] = util
+    out["12.7(b)"] = f7 / (peak * v["ch12_ex7_mfu_pct"] / 100 * v["ch12_ex7_gpus"] * v["ch12_ex7_goodput_pct"] / 100) \
+        / 86400
+    out["12.7(c)"] = 100 * util / v["ch12_ex7_mfu_pct"]
+    return out

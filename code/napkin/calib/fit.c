@@ -30,6 +30,7 @@ void summarize_errors(double *e, int n, fit_summary *s)
     qsort(e, (size_t)n, sizeof *e, cmp_double);
     s->median_abs_err = n % 2 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
     s->p90_abs_err = a[(int)floor(0.9 * (n - 1))];
+    s->p99_abs_err = a[(int)floor(0.99 * (n - 1))];
     s->worst_abs_err = a[n - 1];
     s->median_err = n % 2 ? e[n / 2] : (e[n / 2 - 1] + e[n / 2]) / 2;
     free(a);
@@ -86,7 +87,7 @@ static double residual(const double *u, int np, const rate_point *p)
 {
     op_rate r;
     to_rate(u, np, &r);
-    return log(op_rate_time(&r, p->flop, p->bytes, p->items, p->span, p->peak, p->bandwidth) / p->time);
+    return log((op_rate_time(&r, p->flop, p->bytes, p->items, p->span, p->peak, p->bandwidth) + p->extra) / p->time);
 }
 
 static double robust_cost(const double *u, int np, const rate_point *pts, int n)
@@ -163,8 +164,11 @@ int fit_op_rate(const rate_point *pts, int n, op_rate *r, fit_summary *s, char *
     }
     for (int i = 0; i < n; i++)
         if (!(pts[i].time > 0) || !(pts[i].peak > 0) || !(pts[i].bandwidth > 0) || pts[i].flop < 0 ||
-            pts[i].bytes < 0 || pts[i].items < 0 || !(pts[i].flop + pts[i].bytes > 0)) {
-            snprintf(err, errlen, "point %d: time, peak and bandwidth must be positive, flop and bytes not negative",
+            pts[i].bytes < 0 || pts[i].items < 0 || !(pts[i].flop + pts[i].bytes > 0) ||
+            !(pts[i].extra >= 0 && pts[i].extra < pts[i].time)) {
+            snprintf(err, errlen,
+                     "point %d: time, peak and bandwidth must be positive, flop and bytes not negative, "
+                     "and the time priced apart less than the time",
                      i + 1);
             return -1;
         }
@@ -263,8 +267,9 @@ void op_rate_errors(const op_rate *r, const rate_point *pts, int n, fit_summary 
         return;
     }
     for (int i = 0; i < n; i++)
-        e[i] = op_rate_time(r, pts[i].flop, pts[i].bytes, pts[i].items, pts[i].span, pts[i].peak, pts[i].bandwidth) /
-                   pts[i].time -
+        e[i] = (op_rate_time(r, pts[i].flop, pts[i].bytes, pts[i].items, pts[i].span, pts[i].peak,
+                             pts[i].bandwidth) +
+                pts[i].extra) / pts[i].time -
                1;
     summarize_errors(e, n, s);
     free(e);

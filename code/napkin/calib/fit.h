@@ -26,12 +26,15 @@ typedef struct {
     double flop, bytes, peak, bandwidth, time;
     double items; /* work items (0 where the class has none) */
     double span;  /* cached positions each item reads (decode attention; 0 elsewhere) */
+    double extra; /* seconds the measured time holds beyond the op itself (a kernel timed with it,
+                     priced apart: published.h); the fit compares op time + extra with time */
 } rate_point;
 
 typedef struct {
     int points;
     double median_abs_err; /* |predicted / measured - 1|, median */
     double p90_abs_err;
+    double p99_abs_err;    /* the worst of the trimmed 99 % */
     double worst_abs_err;
     double median_err;     /* signed: > 0 the model is slow */
     int iterations;
@@ -54,8 +57,9 @@ typedef struct {
 int fit_link_rate(const link_point *pts, int n, link_rate *l, fit_summary *s, char *err, size_t errlen);
 void link_rate_errors(const link_rate *l, const link_point *pts, int n, fit_summary *s);
 
-/* Median, 90th percentile and largest of |e| and the median of e, over n
- * relative errors (e is reordered). */
+/* Median, 90th and 99th percentile and largest of |e| and the median of e,
+ * over n relative errors (e is reordered); a percentile q is the
+ * floor(q (n - 1))-th smallest |e|. */
 void summarize_errors(double *e, int n, fit_summary *s);
 
 #endif

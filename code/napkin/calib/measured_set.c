@@ -44,7 +44,7 @@ int measured_set_fit(const char *dir, const gpu_spec *device, int half, rate_mod
             return -1;
         }
         op_cost op = gemm_op_cost(m, kk, nn, dt, dt, dt);
-        rate_point pt = {op.flop, op_bytes(&op), gpu_peak_flops(device, dt), device->mem_bw, time, 0, 0};
+        rate_point pt = {op.flop, op_bytes(&op), gpu_peak_flops(device, dt), device->mem_bw, time, 0, 0, 0};
         if (half == 0 || k % 2 == half - 1)
             p[n++] = pt;
         else

@@ -61,7 +61,7 @@ static const char *class_file(rate_class c)
 }
 
 static int point_of_row(const measured_table *t, const int *c, int row, rate_class rc, const gpu_spec *g,
-                        rate_point *p, int *keep)
+                        const op_rate *quantize, rate_point *p, int *keep)
 {
     *keep = 0;
     const double bf16_peak = gpu_peak_flops(g, DT_BF16);
@@ -76,7 +76,11 @@ static int point_of_row(const measured_table *t, const int *c, int row, rate_cla
         if (!(m > 0 && n > 0 && k > 0 && time > 0))
             return -1;
         op_cost op = gemm_op_cost(m, k, n, d, d, DT_BF16);
-        *p = (rate_point){op.flop, op_bytes(&op), gpu_peak_flops(g, d), g->mem_bw, time, 0, 0};
+        *p = (rate_point){op.flop, op_bytes(&op), gpu_peak_flops(g, d), g->mem_bw, time, 0, 0, 0};
+        if (quantize && d == DT_FP8) /* the activation's cast, timed with the GEMM: M K bf16 in, M K fp8 out */
+            p->extra = fmin(op_rate_time(quantize, 0, m * k * (dtype_bytes(DT_BF16) + dtype_bytes(DT_FP8)), 0, 0,
+                                         gpu_peak_flops(g, DT_BF16), g->mem_bw),
+                            0.5 * time);
     } else {
         dtype kv;
         if (dtype_of(measured_cell(t, row, c[5]), &kv) != 0)
@@ -101,14 +105,25 @@ static int point_of_row(const measured_table *t, const int *c, int row, rate_cla
         else /* the new token is one of the `len` attended: len - 1 were cached */
             attention_op_costs(b, len - 1, 1, heads, kvh, hd, kv, DT_BF16, a);
         *p = (rate_point){a[0].flop + a[1].flop, op_bytes(&a[0]) + op_bytes(&a[1]), bf16_peak, g->mem_bw, time,
-                          a[0].items + a[1].items, a[0].span};
+                          a[0].items + a[1].items, a[0].span, 0};
     }
     *keep = 1;
     return 0;
 }
 
+const op_rate *published_quantize_apart(const char *backend, const rate_model *m)
+{
+    return backend && strcmp(backend, "trtllm") == 0 && m->has_op[RC_ELEMENTWISE] ? &m->op[RC_ELEMENTWISE] : NULL;
+}
+
 int published_rate_points(const char *dir, rate_class c, const gpu_spec *g, rate_point **pts, int *n, char *err,
                           size_t errlen)
+{
+    return published_rate_points_apart(dir, c, g, NULL, pts, n, err, errlen);
+}
+
+int published_rate_points_apart(const char *dir, rate_class c, const gpu_spec *g, const op_rate *quantize,
+                                rate_point **pts, int *n, char *err, size_t errlen)
 {
     *pts = NULL;
     *n = 0;
@@ -136,7 +151,7 @@ int published_rate_points(const char *dir, rate_class c, const gpu_spec *g, rate
     int k = 0;
     for (int r = 0; r < t.nrows; r++) {
         int keep;
-        if (point_of_row(&t, ci, r, c, g, &p[k], &keep) != 0) {
+        if (point_of_row(&t, ci, r, c, g, quantize, &p[k], &keep) != 0) {
             snprintf(err, errlen, "%s/%s: data row %d: a size or time that is not a positive number", dir, file,
                      r + 1);
             free(p);
@@ -216,14 +231,19 @@ int published_fit(const char *dir, const char *backend, const gpu_spec *g, int e
     snprintf(out->gpu, sizeof out->gpu, "%s", g->key);
     gpu_spec bare = *g;
     bare.rates = NULL;
-    for (int c = 0; c < RC_COUNT; c++) {
-        if (sums)
-            memset(&sums[c], 0, sizeof sums[c]);
-        if (c == RC_ELEMENTWISE)
-            continue;
+    if (sums)
+        memset(sums, 0, RC_COUNT * sizeof sums[0]);
+    /* bf16 GEMMs first: their fixed cost and byte share make the elementwise rate, which prices the
+     * fp8 cast an engine's table may time with its fp8 GEMMs (published_quantize_apart) */
+    static const rate_class ORDER[] = {RC_GEMM_BF16, RC_GEMM_FP8, RC_ATTN_DECODE_BF16, RC_ATTN_DECODE_FP8,
+                                       RC_ATTN_PREFILL};
+    _Static_assert(sizeof ORDER / sizeof ORDER[0] == RC_COUNT - 1, "every class a table measures");
+    for (size_t o = 0; o < sizeof ORDER / sizeof ORDER[0]; o++) {
+        rate_class c = ORDER[o];
         rate_point *p;
         int n;
-        if (published_rate_points(dir, (rate_class)c, &bare, &p, &n, err, errlen) != 0)
+        if (published_rate_points_apart(dir, c, &bare, published_quantize_apart(backend, out), &p, &n, err,
+                                        errlen) != 0)
             return -1;
         n = published_half(p, n, every_other);
         if (n == 0) {
@@ -241,9 +261,9 @@ int published_fit(const char *dir, const char *backend, const gpu_spec *g, int e
         out->has_op[c] = 1;
         if (sums)
             sums[c] = s;
+        if (c == RC_GEMM_BF16)
+            published_elementwise_from_gemm(out);
     }
-    if (out->has_op[RC_GEMM_BF16])
-        published_elementwise_from_gemm(out);
     const char *impl = published_allreduce_implementation(backend);
     for (int s = 0; s < RATE_TP_SLOTS; s++) {
         if (link_sums)

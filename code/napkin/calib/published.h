@@ -26,6 +26,23 @@
 int published_rate_points(const char *dir, rate_class c, const gpu_spec *g, rate_point **pts, int *n, char *err,
                           size_t errlen);
 
+/* The same, each fp8 GEMM point's extra (fit.h) the time `quantize` (NULL:
+ * none) takes to cast its M x K activation from bf16 to fp8 on g. */
+int published_rate_points_apart(const char *dir, rate_class c, const gpu_spec *g, const op_rate *quantize,
+                                rate_point **pts, int *n, char *err, size_t errlen);
+
+/* TensorRT-LLM's fp8 (per-tensor) GEMM table times the activation's cast to
+ * fp8 with each GEMM: its rows sit a fixed 6-7 us above its own fp8_block
+ * rows and above vLLM's and SGLang's per-tensor rows, at the same
+ * bandwidth.  Its serving graph casts inside the op that feeds each GEMM
+ * (the fused all-reduce and norm, the attention kernel's output, the
+ * SwiGLU), so the cast is no part of the GEMM it runs: its calibration
+ * fits the table less that streaming kernel, priced at the set's own
+ * elementwise rate.  Returns m's elementwise rate for backend "trtllm"
+ * (NULL before m has one, and for the other engines, whose fp8 linear layers
+ * cast apart in serving as in their tables). */
+const op_rate *published_quantize_apart(const char *backend, const rate_model *m);
+
 /* The all-reduce points of one implementation at one TP degree. */
 int published_link_points(const char *dir, const char *implementation, int tp, link_point **pts, int *n, char *err,
                           size_t errlen);

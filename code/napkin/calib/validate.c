@@ -17,12 +17,18 @@ static const char *const SYSTEMS[] = {"h100_sxm", "h200_sxm"};
 static const char *const GPUS[] = {"h100", "h200"};
 static const char *const BACKENDS[] = {"trtllm", "vllm", "sglang"};
 
+int op_validation_meets(const op_validation *v)
+{
+    return v->s.median_abs_err <= VALIDATE_OP_MEDIAN && v->s.p99_abs_err <= VALIDATE_OP_P99;
+}
+
 static int add(op_validation *rows, int *n, int max, const char *fit, const char *eval, const char *cls,
                const fit_summary *s)
 {
     if (*n >= max || s->points == 0)
         return 0;
     op_validation *v = &rows[(*n)++];
+    v->bounded = 0;
     snprintf(v->fitted_on, sizeof v->fitted_on, "%s", fit);
     snprintf(v->evaluated_on, sizeof v->evaluated_on, "%s", eval);
     snprintf(v->op_class, sizeof v->op_class, "%s", cls);
@@ -39,7 +45,8 @@ static int compare(const rate_model *r, const char *dir, const char *backend, co
             continue;
         rate_point *p;
         int np;
-        if (published_rate_points(dir, (rate_class)c, g, &p, &np, err, errlen) != 0)
+        if (published_rate_points_apart(dir, (rate_class)c, g, published_quantize_apart(backend, r), &p, &np, err,
+                                        errlen) != 0)
             return -1;
         np = published_half(p, np, half);
         fit_summary s;
@@ -68,38 +75,37 @@ static int compare(const rate_model *r, const char *dir, const char *backend, co
 int validate_ops(const char *root, const gpu_table *gpus, op_validation *rows, int max, char *err, size_t errlen)
 {
     int n = 0;
+    for (int si = 0; si < 2; si++)
+        if (!gpu_find(gpus, GPUS[si])) {
+            snprintf(err, errlen, "the GPU table has no %s row", GPUS[si]);
+            return -1;
+        }
+    /* each engine's rates of one system on its own tables of the other */
+    for (int b = 0; b < 3; b++)
+        for (int si = 0; si < 2; si++) {
+            const gpu_spec *g = gpu_find(gpus, GPUS[si]), *other = gpu_find(gpus, GPUS[1 - si]);
+            char dir[1024], odir[1024], fit[VALIDATE_NAME_MAX], eval[VALIDATE_NAME_MAX];
+            snprintf(dir, sizeof dir, "%s/%s/%s", root, SYSTEMS[si], BACKENDS[b]);
+            snprintf(odir, sizeof odir, "%s/%s/%s", root, SYSTEMS[1 - si], BACKENDS[b]);
+            snprintf(fit, sizeof fit, "%s/%s", SYSTEMS[si], BACKENDS[b]);
+            snprintf(eval, sizeof eval, "%s/%s", SYSTEMS[1 - si], BACKENDS[b]);
+            rate_model r;
+            if (published_fit(dir, BACKENDS[b], g, 0, &r, NULL, NULL, err, errlen) != 0)
+                return -1;
+            int first = n;
+            if (compare(&r, odir, BACKENDS[b], other, 0, fit, eval, rows, &n, max, err, errlen) != 0)
+                return -1;
+            for (int k = first; k < n; k++)
+                rows[k].bounded = 1;
+        }
+    /* half the shapes of each system's TensorRT-LLM set */
     for (int si = 0; si < 2; si++) {
         const gpu_spec *g = gpu_find(gpus, GPUS[si]);
-        const gpu_spec *other = gpu_find(gpus, GPUS[1 - si]);
-        if (!g || !other) {
-            snprintf(err, errlen, "the GPU table has no %s row", g ? GPUS[1 - si] : GPUS[si]);
-            return -1;
-        }
-        char dir[1024], fit[VALIDATE_NAME_MAX], eval[VALIDATE_NAME_MAX];
+        char dir[1024], fit_odd[VALIDATE_NAME_MAX], eval_even[VALIDATE_NAME_MAX];
         snprintf(dir, sizeof dir, "%s/%s/trtllm", root, SYSTEMS[si]);
-        snprintf(fit, sizeof fit, "%s/trtllm", SYSTEMS[si]);
-        rate_model r;
-        if (published_fit(dir, "trtllm", g, 0, &r, NULL, NULL, err, errlen) != 0)
-            return -1;
-        /* the other engines on the same system */
-        for (int b = 1; b < 3; b++) {
-            char edir[1024];
-            snprintf(edir, sizeof edir, "%s/%s/%s", root, SYSTEMS[si], BACKENDS[b]);
-            snprintf(eval, sizeof eval, "%s/%s", SYSTEMS[si], BACKENDS[b]);
-            if (compare(&r, edir, BACKENDS[b], g, 0, fit, eval, rows, &n, max, err, errlen) != 0)
-                return -1;
-        }
-        /* the same engine on the other system */
-        char odir[1024];
-        snprintf(odir, sizeof odir, "%s/%s/trtllm", root, SYSTEMS[1 - si]);
-        snprintf(eval, sizeof eval, "%s/trtllm", SYSTEMS[1 - si]);
-        if (compare(&r, odir, "trtllm", other, 0, fit, eval, rows, &n, max, err, errlen) != 0)
-            return -1;
-        /* half the shapes of the same set */
         rate_model odd;
         if (published_fit(dir, "trtllm", g, 1, &odd, NULL, NULL, err, errlen) != 0)
             return -1;
-        char fit_odd[VALIDATE_NAME_MAX], eval_even[VALIDATE_NAME_MAX];
         snprintf(fit_odd, sizeof fit_odd, "%s/trtllm odd rows", SYSTEMS[si]);
         snprintf(eval_even, sizeof eval_even, "%s/trtllm even rows", SYSTEMS[si]);
         if (compare(&odd, dir, "trtllm", g, 2, fit_odd, eval_even, rows, &n, max, err, errlen) != 0)
@@ -310,11 +316,14 @@ int serving_residuals(const measured_table *t, const char *name, const gpu_table
         precision prec = precision_uniform(DT_BF16);
         if (strcmp(x->precision, "fp8") == 0)
             prec.weights = prec.compute = prec.kv = DT_FP8;
-        request_setup s = {m, &roof, prec, x->tp, x->prompt, x->output, x->concurrency, 0, 0,
-                           memory_policy_default(), 0, 1};
+        /* memory planned as the engine plans it by default (memory.h) */
+        memory_policy pol;
+        resident_model rm = {m, prec, x->tp};
+        memory_policy_engine(x->backend, row, &rm, &pol);
+        request_setup s = {m, &roof, prec, x->tp, x->prompt, x->output, x->concurrency, 0, 0, pol, 0, 1};
         request_estimate er, ec;
         char e[256];
-        if (request_estimate_compute(&s, &er, e, sizeof e) != 0 || !er.fit.fits)
+        if (request_estimate_compute(&s, &er, e, sizeof e) != 0 || er.running < 1)
             continue;
         s.gpu = &cal;
         if (request_estimate_compute(&s, &ec, e, sizeof e) != 0)
@@ -336,8 +345,35 @@ int serving_residuals(const measured_table *t, const char *name, const gpu_table
     return n;
 }
 
+/* The groups into rows; with `all`, every answered run's calibrated TPOT error too (*all malloc'd,
+ * *n_all of them). */
+static int serving_pass(const char *runs_path, const gpu_table *gpus, const model_table *models,
+                        serving_validation *rows, int max, double **all, int *n_all, char *err, size_t errlen);
+
 int validate_serving(const char *runs_path, const gpu_table *gpus, const model_table *models,
                      serving_validation *rows, int max, char *err, size_t errlen)
+{
+    return serving_pass(runs_path, gpus, models, rows, max, NULL, NULL, err, errlen);
+}
+
+int validate_serving_overall(const char *runs_path, const gpu_table *gpus, const model_table *models,
+                             serving_validation *rows, int max, serving_overall *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    double *all = NULL;
+    int n_all = 0;
+    int ng = serving_pass(runs_path, gpus, models, rows, max, &all, &n_all, err, errlen);
+    for (int g = 0; g < ng; g++)
+        out->runs += rows[g].runs;
+    out->answered = n_all;
+    if (ng >= 0)
+        summarize_errors(all, n_all, &out->tpot);
+    free(all);
+    return ng;
+}
+
+static int serving_pass(const char *runs_path, const gpu_table *gpus, const model_table *models,
+                        serving_validation *rows, int max, double **all, int *n_all, char *err, size_t errlen)
 {
     measured_table t;
     if (measured_table_load(runs_path, &t, err, errlen) != 0)
@@ -387,6 +423,16 @@ int validate_serving(const char *runs_path, const gpu_table *gpus, const model_t
             rows[g].runs++;
     }
     double *tr = e1, *tc = e1 + n, *fc = e1 + 2 * n;
+    if (all) {
+        *n_all = 0;
+        if (!(*all = malloc((size_t)(n > 0 ? n : 1) * sizeof **all))) {
+            free(group);
+            free(e1);
+            free(v);
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+    }
     for (int g = 0; g < ng; g++) {
         serving_validation *s = &rows[g];
         int k = 0;
@@ -396,6 +442,8 @@ int validate_serving(const char *runs_path, const gpu_table *gpus, const model_t
             tr[k] = v[r].tpot_err_roofline;
             tc[k] = v[r].tpot_err;
             fc[k] = v[r].ttft_closed_err;
+            if (all)
+                (*all)[(*n_all)++] = tc[k];
             k++;
         }
         s->priced = k;

@@ -24,13 +24,23 @@ typedef struct {
     char evaluated_on[VALIDATE_NAME_MAX]; /* "h100_sxm/vllm" */
     char op_class[24];                    /* rate_class_name, or "allreduce_tp8" */
     fit_summary s;
+    int bounded;                          /* 1: an engine's rates on its own tables of the other system */
 } op_validation;
 
-/* Every comparison over the sets under root (code/specs/measured): for each
- * system, its TensorRT-LLM rates against its vLLM and SGLang tables and
- * the other system's TensorRT-LLM tables, and odd rows against even rows.
- * gpus names the GPU rows (h100, h200).  Returns how many rows it wrote (at
- * most max), or -1 with a message. */
+/* The op-level bound, for the rows it is stated for (bounded): median
+ * |error| <= 10 % and the 99th percentile of |error| <= 35 %. */
+#define VALIDATE_OP_MEDIAN 0.10
+#define VALIDATE_OP_P99 0.35
+int op_validation_meets(const op_validation *v);
+
+/* Every comparison over the sets under root (code/specs/measured): each
+ * engine's rates fitted on one system against the same engine's tables of
+ * the other system (H100 <-> H200; bounded), and, within each system's
+ * TensorRT-LLM set, rates fitted on the odd rows against the even rows.  No
+ * engine's rates are judged on another engine's tables: the engines' own
+ * measurements of one kernel disagree by more than a bound could allow
+ * (validate_engine_agreement).  gpus names the GPU rows (h100, h200).
+ * Returns how many rows it wrote (at most max), or -1 with a message. */
 int validate_ops(const char *root, const gpu_table *gpus, op_validation *rows, int max, char *err, size_t errlen);
 
 /* How far two engines' own measurements of the same kernels disagree, class
@@ -95,5 +105,16 @@ int serving_residuals(const measured_table *t, const char *name, const gpu_table
  * groups (at most max), or -1 with a message. */
 int validate_serving(const char *runs_path, const gpu_table *gpus, const model_table *models,
                      serving_validation *rows, int max, char *err, size_t errlen);
+
+/* validate_serving, and every answered run of the groups together: how many
+ * runs there are (of a model the table has), how many napkin serve answers,
+ * and the calibrated TPOT's |error| over all of them (tpot.median_abs_err:
+ * the target is <= 10 %).  Returns the number of groups, or -1. */
+typedef struct {
+    int runs, answered;
+    fit_summary tpot;
+} serving_overall;
+int validate_serving_overall(const char *runs_path, const gpu_table *gpus, const model_table *models,
+                             serving_validation *rows, int max, serving_overall *out, char *err, size_t errlen);
 
 #endif

@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 double weight_bytes(const model_spec *m, dtype w)
 {
@@ -139,6 +140,32 @@ int max_batch_for_memory(const replica_memory *r, int context)
 double kv_token_capacity(const replica_memory *r)
 {
     return r->kv_budget > 0 ? floor(r->kv_budget / r->kv_per_token) : 0;
+}
+
+int memory_policy_engine(const char *engine, const gpu_spec *g, const resident_model *rm, memory_policy *out)
+{
+    memory_policy p = memory_policy_default();
+    *out = p;
+    const double cap = policy_capacity(&p, g);
+    if (!engine || !(cap > 0))
+        return -1;
+    if (strcmp(engine, "vllm") == 0)
+        return 0; /* the default is vLLM's */
+    if (strcmp(engine, "sglang") == 0) {
+        /* the reserve outside mem_fraction_static holds activations and CUDA graphs */
+        const double gib = 1073741824.0;
+        double reserved = (cap < 90 * gib ? 9.5 : 12.0) + rm->tp / 2.0;
+        out->usable_fraction = 1 - reserved * gib / cap;
+        out->activation_tokens = out->sampled_tokens = 0;
+        return out->usable_fraction > 0 ? 0 : -1;
+    }
+    if (strcmp(engine, "trtllm") == 0) {
+        double held = weight_bytes_per_gpu(rm->model, rm->prec.weights, rm->tp) +
+                      activation_bytes(rm->model, p.activation_tokens, p.sampled_tokens, rm->prec.act, rm->tp);
+        out->usable_fraction = fmin(1.0, 0.9 + 0.1 * held / cap);
+        return 0;
+    }
+    return -1;
 }
 
 //> memory_fit

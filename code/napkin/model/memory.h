@@ -46,6 +46,7 @@ typedef struct {
 
 /* 0.90 usable, 8192 tokens per step, 256 sampled, the driver's capacity. */
 memory_policy memory_policy_default(void);
+
 /* The capacity the policy plans with: its own, or the GPU row's driver figure. */
 double policy_capacity(const memory_policy *p, const gpu_spec *g);
 
@@ -81,6 +82,19 @@ typedef struct {
     precision prec;
     int tp; /* GPUs the model is split over; this GPU holds 1/tp of it */
 } resident_model;
+
+/* A serving engine's own default memory policy for rm on GPU row g (0 when
+ * the engine is known, -1 when not: *out is then the default):
+ *  - vllm: gpu_memory_utilization 0.9 of the GPU for weights, the activation
+ *    peak of a max_num_batched_tokens step (8192) and the KV cache;
+ *  - sglang: mem_fraction_static for weights and KV pool, the rest of the
+ *    GPU the reserve for activations and graphs: on a GPU of under 90 GiB
+ *    9.5 + tp/2 GiB reserved, under 160 GiB 12 + tp/2 (server_args.py);
+ *  - trtllm: KvCacheConfig.free_gpu_memory_fraction 0.9 of the memory left
+ *    once weights W and the activations A of a max_num_tokens step (8192)
+ *    are allocated: KV = 0.9 (cap - W - A), a usable share of
+ *    0.9 + 0.1 (W + A) / cap. */
+int memory_policy_engine(const char *engine, const gpu_spec *g, const resident_model *rm, memory_policy *out);
 
 typedef struct {
     double capacity;     /* one GPU, as planned (driver-reported unless overridden) */

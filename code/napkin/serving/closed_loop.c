@@ -12,14 +12,19 @@ double step_costs_time(const step_costs *k, int decodes, int prompt_tokens)
     return k->weight_read + decodes * k->per_decode + prompt_tokens * k->per_token;
 }
 
-/* Budgets: TensorRT-LLM's max_num_tokens defaults to 8192 [@trtllm_tuning];
- * vLLM sets max_num_batched_tokens to 8192 for its OpenAI-compatible server
- * on GPUs of 70 GiB or more [@vllm_optimization]; SGLang's
- * chunked_prefill_size is 8192 on GPUs of 80 to 160 GB [@sglang_server_args].
+/* Budgets, each read in the engine's source: TensorRT-LLM's
+ * BuildConfig.max_num_tokens defaults to 8192 (tensorrt_llm/builder.py)
+ * [@trtllm-tuning]; vLLM's max_num_batched_tokens defaults to 8192 for its
+ * OpenAI-compatible server on a GPU of 70 GiB or more that is not an A100,
+ * 2048 below (vllm/engine/arg_utils.py) [@vllm-batch-defaults]; SGLang's
+ * chunked_prefill_size defaults to 8192 on H100 and H200
+ * (python/sglang/srt/server_args.py; older releases: 8192 from 25 GB up)
+ * [@sglang-chunked-prefill-default].  The releases that served the measured
+ * runs are not the ones read; their defaults are assumed unchanged.
  * Overheads: fitted on the fitting half of code/specs/measured/serving_runs.tsv
  * (napkin validate prints the fit; tests/test_closed_loop.c refits it). */
 static const engine_defaults ENGINES[] = {
-    {"trtllm", 8192, 0.0889, "TensorRT-LLM max_num_tokens"},
+    {"trtllm", 8192, 0.09208, "TensorRT-LLM max_num_tokens"},
     {"vllm", 8192, 0.00782, "vLLM max_num_batched_tokens (API server, GPU >= 70 GiB)"},
     {"sglang", 8192, 0.4333, "SGLang chunked_prefill_size (GPU 80-160 GB)"},
 };

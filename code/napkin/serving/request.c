@@ -119,8 +119,34 @@ int request_estimate_cached(const request_setup *s, int prefix_tokens, double pr
     return request_estimate_with(s, &o, out, err, errlen);
 }
 
+static int estimate_in_flight(const request_setup *s, const request_options *opt, request_estimate *out, char *err,
+                              size_t errlen);
+
 int request_estimate_with(const request_setup *s, const request_options *opt, request_estimate *out, char *err,
                           size_t errlen)
+{
+    if (estimate_in_flight(s, opt, out, err, errlen) != 0)
+        return -1;
+    out->running = out->fit.fits ? s->concurrency : 0;
+    if (out->fit.fits || out->fit.max_batch < 1 || out->fit.max_batch >= s->concurrency)
+        return 0;
+    /* the engine runs what its KV cache holds; the other clients wait for a slot */
+    request_setup held = *s;
+    held.concurrency = out->fit.max_batch;
+    request_estimate b;
+    if (estimate_in_flight(&held, opt, &b, err, errlen) != 0)
+        return -1;
+    double wait = ((double)s->concurrency / held.concurrency - 1) * b.e2e;
+    b.e2e += wait;
+    b.ttft_closed += wait;
+    b.fit = out->fit;
+    b.running = held.concurrency;
+    *out = b;
+    return 0;
+}
+
+static int estimate_in_flight(const request_setup *s, const request_options *opt, request_estimate *out, char *err,
+                              size_t errlen)
 {
     if (check_setup(s, err, errlen))
         return -1;

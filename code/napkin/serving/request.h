@@ -84,6 +84,7 @@ typedef struct {
     double gpu_seconds_per_request;
     double cost_per_m_input, cost_per_m_output; /* price units per million tokens; NAN without a price */
     fit_check fit;            /* C sequences of prompt + output tokens */
+    int running;              /* requests the KV cache holds at once: C, fewer (the rest queue), 0 (none fits) */
 } request_estimate;
 
 /* What a request_setup leaves out (so every initializer of it stays as it
@@ -113,8 +114,15 @@ typedef struct {
 double closed_loop_ttft(double p, double d, double rho);
 
 /* Fill *out.  Returns 0 (also when the setup does not fit: out->fit.fits is
- * 0 and the times are those it would have), or -1 with a message for a bad
- * setup. */
+ * 0), or -1 with a message for a bad setup.  An engine never turns a request
+ * away for want of KV cache: it runs the B = fit.max_batch requests it holds
+ * and keeps the other C - B waiting in its queue (vLLM's and SGLang's
+ * schedulers admit while blocks last, TensorRT-LLM's while it can guarantee
+ * them).  So when C does not fit but B >= 1 (running = B), the times are
+ * those of B in flight, and a client of the closed loop waits (C / B - 1)
+ * e2e_B for a slot before its request starts: that wait adds to e2e and
+ * ttft_closed, while TPOT and the throughput are B's.  running = 0: not one
+ * sequence fits, and the times are those C would have. */
 int request_estimate_compute(const request_setup *s, request_estimate *out, char *err, size_t errlen);
 
 /* The closed loop's arithmetic, for C requests in flight, prefill p, mean

@@ -15,11 +15,30 @@ model table (code/specs/models.tsv) and the conventions chapter 1 states:
   gain; a residual add 1 FLOP against two reads and a write; SiLU-and-
   multiply 5 FLOP per element against two reads and a write;
 - logits are fp32; a mixture reads the experts some token touches,
-  E*(1 - (1 - k/E)^T) of them under uniform routing.
+  E*(1 - (1 - k/E)^T) of them under uniform routing, and its shared
+  experts (every token visits them) whole; its dense layers run one MLP
+  ffn wide, its routed experts moe_ffn wide.
 
-Multi-head latent attention, windowed layers, attention sinks and MXFP4
-experts are not written here yet: a model that has them raises
-NotImplementedError, so a chapter that needs them adds them here.
+The later models' shapes (models.tsv's arch column), as transformer.h and
+chapter 13 state them:
+
+- multi-head latent attention (mla=q_lora/kv_lora/nope/rope/v): the cache
+  holds one latent kv_lora wide and one rope key per token and layer,
+  shared by every head, so every GPU of a tp group holds it whole.  The
+  query comes through a low-rank q_lora (q_a, its norm, q_b), keys and
+  values from the latent (kv_a, its norm, kv_b: kv_lora -> heads*(nope+v)),
+  o from heads*v.  Decode absorbs kv_b into the query and the output (each
+  head scores against the latent itself and reads it once); a prefill
+  expands every attended latent to per-head K and V and attends as
+  multi-head attention;
+- windowed layers (window=TOKENS/LAYERS) attend to and keep at most the
+  last TOKENS positions;
+- attention sinks: one learned logit per head (a parameter each), which
+  joins every softmax (5 FLOP per query and head);
+- experts=mxfp4: the routed experts are stored at 4.25 bits a weight;
+- mtp=D: D multi-token-prediction modules released beside the model (not
+  in its total): per module two norms, eh_proj (2h -> h), one MoE decoder
+  layer, a final norm, and its own copies of the embedding and head.
 """
 import math
 
@@ -27,7 +46,7 @@ from data import DTYPE_BYTES
 
 # The step's op kinds and where a chapter groups them.
 PROJECTION_KINDS = ("projection", "logits")
-COMM_KINDS = ("allreduce", "allgather")
+COMM_KINDS = ("allreduce", "allgather", "alltoall", "p2p")
 
 
 class Precision:
@@ -45,12 +64,50 @@ class Precision:
         return cls(d, d, d, d)
 
 
-def _unsupported(m):
-    a = m["arch"]
-    for feature in ("mla", "window", "sinks", "experts", "mtp"):
-        if feature in a:
-            raise NotImplementedError(f"{m['key']}: '{feature}' is not re-derived in lib/model.py yet")
+MXFP4_BYTES = 4.25 / 8  # a routed MXFP4 weight: 4-bit values and an 8-bit scale per 32
 
+
+def mla(m):
+    """The latent attention's widths, or None: q_lora, kv_lora, nope, rope, v."""
+    a = m["arch"].get("mla")
+    if not a:
+        return None
+    q, kv, nope, rope, v = (int(x) for x in a.split("/"))
+    return {"q_lora": q, "kv_lora": kv, "nope": nope, "rope": rope, "v": v}
+
+
+def window(m):
+    """(tokens a windowed layer keeps, windowed layers), (0, 0) without."""
+    a = m["arch"].get("window")
+    if not a:
+        return 0, 0
+    tokens, layers = (int(x) for x in a.split("/"))
+    return tokens, layers
+
+
+def has_sinks(m):
+    return "sinks" in m["arch"]
+
+
+def expert_bytes(m, wdtype):
+    """Bytes per stored routed-expert weight."""
+    return MXFP4_BYTES if m["arch"].get("experts") == "mxfp4" else DTYPE_BYTES[wdtype]
+
+
+def shared_experts(m):
+    return int(m["arch"].get("shared", 0))
+
+
+def _attention_params_per_layer(m):
+    h, H, hd = m["hidden"], m["heads"], m["head_dim"]
+    sinks = H if has_sinks(m) else 0
+    a = mla(m)
+    if a is None:
+        return 2 * h * H * hd + 2 * h * m["kv_heads"] * hd + sinks  # q and o; k and v
+    q, kv, rope, v = a["q_lora"], a["kv_lora"], a["rope"], a["v"]
+    q_part = h * q + q + q * H * hd if q > 0 else h * H * hd  # q_a, its norm, q_b (or one q_proj)
+    kv_part = h * (kv + rope) + kv + kv * H * (a["nope"] + v)  # kv_a, its norm, kv_b
+    return q_part + kv_part + H * v * h + sinks  # o
 
 def _expert_ffn(m):
     return int(m["arch"].get("moe_ffn", m["ffn"]))
@@ -62,29 +119,44 @@ def moe_layers(m):
 
 
 def params(m):
-    """Parameter counts: total stored and active per token."""
-    _unsupported(m)
-    h, L, H, kvh, hd = m["hidden"], m["layers"], m["heads"], m["kv_heads"], m["head_dim"]
+    """Parameter counts: total stored, active per token, the input
+    embedding, the routed experts, active less the embedding, and the
+    multi-token-prediction modules (mtp, not in total; mtp_active: what a
+    token uses of them, their embedding and head being the main model's)."""
+    h, L = m["hidden"], m["layers"]
     E, k = m["experts"], m["experts_active"]
-    S = int(m["arch"].get("shared", 0))
+    S = shared_experts(m)
     Lm, fe = moe_layers(m), _expert_ffn(m)
     embedding = m["vocab"] * h
     head = 0 if m["tied"] else m["vocab"] * h
-    attention = L * (2 * h * H * hd + 2 * h * kvh * hd)  # q and o; k and v
+    attn_layer = _attention_params_per_layer(m)
+    attention = L * attn_layer
     mlp_one = 3 * h  # gate, up and down per unit of width
     if E > 1:
-        mlp = (L - Lm) * mlp_one * m["ffn"] + Lm * (E + S) * mlp_one * fe
+        routed = Lm * E * mlp_one * fe
+        mlp = (L - Lm) * mlp_one * m["ffn"] + routed + Lm * S * mlp_one * fe
         router = Lm * h * E
     else:
-        mlp, router = L * mlp_one * m["ffn"], 0
+        routed, mlp, router = 0, L * mlp_one * m["ffn"], 0
     norms = 2 * L * h + h  # two per layer and the final one
     total = embedding + head + attention + mlp + router + norms
     active = total - Lm * (E - k) * mlp_one * fe if E > 1 else total
-    return {"total": float(total), "active": float(active), "embedding": float(embedding)}
+    D = int(m["arch"].get("mtp", 0))
+    layer = attn_layer + 2 * h + 2 * h * h + 3 * h  # enorm and hnorm, eh_proj, the layer's two norms and a final one
+    if E > 1:
+        mlp_all, mlp_used = h * E + (E + S) * mlp_one * fe, h * E + (k + S) * mlp_one * fe
+    else:
+        mlp_all = mlp_used = mlp_one * m["ffn"]
+    return {"total": float(total), "active": float(active), "embedding": float(embedding),
+            "routed": float(routed), "active_nonembedding": float(active - embedding),
+            "mtp": float(D * (layer + mlp_all + 2 * m["vocab"] * h)), "mtp_active": float(D * (layer + mlp_used))}
 
 
 def weight_bytes(m, wdtype):
-    return params(m)["total"] * DTYPE_BYTES[wdtype]
+    """Every stored weight: the routed experts as released (MXFP4), the rest
+    at wdtype."""
+    p = params(m)
+    return (p["total"] - p["routed"]) * DTYPE_BYTES[wdtype] + p["routed"] * expert_bytes(m, wdtype)
 
 
 def kv_heads_per_gpu(m, tp):
@@ -92,23 +164,41 @@ def kv_heads_per_gpu(m, tp):
 
 
 def kv_bytes_per_token(m, kvdtype, tp=1):
-    """K and V of every layer for one token, on one GPU of a tp group."""
-    _unsupported(m)
+    """The cache of one token, every layer (a windowed layer counted as if it
+    kept every token), on one GPU of a tp group: K and V of its KV heads,
+    or MLA's latent and rope key, whole on every GPU."""
+    a = mla(m)
+    if a is not None:
+        return float(m["layers"] * (a["kv_lora"] + a["rope"])) * DTYPE_BYTES[kvdtype]
     return 2.0 * m["layers"] * kv_heads_per_gpu(m, tp) * m["head_dim"] * DTYPE_BYTES[kvdtype]
+
+
+def kv_window_bytes_per_token(m, kvdtype, tp=1):
+    """The windowed layers' share of kv_bytes_per_token (0 without)."""
+    w, wl = window(m)
+    return kv_bytes_per_token(m, kvdtype, tp) * wl / m["layers"] if wl else 0.0
+
+
+def kv_bytes_per_sequence(m, kvdtype, context, tp=1):
+    """One sequence of `context` tokens: the windowed layers stop at their window."""
+    w, _ = window(m)
+    beyond = max(0, context - w)
+    return kv_bytes_per_token(m, kvdtype, tp) * context - kv_window_bytes_per_token(m, kvdtype, tp) * beyond
 
 
 def activation_bytes(m, tokens, sampled, actdtype, tp):
     """The activation reserve of one step of `tokens` tokens on one GPU: per
-    token the residual stream and its normed copy, q, k, v, the attention
-    output and the MLP's gate, up and activated widths for each expert a
-    token visits; fp32 logits and fp32 sampler probabilities for the
+    token the residual stream and its normed copy, q, k, v (heads times
+    head_dim, also for latent attention), the attention output and the
+    MLP's gate, up and activated widths for each expert a token visits
+    (routed and shared); fp32 logits and fp32 sampler probabilities for the
     `sampled` positions only."""
-    _unsupported(m)
-    if m["experts"] > 1 and ("moe_ffn" in m["arch"] or "shared" in m["arch"]):
-        raise NotImplementedError("activation reserve of narrow or shared experts")
     q = m["heads"] / tp * m["head_dim"]
     kv = 2 * kv_heads_per_gpu(m, tp) * m["head_dim"]
-    per_token = 2 * m["hidden"] + q + kv + q + 3.0 * m["ffn"] / tp * m["experts_active"]
+    k = m["experts_active"]
+    per_token = 2 * m["hidden"] + q + kv + q + 3.0 * m["ffn"] / tp * k
+    # routed experts narrower than ffn, and the shared ones (nothing for a dense model)
+    per_token += 3.0 * (_expert_ffn(m) * (k + shared_experts(m)) - m["ffn"] * k) / tp
     S = min(sampled, tokens)
     return tokens * per_token * DTYPE_BYTES[actdtype] + 2.0 * S * (m["vocab"] / tp) * 4.0
 
@@ -128,12 +218,110 @@ def _op(name, kind, reps, flop=0.0, w=0.0, kv=0.0, act=0.0, comm=0.0, cls="eleme
             "comm": comm, "cls": cls, "share": share, "items": items, "span": span}
 
 
+def _attention_span(ctx, n, win):
+    """(query, key) pairs per sequence and head, and the positions whose K
+    (or V) the step reads: new token i (of n) sees ctx + i + 1 positions, or
+    at most the last `win` (0: no window)."""
+    if win <= 0 or ctx + n <= win:
+        return ctx * n + n * (n + 1) / 2, ctx + n
+    pairs = 0.0
+    first = ctx + 1  # positions the first new token sees, uncapped
+    uncapped_last = min(ctx + n, win)  # the queries still under the window see first .. that
+    if first <= win:
+        pairs += (uncapped_last + first) * (uncapped_last - first + 1) / 2
+        capped = ctx + n - win
+    else:
+        capped = n
+    pairs += capped * win
+    return pairs, min(n + win - 1, ctx + n)  # the union of the queries' windows
+
+
+def _attention_items(decode, B, n, kvl, Hl):
+    """A fused kernel's work items: a sequence's KV head in decode, a head's
+    128-row tile of new tokens in prefill; each half of the kernel gets half."""
+    return (B * kvl if decode else B * Hl * math.ceil(n / 128)) / 2
+
+
+def _attention_class(decode, kb):
+    return ("attn_decode_fp8" if kb < 2 else "attn_decode_bf16") if decode else "attn_prefill"
+
+
+def _gqa_attention(B, n, ctx, Hl, kvl, hd, kb, ab, reps, win, sinks, suffix=""):
+    T = B * n
+    pairs, positions = _attention_span(ctx, n, win)
+    kv_rw = B * positions * kvl * hd * kb + B * n * kvl * hd * kb
+    decode = n == 1
+    cls, items = _attention_class(decode, kb), _attention_items(decode, B, n, kvl, Hl)
+    span = positions if decode else 0.0
+    score_flop = 2 * B * Hl * hd * pairs + 5 * B * Hl * pairs + (5 * T * Hl if sinks else 0.0)
+    return [_op("attn_score" + suffix, "attention", reps, flop=score_flop, kv=kv_rw, act=T * Hl * hd * ab,
+                cls=cls, share=0.5, items=items, span=span),
+            _op("attn_value" + suffix, "attention", reps, flop=2 * B * Hl * hd * pairs, kv=kv_rw,
+                act=T * Hl * hd * ab, cls=cls, share=0.5, items=items, span=span)]
+
+
+def _mla_attention(m, B, n, ctx, tp, proj, kb, ab, L, prefill):
+    """Latent attention's ops: absorbed in decode, expanded in a prefill.
+    The narrow q_a and kv_a run whole on every GPU; q_b, kv_b, o split by head."""
+    a = mla(m)
+    T, h, Hl = B * n, m["hidden"], m["heads"] / tp
+    q, kv, nope, rope, v = a["q_lora"], a["kv_lora"], a["nope"], a["rope"], a["v"]
+    latent = kv + rope
+    pairs = ctx * n + n * (n + 1) / 2
+    ops = []
+    if q > 0:
+        ops += [proj("q_a_proj", T, h, q, L), proj("q_b_proj", T, q, Hl * (nope + rope), L)]
+    else:
+        ops.append(proj("q_proj", T, h, Hl * (nope + rope), L))
+    kv_a = proj("kv_a_proj", T, h, latent, L)
+    kv_a["kv"] = T * latent * kb  # the new tokens' latents written
+    ops.append(kv_a)
+    if not prefill:
+        uk = proj("q_absorb", T, nope, Hl * kv, L)  # each head's nope query into the latent's space
+        uk["act"] = T * Hl * (nope + kv) * ab
+        ops.append(uk)
+        # every head scores against the one latent, read once: a query tile of up
+        # to 128 heads per sequence, priced in the prefill class
+        items = B * math.ceil(n * Hl / 128) / 2
+        ops.append(_op("attn_score", "attention", L, flop=2 * B * Hl * latent * pairs + 5 * B * Hl * pairs,
+                       kv=B * (ctx + n) * latent * kb, act=T * Hl * latent * ab, cls="attn_prefill", share=0.5,
+                       items=items))
+        ops.append(_op("attn_value", "attention", L, flop=2 * B * Hl * kv * pairs, act=T * Hl * kv * ab,
+                       cls="attn_prefill", share=0.5, items=items))
+        uv = proj("v_absorb", T, kv, Hl * v, L)
+        uv["act"] = T * Hl * (kv + v) * ab
+        ops.append(uv)
+    else:
+        P = B * (ctx + n)  # positions expanded to per-head K and V
+        kv_b = proj("kv_b_proj", P, kv, Hl * (nope + v), L)
+        kv_b["kv"] = P * latent * kb
+        ops.append(kv_b)
+        decode = n == 1
+        cls, items = _attention_class(decode, kb), B * Hl * math.ceil(n / 128) / 2
+        span = ctx + n if decode else 0.0
+        ops.append(_op("attn_score", "attention", L, flop=2 * B * Hl * (nope + rope) * pairs + 5 * B * Hl * pairs,
+                       act=(T + P) * Hl * (nope + rope) * ab, cls=cls, share=0.5, items=items, span=span))
+        ops.append(_op("attn_value", "attention", L, flop=2 * B * Hl * v * pairs, act=(P + T) * Hl * v * ab,
+                       cls=cls, share=0.5, items=items, span=span))
+    ops.append(proj("o_proj", T, Hl * v, h, L))
+    return ops
+
+
+def mlp_ops(T, k, h, width, weights_read, eb, ab, reps, cls, prefix=""):
+    """An MLP of one layer kind: T*k token-expert pairs through `width`-wide
+    experts, `weights_read` experts' weights read at eb bytes each."""
+    return [_op(prefix + "gate_up_proj", "projection", reps, flop=2 * T * k * h * 2 * width,
+                w=weights_read * h * 2 * width * eb, act=T * k * (h + 2 * width) * ab, cls=cls),
+            _op(prefix + "act_mul", "elementwise", reps, flop=5 * T * k * width, act=3 * T * k * width * ab),
+            _op(prefix + "down_proj", "projection", reps, flop=2 * T * k * width * h,
+                w=weights_read * width * h * eb, act=T * k * (width + h) * ab, cls=cls)]
+
+
 def step_ops(m, batch, context, tp, prec, new_tokens=1, comm=True, logits_last=False):
     """The ops of one forward step on one GPU: dicts with the FLOPs and the
     weight, KV, activation and collective bytes of one occurrence, `reps`
     occurrences per step, the rate class a calibration prices it in, and
     for attention its share of the fused kernel, work items and span."""
-    _unsupported(m)
     B, n, ctx = float(batch), float(new_tokens), float(context)
     T = B * n
     h, hd, L = m["hidden"], m["head_dim"], m["layers"]
@@ -155,35 +343,31 @@ def step_ops(m, batch, context, tp, prec, new_tokens=1, comm=True, logits_last=F
     def allreduce(name, reps):
         return _op(name, "allreduce", reps, comm=T * h * ab)
 
-    ops = [norm("attn_norm", L),
-           proj("qkv_proj", T, h, Hl * hd + 2 * kvl * hd, L)]
-    # attention: new token i (of n) sees ctx + i + 1 positions
-    pairs, positions = ctx * n + n * (n + 1) / 2, ctx + n
-    kv_rw = B * positions * kvl * hd * kb + B * n * kvl * hd * kb
-    decode = new_tokens == 1
-    cls = ("attn_decode_fp8" if kb < 2 else "attn_decode_bf16") if decode else "attn_prefill"
-    items = (B * kvl if decode else B * Hl * math.ceil(n / 128)) / 2  # half the kernel's items each
-    span = positions if decode else 0.0
-    ops.append(_op("attn_score", "attention", L, flop=2 * B * Hl * hd * pairs + 5 * B * Hl * pairs,
-                   kv=kv_rw, act=T * Hl * hd * ab, cls=cls, share=0.5, items=items, span=span))
-    ops.append(_op("attn_value", "attention", L, flop=2 * B * Hl * hd * pairs,
-                   kv=kv_rw, act=T * Hl * hd * ab, cls=cls, share=0.5, items=items, span=span))
-    ops.append(proj("o_proj", T, Hl * hd, h, L))
+    ops = [norm("attn_norm", L)]
+    if mla(m) is not None:
+        ops += _mla_attention(m, B, n, ctx, tp, proj, kb, ab, L, logits_last)
+    else:
+        ops.append(proj("qkv_proj", T, h, Hl * hd + 2 * kvl * hd, L))
+        win, wl = window(m)
+        if wl:
+            ops += _gqa_attention(B, n, ctx, Hl, kvl, hd, kb, ab, wl, win, has_sinks(m), "_window")
+        if wl < L:
+            ops += _gqa_attention(B, n, ctx, Hl, kvl, hd, kb, ab, L - wl, 0, has_sinks(m))
+        ops.append(proj("o_proj", T, Hl * hd, h, L))
     with_comm = tp > 1 and comm
     if with_comm:
         ops.append(allreduce("attn_allreduce", L))
     ops += [residual("attn_residual"), norm("mlp_norm", L)]
     E, k = m["experts"], m["experts_active"]
-    f = _expert_ffn(m) / tp
+    f = _expert_ffn(m) // tp
     Lm = moe_layers(m) if E > 1 else L
+    S = shared_experts(m)
     if E > 1:
-        if "dense" in m["arch"] or "shared" in m["arch"]:
-            raise NotImplementedError("dense layers or shared experts of a mixture in step_ops")
         ops.append(proj("router", T, h, E, Lm))
-    read = experts_touched(m, T)
-    ops.append(proj("gate_up_proj", T * k, h, 2 * f, Lm, wread=read * h * 2 * f))
-    ops.append(_op("act_mul", "elementwise", Lm, flop=5 * T * k * f, act=3 * T * k * f * ab))
-    ops.append(proj("down_proj", T * k, f, h, Lm, wread=read * f * h))
+    eb = expert_bytes(m, prec.weights) if E > 1 else wb
+    ops += mlp_ops(T, k + S, h, f, experts_touched(m, T) + S, eb, ab, Lm, gemm)
+    if L - Lm > 0:  # a mixture's dense layers
+        ops += mlp_ops(T, 1, h, m["ffn"] // tp, 1, wb, ab, L - Lm, gemm, "dense_")
     if with_comm:
         ops.append(allreduce("mlp_allreduce", L))
     ops.append(residual("mlp_residual"))
@@ -200,3 +384,13 @@ def step_ops(m, batch, context, tp, prec, new_tokens=1, comm=True, logits_last=F
     if with_comm:
         ops.append(_op("logits_gather", "allgather", 1, comm=P * m["vocab"] * 4.0))
     return ops
+
+
+def attention_ops(batch, context, new_tokens, heads, kv_heads, head_dim, prec):
+    """The two halves of one layer's attention (scores, values) for a bare
+    attention shape, as step_ops prices them: a kernel table's row without
+    a model around it (no tensor parallelism)."""
+    shell = {"key": "attention", "hidden": heads * head_dim, "heads": heads, "kv_heads": kv_heads,
+             "head_dim": head_dim, "layers": 1, "ffn": 1, "vocab": 1, "experts": 1, "experts_active": 1,
+             "tied": False, "arch": {}}
+    return [op for op in step_ops(shell, batch, context, 1, prec, new_tokens) if op["kind"] == "attention"]

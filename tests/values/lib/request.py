@@ -30,7 +30,7 @@ line in the context (decode_span_time), the service times of chapter 5's
 queue.  best_concurrency: the most in flight whose TPOT meets a target."""
 import math
 
-from lib import memory, roofline, step
+from lib import closed_loop, memory, roofline, step
 
 
 def _mean_decode(m, g, prec, tp, batch, prompt, output, cal):
@@ -41,7 +41,13 @@ def _mean_decode(m, g, prec, tp, batch, prompt, output, cal):
     return 0.5 * (a + b)
 
 
-def estimate(m, g, prec, tp, prompt, output, concurrency, chunk=0, price=0.0, cal=None, policy=None):
+def estimate(m, g, prec, tp, prompt, output, concurrency, chunk=0, price=0.0, cal=None, policy=None,
+             ttft_model="busy", bench=None):
+    """ttft_model "busy": ttft_closed is the busy loop's formula above;
+    "bench": the closed-loop benchmark's (lib/closed_loop.py, without
+    chunking), its options in bench (budget, requests, overhead,
+    departure_wait), the step costs w = the weights' read at the bandwidth
+    (at most p), c_tok = (p - w) / prompt, c_dec = (d - w) / C."""
     C, o = concurrency, output
     plan = memory.plan(m, g, prec, tp, policy)
     r = {"max_batch": memory.max_batch(plan, prompt + output)}
@@ -57,6 +63,11 @@ def estimate(m, g, prec, tp, prompt, output, concurrency, chunk=0, price=0.0, ca
                  ttft_closed=d / 2 + (rho * p / (2 * (1 - rho)) if rho < 1 else math.inf) + p,
                  cost_in=per_s * p / prompt * 1e6,
                  cost_out=per_s * (o - 1) * d / C / o * 1e6 if o > 1 else math.nan)
+        if ttft_model == "bench":
+            w = min(roofline.memory_time(pc["weight"], g["mem_bw"]), p)
+            costs = (w, (d - w) / C if d > w else 0.0, (p - w) / prompt)
+            r["bench"] = closed_loop.bench_ttft(costs, C, prompt, o, **(bench or {}))
+            r["ttft_closed"] = r["bench"]["mean"]
     else:
         n = -(-prompt // chunk)
         steps = n + o - 1
@@ -143,25 +154,37 @@ def batch_time_summed(m, g, prec, tp, batch, prompt, output):
     return t + decode_span_time(m, g, prec, tp, batch, prompt, prompt + output - 2)
 
 
-def best_concurrency(m, g, prec, tp, prompt, output, tpot_max, policy=None):
+def best_concurrency(m, g, prec, tp, prompt, output, tpot_max, policy=None, cal=None, ttft_max=0.0,
+                     ttft_model="busy", bench=None):
     """The largest concurrency that fits memory (C sequences of prompt +
     output tokens) and keeps TPOT at or below tpot_max: 0 when one request
     alone misses it.  TPOT grows with the concurrency, so the last one that
-    meets the target is found by halving."""
-    one = estimate(m, g, prec, tp, prompt, output, 1, policy=policy)
+    meets the target is found by halving.  With ttft_max > 0 the TTFT
+    (ttft_closed, of ttft_model) must meet it too; it need not grow with
+    the concurrency, so it is scanned down from the TPOT's answer."""
+    def est(c):
+        return estimate(m, g, prec, tp, prompt, output, c, policy=policy, cal=cal, ttft_model=ttft_model,
+                        bench=bench)
+
+    one = est(1)
     hi = one["max_batch"]
     if hi <= 0 or one["tpot"] > tpot_max:
         return 0
-    if estimate(m, g, prec, tp, prompt, output, hi, policy=policy)["tpot"] <= tpot_max:
+    if est(hi)["tpot"] > tpot_max:
+        lo = 1
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if est(mid)["tpot"] <= tpot_max:
+                lo = mid
+            else:
+                hi = mid
+        hi = lo
+    if ttft_max <= 0:
         return hi
-    lo = 1
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if estimate(m, g, prec, tp, prompt, output, mid, policy=policy)["tpot"] <= tpot_max:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    for c in range(hi, 0, -1):
+        if est(c)["ttft_closed"] <= ttft_max:
+            return c
+    return 0
 
 
 def gpu_seconds_per_request(est, tp, concurrency):

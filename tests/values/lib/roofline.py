@@ -54,3 +54,17 @@ def derated(g, bandwidth_fraction, flops_fraction):
     out["flops"] = {d: f * flops_fraction for d, f in g["flops"].items()}
     out["mem_bw"] = g["mem_bw"] * bandwidth_fraction
     return out
+
+
+def alltoall_time(g, nbytes, intra_share, net_bw):
+    """An expert-parallel all-to-all sending `nbytes` from one GPU:
+    intra_share of them over NVLink at the link bandwidth and the rest over
+    the network at net_bw, the two at once, after the collective latency."""
+    intra = nbytes * intra_share / g["link_bw"]
+    inter = nbytes * (1 - intra_share) / net_bw if intra_share < 1 else 0.0
+    return g["allreduce_latency"] + max(intra, inter)
+
+
+def p2p_time(nbytes, bandwidth, latency):
+    """A point-to-point transfer over one link."""
+    return latency + nbytes / bandwidth

@@ -14,6 +14,8 @@ def price(op, g, peak_flops, tp, cal=None):
     if op["kind"] == "allgather":
         t = calibrated.price_allgather(cal, g, tp, op["comm"]) if cal else roofline.allgather_time(g, tp, op["comm"])
         return t, None
+    if op["kind"] == "alltoall":  # no measured rates: the formula in both answers
+        return roofline.alltoall_time(g, op["comm"], op["intra_share"], op["net_bw"]), None
     nbytes = op["w"] + op["kv"] + op["act"]
     t, bound = roofline.roofline_time(op["flop"], nbytes, peak_flops, g["mem_bw"])
     if cal and op["cls"] in cal["ops"]:
@@ -22,13 +24,15 @@ def price(op, g, peak_flops, tp, cal=None):
     return t, bound
 
 
-def step_cost(m, g, batch, context, tp, prec, new_tokens=1, comm=True, cal=None, logits_last=False):
-    """Sums over step_ops: flop, weight/kv/act/bytes, time, time_comm,
-    time_memory, time_compute, intensity, bound, tokens; and the ops with
-    their time per step ("t") and roofline bound.  logits_last: logits at
-    each sequence's last position only (a served prefill)."""
+def step_cost(m, g, batch, context, tp, prec, new_tokens=1, comm=True, cal=None, logits_last=False, ops=None):
+    """Sums over step_ops (or the given ops of that step): flop,
+    weight/kv/act/bytes, time, time_comm, time_memory, time_compute,
+    intensity, bound, tokens; and the ops with their time per step ("t")
+    and roofline bound.  logits_last: logits at each sequence's last
+    position only (a served prefill)."""
     pk = roofline.peak(g, prec.compute)
-    ops = model.step_ops(m, batch, context, tp, prec, new_tokens, comm, logits_last)
+    if ops is None:
+        ops = model.step_ops(m, batch, context, tp, prec, new_tokens, comm, logits_last)
     c = {k: 0.0 for k in ("flop", "weight", "kv", "act", "comm_bytes", "time", "time_comm")}
     for op in ops:
         r = op["reps"]

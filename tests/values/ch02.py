@@ -1,16 +1,14 @@
 """Chapter 2, measure it: the values of build/values/ch02/ derived again
 from the committed CPU set (figures/measured/cpu-intel-xeon-processor-2c/),
 code/specs/gpus.tsv, models.tsv, calibrations.tsv, the published kernel
-tables (code/specs/measured/) and the formulas of lib/ (see
-tests/values/README.md).
-
-Not re-derived yet (so chapter 2 is not in check.py's REQUIRED): the
-held-out validation verdicts (ch02_pub_xsys_*, _xeng_, _agree_, _half_gemm_),
-which refit the rate model on part of the tables, and the serving-run
-comparisons and the serving questions (ch02_pub_ttft_*, _tpot_*, _70b_*,
-_8b_runs, _8b_worst_tp_median), which need the closed-loop request model."""
+tables and serving runs (code/specs/measured/) and the formulas of lib/:
+the roofline and the calibrated rates, the published rows as the rate
+model's points and a refit of it on half the GEMM table (lib/published.py,
+lib/fit.py), the closed-loop request model with the benchmark's TTFT
+(lib/request.py, lib/closed_loop.py) and the held-out error bands
+(lib/validation.py); see tests/values/README.md."""
 import data
-from lib import calibrated, ceilings, gemm, memory, model, roofline, step
+from lib import calibrated, ceilings, fit, gemm, memory, model, published, request, roofline, step, validation
 from lib.model import Precision
 
 GB, KB, MiB, TB, TERA = 1e9, 1e3, 1024.0 * 1024.0, 1e12, 1e12
@@ -29,7 +27,10 @@ ECHOED = {
     "ch02_gpu_h200_read_tbs", "ch02_gpu_h200_copy_tbs", "ch02_gpu_h200_gemm_tflops",
     "ch02_gpu_h200_sheet_tbs", "ch02_gpu_bf16_tflops",
     # no GPU set is committed under figures/measured/ (only CPU sets): the chapter says so
-    "ch02_gpu_set", "ch02_gpu_gemv_set", "ch02_gpu_attn_ceiling",
+    "ch02_gpu_set", "ch02_gpu_gemv_set", "ch02_gpu_attn_ceiling", "ch02_gpu_attn_points", "ch02_gpu_gemv_points",
+    # the engine versions the published kernel tables' and serving runs' headers and rows name
+    "ch02_pub_kernels_trtllm_version", "ch02_pub_kernels_vllm_version", "ch02_pub_runs_trtllm_version",
+    "ch02_pub_runs_vllm_version",
     # calibrations.tsv's fitted parameters of published:h100_sxm/trtllm and h200, as printed
     "ch02_pub_gemm_t0_us", "ch02_pub_gemm_flop_pct", "ch02_pub_gemm_byte_pct", "ch02_pub_gemm_blend",
     "ch02_pub_gemm_fp8_t0_us", "ch02_pub_gemm_fp8_flop_pct", "ch02_pub_h200_gemm_byte_pct",
@@ -50,7 +51,11 @@ ECHOED = {
 
 MEASURED = set()  # the CPU set is committed data; chapter 2's programs time nothing
 
-TOL = {}  # every value to its printed precision
+# Counts exactly: the default rule's one unit in the last place would let an
+# off-by-one pass.  Every other value to its printed precision.
+TOL = {n: ("abs", 0) for n in ("ch02_pub_8b_runs", "ch02_pub_8b_banded_runs", "ch02_pub_8b_inside_band",
+                               "ch02_pub_70b_best_tp_roof", "ch02_pub_70b_best_tp_cal", "ch02_pub_70b_best_c_roof",
+                               "ch02_pub_70b_best_c_cal")}
 
 
 def _cpu():
@@ -256,6 +261,29 @@ def _step(cal, h100, m8):
             "ch02_pub_step_tps_roof": 64 / a["time"], "ch02_pub_step_tps_cal": 64 / c["time"]}
 
 
+def _achieved():
+    """The fastest GEMM of each dtype in the TensorRT-LLM H100 table as a
+    share of the dense peak, and the engine versions the tables name."""
+    h100 = data.gpus()["h100"]
+    rows = data.measured("h100_sxm", "trtllm", "gemm")
+    out = {}
+    for dt, name in (("bf16", "ch02_pub_gemm_best_pct"), ("fp8", "ch02_pub_gemm_fp8_best_pct")):
+        best = max(2 * float(r["m"]) * float(r["n"]) * float(r["k"]) / float(r["time_s"]) for r in rows
+                   if r["dtype"] == dt)
+        out[name] = 100 * best / h100["flops"][dt]
+    meta = data.table_meta
+    out["ch02_pub_kernels_trtllm_version"] = meta(data.repo_path(
+        "code/specs/measured/h100_sxm/trtllm/gemm.tsv"))["backend_version"]
+    out["ch02_pub_kernels_vllm_version"] = meta(data.repo_path(
+        "code/specs/measured/h100_sxm/vllm/attention_decode.tsv"))["backend_version"]
+    runs = data.serving_runs()
+    out["ch02_pub_runs_trtllm_version"] = next(r["backend_version"] for r in runs
+                                               if r["backend"] == "trtllm" and r["model"] == LLAMA8)
+    out["ch02_pub_runs_vllm_version"] = next(r["backend_version"] for r in runs
+                                             if r["backend"] == "vllm" and r["backend_version"] != "-")
+    return out
+
+
 def _serving_shapes():
     """The LLaMA-3.1-8B runs' range of prompts, outputs and concurrencies."""
     rows = [r for r in data.serving_runs() if r["model"] == "meta-llama/Llama-3.1-8B-Instruct"
@@ -267,13 +295,113 @@ def _serving_shapes():
     return out
 
 
+LLAMA8 = "meta-llama/Llama-3.1-8B-Instruct"
+LLAMA70 = "meta-llama/Llama-3.1-70B"
+
+
+def _serving_runs(gp, mt, cals):
+    """The published serving runs against the serving model, both ways."""
+    out = {}
+    cal, h100, m8 = cals["published:h100_sxm/trtllm"], gp["h100"], mt["llama3-8b"]
+    for r in data.serving_runs():
+        if (r["model"], r["system"], r["backend"]) != (LLAMA8, "h100_sxm", "trtllm"):
+            continue
+        tp, P, O, C = (int(r[c]) for c in ("tp", "isl", "osl", "concurrency"))
+        if tp == 1 and C == 8 and P == 1024:  # TTFT against the output length
+            e = request.estimate(m8, h100, BF16, tp, P, O, C, cal=cal, ttft_model="bench")
+            out[f"ch02_pub_ttft_c8_o{O}_ms"] = float(r["ttft_s"]) * 1e3
+            out[f"ch02_pub_ttft_c8_o{O}_model_ms"] = e["ttft_closed"] * 1e3
+    # the band each calibrated TPOT carries: held-out runs like it
+    held = validation.band_runs(data.serving_runs(), mt, gp, cals)
+    banded = inside = 0
+    for r in data.serving_runs():
+        if (r["model"], r["system"], r["backend"]) != (LLAMA8, "h100_sxm", "trtllm"):
+            continue
+        tp, P, O, C = (int(r[c]) for c in ("tp", "isl", "osl", "concurrency"))
+        band = validation.tpot_band(held, validation.band_regime("trtllm", m8, C, P, O))
+        if band:
+            t = request.estimate(m8, h100, BF16, tp, P, O, C, cal=cal, ttft_model="bench")["tpot"]
+            banded += 1
+            inside += t * (1 + band[0]) <= float(r["tpot_s"]) <= t * (1 + band[1])
+    out["ch02_pub_8b_banded_runs"], out["ch02_pub_8b_inside_band"] = banded, inside
+    groups = validation.serving_groups(data.serving_runs(), mt, gp, cals)
+    runs, worst = 0, 0.0
+    for (model_name, system, backend, _, tp), s in groups.items():
+        if (model_name, system, backend) == (LLAMA8, "h100_sxm", "trtllm"):
+            out[f"ch02_pub_tpot_tp{tp}_cal"] = 100 * s["tpot_err"]
+            out[f"ch02_pub_tpot_tp{tp}_roof"] = 100 * s["tpot_err_roofline"]
+            out[f"ch02_pub_ttft_tp{tp}_cal"] = 100 * s["ttft_err"]
+            worst = max(worst, s["tpot_abs_err"])
+            runs += s["runs"]
+        for sysname, be, tag in (("h200_sxm", "trtllm", "h200_tp4"), ("h100_sxm", "vllm", "h100_vllm_tp4")):
+            if (model_name, system, backend, tp) == (LLAMA70, sysname, be, 4):
+                out[f"ch02_pub_70b_{tag}_cal"] = 100 * s["tpot_err"]
+                out[f"ch02_pub_70b_{tag}_roof"] = 100 * s["tpot_err_roofline"]
+    out["ch02_pub_8b_runs"], out["ch02_pub_8b_worst_tp_median"] = runs, 100 * worst
+    return out
+
+
+def _serving_questions(gp, mt, cal):
+    """LLaMA-3-70B on up to 8 H100s, 2k prompts, 256 outputs, TTFT (the
+    benchmark's) <= 1 s and TPOT <= 50 ms: the TP of the fewest GPU-seconds
+    a request at its best concurrency, and a million output tokens' cost at
+    $2.50 per GPU-hour; on the roofline and at the calibration."""
+    out = {}
+    m, h100 = mt["llama3-70b"], gp["h100"]
+    for tag, c in (("roof", None), ("cal", cal)):
+        best = None
+        for tp in (2, 4, 8):
+            n = request.best_concurrency(m, h100, BF16, tp, 2048, 256, 0.05, cal=c, ttft_max=1.0, ttft_model="bench")
+            if n == 0:
+                continue
+            e = request.estimate(m, h100, BF16, tp, 2048, 256, n, price=2.5, cal=c, ttft_model="bench")
+            gs = request.gpu_seconds_per_request(e, tp, n)
+            if best is None or gs < best[0]:
+                best = (gs, tp, n, e["cost_out"])
+        gs, tp, n, cost = best
+        out.update({f"ch02_pub_70b_best_tp_{tag}": tp, f"ch02_pub_70b_best_c_{tag}": n,
+                    f"ch02_pub_70b_gpus_per_req_{tag}": gs, f"ch02_pub_70b_cost_{tag}": cost})
+    return out
+
+
+CLASS_IN_WORDS = {"gemm_bf16": "a bf16 GEMM", "gemm_fp8": "an fp8 GEMM",
+                  "attn_decode_bf16": "a decode attention kernel over a bf16 cache",
+                  "attn_decode_fp8": "a decode attention kernel over an fp8 cache",
+                  "attn_prefill": "a prefill attention kernel"}
+
+
+def _kernel_validation(gp, cal):
+    """The TensorRT-LLM H100 fit judged on the H200's tables (cross-system),
+    on vLLM's H100 decode attention (cross-engine), and the two engines'
+    own times of the same kernels."""
+    out = {}
+    xs = published.compare(cal, "h200_sxm", "trtllm", gp["h200"])
+    worst = max(xs, key=lambda c: xs[c]["worst_abs"])
+    for c, s in xs.items():
+        out[f"ch02_pub_xsys_{c}_median"], out[f"ch02_pub_xsys_{c}_worst"] = 100 * s["median_abs"], 100 * s["worst_abs"]
+    out["ch02_pub_xsys_worst"] = 100 * xs[worst]["worst_abs"]
+    out["ch02_pub_xsys_worst_class"] = CLASS_IN_WORDS.get(worst, worst)
+    xe = published.compare(cal, "h100_sxm", "vllm", gp["h100"])
+    out["ch02_pub_xeng_attn_median"] = 100 * xe["attn_decode_bf16"]["median_abs"]
+    for c, name in (("attn_decode_bf16", "attn"), ("attn_decode_fp8", "attn_fp8"), ("gemm_bf16", "gemm")):
+        out[f"ch02_pub_agree_{name}_median"] = 100 * published.agreement("h100_sxm", "trtllm", "vllm", c,
+                                                                         gp["h100"])["median_abs"]
+    # the rate model refitted on the odd rows of the H100 bf16 GEMM table, judged on the even rows
+    pts = published.rate_points("h100_sxm", "trtllm", "gemm_bf16", gp["h100"])
+    half = fit.fit_op_rate(pts[0::2])
+    out["ch02_pub_half_gemm_median"] = 100 * published.summary(published.op_errors(half, pts[1::2]))["median_abs"]
+    return out
+
+
 def derive():
     gp, mt, cals = data.gpus(), data.models(), data.calibrations()
     cal = cals["published:h100_sxm/trtllm"]
     h100, m8 = gp["h100"], mt["llama3-8b"]
     out = {}
     for part in (_cpu(), _gpu(gp, mt), _fitted(cal, cals["published:h200_sxm/trtllm"], h100),
-                 _kernels(cal, h100, m8), _step(cal, h100, m8), _serving_shapes()):
+                 _kernels(cal, h100, m8), _step(cal, h100, m8), _serving_shapes(), _serving_runs(gp, mt, cals),
+                 _serving_questions(gp, mt, cal), _achieved(),
+                 _kernel_validation(gp, cal)):
         out.update(part)
     return out
 

@@ -1,0 +1,271 @@
+"""Chapter 13, serving today's models: every value of build/values/ch13/
+derived again from code/specs/models.tsv, gpus.tsv and calibrations.tsv and
+the formulas of lib/ (latent attention, experts touched, expert
+parallelism, disaggregation, prefix caching; see tests/values/README.md)."""
+import math
+
+import data
+from lib import disagg, expert_parallel as ep, memory, model, moe, roofline, step
+from lib.model import Precision
+
+GB, MB, KB = 1e9, 1e6, 1e3
+
+CONTEXT = 8192  # the chapter's context for DeepSeek-V3 on H200s
+EP = 8          # one node's eight GPUs
+SKEW = 0.8      # the chapter's assumed Zipf exponent for a skewed router
+
+ECHOED = {
+    "ch13_skew",  # the Zipf exponent the chapter assumes (0.8), not a measurement
+    # the printed book's exercise variant (seed 0): its drawn inputs
+    "ch13_ex1_context",                                                   # 13.1's context
+    "ch13_ex2_context", "ch13_ex2_low", "ch13_ex2_mid", "ch13_ex2_high",  # 13.2's context and three loads
+    "ch13_ex3_tokens", "ch13_ex3_share",                                  # 13.3's tokens and share
+    "ch13_ex4_tokens", "ch13_ex4_nodes", "ch13_ex4_gpus",                 # 13.4's tokens, nodes, 8 x nodes
+    "ch13_ex5_prefill", "ch13_ex5_decode_ms", "ch13_ex5_output",          # 13.5's p, d and output
+    "ch13_ex6_prompt", "ch13_ex6_output", "ch13_ex6_prefix", "ch13_ex6_hit",  # 13.6's request and prefix
+}
+
+MEASURED = set()  # chapter 13 times nothing
+
+TOL = {}  # every value to its printed precision
+
+FP8 = Precision.uniform("fp8")
+FP8_KV16 = Precision("fp8", "bf16", "fp8", "fp8")  # fp8 weights and math, a bf16 cache
+
+
+def _kv_ceiling(m, g):
+    out = {}
+    a = model.mla(m)
+    L = m["layers"]
+    mla = a["kv_lora"] + a["rope"]                      # the latent and the rope key, a token and layer
+    mha = m["heads"] * (a["nope"] + a["rope"] + a["v"])  # K (nope + rope) and V of every head
+    gqa = 2 * 8 * 128                                   # LLaMA-style: K and V of 8 KV heads of 128
+    out["ch13_mla_values"], out["ch13_mha_values"], out["ch13_gqa_values"] = mla, mha, gqa
+    out["ch13_mha_over_mla"] = mha / mla
+    out["ch13_gqa_over_mla"] = gqa / mla
+    out["ch13_mla_kb"] = model.kv_bytes_per_token(m, "bf16") / KB
+    out["ch13_mha_mb"] = L * mha * 2 / MB
+    out["ch13_gqa_kb"] = L * gqa * 2 / KB
+    p = ep.plan(m, g, FP8_KV16, EP)
+    seq = model.kv_bytes_per_sequence(m, "bf16", CONTEXT)
+    b = ep.max_batch(m, FP8_KV16, p, CONTEXT)
+    out["ch13_ep8_weights_gb"] = p["weights"] / GB
+    out["ch13_ep8_kv_budget_gb"] = p["kv_budget"] / GB
+    out["ch13_mla_batch"] = b
+    out["ch13_mla_batch_group"] = b * EP
+    out["ch13_gqa_batch"] = math.floor(p["kv_budget"] / (seq * gqa / mla))
+    out["ch13_mha_batch"] = math.floor(p["kv_budget"] / (seq * mha / mla))
+    out["ch13_mla_seq_mb"] = seq / MB
+    t = memory.plan(m, g, FP8_KV16, 8)  # tensor parallel: every GPU holds the whole latent
+    out["ch13_tp8_weights_gb"] = t["weights"] / GB
+    out["ch13_tp8_batch"] = memory.max_batch(t, CONTEXT)
+    return out
+
+
+def _touched(m):
+    E, k = m["experts"], m["experts_active"]
+    flat, skew = moe.zipf_inclusion(E, k, 0.0), moe.zipf_inclusion(E, k, SKEW)
+    t8 = moe.expected_touched(flat, 8)
+    return {"ch13_touched_8": t8, "ch13_touched_8_say": t8,
+            "ch13_touched_64": moe.expected_touched(flat, 64),
+            "ch13_touched_64_skew": moe.expected_touched(skew, 64),
+            "ch13_touched_512": moe.expected_touched(flat, 512),
+            "ch13_touched_512_skew": moe.expected_touched(skew, 512),
+            "ch13_tokens_90": math.ceil(math.log(0.1) / math.log(1 - k / E)),  # (1 - k/E)^T = 0.1
+            "ch13_skew": SKEW}
+
+
+def _ep_step(m, g, batch, lay, cal=None):
+    ops = ep.step_ops(m, lay, batch, CONTEXT, 1, FP8)
+    return step.step_cost(m, g, batch, CONTEXT, 1, FP8, cal=cal, ops=ops)
+
+
+def _moe_step(m, g):
+    out = {}
+    lay = ep.layout(EP)
+    fit = ep.max_batch(m, FP8, ep.plan(m, g, FP8, EP), CONTEXT)
+    b, compute_bound = 1, 0
+    while b <= fit:  # the chapter's sweep: 1, 2, 3, 4, then 5/4 steps
+        c = _ep_step(m, g, b, lay)
+        if not compute_bound and c["time_compute"] > c["time_memory"]:
+            compute_bound = b
+        if b == 1:
+            out["ch13_b1_weight_gb"] = c["weight"] / GB
+            out["ch13_b1_step_ms"] = c["time"] * 1e3
+        b = b + 1 if b < 4 else b * 5 // 4
+    c = _ep_step(m, g, fit, lay)
+    out["ch13_fp8_max_batch"] = fit
+    out["ch13_max_weight_gb"] = c["weight"] / GB
+    out["ch13_max_kv_gb"] = c["kv"] / GB
+    out["ch13_max_step_ms"] = c["time"] * 1e3
+    out["ch13_max_tokens_per_s_gpu"] = fit / c["time"]
+    out["ch13_compute_bound_batch"] = compute_bound
+    out["ch13_max_intensity"] = c["intensity"]
+    out["ch13_ridge_h200_fp8"] = roofline.ridge(roofline.peak(g, "fp8"), g["mem_bw"])
+    return out
+
+
+def _all_to_all(m, g):
+    out = {}
+    for n in (8, 32):
+        lay = ep.layout(n)
+        a = ep.layer_cost(m, g, lay, 64)
+        c = _ep_step(m, g, 64, lay)
+        out[f"ch13_ep{n}_dispatch_mb"] = a["dispatch_bytes"] / MB
+        out[f"ch13_ep{n}_layer_us"] = a["layer_time"] * 1e6
+        out[f"ch13_ep{n}_comm_ms"] = c["time_comm"] * 1e3
+        out[f"ch13_ep{n}_comm_pct"] = 100 * c["time_comm"] / c["time"]
+        out[f"ch13_ep{n}_step_ms"] = c["time"] * 1e3
+    cal = data.calibrations()["published:h200_sxm/trtllm"]
+    out["ch13_ep8_step_cal_ms"] = _ep_step(m, g, 64, ep.layout(EP), cal)["time"] * 1e3
+    return out
+
+
+def _parameters(m):
+    p = model.params(m)
+    used = p["active_nonembedding"] + p["mtp_active"]
+    return {"ch13_ds_total_b": p["total"] / 1e9, "ch13_ds_total_b_say": p["total"] / 1e9,
+            "ch13_ds_active_b": p["active"] / 1e9,
+            "ch13_ds_active_ne_b": p["active_nonembedding"] / 1e9,
+            "ch13_ds_active_ne_b_say": p["active_nonembedding"] / 1e9,
+            "ch13_ds_mtp_b": p["mtp"] / 1e9, "ch13_ds_mtp_active_b": p["mtp_active"] / 1e9,
+            "ch13_ds_active_mtp_b": used / 1e9,
+            "ch13_ds_active_mtp_pct": (used / 37e9 - 1) * 100,  # against the report's 37B
+            "ch13_ds_active_pct": (p["active"] / 37e9 - 1) * 100,
+            "ch13_ds_released_b": (p["total"] + p["mtp"]) / 1e9}
+
+
+def _skewed(m, g):
+    load, touched = moe.hot_rank(m["experts"], m["experts_active"], SKEW, EP, 64.0 * EP)
+    a = _ep_step(m, g, 64, ep.layout(EP))
+    b = _ep_step(m, g, 64, ep.layout(EP, skew=SKEW))
+    return {"ch13_skew_load": load, "ch13_skew_touched": touched,
+            "ch13_skew_step_ms": b["time"] * 1e3, "ch13_flat_step_ms": a["time"] * 1e3,
+            "ch13_skew_comm_ms": b["time_comm"] * 1e3, "ch13_flat_comm_ms": a["time_comm"] * 1e3}
+
+
+def derive():
+    gp, mt = data.gpus(), data.models()
+    m, g = mt["deepseek-v3"], gp["h200"]
+    out = {}
+    for part in (_kv_ceiling(m, g), _touched(m), _moe_step(m, g), _all_to_all(m, g), _parameters(m),
+                 _skewed(m, g), _disaggregation(gp, mt), _prefix(gp, mt), _layouts(m, g)):
+        out.update(part)
+    return out
+
+
+def _disaggregation(gp, mt):
+    """LLaMA-3-70B on 16 H100s in instances of tp 4, the KV over NVLink."""
+    out = {}
+    g = gp["h100"]
+    s = disagg.setup(mt["llama3-70b"], g, Precision.uniform("bf16"), 4, 4096, 512)
+    for tag, target in (("50", 0.05), ("30", 0.03)):
+        r = disagg.disagg_search(s, 16, target, g["link_bw"])
+        pre = f"ch13_dis{tag}_"
+        out.update({pre + "prefill_gpus": r["prefill_gpus"], pre + "decode_gpus": r["decode_gpus"],
+                    pre + "c": r["c"], pre + "rps": r["requests_per_s"], pre + "ttft_ms": r["ttft"] * 1e3,
+                    pre + "tpot_ms": r["tpot"] * 1e3, pre + "ratio": r["ratio"], pre + "kv_gb": r["kv_bytes"] / GB,
+                    pre + "kv_ms": r["kv_time"] * 1e3, pre + "agg_c": r["agg_c"], pre + "agg_rps": r["agg_rps"],
+                    pre + "agg_tpot_ms": r["agg_tpot"] * 1e3})
+    return out
+
+
+def _prefix(gp, mt):
+    """LLaMA-3-8B on one H100 at 2 an hour: 4096-token prompts, 3072 of them
+    a system prompt that 90 % of requests find cached."""
+    s = disagg.setup(mt["llama3-8b"], gp["h100"], Precision.uniform("bf16"), 1, 4096, 256, 16, price=2.0)
+    a, b = disagg.estimate(s), disagg.estimate(dict(s, prefix=3072, hit=0.9))
+    return {"ch13_px_ttft_ms": a["ttft"] * 1e3, "ch13_px_hit_ttft_ms": b["ttft"] * 1e3,
+            "ch13_px_max_c": a["max_batch"], "ch13_px_hit_max_c": b["max_batch"],
+            "ch13_px_cost_in": a["cost_in"], "ch13_px_hit_cost_in": b["cost_in"],
+            "ch13_px_tpot_ms": a["tpot"] * 1e3, "ch13_px_hit_tpot_ms": b["tpot"] * 1e3}
+
+
+def _layouts(m, g):
+    """16 H200s under a 50 ms TPOT: two TP 8 replicas against two EP 8
+    groups with data-parallel attention (16 attention replicas)."""
+    s = disagg.setup(m, g, FP8, 8, 4096, 512)
+    ca = disagg.best_concurrency(s, 0.05)
+    a = disagg.estimate(dict(s, concurrency=ca))
+    e = dict(s, tp=1, ep=ep.layout(EP))
+    cb = disagg.best_concurrency(e, 0.05)
+    b = disagg.estimate(dict(e, concurrency=cb))
+    tp8, ep8 = 2 * a["tokens_per_s"], 16 * b["tokens_per_s"]
+    return {"ch13_srch_tp8_c": ca, "ch13_srch_tp8_ktps": tp8 / 1e3, "ch13_srch_ep8_c": cb,
+            "ch13_srch_ep8_ktps": ep8 / 1e3, "ch13_srch_ep8_ttft_ms": b["ttft"] * 1e3,
+            "ch13_srch_tp8_ttft_ms": a["ttft"] * 1e3, "ch13_srch_gain": ep8 / tp8}
+
+
+# ---- the exercises' answers, from a variant's printed inputs ----
+
+def _num(text):
+    return float(text.replace(",", ""))
+
+
+def _h200s(m, g, load, context, spread):
+    """The fewest H200s, a power of two up to 64, holding DeepSeek-V3 in fp8
+    and `load` sequences of `context` tokens: experts spread (each GPU its
+    own share of the sequences) or tensor parallel (every latent on every
+    GPU); 0 when none does."""
+    for n in (1, 2, 4, 8, 16, 32, 64):
+        if spread:
+            p = ep.plan(m, g, FP8, n)
+            ok = p["fits"] and -(-load // n) <= ep.max_batch(m, FP8, p, context)
+        else:
+            p = memory.plan(m, g, FP8, n)
+            ok = p["fits"] and load <= memory.max_batch(p, context)
+        if ok:
+            return n
+    return 0
+
+
+def _held(budget, per_token, prompt, output, prefix, hit):
+    """Sequences a cache budget holds: the prefix once when any request
+    finds it, each slot its own prompt + output - floor(hit x prefix)."""
+    shared = prefix * per_token if hit > 0 else 0.0
+    own = prompt + output - (math.floor(hit * prefix) if hit > 0 else 0)
+    return max(0, math.floor((budget - shared) / (own * per_token)))
+
+
+def practice(seed, inputs):
+    gp, mt = data.gpus(), data.models()
+    v = {k: _num(t) for k, t in inputs.items()}
+    ds, qw, oss = mt["deepseek-v3"], mt["qwen3-235b-a22b"], mt["gpt-oss-120b"]
+    h200 = gp["h200"]
+    out = {}
+    # 1: one sequence's bf16 cache
+    c1 = int(v["ch13_ex1_context"])
+    for pid, m in (("13.1(a)", ds), ("13.1(b)", qw), ("13.1(c)", oss)):
+        out[pid] = model.kv_bytes_per_sequence(m, "bf16", c1) / MB
+    # 2: H200s for DeepSeek-V3 in fp8
+    c2 = int(v["ch13_ex2_context"])
+    lo, mid, hi = (int(v[f"ch13_ex2_{k}"]) for k in ("low", "mid", "high"))
+    out["13.2(a1)"] = _h200s(ds, h200, lo, c2, True)
+    out["13.2(a2)"] = _h200s(ds, h200, lo, c2, False)
+    out["13.2(b1)"] = _h200s(ds, h200, mid, c2, True)
+    out["13.2(b2)"] = _h200s(ds, h200, mid, c2, False)
+    out["13.2(c)"] = _h200s(ds, h200, hi, c2, True)
+    # 3: uniform top-k routing
+    share = v["ch13_ex3_share"] / 100
+    out["13.3(a)"] = moe.uniform_touched(ds["experts"], ds["experts_active"], v["ch13_ex3_tokens"])
+    out["13.3(b)"] = moe.tokens_to_cover(ds["experts"], ds["experts_active"], share)
+    out["13.3(c)"] = moe.tokens_to_cover(qw["experts"], qw["experts_active"], share)
+    # 4: one fp8 dispatch from one GPU, one node and the group over the nodes
+    t4, k, h = v["ch13_ex4_tokens"], ds["experts_active"], ds["hidden"]
+    one = ep.alltoall_bytes(t4, k, h, 8, 1.0, 1.0)
+    out["13.4(a)"] = one / MB
+    out["13.4(b)"] = ep.alltoall_bytes(t4, k, h, int(8 * v["ch13_ex4_nodes"]), 1.0, 1.0) / MB
+    out["13.4(c)"] = roofline.alltoall_time(h200, one, 1.0, 50e9) * 1e6
+    # 5: 16 GPUs as four aggregated replicas of 4 at C = 100, or 8 + 8
+    p, d, o, C = v["ch13_ex5_prefill"], v["ch13_ex5_decode_ms"] / 1e3, int(v["ch13_ex5_output"]), 100
+    e2e = C * p + (o - 1) * d
+    out["13.5(a)"] = (e2e - p) / (o - 1) * 1e3
+    out["13.5(b)"] = min(2 / p, 2 * C / ((o - 1) * d))
+    out["13.5(c)"] = 4 * C / e2e
+    # 6: 60 GB of LLaMA-3-8B cache and a shared system prompt
+    kv = model.kv_bytes_per_token(mt["llama3-8b"], "bf16")
+    pr, o6, pf = int(v["ch13_ex6_prompt"]), int(v["ch13_ex6_output"]), int(v["ch13_ex6_prefix"])
+    out["13.6(a)"] = _held(60e9, kv, pr, o6, pf, 0)
+    out["13.6(b)"] = _held(60e9, kv, pr, o6, pf, 1)
+    out["13.6(c)"] = _held(60e9, kv, pr, o6, pf, v["ch13_ex6_hit"] / 100)
+    return out

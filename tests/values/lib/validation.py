@@ -1,0 +1,130 @@
+"""The serving model judged on published runs (chapter 2;
+code/specs/measured/serving_runs.tsv).  Each run with pp 1 of a model the
+table holds is priced twice, on the roofline and at the calibration of the
+engine that served it (the kernel tables, never the runs; the GPU's default,
+TensorRT-LLM's, where the engine has none), and skipped when C sequences of
+prompt + output tokens do not fit.  "fp8" runs hold fp8 weights, GEMMs and
+KV cache (activations stay bf16).  Errors are predicted / measured - 1;
+TTFT is the closed-loop benchmark's (lib/closed_loop.py, no overhead).  A
+group is (model, system, backend, precision, tp); its figures are medians
+(of an even count, the mean of the middle two)."""
+import statistics
+
+from lib import memory, request
+from lib.model import Precision
+
+MODEL_KEYS = {"llama-3.1-8b-instruct-fp8": "llama3-8b", "llama-3.1-8b-instruct": "llama3-8b",
+              "llama-3.1-8b": "llama3-8b", "llama-3.1-70b": "llama3-70b", "qwen3-32b": "qwen3-32b"}
+GPU_OF_SYSTEM = {"h100_sxm": "h100", "h200_sxm": "h200"}
+
+
+def model_key(name):
+    return MODEL_KEYS.get(name.rpartition("/")[2].lower())
+
+
+def calibration_for(cals, system, backend):
+    c = cals.get(f"published:{system}/{backend}")
+    return c if c else cals[f"published:{system.split('_')[0]}_sxm/trtllm"]
+
+
+def precision_of(text):
+    return Precision("fp8", kv="fp8", act="bf16", compute="fp8") if text == "fp8" else Precision.uniform("bf16")
+
+
+def run_residual(row, models, gpus, cals):
+    """The run's errors, or None when it is not priced."""
+    key = model_key(row["model"])
+    if key is None or int(row["pp"]) != 1:
+        return None
+    m, g = models[key], gpus[GPU_OF_SYSTEM.get(row["system"], "h100")]
+    prec = precision_of(row["precision"])
+    tp, P, O, C = int(row["tp"]), int(row["isl"]), int(row["osl"]), int(row["concurrency"])
+    er = request.estimate(m, g, prec, tp, P, O, C, ttft_model="bench")
+    if not memory.fits(memory.plan(m, g, prec, tp), C, P + O):
+        return {"row": row, "priced": False}
+    cal = calibration_for(cals, row["system"], row["backend"])
+    ec = request.estimate(m, g, prec, tp, P, O, C, cal=cal, ttft_model="bench")
+    tpot, ttft = float(row["tpot_s"]), float(row["ttft_s"])
+    return {"row": row, "priced": True, "tpot_err_roofline": er["tpot"] / tpot - 1, "tpot_err": ec["tpot"] / tpot - 1,
+            "ttft_err": ec["ttft_closed"] / ttft - 1, "estimate": ec}
+
+
+def serving_groups(rows, models, gpus, cals):
+    """(model, system, backend, precision, tp) -> runs, priced, and the
+    medians tpot_err_roofline, tpot_err, tpot_abs_err, ttft_err."""
+    groups = {}
+    for row in rows:
+        r = run_residual(row, models, gpus, cals)
+        if r is None:
+            continue
+        k = (row["model"], row["system"], row["backend"], row["precision"], int(row["tp"]))
+        groups.setdefault(k, []).append(r)
+    out = {}
+    for k, rs in groups.items():
+        p = [r for r in rs if r["priced"]]
+        med = (lambda xs: statistics.median(xs) if xs else float("nan"))
+        out[k] = {"runs": len(rs), "priced": len(p),
+                  "tpot_err_roofline": med([r["tpot_err_roofline"] for r in p]),
+                  "tpot_err": med([r["tpot_err"] for r in p]),
+                  "tpot_abs_err": med([abs(r["tpot_err"]) for r in p]),
+                  "ttft_err": med([r["ttft_err"] for r in p])}
+    return out
+
+
+# ---- the error band of a calibrated answer (code/napkin/calib/band.h) ----
+# Held-out runs (FNV-1a-64 of the run's id odd) like the question: same
+# engine, model class by parameters (< 20 B, 20-50 B, > 50 B), concurrency
+# (1-16, 17-64, 65+), op mix (prompt >= 8 x output, or not).  A run's miss
+# is measured / answered - 1; the band is its 10th to 90th percentile
+# (linear between order statistics), none below 8 runs.
+
+BAND_MIN_RUNS = 8
+
+
+def held_out(run_id):
+    h = 14695981039346656037
+    for b in run_id.encode():
+        h = ((h ^ b) * 1099511628211) % (1 << 64)
+    return h & 1 == 1
+
+
+def band_regime(engine, m, concurrency, prompt, output):
+    from lib import model
+    if m["experts"] > 1 or "mla" in m["arch"]:
+        return None
+    p = model.params(m)["total"]
+    cls = 0 if p < 20e9 else 1 if p <= 50e9 else 2
+    conc = 0 if concurrency <= 16 else 1 if concurrency <= 64 else 2
+    mix = 0 if output > 0 and prompt >= 8 * output else 1
+    return (engine, cls, conc, mix)
+
+
+def quantile(sorted_values, q):
+    n = len(sorted_values)
+    pos = q * (n - 1)
+    i = int(pos)
+    if i >= n - 1:
+        return sorted_values[-1]
+    return sorted_values[i] + (pos - i) * (sorted_values[i + 1] - sorted_values[i])
+
+
+def band_runs(rows, models, gpus, cals):
+    """[(regime, residual)] of the held-out priced runs."""
+    out = []
+    for row in rows:
+        r = run_residual(row, models, gpus, cals)
+        if not r or not r["priced"] or not held_out(row["id"]):
+            continue
+        q = band_regime(row["backend"], models[model_key(row["model"])], int(row["concurrency"]), int(row["isl"]),
+                        int(row["osl"]))
+        if q:
+            out.append((q, r))
+    return out
+
+
+def tpot_band(runs, regime):
+    """(lo, hi) of the TPOT's misses in the regime, or None."""
+    miss = sorted(1 / (1 + r["tpot_err"]) - 1 for q, r in runs if q == regime)
+    if len(miss) < BAND_MIN_RUNS:
+        return None
+    return quantile(miss, 0.10), quantile(miss, 0.90)
