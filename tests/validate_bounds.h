@@ -4,9 +4,11 @@
  * after Criterion and jansson.
  *
  * BOUND_SPECS says which errors the table must bound and at what target
- * (napkin validate's own: op level median |error| 10 % and worst 35 %,
- * TPOT 10 % per group, held-out TTFT 35 % per group and 25 % over all
- * runs, a reader's set 25 %); tools/validate_bounds.py keeps the same list. */
+ * (napkin validate's own: op level median |error| 10 % and 99th percentile
+ * 35 %, held to the odd/even rows too; TPOT 10 % per group, over the
+ * held-out runs and over every run; held-out TTFT 35 % per group and 25 %
+ * over all runs; a reader's set 25 %); tools/validate_bounds.py keeps the
+ * same list. */
 #ifndef NAPKIN_TEST_VALIDATE_BOUNDS_H
 #define NAPKIN_TEST_VALIDATE_BOUNDS_H
 
@@ -24,11 +26,12 @@ typedef struct {
 
 static const bound_spec BOUND_SPECS[] = {
     {"ops", {"fitted_on", "evaluated_on", "class", NULL}, "median_abs_err", 0.10},
-    {"ops", {"fitted_on", "evaluated_on", "class", NULL}, "worst_abs_err", 0.35},
+    {"ops", {"fitted_on", "evaluated_on", "class", NULL}, "p99_abs_err", 0.35},
     {"serving", {"model", "system", "backend", "precision", "tp", NULL}, "tpot_abs_err_calibrated", 0.10},
     {"ttft", {"model", "system", "backend", NULL}, "ttft_abs", 0.35},
     {"values", {NULL}, "ttft_abs_err", 0.25},
     {"values", {NULL}, "tpot_abs_err_held_out", 0.10},
+    {"values", {NULL}, "tpot_median_abs_err", 0.10},
     {"sets", {"set", "held_out", NULL}, "median_abs_err", 0.25},
 };
 #define BOUND_SPEC_COUNT (sizeof BOUND_SPECS / sizeof BOUND_SPECS[0])

@@ -28,16 +28,19 @@ import subprocess
 import sys
 
 # (table of napkin validate's JSON, its key columns, metric, target).  The
-# targets are napkin validate's: op level median |error| 10 % and worst 35 %;
-# TPOT median |error| 10 % per group; held-out TTFT 35 % per group and 25 %
-# over all runs; a reader's set judged on its other half 25 %.
+# targets are napkin validate's: op level median |error| 10 % and 99th
+# percentile 35 % (held to every comparison here, the odd/even rows too);
+# TPOT median |error| 10 % per group, over the held-out runs and over every
+# run; held-out TTFT 35 % per group and 25 % over all runs; a reader's set
+# judged on its other half 25 %.
 SPEC = [
     ("ops", ("fitted_on", "evaluated_on", "class"), "median_abs_err", 0.10),
-    ("ops", ("fitted_on", "evaluated_on", "class"), "worst_abs_err", 0.35),
+    ("ops", ("fitted_on", "evaluated_on", "class"), "p99_abs_err", 0.35),
     ("serving", ("model", "system", "backend", "precision", "tp"), "tpot_abs_err_calibrated", 0.10),
     ("ttft", ("model", "system", "backend"), "ttft_abs", 0.35),
     ("values", (), "ttft_abs_err", 0.25),
     ("values", (), "tpot_abs_err_held_out", 0.10),
+    ("values", (), "tpot_median_abs_err", 0.10),
     ("sets", ("set", "held_out"), "median_abs_err", 0.25),
 ]
 COLUMNS = ("table", "key", "metric", "target", "bound", "margin", "error", "reason")
