@@ -14,11 +14,12 @@
  * A seed comes from course_seed (course_seed.h), the same derivation the
  * grader checks a student's file against. */
 #include "course_key.h"
+#include "course_roster.h"
 #include "course_seed.h"
 #include "moodle.h"
 #include "practice.h"
-#include "roster.h"
-#include "text_out.h"
+#include "text_escape.h"
+#include "text_formats.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -158,7 +159,9 @@ static int load_roster(const flags *f, roster *r)
     if (!f->roster)
         return usage("--roster: give the roster file (id,name,email)");
     if (roster_load(f->roster, r, err, sizeof err) != 0) {
-        fprintf(stderr, "course: roster %s\n", err);
+        fputs("course: roster ", stderr);
+        text_escape_put(err, stderr); /* the path is the user's */
+        fputc('\n', stderr);
         return 2;
     }
     return 0;
