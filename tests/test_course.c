@@ -123,6 +123,16 @@ Test(course, bad_rosters_are_refused_by_line)
     }
 }
 
+/* The roster's path is the user's: a control in it comes out escaped
+ * (text_escape.h), not as a terminal command. */
+Test(course, a_control_in_the_roster_path_is_printed_escaped)
+{
+    char out[4096];
+    cr_expect_eq(course("seeds --chapters 01 --roster 'no\x1b[2Jsuch.csv'", out, sizeof out), 2, "%s", out);
+    cr_expect(strstr(out, "no\\x1b[2Jsuch.csv: cannot open") != NULL, "%s", out);
+    cr_expect(strchr(out, '\x1b') == NULL, "a raw escape byte reached the terminal: %s", out);
+}
+
 Test(course, bad_flags_exit_2_naming_the_flag)
 {
     static const struct {

@@ -101,6 +101,19 @@ Test(grade, the_schema_rejects_a_broken_report)
     cr_expect_neq(shell_run(cmd, out, sizeof out), 0, "%s", out);
 }
 
+/* A student's name reaches the terminal through the one escaping
+ * (text_escape.h): a right-to-left override (U+202E, E2 80 AE) would show
+ * "evil" reversed, so it comes out as text. */
+Test(grade, a_bidi_control_in_the_name_is_printed_escaped)
+{
+    scratch_write("a.json", seed0);
+    char args[1024], out[16384];
+    snprintf(args, sizeof args, "--chapter 12 --answers '%s' --student 'x\xE2\x80\xAElive'", scratch_path("a.json"));
+    cr_assert_eq(grade(args, out, sizeof out), 0, "%s", out);
+    cr_expect(strstr(out, "chapter 12, seed 0, x\\u202elive\n") != NULL, "%s", out);
+    cr_expect(strstr(out, "\xE2\x80\xAE") == NULL, "the override reached the terminal: %s", out);
+}
+
 Test(grade, a_variant_is_graded_against_its_own_numbers)
 {
     /* seed 4711: 6 x 7e9 x 15e12 = 6.3e23 FLOP; / (989.4e12 x 0.38) = 1.67562e9

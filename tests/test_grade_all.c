@@ -171,6 +171,28 @@ Test(grade_all, an_error_carried_forward_earns_the_later_part)
     cr_expect(strstr(out, "12.1(a)   0/1") != NULL, "%s", out);
 }
 
+/* The roster is the course program's (course_roster.h): an id that could
+ * pass for a flag where it names a folder, and a roster without students,
+ * are refused by line with exit 2. */
+Test(grade_all, a_roster_the_course_program_refuses_is_refused)
+{
+    static const struct {
+        const char *text, *says;
+    } bad[] = {
+        {"id,name,email\ns1,Ann,e\n-rf,Eve,e\n", "roster.csv:3: id not usable as a folder name"},
+        {"id,name,email\r\n", "roster.csv: no students after the header"},
+    };
+    mkdir(scratch_path("none"), 0777);
+    char args[2048], out[4096];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        scratch_write("roster.csv", bad[i].text);
+        snprintf(args, sizeof args, "--all '%s' --roster '%s' --out '%s'", scratch_path("none"),
+                 scratch_path("roster.csv"), scratch_path("out"));
+        cr_expect_eq(grade(args, out, sizeof out), 2, "roster %zu: %s", i, out);
+        cr_expect(strstr(out, bad[i].says) != NULL, "roster %zu: want '%s', got %s", i, bad[i].says, out);
+    }
+}
+
 /* A NUL inside a --batch line: the line is refused, not cut at the NUL and
  * run; the next line is still answered. */
 Test(grade_all, a_nul_inside_a_batch_line_is_refused)
