@@ -205,7 +205,8 @@ static int cmd_keys(const flags *f)
     rc = make_dir(f->out) == 0 ? 0 : 1;
     for (int i = 0; rc == 0 && i < r.n; i++) {
         char dir[4096], path[4200];
-        snprintf(dir, sizeof dir, "%s/%s", f->out, r.students[i].id); /* the id is a safe folder name (roster.h) */
+        /* the id is a safe folder name (course_roster.h) */
+        snprintf(dir, sizeof dir, "%s/%s", f->out, r.students[i].id);
         if (make_dir(dir) != 0) {
             rc = 1;
             break;
