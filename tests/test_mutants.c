@@ -32,7 +32,7 @@ static const char *build(void)
 
 static int runner(const char *args)
 {
-    char cmd[2048];
+    char cmd[4096];
     snprintf(cmd, sizeof cmd, "python3 '%s/tools/mutants.py' --root '%s' --build '%s' %s", src(), src(), build(),
              args);
     return shell_run(cmd, out, sizeof out);
@@ -78,7 +78,7 @@ Test(mutants, the_list_follows_the_code)
 
 Test(mutants, one_cheap_mutant_is_caught_and_a_survivor_fails_the_run, .timeout = 600)
 {
-    char dir[SCRATCH_DIR_SIZE], args[1024];
+    char dir[SCRATCH_DIR_SIZE], args[2048];
     scratch_dir_make(dir, "mutants");
     /* dividing chapter 1's activations by GiB prints 1.25 where 1.34 (GB) is
      * right: tests/values/ch01.py re-derives it */
