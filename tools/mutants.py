@@ -193,6 +193,8 @@ class Scratch:
         self.log.write(f"(exit {rc})\n")
         if rc in (124, 137) and cmd[0] == "timeout":
             return "timeout"
+        if rc < 0:
+            return "signal"  # ended from outside (not by what it ran): worth one more try
         return "ok" if rc == 0 else "failed"
 
     def make(self, targets, limit=None):
@@ -213,14 +215,16 @@ class Scratch:
         return t
 
     def build(self, suites):
-        """Build what the suites need; 'ok' or 'failed'."""
+        """Build what the suites need; 'ok' or 'failed' (a build some other
+        process ended is tried once more)."""
         targets = []
         for s in suites:
             if s.startswith("values:"):
                 targets += self.chapter_targets(int(s[7:]))
             else:
                 targets.append(f"build/tests/{s}")
-        return self.make(targets)
+        st = self.make(targets)
+        return self.make(targets) if st == "signal" else st
 
     def run_suite(self, s):
         """'ok', 'failed' (the suite caught something) or 'timeout'."""
