@@ -192,7 +192,11 @@ local function parse_tsv(text)
     else
       local k, v, u = l:match("^([^\t]*)\t([^\t]*)\t([^\t]*)$")
       if not k then fail("unexpected tsv line from napkin: " .. l) end
-      values[#values + 1] = { k, v, u }
+      -- a calibrated row's error band (<row>_band_lo/_hi/_n) is printed on
+      -- its row's table line, not a line of its own
+      if not k:match("_band_lo$") and not k:match("_band_hi$") and not k:match("_band_n$") then
+        values[#values + 1] = { k, v, u }
+      end
     end
   end
   return values, notes

@@ -193,7 +193,8 @@ def expected_display(napkin, panel, config):
     rep = json.loads(j["stdout"])   # a report, even with a non-zero exit (napkin train)
     if "values" not in rep:         # a refusal: {"error": {...}}, shown as the message alone
         return exp
-    keys = list(rep["values"].keys())
+    # a calibrated row's error band (<row>_band_lo/_hi/_n) is on its row's table line
+    keys = [k for k in rep["values"] if not re.search(r"_band_(lo|hi|n)$", k)]
     t = run_cli(napkin, panel["cmd"], args, "table")
     lines = table_lines(t["stdout"], len(keys))
     show = panel["show"].split(",") if panel["show"] else keys

@@ -185,7 +185,9 @@
   }
 
   function showResult(panel, report, table) {
-    var keys = Object.keys(report.values);
+    /* a calibrated row's error band (<row>_band_lo/_hi/_n) is printed on
+     * its row's table line, not a line of its own */
+    var keys = Object.keys(report.values).filter(function (k) { return !/_band_(lo|hi|n)$/.test(k); });
     var lines = tableLines(table.stdout, keys.length);
     var show = panel.dataset.show ? panel.dataset.show.split(",") : keys;
     var tbody = panel.querySelector("table tbody");
