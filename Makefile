@@ -223,8 +223,9 @@ $(B)/figures/%.svg: figures/%.gp $$(call chapter_values,$$(call fig_num,$$*))
 # tools/narrow_figures.lua): narrow, fonts scaled by 1.1 so that a script's
 # smallest (',9') still draws at 9 px or more, and with narrow=1 the
 # two-panel figures stack their panels (a script with a multiplot gets the
-# taller canvas).
-NARROW_SIZE = $(if $(shell grep -l 'set multiplot layout' $(1)),360$(comma)620,360$(comma)330)
+# taller canvas; a script's own `narrow_height = N` line, one whose key goes
+# under the plot, sets the height).
+NARROW_SIZE = 360$(comma)$(or $(shell sed -n 's/^narrow_height = \([0-9]*\).*/\1/p' $(1)),$(if $(shell grep -l 'set multiplot layout' $(1)),620,330))
 $(B)/figures/narrow/%.svg: figures/%.gp $$(call chapter_values,$$(call fig_num,$$*))
 	@mkdir -p $(@D)
 	$(GNUPLOT) $(GP_VARS) -e "narrow=1" \
