@@ -223,8 +223,9 @@ $(B)/figures/%.svg: figures/%.gp $$(call chapter_values,$$(call fig_num,$$*))
 # tools/narrow_figures.lua): narrow, fonts scaled by 1.1 so that a script's
 # smallest (',9') still draws at 9 px or more, and with narrow=1 the
 # two-panel figures stack their panels (a script with a multiplot gets the
-# taller canvas).
-NARROW_SIZE = $(if $(shell grep -l 'set multiplot layout' $(1)),360$(comma)620,360$(comma)330)
+# taller canvas; a script's own `narrow_height = N` line, one whose key goes
+# under the plot, sets the height).
+NARROW_SIZE = 360$(comma)$(or $(shell sed -n 's/^narrow_height = \([0-9]*\).*/\1/p' $(1)),$(if $(shell grep -l 'set multiplot layout' $(1)),620,330))
 $(B)/figures/narrow/%.svg: figures/%.gp $$(call chapter_values,$$(call fig_num,$$*))
 	@mkdir -p $(@D)
 	$(GNUPLOT) $(GP_VARS) -e "narrow=1" \
@@ -650,6 +651,17 @@ values-check: $(CH_VALUES) $(filter %/exercise_variant,$(CH_BIN)) $(GRADE_BIN)
 	@python3 tests/values/test_check.py
 	@python3 tests/values/check.py
 
+# Mutations the suites must catch: each small realistic bug of
+# tests/mutants/list.tsv applied alone to a scratch copy ($(B)/mutants/tree),
+# what it touches rebuilt there and the suites named for it run until one
+# fails; prints mutant, caught by, time, and fails on a survivor or a mutant
+# whose original text is gone (tools/mutants.py).  Not part of make test (it
+# takes many minutes); tests/test_mutants.c checks the list still applies and
+# that one mutant is caught.  MUTANTS=id,id runs those alone.
+.PHONY: mutants
+mutants: $(LIBS) $(NAPKIN)
+	@python3 tools/mutants.py --scratch $(B)/mutants/tree --build $(B) $(if $(MUTANTS),--only $(MUTANTS))
+
 # The code's shape, checked before anything runs (ARCHITECTURE.md).  The
 # library's floors hold: includes go down only, and only price/ turns bytes
 # or FLOPs into seconds (tools/check_layers.sh; tests/test_check_layers.c
@@ -815,6 +827,7 @@ help:
 	@echo "make validate-bounds  tighten tests/validate_bounds.tsv to today's errors (LOOSEN=1 accepts worse ones)"
 	@echo "make calibrations refit code/specs/calibrations.tsv from code/specs/measured/"
 	@echo "make fuzz         the libFuzzer targets in tests/fuzz/ (FUZZ_S=120 s each; make test runs FUZZ_SMOKE_S=4), then the CLI property test on every value"
+	@echo "make mutants      small realistic bugs applied one at a time to a scratch copy; every one must fail a suite (MUTANTS=id,id)"
 	@echo "make soak         the long runs make test shortens (100,000 batcher time-outs, the full batcher soak under each sanitizer)"
 	@echo "make clean        remove $(B)/, except $(B)/measured/ (your make measure results)"
 	@echo "variables: B=<build dir> (default build), CC, NVCC, N"

@@ -24,9 +24,17 @@ set border 3 lc rgb '#555555'
 set tics nomirror
 set key bottom right Left reverse samplen 2 box lc rgb '#bbbbbb' opaque
 
+# On a phone (narrow=1, the Makefile's narrow drawing): the key under the
+# plot, off the data; narrow_height is the canvas height that leaves the
+# plot its room (the Makefile reads it).
+if (!exists('narrow')) narrow = 0
+# the published curves' names without their parenthesis, short enough for a phone
+short_head(n) = system(sprintf("head -n 1 '%s' | cut -f%d | sed 's/ (.*)$//'", pred, n))
+narrow_height = 420
+if (narrow) { set key below left Left reverse samplen 2 nobox noopaque maxcols 1 font ',9' }
 plot pred using 1:2 with lines lw 2 lc rgb '#c0392b' title 'batch 1, H200 datasheet 4.8 TB/s', \
-     pred using 1:3 with lines lw 1.5 dt 2 lc rgb '#c0392b' title columnheader(3), \
+     pred using 1:3 with lines lw 1.5 dt 2 lc rgb '#c0392b' title (narrow ? short_head(3) : columnheader(3)), \
      pred using 1:($7 > 0 ? $4 : NaN) with lines lw 2 lc rgb '#1f5fa8' title 'batch 16, H200 datasheet', \
-     pred using 1:($7 > 0 ? $5 : NaN) with lines lw 1.5 dt 2 lc rgb '#1f5fa8' title columnheader(5), \
+     pred using 1:($7 > 0 ? $5 : NaN) with lines lw 1.5 dt 2 lc rgb '#1f5fa8' title (narrow ? short_head(5) : columnheader(5)), \
      meas using 1:($2 == 1 ? $3 : NaN) with points pt 7 ps 1.2 lc rgb '#c0392b' title points.', batch 1', \
      meas using 1:($2 == 16 ? $3 : NaN) with points pt 7 ps 1.2 lc rgb '#1f5fa8' title points.', batch 16'

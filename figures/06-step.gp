@@ -17,6 +17,12 @@ set border 3 lc rgb '#555555'
 set xlabel 'Distinct adapters in the batch of 64'
 set ylabel 'Step time / base step'
 set key top left Left reverse samplen 2 box lc rgb '#bbbbbb' opaque
+# On a phone (narrow=1, the Makefile's narrow drawing): the key under the
+# plot, off the data; narrow_height is the canvas height that leaves the
+# plot its room (the Makefile reads it).
+if (!exists('narrow')) narrow = 0
+narrow_height = 384
+if (narrow) { set key below Left reverse samplen 2 nobox noopaque maxcols 1 }
 plot d using 1:2 with lines lw 2.5 lc rgb '#1f5fa8' title '70B, TP 4', \
      d using 1:3 with lines lw 2 dt 2 lc rgb '#1f5fa8' title '70B, TP 4, rooflines alone', \
      d using 1:4 with lines lw 2.5 lc rgb '#2e8b57' title '8B, one GPU', \

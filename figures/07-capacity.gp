@@ -16,6 +16,12 @@ set border 3 lc rgb '#555555'
 set xlabel 'Images per request (0 = text only)'
 set ylabel 'Sequences, or requests per second'
 set key top right Left reverse samplen 2 box lc rgb '#bbbbbb' opaque
+# On a phone (narrow=1, the Makefile's narrow drawing): the key under the
+# plot, off the data; narrow_height is the canvas height that leaves the
+# plot its room (the Makefile reads it).
+if (!exists('narrow')) narrow = 0
+narrow_height = 366
+if (narrow) { set key below Left reverse samplen 2 nobox noopaque maxcols 1 }
 plot cp using 1:3 with linespoints lw 2.5 pt 7 lc rgb '#1f5fa8' title 'concurrent sequences (KV memory)', \
      cp using 1:($4 > 0 ? $4 : 1/0) with linespoints lw 2.5 pt 5 lc rgb '#c0392b' title 'requests/s within the prefill budget', \
      cp using 1:($6 > 0 ? $6 : 1/0) with linespoints lw 1.5 dt 2 pt 6 lc rgb '#888888' title 'sequences in flight at that rate'

@@ -28,6 +28,16 @@ set style fill transparent solid 0.18 noborder
 set arrow 1 from 1, 1 to 2048, 1 nohead dt 2 lw 1.5 lc rgb '#555555'
 set label 1 'break-even' at 1.3, 1.08 left tc rgb '#555555'
 set key at graph 0.99, graph 0.99 right top Left reverse samplen 2 box lc rgb '#bbbbbb' opaque font ',10'
+# On a phone (narrow=1, the Makefile's narrow drawing): the key under the
+# plot, off the data; narrow_height is the canvas height that leaves the
+# plot its room (the Makefile reads it).
+if (!exists('narrow')) narrow = 0
+narrow_height = 384
+if (narrow) { set key below Left reverse samplen 2 nobox noopaque maxcols 1 }
+# a mark's label broken after its colon on a phone, so it stays on the canvas
+brk(s) = (narrow && strstrt(s, ': ') > 0) ? s[1:strstrt(s, ': ')] . "\n" . s[strstrt(s, ': ') + 2:] : s
+if (narrow) { unset label 1 }  # the dashed line at 1 is named by its mark's label
+if (narrow) { set xtics ('1' 1, '4' 4, '16' 16, '64' 64, '256' 256, '2048' 2048) }
 plot cx using 1:($2 > 0 ? NaN : 3.5) with filledcurves x1 lc rgb '#888888' notitle, \
      ce using 2:(0):(0):(3.5) with vectors nohead dt 4 lw 1.2 lc rgb '#444444' notitle, \
      ce using 2:(0.12):(sprintf('limit, %s (%d)', $1 < 1000 ? '256-token' : '4k', $2)) with labels rotate by 90 left offset -1.6,0 font ',9' tc rgb '#444444' notitle, \
@@ -37,4 +47,4 @@ plot cx using 1:($2 > 0 ? NaN : 3.5) with filledcurves x1 lc rgb '#888888' notit
      cx using 1:5 axes x1y2 with lines lw 1.5 dt 3 lc rgb '#888888' title 'verification / target step, 256 (right axis)', \
      mk using 1:2 with points pt 7 ps 1.2 lc rgb '#222222' notitle, \
      mk using 1:($4 > 0 ? NaN : $2):3 with labels left offset 0.8,0.6 font ',10' notitle, \
-     mk using 1:($4 > 0 ? $2 : NaN):3 with labels right offset -0.8,-0.6 font ',10' notitle
+     mk using 1:($4 > 0 ? $2 : NaN):(brk(strcol(3))) with labels right offset -0.8,-0.6 font ',10' notitle

@@ -5,7 +5,9 @@
  *   one per test:   char dir[SCRATCH_DIR_SIZE];
  *                   scratch_dir_make(dir, "jq");  ...  scratch_dir_remove(dir);
  *   a suite's:      TestSuite(twins, .init = scratch_suite_make, .fini = scratch_suite_remove);
- *                   each test finds its own fresh directory in scratch_dir
+ *                   each test finds its own fresh directory in scratch_dir,
+ *                   names a file in it with scratch_path("x.csv") and
+ *                   writes one with scratch_write("x.csv", text)
  *
  * (A suite's .init and .fini take no arguments, hence the one directory
  * per file; the ThreadSanitizer runner has no suite fixtures, so the suites
@@ -79,6 +81,27 @@ __attribute__((unused)) static void scratch_suite_make(void)
 __attribute__((unused)) static void scratch_suite_remove(void)
 {
     scratch_dir_remove(scratch_dir);
+}
+
+/* "<scratch_dir>/name", in one of four buffers used in turn, so a path
+ * lasts through the next three calls (one command line names several). */
+__attribute__((unused)) static const char *scratch_path(const char *name)
+{
+    static char p[4][SCRATCH_DIR_SIZE + 768];
+    static int k;
+    k = (k + 1) % 4;
+    int len = snprintf(p[k], sizeof p[k], "%s/%s", scratch_dir, name);
+    cr_assert(len > 0 && (size_t)len < sizeof p[k], "scratch path too long: %s", name);
+    return p[k];
+}
+
+/* text as the whole of scratch_path(name); the test stops if it cannot. */
+__attribute__((unused)) static void scratch_write(const char *name, const char *text)
+{
+    FILE *f = fopen(scratch_path(name), "wb");
+    cr_assert_not_null(f, "cannot write %s", name);
+    fputs(text, f);
+    cr_assert_eq(fclose(f), 0, "cannot write %s", name);
 }
 
 #endif

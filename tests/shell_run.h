@@ -4,6 +4,7 @@
  *
  *   char out[8192];
  *   int rc = shell_run("tool --flag", out, sizeof out);
+ *   rc = shell_run_built("bin/grade", "grade", "--batch < 'in.jsonl'", out, sizeof out);
  *
  * The command runs as "( cmd ) 2>&1": out gets its stdout and stderr
  * together, and a redirection inside the command still wins.  All of its
@@ -48,6 +49,23 @@ __attribute__((unused)) static const char *built_program(const char *dir, const 
     if (access(buf, X_OK) != 0)
         cr_skip_test("%s is not built (make builds it; the kernels need nvcc)", buf);
     return buf;
+}
+
+/* The program the build made (built_program: skipped when it is not built)
+ * run with args, the rest of its shell command line (the caller quotes
+ * what needs it): its exit status and output as shell_run's. */
+__attribute__((unused)) static int shell_run_built(const char *dir, const char *name, const char *args, char *out,
+                                                   size_t n)
+{
+    char prog[1024];
+    built_program(dir, name, prog, sizeof prog);
+    size_t len = strlen(prog) + strlen(args) + sizeof "'' ";
+    char *cmd = malloc(len);
+    cr_assert_not_null(cmd);
+    snprintf(cmd, len, "'%s' %s", prog, args);
+    int rc = shell_run(cmd, out, n);
+    free(cmd);
+    return rc;
 }
 
 #endif

@@ -203,6 +203,8 @@ Test(ch01, fp8_math_lifts_the_int8_weight_fp8_kv_ceiling)
     char err[256];
     cr_assert_eq(memory_fit(&g, memory_policy_default(), &rm, 1, 0, 1, 4096, &f, err, sizeof err), 0, "%s", err);
     int B = f.max_batch;
+    /* a 4096-token sequence's fp8 KV per GPU: 80 layers x (K, V) x 2 KV heads
+     * x 128 x 1 B = 40,960 B a token, x 4096 = 167,772,160 B */
     cr_assert_eq(B, (int)floor((0.9 * g.mem_bytes - 17638426624.0 - RESERVE_70B_TP4) / 167772160.0));
     /* At B the gate-and-up projection (8192 x 14336 per GPU, 1-byte weights)
      * does 2 * B * 117,440,512 FLOP over 117,440,512 + B * 22,528 * 2 bytes:

@@ -187,6 +187,7 @@ Test(ch11, the_silent_regression_breaks_even_between_the_two_rates)
     }
     spec_setup s = spec_setup_default(&target, &d8, &h100, 8, 128, 4096);
     cr_assert(128 <= limit(s));
+    /* the 8B draft's 8,030,261,248 parameters (test_transformer.c: LLaMA-3-8B) */
     cr_assert_eq(limit(s), hand_max_batch(kv_left(8, 8030261248.0), 40960.0 + 16384.0, 4101));
     char err[256];
     double a = spec_break_even_alpha(&s, 4, err, sizeof err);

@@ -144,6 +144,12 @@ Test(cli_serve, pipeline_stages)
                  "%s", out);
     cr_assert_eq(run("memory --model llama3-70b --gpu h100 --tp 2 --pp 4 --format tsv", out, sizeof out), 0, "%s",
                  out);
-    /* a stage of 20 layers: 18,163,769,344 parameters x 2 B / 2 GPUs */
+    /* a stage as the pipeline counts it: 20 of the 80 layers, one vocabulary
+     * matrix (the embedding on the first, the head on the last) and a final
+     * norm.  A layer: q and o 2*8192*64*128 =
+     * 134,217,728, k and v 2*8192*8*128 = 16,777,216, the MLP 3*8192*28672 =
+     * 704,643,072, two norms 2*8192 = 16,384: 855,654,400.  The matrix
+     * 128256*8192 = 1,050,673,152, the norm 8,192.  20*855,654,400 +
+     * 1,050,673,152 + 8,192 = 18,163,769,344 parameters x 2 B / 2 GPUs */
     cr_assert_float_eq(tsv_value(out, "weight_bytes_per_gpu"), 18163769344.0, 1);
 }

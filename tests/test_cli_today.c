@@ -11,10 +11,30 @@ Test(cli_today, deepseek_config_through_memory)
     /* the latent: 61 layers x (512 + 64) values x 1 byte, whole on each GPU */
     cr_expect_eq(tsv_value(out, "kv_bytes_per_token"), 61 * 576);
     cr_expect_eq(tsv_value(out, "kv_bytes_per_token_per_gpu"), 61 * 576);
+    /* From the config's dimensions (hidden 7168, 61 layers, 128 heads, q_lora
+     * 1536, kv_lora 512, nope 128, rope 64, v 128, 256 experts of 2048, top 8,
+     * 1 shared, 3 dense layers of 18432, vocab 129280), by hand:
+     *   attention a layer 7168*1536 + 1536 + 1536*128*192 + 7168*576 + 512
+     *                     + 512*128*256 + 128*128*7168         = 187,107,328
+     *   an expert         3*7168*2048                          =  44,040,192
+     *   a dense MLP       3*7168*18432                         = 396,361,728
+     *   embedding = head  129280*7168                          = 926,679,040
+     *   routers 58*7168*256 = 106,430,464; norms 61*2*7168 + 7168 = 881,664
+     *   total = 2*926,679,040 + 61*187,107,328 + 3*396,361,728
+     *         + 58*257*44,040,192 + 106,430,464 + 881,664    = 671,026,404,352 */
     cr_expect_eq(tsv_value(out, "params_total"), 671026404352.0);
-    /* num_nextn_predict_layers 1: the MTP module (tests/test_models_today.c derives both) */
+    /* num_nextn_predict_layers 1, the MTP module: enorm and hnorm 2*7168,
+     * eh_proj 14336*7168 = 102,760,448, one MoE layer (187,107,328 + 2*7168
+     * + router 7168*256 = 1,835,008 + 257 experts 11,318,329,344), a final
+     * norm 7168 and its own embedding and head 2*926,679,040:
+     * 13,463,426,048.  Used per token: 187,107,328 + 14,336 + 102,760,448 +
+     * 21,504 + 1,835,008 + 9*44,040,192 = 688,100,352.  Active without it:
+     * the total less 58 layers x 248 experts not routed to and the embedding,
+     * 671,026,404,352 - 58*248*44,040,192 - 926,679,040 = 36,625,603,584
+     * (tests/test_models_today.c checks the library's count the same way). */
     cr_expect_eq(tsv_value(out, "params_mtp"), 13463426048.0);
-    cr_expect_eq(tsv_value(out, "params_active_with_mtp"), 36625603584.0 + 688100352.0);
+    cr_expect_eq(tsv_value(out, "params_active_with_mtp"),
+                 671026404352.0 - 58.0 * 248 * 44040192 - 926679040.0 + 688100352.0);
     /* bf16 weights do not fit 8 H200s: 1.34 TB over 8 is 168 GB each */
     cr_expect_eq(run("memory --model deepseek-v3 --gpu h200 --tp 8", out, sizeof out), 1, "%s", out);
 }

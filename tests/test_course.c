@@ -24,36 +24,16 @@
 
 TestSuite(course, .init = scratch_suite_make, .fini = scratch_suite_remove);
 
-static const char *path_in(const char *name)
-{
-    static char p[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(p[k], sizeof p[k], "%s/%s", scratch_dir, name);
-    return p[k];
-}
-
-static void write_file(const char *name, const char *text)
-{
-    FILE *f = fopen(path_in(name), "wb");
-    cr_assert(f != NULL);
-    fputs(text, f);
-    fclose(f);
-}
-
 static int course(const char *args, char *out, size_t n)
 {
-    char prog[512], cmd[2048];
-    built_program("bin/course", "course", prog, sizeof prog);
-    snprintf(cmd, sizeof cmd, "'%s' %s", prog, args);
-    return shell_run(cmd, out, n);
+    return shell_run_built("bin/course", "course", args, out, n);
 }
 
 /* "--roster <scratch>/name" */
 static const char *roster_flag(const char *name)
 {
     static char f[600];
-    snprintf(f, sizeof f, "--roster '%s'", path_in(name));
+    snprintf(f, sizeof f, "--roster '%s'", scratch_path(name));
     return f;
 }
 
@@ -66,7 +46,7 @@ static const char *class_csv = "id,name,email\r\n"
 Test(course, seeds_follow_course_seed_for_every_student_and_chapter)
 {
     char out[8192], cmd[800], want[256];
-    write_file("class.csv", class_csv);
+    scratch_write("class.csv", class_csv);
     snprintf(cmd, sizeof cmd, "seeds %s --chapters 1,06 --salt fall-2026", roster_flag("class.csv"));
     cr_assert_eq(course(cmd, out, sizeof out), 0, "%s", out);
     cr_assert(strncmp(out, "id,name,chapter,seed\n", 21) == 0, "%s", out);
@@ -88,7 +68,7 @@ Test(course, seeds_follow_course_seed_for_every_student_and_chapter)
 Test(course, seeds_are_stable_and_differ_by_salt)
 {
     char a[4096], b[4096], c[4096], cmd[800];
-    write_file("class.csv", class_csv);
+    scratch_write("class.csv", class_csv);
     snprintf(cmd, sizeof cmd, "seeds %s --chapters 01 --salt spring", roster_flag("class.csv"));
     cr_assert_eq(course(cmd, a, sizeof a), 0, "%s", a);
     cr_assert_eq(course(cmd, b, sizeof b), 0, "%s", b);
@@ -103,10 +83,10 @@ Test(course, seeds_are_stable_and_differ_by_salt)
 Test(course, hostile_names_stay_one_valid_field)
 {
     char out[4096], cmd[800];
-    write_file("hostile.csv", "id,name,email\n"
-                              "h1,\"+1 \x1b[31mred\x07\",x\n"
-                              "h2,\"-2+3\",x\n"
-                              "h3,\"@SUM(A1)\xff\xfe\",x\n");
+    scratch_write("hostile.csv", "id,name,email\n"
+                                 "h1,\"+1 \x1b[31mred\x07\",x\n"
+                                 "h2,\"-2+3\",x\n"
+                                 "h3,\"@SUM(A1)\xff\xfe\",x\n");
     snprintf(cmd, sizeof cmd, "seeds %s --chapters 06", roster_flag("hostile.csv"));
     cr_assert_eq(course(cmd, out, sizeof out), 0, "%s", out);
     cr_expect(strstr(out, "h1,\"'+1 \xEF\xBF\xBD[31mred\xEF\xBF\xBD\",06,") != NULL, "%s", out);
@@ -134,13 +114,23 @@ Test(course, bad_rosters_are_refused_by_line)
     };
     char out[4096], cmd[800], keys[600];
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        write_file("bad.csv", bad[i].text);
-        snprintf(keys, sizeof keys, "%s", path_in("keys-bad"));
+        scratch_write("bad.csv", bad[i].text);
+        snprintf(keys, sizeof keys, "%s", scratch_path("keys-bad"));
         snprintf(cmd, sizeof cmd, "keys %s --chapters 06 --out '%s'", roster_flag("bad.csv"), keys);
         cr_expect_eq(course(cmd, out, sizeof out), 2, "roster %zu: %s", i, out);
         cr_expect(strstr(out, bad[i].says) != NULL, "roster %zu: want '%s', got %s", i, bad[i].says, out);
         cr_expect(access(keys, F_OK) != 0, "roster %zu: wrote keys anyway", i);
     }
+}
+
+/* The roster's path is the user's: a control in it comes out escaped
+ * (text_escape.h), not as a terminal command. */
+Test(course, a_control_in_the_roster_path_is_printed_escaped)
+{
+    char out[4096];
+    cr_expect_eq(course("seeds --chapters 01 --roster 'no\x1b[2Jsuch.csv'", out, sizeof out), 2, "%s", out);
+    cr_expect(strstr(out, "no\\x1b[2Jsuch.csv: cannot open") != NULL, "%s", out);
+    cr_expect(strchr(out, '\x1b') == NULL, "a raw escape byte reached the terminal: %s", out);
 }
 
 Test(course, bad_flags_exit_2_naming_the_flag)
@@ -172,8 +162,8 @@ Test(course, bad_flags_exit_2_naming_the_flag)
 Test(course, keys_per_student_name_the_student_and_every_part)
 {
     char out[4096], cmd[800], dir[600], path[700];
-    write_file("keys.csv", "id,name,email\ns9,\"<b>Eve</b> [x](javascript:1)\",e\n");
-    snprintf(dir, sizeof dir, "%s", path_in("keys"));
+    scratch_write("keys.csv", "id,name,email\ns9,\"<b>Eve</b> [x](javascript:1)\",e\n");
+    snprintf(dir, sizeof dir, "%s", scratch_path("keys"));
     snprintf(cmd, sizeof cmd, "keys %s --chapters 06 --salt k --out '%s'", roster_flag("keys.csv"), dir);
     cr_assert_eq(course(cmd, out, sizeof out), 0, "%s", out);
     snprintf(path, sizeof path, "%s/s9/chapter-06.md", dir);
@@ -234,7 +224,7 @@ static const char *xpath(const char *file, const char *expr, char *out, size_t n
 Test(course, moodle_xml_is_well_formed_with_a_question_per_part_per_seed)
 {
     char out[8192], cmd[800], file[600];
-    snprintf(file, sizeof file, "%s", path_in("m.xml"));
+    snprintf(file, sizeof file, "%s", scratch_path("m.xml"));
     snprintf(cmd, sizeof cmd, "moodle --chapter 6 --seeds 0,1-2 --out '%s'", file);
     cr_assert_eq(course(cmd, out, sizeof out), 0, "%s", out);
     snprintf(cmd, sizeof cmd, "xmllint --noout '%s'", file);
@@ -259,7 +249,7 @@ Test(course, moodle_xml_is_well_formed_with_a_question_per_part_per_seed)
 Test(course, moodle_question_fields_hold_the_hand_values)
 {
     char out[8192], cmd[800], file[600];
-    snprintf(file, sizeof file, "%s", path_in("m0.xml"));
+    snprintf(file, sizeof file, "%s", scratch_path("m0.xml"));
     snprintf(cmd, sizeof cmd, "moodle --chapter 06 --seeds 0 --out '%s'", file);
     cr_assert_eq(course(cmd, out, sizeof out), 0, "%s", out);
     cr_expect_str_eq(xpath(file, "string(" Q61C "/answer[@fraction='100']/text)", out, sizeof out), "131.072");

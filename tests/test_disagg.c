@@ -50,6 +50,23 @@ Test(disagg, one_split_by_hand)
     cr_expect(d.tpot < d.agg_tpot, "splitting removes the prefill stalls from TPOT");
 }
 
+/* A tensor-parallel instance: LLaMA-3-70B at TP 4.  The whole prompt's KV
+ * is 2 * 80 layers * 8 KV heads * 128 * 2 B = 327,680 B a token, x 2048 =
+ * 671,088,640 B; each of the 4 GPUs holds 2 of the KV heads and sends its
+ * quarter, 167,772,160 B, over its own 50 GB/s link at the same time. */
+Test(disagg, a_tp_group_moves_the_whole_kv)
+{
+    disagg_setup s = setup(4, 8);
+    M = model_builtin("llama3-70b");
+    s.base.tp = 4;
+    disagg_result d;
+    char err[256];
+    cr_assert_eq(disagg_estimate(&s, &d, err, sizeof err), 0, "%s", err);
+    near(d.kv_bytes, 671088640.0);
+    near(d.kv_time, 167772160.0 / 50e9);
+    near(d.ttft, d.prefill_time + 167772160.0 / 50e9);
+}
+
 /* With C fixed by the TPOT target, requests/s = min(P / p, (8 - P) C / (255 d))
  * peaks at the P next to 8 r / (1 + r), r the balanced ratio: the search
  * must pick the better of its two neighbours. */

@@ -20,27 +20,10 @@
 
 TestSuite(grade_all, .init = scratch_suite_make, .fini = scratch_suite_remove);
 
-static const char *path_in(const char *name)
-{
-    static char p[4][1024];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(p[k], sizeof p[k], "%s/%s", scratch_dir, name);
-    return p[k];
-}
-
-static void write_file(const char *name, const char *text)
-{
-    FILE *f = fopen(path_in(name), "w");
-    cr_assert(f != NULL, "cannot write %s", name);
-    fputs(text, f);
-    fclose(f);
-}
-
 static char *read_all(const char *name)
 {
     static char buf[1 << 16];
-    FILE *f = fopen(path_in(name), "r");
+    FILE *f = fopen(scratch_path(name), "r");
     cr_assert(f != NULL, "no %s", name);
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     buf[n] = '\0';
@@ -50,10 +33,7 @@ static char *read_all(const char *name)
 
 static int grade(const char *args, char *out, size_t n)
 {
-    const char *b = getenv("NB_BUILD");
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "'%s/bin/grade/grade' %s", b && *b ? b : "build", args);
-    return shell_run(cmd, out, n);
+    return shell_run_built("bin/grade", "grade", args, out, n);
 }
 
 /* The seed-0 answers of test_grade.c, as student `id` answering `seed`. */
@@ -66,17 +46,17 @@ static void answers(const char *file, const char *id, const char *seed)
              " \"12.5(a3)\": 90, \"12.5(b)\": \"8,190\", \"12.5(c)\": 4.31, \"12.7(a)\": 34.6, \"12.7(b)\": 80,"
              " \"1.1(a)\": 3}}",
              seed ? "\"seed\": " : "", seed ? seed : "", seed ? "," : "", id);
-    write_file(file, text);
+    scratch_write(file, text);
 }
 
 Test(grade_all, grades_the_rest_names_each_refusal_and_writes_valid_outputs)
 {
-    mkdir(path_in("ans"), 0777);
-    write_file("roster.csv", "id,name,email\r\n"
-                             "ann,\"Smith, Ann \"\"A\"\"\",a@x\r\n"
-                             "bob,\"=HYPERLINK(\"\"http://x\"\")\",b@x\r\n"
-                             "eve,\"Eve \x1b[31mred\xff\",e@x\r\n"
-                             "kim,Kim,k@x\r\n");
+    mkdir(scratch_path("ans"), 0777);
+    scratch_write("roster.csv", "id,name,email\r\n"
+                                "ann,\"Smith, Ann \"\"A\"\"\",a@x\r\n"
+                                "bob,\"=HYPERLINK(\"\"http://x\"\")\",b@x\r\n"
+                                "eve,\"Eve \x1b[31mred\xff\",e@x\r\n"
+                                "kim,Kim,k@x\r\n");
     /* the page's export of each student, their own seed under salt "t" */
     char seed[32], name[128];
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)course_seed("t", "ann", 12));
@@ -84,17 +64,17 @@ Test(grade_all, grades_the_rest_names_each_refusal_and_writes_valid_outputs)
     answers("ans/a --json README.md --student x.json", "bob", "0"); /* wrong seed */
     answers("ans/eve's \"quoted\"\nline.json", "eve", NULL);          /* no seed */
     answers("ans/$(touch pwned).json", "nobody", "1");               /* not in the roster */
-    write_file("ans/broken.json", "{\"chapter\": 12, \"answers\": {");
-    write_file("ans/notes.txt", "not answers");
+    scratch_write("ans/broken.json", "{\"chapter\": 12, \"answers\": {");
+    scratch_write("ans/notes.txt", "not answers");
     snprintf(name, sizeof name, "ans/-rf.json");
-    write_file(name, "[1, 2]");
+    scratch_write(name, "[1, 2]");
     char args[2048], out[65536];
-    snprintf(args, sizeof args, "--all '%s' --roster '%s' --salt t --out '%s'", path_in("ans"), path_in("roster.csv"),
-             path_in("out"));
+    snprintf(args, sizeof args, "--all '%s' --roster '%s' --salt t --out '%s'", scratch_path("ans"),
+             scratch_path("roster.csv"), scratch_path("out"));
     cr_assert_eq(grade(args, out, sizeof out), 0, "%s", out);
 
     /* each refusal named with its reason; the name's newline escaped */
-    cr_expect(strstr(out, "\"eve's \"quoted\"\\x0Aline.json\": not graded: no \"seed\"") != NULL, "%s", out);
+    cr_expect(strstr(out, "\"eve's \"quoted\"\\x0aline.json\": not graded: no \"seed\"") != NULL, "%s", out);
     cr_expect(strstr(out, "\"$(touch pwned).json\": not graded: its \"student\" is not a roster id") != NULL, "%s", out);
     cr_expect(strstr(out, "\"broken.json\": not graded: not JSON") != NULL, "%s", out);
     cr_expect(strstr(out, "\"notes.txt\": not graded: not a .json file") != NULL, "%s", out);
@@ -104,30 +84,30 @@ Test(grade_all, grades_the_rest_names_each_refusal_and_writes_valid_outputs)
     cr_expect(strstr(out, "graded 2 files; 5 not graded") != NULL, "%s", out);
     cr_expect(strstr(out, "\x1b") == NULL, "no raw escape byte reaches the terminal");
     struct stat st;
-    cr_expect(stat("pwned", &st) != 0 && stat(path_in("pwned"), &st) != 0, "a file name ran as a command");
+    cr_expect(stat("pwned", &st) != 0 && stat(scratch_path("pwned"), &st) != 0, "a file name ran as a command");
 
     /* gradebook: ann's own variant; bob graded against his own seed, not 0 */
     const char *book = read_all("out/gradebook.csv");
     cr_expect(strncmp(book, "id,name,chapter,seed,12.1,12.2,12.3,12.4,12.5,12.6,12.7,total,max\r\n", 66) == 0, "%s",
               book);
-    cr_expect(strstr(book, "\"bob\",\"'=HYPERLINK(\"\"http://x\"\")\",12,") != NULL, "formula escaped: %s", book);
-    cr_expect(strstr(book, "\"ann\",\"Smith, Ann \"\"A\"\"\",12,") != NULL, "%s", book);
-    cr_expect(strstr(book, "\"eve\",\"Eve \xef\xbf\xbd[31mred\xef\xbf\xbd\",12,") != NULL, "controls replaced: %s",
+    cr_expect(strstr(book, "bob,\"'=HYPERLINK(\"\"http://x\"\")\",12,") != NULL, "formula escaped: %s", book);
+    cr_expect(strstr(book, "ann,\"Smith, Ann \"\"A\"\"\",12,") != NULL, "%s", book);
+    cr_expect(strstr(book, "eve,Eve \xef\xbf\xbd[31mred\xef\xbf\xbd,12,") != NULL, "controls replaced: %s",
               book);
-    cr_expect(strstr(book, "\"kim\",\"Kim\",12,") != NULL, "a student without a file is in the book: %s", book);
+    cr_expect(strstr(book, "kim,Kim,12,") != NULL, "a student without a file is in the book: %s", book);
 
     /* every output parses: JUnit against the schema, JSON, results.json's fields */
     char cmd[2048];
     const char *src = getenv("NB_SRC");
     snprintf(cmd, sizeof cmd, "xmllint --noout --schema '%s/tests/grade/junit.xsd' '%s'/*/*.junit.xml",
-             src && *src ? src : ".", path_in("out/students"));
+             src && *src ? src : ".", scratch_path("out/students"));
     cr_expect_eq(shell_run(cmd, out, sizeof out), 0, "%s", out);
     const char *ids[] = {"ann", "bob", "eve", "kim"};
     for (int i = 0; i < 4; i++) {
         char p[256];
         snprintf(p, sizeof p, "out/gradescope/%s/results.json", ids[i]);
         json_error_t err;
-        json_t *r = json_load_file(path_in(p), 0, &err);
+        json_t *r = json_load_file(scratch_path(p), 0, &err);
         cr_assert(r != NULL, "%s: %s", p, err.text);
         cr_expect(json_is_number(json_object_get(r, "score")), "%s: score", p);
         cr_expect(json_is_string(json_object_get(r, "output")), "%s: output", p);
@@ -153,22 +133,22 @@ Test(grade_all, grades_the_rest_names_each_refusal_and_writes_valid_outputs)
  * and (c) right, (b) 1.5: 3.5; 12.7: 1 + 0.25 = 1.25. */
 Test(grade_all, the_gradebook_totals_a_hand_scored_sheet_under_a_policy)
 {
-    mkdir(path_in("ans2"), 0777);
+    mkdir(scratch_path("ans2"), 0777);
     answers("ans2/s.json", "s", "0");
-    write_file("policy.tsv", "# part\tweight\ttolerance\tclose\tslip\tcarry\n"
-                             "part\tweight\ttolerance\tclose\tslip\tcarry\n"
-                             "*\t-\t-\t0.25\t-\t-\n"
-                             "12.1(b)\t3\t-\t-\t0.5\t-\n");
+    scratch_write("policy.tsv", "# part\tweight\ttolerance\tclose\tslip\tcarry\n"
+                                "part\tweight\ttolerance\tclose\tslip\tcarry\n"
+                                "*\t-\t-\t0.25\t-\t-\n"
+                                "12.1(b)\t3\t-\t-\t0.5\t-\n");
     char args[2048], out[65536];
-    snprintf(args, sizeof args, "--all '%s' --policy '%s' --out '%s'", path_in("ans2"), path_in("policy.tsv"),
-             path_in("out2"));
+    snprintf(args, sizeof args, "--all '%s' --policy '%s' --out '%s'", scratch_path("ans2"), scratch_path("policy.tsv"),
+             scratch_path("out2"));
     cr_assert_eq(grade(args, out, sizeof out), 0, "%s", out);
     const char *book = read_all("out2/gradebook.csv");
-    cr_expect(strstr(book, "\"s\",\"s\",12,0,3.5,0,0,0,5,0,1.25,9.75,33\r\n") != NULL, "%s", book);
+    cr_expect(strstr(book, "s,s,12,0,3.5,0,0,0,5,0,1.25,9.75,33\r\n") != NULL, "%s", book);
 
-    write_file("bad.tsv", "12.1(zz)\t1\t-\t-\t-\t-\n");
-    snprintf(args, sizeof args, "--all '%s' --policy '%s' --out '%s'", path_in("ans2"), path_in("bad.tsv"),
-             path_in("out3"));
+    scratch_write("bad.tsv", "12.1(zz)\t1\t-\t-\t-\t-\n");
+    snprintf(args, sizeof args, "--all '%s' --policy '%s' --out '%s'", scratch_path("ans2"), scratch_path("bad.tsv"),
+             scratch_path("out3"));
     cr_expect_eq(grade(args, out, sizeof out), 2, "%s", out);
     cr_expect(strstr(out, "bad.tsv:1: no part \"12.1(zz)\"") != NULL, "%s", out);
 }
@@ -179,32 +159,53 @@ Test(grade_all, the_gradebook_totals_a_hand_scored_sheet_under_a_policy)
  * carried the error correctly. */
 Test(grade_all, an_error_carried_forward_earns_the_later_part)
 {
-    write_file("ecf.json", "{\"chapter\": 12, \"seed\": 0, \"answers\": {\"12.1(a)\": 40, \"12.1(c)\": 114.06}}");
-    write_file("ecf.tsv", "12.1(c)\t-\t-\t-\t-\t1/12.1(a)\n");
+    scratch_write("ecf.json", "{\"chapter\": 12, \"seed\": 0, \"answers\": {\"12.1(a)\": 40, \"12.1(c)\": 114.06}}");
+    scratch_write("ecf.tsv", "12.1(c)\t-\t-\t-\t-\t1/12.1(a)\n");
     char args[2048], out[65536];
-    snprintf(args, sizeof args, "--answers '%s' --json '%s'", path_in("ecf.json"), path_in("ecf.out"));
+    snprintf(args, sizeof args, "--answers '%s' --json '%s'", scratch_path("ecf.json"), scratch_path("ecf.out"));
     cr_assert_eq(grade(args, out, sizeof out), 0, "%s", out);
     cr_expect(strstr(out, "12.1(c)   0/1") != NULL, "without the policy, not carried: %s", out);
-    snprintf(args, sizeof args, "--answers '%s' --policy '%s'", path_in("ecf.json"), path_in("ecf.tsv"));
+    snprintf(args, sizeof args, "--answers '%s' --policy '%s'", scratch_path("ecf.json"), scratch_path("ecf.tsv"));
     cr_assert_eq(grade(args, out, sizeof out), 0, "%s", out);
     cr_expect(strstr(out, "12.1(c)   1/1  carried") != NULL, "%s", out);
     cr_expect(strstr(out, "12.1(a)   0/1") != NULL, "%s", out);
+}
+
+/* The roster is the course program's (course_roster.h): an id that could
+ * pass for a flag where it names a folder, and a roster without students,
+ * are refused by line with exit 2. */
+Test(grade_all, a_roster_the_course_program_refuses_is_refused)
+{
+    static const struct {
+        const char *text, *says;
+    } bad[] = {
+        {"id,name,email\ns1,Ann,e\n-rf,Eve,e\n", "roster.csv:3: id not usable as a folder name"},
+        {"id,name,email\r\n", "roster.csv: no students after the header"},
+    };
+    mkdir(scratch_path("none"), 0777);
+    char args[2048], out[4096];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        scratch_write("roster.csv", bad[i].text);
+        snprintf(args, sizeof args, "--all '%s' --roster '%s' --out '%s'", scratch_path("none"),
+                 scratch_path("roster.csv"), scratch_path("out"));
+        cr_expect_eq(grade(args, out, sizeof out), 2, "roster %zu: %s", i, out);
+        cr_expect(strstr(out, bad[i].says) != NULL, "roster %zu: want '%s', got %s", i, bad[i].says, out);
+    }
 }
 
 /* A NUL inside a --batch line: the line is refused, not cut at the NUL and
  * run; the next line is still answered. */
 Test(grade_all, a_nul_inside_a_batch_line_is_refused)
 {
-    FILE *f = fopen(path_in("nul.jsonl"), "wb");
+    FILE *f = fopen(scratch_path("nul.jsonl"), "wb");
     cr_assert(f != NULL);
     const char line[] = "{\"chapter\": 12, \"seed\": 0, \"answers\": {}}\0garbage\n";
     fwrite(line, 1, sizeof line - 1, f);
     fputs("{\"chapter\": 12, \"seed\": 0, \"answers\": {}}\n", f);
     fclose(f);
     char cmd[1536], out[65536];
-    const char *b = getenv("NB_BUILD");
-    snprintf(cmd, sizeof cmd, "'%s/bin/grade/grade' --batch < '%s'", b && *b ? b : "build", path_in("nul.jsonl"));
-    cr_assert_eq(shell_run(cmd, out, sizeof out), 0, "%s", out);
+    snprintf(cmd, sizeof cmd, "--batch < '%s'", scratch_path("nul.jsonl"));
+    cr_assert_eq(grade(cmd, out, sizeof out), 0, "%s", out);
     char *nl = strchr(out, '\n');
     cr_assert(nl != NULL, "%s", out);
     *nl = '\0';

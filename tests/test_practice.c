@@ -242,6 +242,8 @@ Test(practice, two_hundred_seeds_stay_meaningful)
          * 16 / dp bytes; each microbatch count the most that fits the usable
          * memory beside the state, 80 layers x 34,336 B x seq a sequence in flight */
         double pp6 = seeds_input_of(&s, "ch12_ex6_pp"), dp6 = seeds_input_of(&s, "ch12_ex6_dp"), seq6 = seeds_input_of(&s, "ch12_ex6_seq");
+        /* a LLaMA-3-70B layer 855,654,400 parameters and its vocabulary matrix
+         * 128,256 x 8192 = 1,050,673,152 (derived in test_cli_serve.c) */
         double p6 = (80 / pp6 * 855654400.0 + 1050673152.0) / 8, cap = 0.9 * 81559 * 1048576.0;
         const double per[3] = {16, 4 + 12 / dp6, 16 / dp6};
         const char *aid[3] = {"12.6(a1)", "12.6(a2)", "12.6(a3)"}, *bid[3] = {"12.6(b1)", "12.6(b2)", "12.6(b3)"};

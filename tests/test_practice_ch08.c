@@ -128,6 +128,9 @@ Test(practice_ch08, two_hundred_seeds_stay_meaningful)
         /* 8.1(b): the weights and the 1024-token KV against 323 launches,
          * within 1% of the hand answer (activations are the rest) */
         double launch = seeds_input_of(&s, "ch08_ex1_launch_us");
+        /* LLaMA-3-8B's weights a step reads: its 8,030,261,248 parameters less
+         * the embedding table 128,256 x 4096 = 525,336,576, x 2 B, plus the
+         * one embedding row 4096 x 2 B = 15,009,857,536 B; KV 131,072 B a token */
         double gpu = (15009857536.0 + 1024 * 131072.0) / 3.35e12;
         cr_expect_eq(seeds_answer_of(&s, "8.1(a)"), 0);
         expect_rel(seeds_answer_of(&s, "8.1(b)"), 100 * (1 - gpu / (323 * launch * 1e-6)), 0.01);

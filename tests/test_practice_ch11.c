@@ -227,6 +227,8 @@ Test(practice_ch11, two_hundred_seeds_stay_meaningful)
          * of context + 5 tokens a sequence (81,920 + 32,768 B a token per GPU) in the
          * usable 90 % of the driver's 81,559 MiB (the activation reserve only makes it tighter) */
         double b2 = seeds_input_of(&s, "ch11_ex2_batch"), ctx = seeds_input_of(&s, "ch11_ex2_context");
+        /* bf16 weights per GPU at TP 4: 70,553,706,496 x 2 / 4 = 35,276,853,248 B
+         * and 8,030,261,248 x 2 / 4 = 4,015,130,624 B */
         cr_expect(35276853248.0 + 4015130624.0 + (81920.0 + 32768) * b2 * (ctx + 5) <= 0.9 * 81559 * 1048576.0,
                   "seed %llu: batch %g of %g tokens", sd, b2, ctx);
         /* each draft's bytes from its weights and 8,192 / 32,768 B of KV a token per GPU */

@@ -3,7 +3,8 @@
  * 1; a clean chapter exits 0.  The fixture tests/prose_lint_fixture/dirty.md
  * has one of each kind at a line counted by hand (its code block holds the
  * same patterns, which must not count); clean.md says the same things as a
- * person would, with a numbered list and a price in dollars. */
+ * person would, with a numbered list, a price in dollars and a caption that
+ * names its panels by what they show. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,12 +42,14 @@ Test(prose_lint, each_pattern_is_named_with_its_line)
         "dirty.md:12: price: 2.50 per GPU-hour",            /* $0.137 on the next line has its currency */
         "dirty.md:16: list-start: 52.",                      /* a continuation line, not an item */
         "dirty.md:18: all-spent: 100% is spent",
+        "dirty.md:20: panel-side: (left)",                  /* a caption naming both sides: two */
+        "dirty.md:20: panel-side: (right)",
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         cr_assert(strstr(out, want[i]) != NULL, "no \"%s\" in:\n%s", want[i], out);
-    /* six findings, none from the code block at the end */
-    cr_assert_eq(count(out, "dirty.md:"), 6, "%s", out);
-    cr_assert(strstr(out, "6 machine-written sentences") != NULL, "%s", out);
+    /* eight findings (the caption names two sides), none from the code block at the end */
+    cr_assert_eq(count(out, "dirty.md:"), 8, "%s", out);
+    cr_assert(strstr(out, "8 machine-written sentences") != NULL, "%s", out);
 }
 
 Test(prose_lint, a_clean_chapter_passes)

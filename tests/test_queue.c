@@ -166,6 +166,29 @@ Test(queue, window_at_light_load_costs_the_window)
     cr_expect(fabs(s.mean_time - 1.095) < 0.018, "time %g", s.mean_time);
 }
 
+Test(queue, window_under_load_dispatches_when_the_batch_fills)
+{
+    /* lambda 1000/s, batches of up to 4, a 1 s window and a 1 us service:
+     * four arrivals come long before the window closes (P(4 gaps > 1 s) is
+     * nil) and the server is free, so each batch goes at its fourth arrival
+     * and holds four.  The k-th request of a batch (k = 1..4) waits for the
+     * 4 - k arrivals after it, each gap 1/lambda on average: mean wait
+     * (3 + 2 + 1 + 0) / 4 / 1000 = 1.5 ms, time 1.501 ms.  A batch's summed
+     * wait 3 X1 + 2 X2 + X3 has variance 14 / lambda^2, so the per-request
+     * mean over N / 4 batches has SE sqrt(3.5 / N) / lambda = 9.4 us at N =
+     * 40,000; 5 SE = 47 us.  A trigger one arrival late waits 2.5 ms. */
+    double t[4] = {1e-6, 1e-6, 1e-6, 1e-6};
+    queue_config c = {.arrival_rate = 1000, .max_batch = 4, .window = 1.0, .batch_time = t,
+                      .requests = 40000, .warmup = 100};
+    queue_stats s;
+    char err[160];
+    rng_state r = rng_make(36);
+    cr_assert_eq(queue_simulate(&c, &r, &s, err, sizeof err), 0, "%s", err);
+    cr_expect_float_eq(s.mean_batch, 4, 1e-9);
+    cr_expect(fabs(s.mean_wait - 1.5e-3) < 47e-6, "wait %g", s.mean_wait);
+    cr_expect(fabs(s.mean_time - 1.501e-3) < 47e-6, "time %g", s.mean_time);
+}
+
 Test(queue, same_seed_same_answer)
 {
     double t[] = {0.2, 0.3};

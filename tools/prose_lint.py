@@ -18,6 +18,9 @@ sentence written for another value produces:
                or parenthesis ("52."), which pandoc reads as a numbered
                list item: rewrap the line
   all-spent    "100% is spent": a share that is all of it is not a share
+  panel-side   a panel named by its side ("time (left)", "Right: ...", "on
+               the left"): on a phone the panels stack, so name a panel by
+               what it shows ("the step-time panel"); a "left axis" is fine
 
 Prints file:line: kind: the text, and exits 1 when it found anything
 (0 when clean, 2 for a file it cannot read).  Standard library only.
@@ -32,6 +35,7 @@ PATTERNS = [
     ("echo", re.compile(r"(?<![\w.,])(\d[\d.,]*) and \1(?![\w.,]|\.\d)")),
     ("price", re.compile(r"(?<![$€£\w.,])\d[\d,]*(?:\.\d+)? (?:per|an|a) (?:GPU-hour|GPU hour|hour|million (?:\w+ )?tokens)\b")),
     ("all-spent", re.compile(r"\b100 ?% (?:of [^,.;]* )?(?:is|are) spent\b")),
+    ("panel-side", re.compile(r"\((?:left|right)\)|\b(?:Left|Right): |\b[Oo]n the (?:left|right)\b(?! axis)")),
 ]
 LIST_START = re.compile(r"^\s*\d+[.)](?:\s|$)")
 ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*+]|#\.)\s")

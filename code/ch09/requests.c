@@ -150,7 +150,8 @@ int main(void)
     nb_value("ch09_share_att_pct", "%.0f", 100 * e.share_attention);
     nb_value("ch09_share_lin_pct", "%.0f", 100 * e.share_linear);
     nb_value("ch09_share_vae_pct", "%.1f", 100 * e.share_vae);
-    r.price = 2.5;
+    r.price = 2.5; /* an assumed rental price, dollars per GPU-hour */
+    nb_value("ch09_price", "%.2f", r.price);
     e = estimate(&r);
     nb_value("ch09_cost_1", "%.2f", e.cost);
     r.gpus = 8;

@@ -14,11 +14,12 @@
  * A seed comes from course_seed (course_seed.h), the same derivation the
  * grader checks a student's file against. */
 #include "course_key.h"
+#include "course_roster.h"
 #include "course_seed.h"
 #include "moodle.h"
 #include "practice.h"
-#include "roster.h"
-#include "text_out.h"
+#include "text_escape.h"
+#include "text_formats.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -158,7 +159,9 @@ static int load_roster(const flags *f, roster *r)
     if (!f->roster)
         return usage("--roster: give the roster file (id,name,email)");
     if (roster_load(f->roster, r, err, sizeof err) != 0) {
-        fprintf(stderr, "course: roster %s\n", err);
+        fputs("course: roster ", stderr);
+        text_escape_put(err, stderr); /* the path is the user's */
+        fputc('\n', stderr);
         return 2;
     }
     return 0;
@@ -202,7 +205,8 @@ static int cmd_keys(const flags *f)
     rc = make_dir(f->out) == 0 ? 0 : 1;
     for (int i = 0; rc == 0 && i < r.n; i++) {
         char dir[4096], path[4200];
-        snprintf(dir, sizeof dir, "%s/%s", f->out, r.students[i].id); /* the id is a safe folder name (roster.h) */
+        /* the id is a safe folder name (course_roster.h) */
+        snprintf(dir, sizeof dir, "%s/%s", f->out, r.students[i].id);
         if (make_dir(dir) != 0) {
             rc = 1;
             break;

@@ -1,7 +1,7 @@
 /* The answer key as Markdown (course_key.h). */
 #include "course_key.h"
 
-#include "text_out.h"
+#include "text_formats.h"
 
 #include <math.h>
 #include <stdlib.h>

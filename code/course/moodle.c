@@ -2,7 +2,7 @@
 #include "moodle.h"
 
 #include "course_key.h"
-#include "text_out.h"
+#include "text_formats.h"
 
 #include <math.h>
 

@@ -27,7 +27,7 @@
 #include "grade_parts.h"
 #include "grade_policy.h"
 #include "grade_report.h"
-#include "grade_text.h"
+#include "text_escape.h"
 #ifdef GRADE_KEY
 #include "grade_key.h"
 #endif
@@ -131,7 +131,7 @@ static int batch(void)
 static int file_fail(const char *path, const char *what)
 {
     fputs("grade: --answers ", stderr);
-    term_text(stderr, path);
+    text_escape_put(path, stderr);
     fprintf(stderr, "%s\n", what);
     return 2;
 }
@@ -185,7 +185,7 @@ int main(int argc, char **argv)
             out_dir = v;
         else {
             fputs("grade: unknown flag ", stderr);
-            term_text(stderr, a);
+            text_escape_put(a, stderr);
             fputc('\n', stderr);
             return usage("flags: --chapter, --seed, --answers, --junit, --json, --student, --policy, --all, --roster, "
                          "--salt, --out, --batch");
@@ -199,7 +199,7 @@ int main(int argc, char **argv)
     char err[512];
     if (policy_path && policy_load(policy_path, &policy, err, sizeof err) != 0) {
         fputs("grade: --policy ", stderr);
-        term_text(stderr, err);
+        text_escape_put(err, stderr);
         fputc('\n', stderr);
         return 2;
     } else if (!policy_path)
@@ -272,9 +272,9 @@ int main(int argc, char **argv)
 #endif
     for (int k = 0; k < g.n_unknown && k < PRACTICE_MAX_PARTS; k++) {
         fputs("grade: --answers ", stderr);
-        term_text(stderr, answers_path);
+        text_escape_put(answers_path, stderr);
         fputs(": no part \"", stderr);
-        term_text(stderr, g.unknown[k]);
+        text_escape_put(g.unknown[k], stderr);
         fprintf(stderr, "\" in chapter %ld (not graded; the other answers are); parts:", chapter);
         for (int i = 0; i < g.set.n_parts; i++)
             fprintf(stderr, " %s", g.set.parts[i].id);

@@ -1,11 +1,12 @@
 /* Grading a directory into a gradebook; see grade_all.h. */
 #include "grade_all.h"
 
+#include "course_roster.h"
 #include "course_seed.h"
 #include "grade_parts.h"
 #include "grade_report.h"
-#include "grade_roster.h"
-#include "grade_text.h"
+#include "text_escape.h"
+#include "text_formats.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -50,10 +51,10 @@ static void say(walk *w, const char *file, const char *fmt, ...)
             continue;
         if (file) {
             fputs("  \"", outs[i]);
-            term_text(outs[i], file);
+            text_escape_put(file, outs[i]);
             fputs("\": ", outs[i]);
         }
-        term_text(outs[i], buf);
+        text_escape_put(buf, outs[i]);
         fputc('\n', outs[i]);
     }
 }
@@ -274,9 +275,9 @@ static int write_gradebook(const walk *w, const char *out)
     fputs(",total,max\r\n", f);
     for (int i = 0; i < w->n; i++) {
         const book_row *r = &w->rows[i];
-        csv_field(f, r->id);
+        text_csv(f, r->id);
         fputc(',', f);
-        csv_field(f, r->name ? r->name : "");
+        text_csv(f, r->name ? r->name : "");
         fprintf(f, ",%d,%llu", r->chapter, r->seed);
         for (int k = 0; k < n_cols; k++) {
             fputc(',', f);
@@ -355,7 +356,7 @@ int grade_all(const grade_all_opts *o)
     if (o->roster) {
         if (roster_load(o->roster, &ro, err, sizeof err) != 0) {
             fputs("grade: --roster ", stderr);
-            term_text(stderr, err);
+            text_escape_put(err, stderr);
             fputc('\n', stderr);
             return 2;
         }
@@ -364,7 +365,7 @@ int grade_all(const grade_all_opts *o)
     DIR *d = opendir(o->dir);
     if (!d) {
         fputs("grade: --all ", stderr);
-        term_text(stderr, o->dir);
+        text_escape_put(o->dir, stderr);
         fprintf(stderr, ": %s\n", strerror(errno));
         if (rp)
             roster_free(rp);
@@ -387,7 +388,7 @@ int grade_all(const grade_all_opts *o)
     walk w = {0};
     if (make_dir(o->out) != 0 || !(w.summary = fopen(path, "w"))) {
         fputs("grade: --out ", stderr);
-        term_text(stderr, o->out);
+        text_escape_put(o->out, stderr);
         fputs(": cannot write there\n", stderr);
         for (int i = 0; i < n; i++)
             free(names[i]);

@@ -2,7 +2,8 @@
  * see grade_report.h. */
 #include "grade_report.h"
 
-#include "grade_text.h"
+#include "text_escape.h"
+#include "text_formats.h"
 
 #include <errno.h>
 #include <math.h>
@@ -13,7 +14,7 @@ json_t *json_text(const char *s)
 {
     if (!s)
         return json_null();
-    char *v = text_valid(s, 0);
+    char *v = text_utf8_valid(s);
     json_t *j = v ? json_string(v) : NULL;
     free(v);
     return j ? j : json_null();
@@ -39,12 +40,12 @@ void report_terminal(FILE *f, const graded_set *g, const report_who *who)
     fprintf(f, "chapter %d, seed %llu", s->chapter, (unsigned long long)s->seed);
     if (who && who->student) {
         fputs(", ", f);
-        term_text(f, who->student);
+        text_escape_put(who->student, f);
     }
     fputc('\n', f);
     if (who && who->note) {
         fputs("  note: ", f);
-        term_text(f, who->note);
+        text_escape_put(who->note, f);
         fputc('\n', f);
     }
     for (int i = 0; i < s->n_parts;) {
@@ -61,7 +62,7 @@ void report_terminal(FILE *f, const graded_set *g, const report_who *who)
     }
     for (int k = 0; k < g->n_unknown && k < PRACTICE_MAX_PARTS; k++) {
         fputs("  unknown part \"", f);
-        term_text(f, g->unknown[k]);
+        text_escape_put(g->unknown[k], f);
         fputs("\": not graded (no such part in this chapter)\n", f);
     }
     fprintf(f, "score: %g/%g\n", g->score, g->max);
@@ -72,7 +73,7 @@ int report_junit(const char *path, const graded_set *g, const report_who *who)
     FILE *f = fopen(path, "w");
     if (!f) {
         fprintf(stderr, "grade: --junit ");
-        term_text(stderr, path);
+        text_escape_put(path, stderr);
         fprintf(stderr, ": %s\n", strerror(errno));
         return -1;
     }
@@ -84,7 +85,7 @@ int report_junit(const char *path, const graded_set *g, const report_who *who)
     fprintf(f, "<testsuites name=\"chapter %d seed %llu", s->chapter, (unsigned long long)s->seed);
     if (who && who->student && *who->student) {
         fputs(" ", f);
-        xml_text(f, who->student);
+        text_xml(f, who->student);
     }
     fprintf(f, "\" tests=\"%d\" failures=\"%d\" errors=\"0\">\n", s->n_parts, failed);
     for (int i = 0; i < s->n_parts;) {
@@ -95,15 +96,15 @@ int report_junit(const char *path, const graded_set *g, const report_who *who)
                 ex, n, bad);
         for (int j = i; j < i + n; j++) {
             fprintf(f, "    <testcase classname=\"chapter%d.exercise%d\" name=\"", s->chapter, ex);
-            xml_text(f, s->parts[j].id);
+            text_xml(f, s->parts[j].id);
             fputs(" ", f);
-            xml_text(f, s->parts[j].what);
+            text_xml(f, s->parts[j].what);
             fputs("\"", f);
             if (g->g[j].result.verdict == VERDICT_RIGHT)
                 fputs("/>\n", f);
             else {
                 fprintf(f, ">\n      <failure type=\"%s\" message=\"", graded_verdict(&g->g[j]));
-                xml_text(f, g->g[j].result.hint);
+                text_xml(f, g->g[j].result.hint);
                 fputs("\"/>\n    </testcase>\n", f);
             }
         }
@@ -161,7 +162,7 @@ int report_json_file(const char *path, const graded_set *g, const report_who *wh
     json_decref(root);
     if (rc != 0) {
         fputs("grade: --json ", stderr);
-        term_text(stderr, path);
+        text_escape_put(path, stderr);
         fputs(": cannot write\n", stderr);
     }
     return rc;

@@ -1,7 +1,7 @@
 /* A graded chapter out: the terminal's lines, JUnit XML (one testsuite per
  * exercise, one testcase per part), the JSON report, and the tests of a
  * Gradescope results.json.  Every string from outside is escaped for its
- * format (grade_text.h). */
+ * format (text_formats.h, and text_escape.h for the terminal). */
 #ifndef GRADE_REPORT_H
 #define GRADE_REPORT_H
 

@@ -27,6 +27,7 @@ ECHOED = {
     "ch09_ex6_low", "ch09_ex6_high",                       # 9.6's two arrival rates
     "ch09_ex7_steps", "ch09_ex7_payload", "ch09_ex7_gpus",  # 9.7's job queue
     "ch09_reps",          # the chapter's 10 replications of the independent placement
+    "ch09_price",         # the chapter's assumed rental price per GPU-hour, $2.50 (PRICE)
 }
 
 # ch09/timeline runs the job queue against the clock (Makefile TIMED_SRC):

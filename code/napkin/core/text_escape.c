@@ -1,38 +1,9 @@
 #include "text_escape.h"
 
+#include "utf8.h"
+
 #include <stdlib.h>
 #include <string.h>
-
-/* The length of the well-formed UTF-8 sequence at p (1 to 4) with its code
- * point in *cp, or 0 when the bytes there are not one (RFC 3629: no
- * overlong forms, no surrogates, nothing past U+10FFFF). */
-static int utf8_sequence(const unsigned char *p, unsigned *cp)
-{
-    unsigned c = p[0];
-    int len;
-    unsigned min;
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    } else if (c >= 0xc2 && c <= 0xdf) {
-        len = 2, min = 0x80, c &= 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        len = 3, min = 0x800, c &= 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        len = 4, min = 0x10000, c &= 0x07;
-    } else {
-        return 0;
-    }
-    for (int i = 1; i < len; i++) { /* a NUL ends the string: it is no continuation byte */
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-        c = (c << 6) | (p[i] & 0x3f);
-    }
-    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-        return 0;
-    *cp = c;
-    return len;
-}
 
 /* A code point that moves the cursor, starts a terminal command, or changes
  * the order text is shown in. */

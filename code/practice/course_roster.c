@@ -1,6 +1,6 @@
-/* The roster's CSV reader (roster.h): RFC 4180 fields, a header checked by
+/* The roster's CSV reader (course_roster.h): RFC 4180 fields, a header checked by
  * name, every id checked before it names a folder. */
-#include "roster.h"
+#include "course_roster.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,6 +124,14 @@ void roster_free(roster *r)
     r->students = NULL;
 }
 
+const roster_student *roster_find(const roster *r, const char *id)
+{
+    for (int i = 0; id && i < r->n; i++)
+        if (strcmp(r->students[i].id, id) == 0)
+            return &r->students[i];
+    return NULL;
+}
+
 static void free_fields(char *f[3], int nf)
 {
     for (int i = 0; i < nf; i++)
@@ -183,12 +191,11 @@ int roster_load(const char *path, roster *out, char *err, size_t n)
             free_fields(fld, nf);
             goto fail;
         }
-        for (int i = 0; i < out->n; i++)
-            if (strcmp(out->students[i].id, fld[0]) == 0) {
-                snprintf(err, n, "%s:%d: id %s given twice", path, r.line, fld[0]);
-                free_fields(fld, nf);
-                goto fail;
-            }
+        if (roster_find(out, fld[0])) {
+            snprintf(err, n, "%s:%d: id %s given twice", path, r.line, fld[0]);
+            free_fields(fld, nf);
+            goto fail;
+        }
         if (out->n == cap) {
             cap = cap ? 2 * cap : 32;
             roster_student *s = realloc(out->students, (size_t)cap * sizeof *s);
