@@ -229,6 +229,16 @@ local function parse_table(text, n)
   return rows
 end
 
+-- A calibrated value's measured band follows it after ", " ("26.6 ms, runs
+-- like this one: ..."): a span of its own, which may wrap where the value
+-- may not (code/web/calc.js splits it alike).
+local function value_inlines(shown)
+  local head, aside = shown:match("^(.-,)( runs like this one.*)$")
+  if not head then head, aside = shown:match("^(.-,)( no measured run.*)$") end
+  if not head then return { pandoc.Str(shown) } end
+  return { pandoc.Str(head), pandoc.Span({ pandoc.Str(aside) }, pandoc.Attr("", { "calc-aside" })) }
+end
+
 local counter = 0
 
 local function calc_cell(block)
@@ -266,7 +276,7 @@ local function calc_cell(block)
   local rows = {}
   for i, v in ipairs(values) do
     if not wanted or wanted[v[1]] then
-      local value = pandoc.Span({ pandoc.Str(shown[i][2]) },
+      local value = pandoc.Span(value_inlines(shown[i][2]),
         pandoc.Attr("", { "v" }, { { "data-key", v[1] }, { "data-value", v[2] } }))
       rows[#rows + 1] = { { pandoc.Plain({ pandoc.Str(shown[i][1]) }) }, { pandoc.Plain({ value }) } }
     end

@@ -188,6 +188,17 @@
    * the table prints the band beside its row, not on lines of its own. */
   function scriptOnly(k) { return /_band_(lo|hi|n)$/.test(k); }
 
+  /* A calibrated value's measured band follows it after ", " ("26.6 ms,
+   * runs like this one: ..."): a span of its own, which may wrap where the
+   * value may not (tools/calc.lua splits it alike). */
+  var ASIDE = /^(.*?,)( (?:runs like this one|no measured run).*)$/;
+  function fillValue(span, shown) {
+    var m = ASIDE.exec(shown);
+    if (!m) { span.textContent = shown; return; }
+    span.textContent = m[1];
+    span.appendChild(text("span", "calc-aside", m[2]));
+  }
+
   function showResult(panel, report, table) {
     var keys = Object.keys(report.values).filter(function (k) { return !scriptOnly(k); });
     var lines = tableLines(table.stdout, keys.length);
@@ -202,7 +213,8 @@
       var cell = document.createElement("td");
       label.style.textAlign = "left";
       cell.style.textAlign = "right";
-      var v = text("span", "v", lines[i] ? lines[i].shown : String(report.values[k]));
+      var v = text("span", "v", "");
+      fillValue(v, lines[i] ? lines[i].shown : String(report.values[k]));
       v.dataset.key = k;
       var raw = report.values[k];
       v.dataset.value = raw === null ? "null" : String(raw);
