@@ -3,12 +3,16 @@ again: one request end to end in a closed loop (lib/request.py) at the
 roofline and at the calibrated rates, the batch times and capacities of a
 replica that runs batches to completion, its queue under Poisson load by an
 independent simulation (lib/queueing.py), the M/D/1 closed form, the KV
-caps, and the exercises' answers from a variant's inputs (see
+caps, the closed-loop benchmark's TTFT against NVIDIA's measured runs
+(lib/closed_loop.py: the closed form and a replay of the seeded
+benchmark; lib/validation.py: the fitted overhead and the held-out
+errors), and the exercises' answers from a variant's inputs (see
 tests/values/README.md)."""
 import math
+import statistics
 
 import data
-from lib import ceilings, memory, model, queueing, request
+from lib import ceilings, closed_loop, memory, model, queueing, request, validation
 from lib.model import Precision
 
 BF16 = Precision.uniform("bf16")
@@ -30,6 +34,11 @@ ECHOED = {
     "ch05_ex8_price", "ch05_ex8_concurrency",                     # exercise 8's price and load
     "ch05_ex9_budget_ms", "ch05_ex9_concurrency", "ch05_ex9_chunk",  # exercise 9's budget
     "ch05_ex10_tpot_ms", "ch05_ex10_prompt",                      # exercise 10's target
+    # bench_ttft.c's set-up: TensorRT-LLM's max_num_tokens (cited from its source),
+    # the slice of runs it plots (prompt, output) and the concurrency of its time figure
+    "ch05_bench_budget", "ch05_bench_prompt", "ch05_bench_output", "ch05_bench_time_c",
+    # calibrated.c's search: the TTFT limit the section states
+    "ch05_cal_search_ttft_max_ms",
 }
 
 MEASURED = set()  # chapter 5 times nothing
@@ -142,10 +151,11 @@ def _end_to_end(m, g):
 
 def _calibrated(m, g):
     """calibrated.c: the operating point (64 in flight) at the published
-    H100 TensorRT-LLM rates, beside the roofline."""
+    H100 TensorRT-LLM rates, beside the roofline; its TTFT the closed-loop
+    benchmark's (default budget and rounds, no overhead)."""
     cal = data.calibrations()["published:h100_sxm/trtllm"]
-    a = request.estimate(m, g, BF16, 4, 2048, 256, 64, price=2.5)
-    b = request.estimate(m, g, BF16, 4, 2048, 256, 64, price=2.5, cal=cal)
+    a = request.estimate(m, g, BF16, 4, 2048, 256, 64, price=2.5, ttft_model="bench")
+    b = request.estimate(m, g, BF16, 4, 2048, 256, 64, price=2.5, cal=cal, ttft_model="bench")
     return {"ch05_cal_ttft_closed_roof_ms": a["ttft_closed"] * 1e3,
             "ch05_cal_ttft_ms": b["ttft"] * 1e3,
             "ch05_cal_ttft_closed_ms": b["ttft_closed"] * 1e3,
@@ -153,6 +163,87 @@ def _calibrated(m, g):
             "ch05_cal_tokens": b["tokens_per_s"],
             "ch05_cal_cost_out": b["cost_out"],
             "ch05_cal_tpot_gap_pct": (b["tpot"] / a["tpot"] - 1) * 100}
+
+
+def _search(m, g):
+    """calibrated.c's serve --search at TP 4: the largest concurrency within
+    0.5 s of the benchmark's TTFT and 50 ms TPOT, and with the TPOT limit
+    alone, on the roofline and at TensorRT-LLM's H100 rates."""
+    cal = data.calibrations()["published:h100_sxm/trtllm"]
+    out = {"ch05_cal_search_ttft_max_ms": 500}
+    for tag, c in (("roof", None), ("cal", cal)):
+        for name, ttft_max in ((f"ch05_cal_search_c_{tag}", 0.5), (f"ch05_cal_search_tpot_only_c_{tag}", 0.0)):
+            out[name] = request.best_concurrency(m, g, BF16, 4, 2048, 256, 0.05, cal=c, ttft_max=ttft_max,
+                                                 ttft_model="bench")
+    return out
+
+
+BENCH_MODEL = "meta-llama/Llama-3.1-8B-Instruct"
+BENCH_CONC = (8, 16, 32, 64, 128)  # the concurrencies NVIDIA measured
+BENCH_PROMPT, BENCH_OUTPUT, BENCH_TIME_C = 1024, 512, 64
+BENCH_SEED, BENCH_SPREAD = 5, 0.1  # bench_ttft.c's replay: seed 5, outputs 10 % apart, overheads exponential
+
+
+def _bench(m, g):
+    """bench_ttft.c: LLaMA-3.1-8B-Instruct bf16 on one H100 under
+    TensorRT-LLM: its measured runs (the group's medians, the plotted
+    slice), the benchmark's closed form at the engine's token budget and
+    the overhead fitted on the fitting half of every engine's runs, the
+    replayed benchmark (same seed: the same draws), and the held-out
+    errors."""
+    cals, rows = data.calibrations(), data.serving_runs()
+    cal = cals["published:h100_sxm/trtllm"]
+    v = validation.ttft_validation(rows, data.models(), data.gpus(), cals)
+    h, budget = v["overhead"]["trtllm"], closed_loop.DEFAULT_BUDGET
+    out = {"ch05_bench_overhead_ms": h * 1e3, "ch05_bench_budget": budget, "ch05_bench_prompt": BENCH_PROMPT,
+           "ch05_bench_output": BENCH_OUTPUT, "ch05_bench_time_c": BENCH_TIME_C,
+           "ch05_bench_t_requests": closed_loop.ROUNDS * BENCH_TIME_C}
+
+    def est(c, roofline=False, departure_wait=False):
+        return request.estimate(m, g, BF16, 1, BENCH_PROMPT, BENCH_OUTPUT, c, cal=None if roofline else cal,
+                                ttft_model="bench",
+                                bench={"budget": budget, "overhead": h, "departure_wait": departure_wait})
+
+    def sim(e, c):
+        return closed_loop.simulate(e["costs"], c, BENCH_PROMPT, BENCH_OUTPUT, budget=budget, overhead=h,
+                                    seed=BENCH_SEED, spread=BENCH_SPREAD)
+
+    group = [r for r in rows if r["model"] == BENCH_MODEL and r["system"] == "h100_sxm" and r["backend"] == "trtllm"]
+    for c in BENCH_CONC:
+        at = [r for r in group if int(r["concurrency"]) == c]
+        ttft = statistics.median(float(r["ttft_s"]) for r in at)
+        # the departure interval: a request's latency over the concurrency (Little's law)
+        dep = statistics.median((float(r["ttft_s"]) + (int(r["osl"]) - 1) * float(r["tpot_s"])) / c for r in at)
+        out.update({f"ch05_bench_c{c}_runs": len(at), f"ch05_bench_c{c}_ttft_ms": ttft * 1e3,
+                    f"ch05_bench_c{c}_dep_ms": dep * 1e3, f"ch05_bench_c{c}_ratio": ttft / dep})
+        run, = [r for r in at if int(r["isl"]) == BENCH_PROMPT and int(r["osl"]) == BENCH_OUTPUT and int(r["tp"]) == 1]
+        e = est(c)
+        reqs, _ = sim(e, c)
+        pre = f"ch05_bench_s{c}_"
+        out.update({pre + "measured_ms": float(run["ttft_s"]) * 1e3, pre + "closed_ms": e["ttft_closed"] * 1e3,
+                    pre + "roof_ms": est(c, roofline=True)["ttft_closed"] * 1e3,
+                    pre + "sim_ms": statistics.mean(r["first"] - r["sent"] for r in reqs) * 1e3,
+                    pre + "dep_ms": e["bench"]["departure"] * 1e3,
+                    pre + "held_out": "held out" if validation.held_out(run["id"]) else "fitted on"})
+    e8, e64 = est(8), est(BENCH_TIME_C)
+    out["ch05_bench_prefill_ms"] = e8["ttft"] * 1e3
+    out["ch05_bench_s8_wait_ms"] = est(8, departure_wait=True)["ttft_closed"] * 1e3
+    b = e64["bench"]
+    out.update(ch05_bench_t_burst_ms=b["burst"] * 1e3, ch05_bench_t_steady_ms=b["steady"] * 1e3,
+               ch05_bench_t_step_ms=b["step"] * 1e3, ch05_bench_t_arrivals=b["rate"] * b["step"])
+    reqs, makespan = sim(e64, BENCH_TIME_C)
+    x = [r["first"] - r["sent"] for r in reqs]
+    srt = sorted(x)
+    out.update(ch05_bench_t_sim_burst_ms=statistics.mean(x[:BENCH_TIME_C]) * 1e3,
+               ch05_bench_t_sim_steady_ms=statistics.mean(x[BENCH_TIME_C:]) * 1e3,
+               ch05_bench_t_sim_p50_ms=validation.quantile(srt, 0.50) * 1e3,
+               ch05_bench_t_sim_p99_ms=validation.quantile(srt, 0.99) * 1e3, ch05_bench_t_makespan_s=makespan)
+    grp = v["groups"][(BENCH_MODEL, "h100_sxm", "trtllm")]
+    out.update(ch05_bench_val_runs=grp["answered"], ch05_bench_val_abs_pct=100 * grp["ttft_abs"],
+               ch05_bench_val_bias_pct=100 * grp["ttft_bias"], ch05_bench_val_roof_abs_pct=100 * grp["ttft_roof_abs"],
+               ch05_bench_val_all_abs_pct=100 * v["ttft_abs"], ch05_bench_val_all_runs=v["answered"],
+               ch05_bench_val_all_roof_pct=100 * v["ttft_roof_abs"])
+    return out
 
 
 def _pct_text(x, decimals):
@@ -227,6 +318,8 @@ def derive():
     out = {}
     out.update(_end_to_end(mt["llama3-70b"], gp["h100"]))
     out.update(_calibrated(mt["llama3-70b"], gp["h100"]))
+    out.update(_search(mt["llama3-70b"], gp["h100"]))
+    out.update(_bench(mt["llama3-8b"], gp["h100"]))
     out.update(_latency_load(mt["llama3-8b"], gp["h100"]))
     return out
 

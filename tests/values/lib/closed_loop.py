@@ -21,8 +21,25 @@ beta X (T + V / T) (its prompt and those that arrived with it).  One
 client's cycle is h + that + (O - 1) T, and C clients keep X cycle = C.
 
 TTFT = (C (h + burst) + (N - C) (h + engine [+ cycle / C when the clock
-starts at the previous send])) / N."""
+starts at the previous send])) / N.
+
+simulate() replays the benchmark step by step (code/napkin/serving/
+simulate.h states it): C clients each keep one request in flight and the
+benchmark sends N; a request reaches the engine after its overhead
+(exponential with mean h, seeded, or exactly h) and asks for an output
+length uniform in round(O (1 -+ spread)); the engine admits at step
+boundaries, fills a step with one token of every decoding request and then
+prompt tokens first come first served (earliest arrival, then the earlier
+sent) up to max(1, B - decodes), chunking a prompt the rest of the budget
+cannot hold; a prompt's first token comes at the end of the step that holds
+its last token, and each step decodes one token of every decoding request.
+After a step the clients are visited in order: one whose request has all
+its tokens sends the next (its two draws, overhead then length, from the
+project's generator, lib/rng.py), so the seeded run replays the same
+draws.  An idle engine waits for the next arrival."""
 import math
+
+from lib import rng
 
 DEFAULT_BUDGET = 8192  # TensorRT-LLM's max_num_tokens, vLLM's and SGLang's defaults on these GPUs
 ROUNDS = 10            # N = 10 C
@@ -93,3 +110,66 @@ def bench_ttft(costs, concurrency, prompt, output, budget=0, requests=0, overhea
     s["steady"] = overhead + (s["departure"] if departure_wait else 0.0) + s["engine"]
     s["mean"] = (C * s["burst"] + (N - C) * s["steady"]) / N
     return s
+
+
+def simulate(costs, concurrency, prompt, output, budget=0, requests=0, overhead=0.0, seed=1, spread=0.0,
+             jitter=True):
+    """Every request of one replayed benchmark, in the order sent: dicts of
+    sent, arrived, first, last (seconds from the start) and output; and the
+    makespan.  Returns (requests, makespan)."""
+    C, P, O = concurrency, prompt, output
+    N, B = requests or ROUNDS * C, budget or DEFAULT_BUDGET
+    lo, hi = math.floor(O * (1 - spread) + 0.5), math.floor(O * (1 + spread) + 0.5)  # rounded, half up
+    g = rng.Rng(seed)
+    q = []
+
+    def send(t):
+        arrived = t + (g.exponential(1 / overhead) if jitter and overhead > 0 else overhead)
+        out = max(1, lo + g.below(hi - lo + 1)) if spread > 0 else O
+        q.append({"sent": t, "arrived": arrived, "first": None, "last": None, "output": out,
+                  "state": "waiting", "progress": 0, "produced": 0})
+        return len(q) - 1
+
+    clients = [send(0.0) for _ in range(C)]
+    t, done = 0.0, 0
+    while done < N:
+        live = [q[i] for i in clients]
+        decoding = sum(1 for r in live if r["state"] == "decoding")
+        waiting = [i for i in clients if q[i]["state"] == "waiting"]
+        admitted = sorted((i for i in waiting if q[i]["arrived"] <= t), key=lambda i: (q[i]["arrived"], i))
+        if decoding == 0 and not admitted:
+            t = min(q[i]["arrived"] for i in waiting)
+            continue
+        room, tokens = max(1, B - decoding), 0
+        for i in admitted:
+            if room <= 0:
+                break
+            r = q[i]
+            take = min(P - r["progress"], room)
+            r["progress"] += take
+            tokens += take
+            room -= take
+            if r["progress"] < P:
+                break  # chunked: the budget is spent
+            r["state"] = "prefilled"
+        t += step_time(costs, decoding, tokens)
+        for r in live:
+            if r["state"] == "decoding":
+                r["produced"] += 1
+            elif r["state"] == "prefilled":
+                r["state"], r["produced"], r["first"] = "decoding", 1, t
+            else:
+                continue
+            if r["produced"] >= r["output"]:
+                r["state"], r["last"] = "done", t
+        kept = []
+        for i in clients:
+            if q[i]["state"] != "done":
+                kept.append(i)
+                continue
+            done += 1
+            if len(q) < N:
+                kept.append(send(t))
+        clients = kept
+    return q, t
+

@@ -5,7 +5,9 @@ items and spans) minimise the soft-L1 cost of the log-time residuals,
 sum 2 s^2 (sqrt(1 + (r/s)^2) - 1), s = 0.10 (a residual past ~10 % counts
 linearly), each parameter's log kept in its box.  Solved here by
 iteratively reweighted, damped Gauss-Newton from the same start; a
-different route to the same minimum."""
+different route to the same minimum.  A point's extra (seconds its
+measured time holds beyond the op, priced apart: lib/published.py) adds to
+the op's time before the log."""
 import math
 
 from lib import calibrated
@@ -24,8 +26,8 @@ def _rate(u, np):
 
 def _residuals(u, np, pts):
     r = _rate(u, np)
-    return [math.log(calibrated.op_rate_time(r, p["flop"], p["bytes"], p["items"], p["span"], p["peak"], p["bw"])
-                     / p["time"]) for p in pts]
+    return [math.log((calibrated.op_rate_time(r, p["flop"], p["bytes"], p["items"], p["span"], p["peak"], p["bw"])
+                      + p.get("extra", 0.0)) / p["time"]) for p in pts]
 
 
 def _cost(res):

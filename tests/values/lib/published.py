@@ -11,7 +11,16 @@ L attends L positions, L - 1 of them cached; a prefill row of prompt L (L
 model's time of a point is the class's rate (lib/calibrated.op_rate_time,
 the kernel whole); an all-reduce row's is its curve's.  Errors are
 predicted / measured - 1; their summary the median and worst of the sizes
-(the median of an even count the mean of the middle two)."""
+(the median of an even count the mean of the middle two).
+
+TensorRT-LLM's fp8 (per-tensor) GEMM table times the activation's cast to
+fp8 with each GEMM, which its serving graph does inside the op before
+(code/napkin/calib/published.h): an fp8 GEMM point of that engine carries
+an extra, the cast of its M x K activation (M K bf16 read, M K fp8
+written) at the rates' elementwise class, at most half the measured time;
+the model's time of such a point is the GEMM's plus that extra, in a fit
+and in a verdict alike.  The other engines' fp8 GEMMs cast apart in their
+tables as in serving: no extra."""
 import statistics
 
 import data
@@ -24,8 +33,15 @@ CLASSES = ("gemm_bf16", "gemm_fp8", "attn_decode_bf16", "attn_decode_fp8", "attn
 ALLREDUCE_IMPL = {"trtllm": "trtllm", "vllm": "vllm_graph", "sglang": "sglang_graph"}
 
 
-def rate_points(system, backend, cls, g):
-    """The points of one class, in the table's row order."""
+def quantize_apart(backend, rates):
+    """The elementwise rate that prices the fp8 cast a backend's GEMM table
+    times with each GEMM: TensorRT-LLM's, once the rates have one; else None."""
+    return rates["elementwise"] if backend == "trtllm" and "elementwise" in rates else None
+
+
+def rate_points(system, backend, cls, g, quantize=None):
+    """The points of one class, in the table's row order; an fp8 GEMM point's
+    extra the cast priced by `quantize` (an elementwise rate, or None)."""
     pts = []
     if cls in GEMM_CLASSES:
         d = GEMM_CLASSES[cls]
@@ -34,8 +50,14 @@ def rate_points(system, backend, cls, g):
                 continue
             m, n, k = (float(r[c]) for c in ("m", "n", "k"))
             e = data.DTYPE_BYTES[d]
+            t = float(r["time_s"])
+            extra = 0.0
+            if quantize and d == "fp8":
+                cast = m * k * (data.DTYPE_BYTES["bf16"] + data.DTYPE_BYTES["fp8"])
+                extra = min(calibrated.op_rate_time(quantize, 0.0, cast, 0.0, 0.0, g["flops"]["bf16"], g["mem_bw"]),
+                            0.5 * t)
             pts.append({"flop": 2 * m * n * k, "bytes": e * n * k + 2 * (m * k + m * n), "items": 0.0, "span": 0.0,
-                        "peak": g["flops"][d], "bw": g["mem_bw"], "time": float(r["time_s"])})
+                        "peak": g["flops"][d], "bw": g["mem_bw"], "time": t, "extra": extra})
         return pts
     prefill = cls == "attn_prefill"
     for r in data.measured(system, backend, "attention_prefill" if prefill else "attention_decode"):
@@ -66,8 +88,8 @@ def summary(errors):
 
 
 def op_errors(rate, pts):
-    return [calibrated.op_rate_time(rate, p["flop"], p["bytes"], p["items"], p["span"], p["peak"], p["bw"])
-            / p["time"] - 1 for p in pts]
+    return [(calibrated.op_rate_time(rate, p["flop"], p["bytes"], p["items"], p["span"], p["peak"], p["bw"])
+             + p.get("extra", 0.0)) / p["time"] - 1 for p in pts]
 
 
 def compare(cal, system, backend, g, half=0):
@@ -77,7 +99,7 @@ def compare(cal, system, backend, g, half=0):
     for cls in CLASSES:
         if cls not in cal["ops"]:
             continue
-        pts = rate_points(system, backend, cls, g)
+        pts = rate_points(system, backend, cls, g, quantize_apart(backend, cal["ops"]))
         if half:
             pts = pts[half - 1::2]
         s = summary(op_errors(cal["ops"][cls], pts))

@@ -66,6 +66,7 @@ def estimate(m, g, prec, tp, prompt, output, concurrency, chunk=0, price=0.0, ca
         if ttft_model == "bench":
             w = min(roofline.memory_time(pc["weight"], g["mem_bw"]), p)
             costs = (w, (d - w) / C if d > w else 0.0, (p - w) / prompt)
+            r["costs"] = costs  # the linear step the benchmark and its replay (closed_loop.simulate) price
             r["bench"] = closed_loop.bench_ttft(costs, C, prompt, o, **(bench or {}))
             r["ttft_closed"] = r["bench"]["mean"]
     else:

@@ -128,3 +128,88 @@ def tpot_band(runs, regime):
     if len(miss) < BAND_MIN_RUNS:
         return None
     return quantile(miss, 0.10), quantile(miss, 0.90)
+
+
+# ---- the benchmark's TTFT on held-out runs (code/napkin/calib/validate_ttft.h) ----
+# Each run with pp 1 of a model the table holds, on a system and engine
+# with a calibration of its own, that fits memory (the book's policy) is
+# priced by the closed-loop benchmark (lib/closed_loop.py) at the default
+# token budget, calibrated and on the roofline.  The one parameter fitted on
+# serving runs is each engine's per-request overhead h, on the runs whose
+# id hashes even: the h minimising sum |a + b h - m| / m, the TTFT
+# linearised in h (a, b from h0 and h0 + 10 ms: the steady state's rate
+# depends on h) at h0 = 0 and again at the first fit; that is the weighted
+# median of (m - a) / b with weights b / m (the first h whose running weight
+# reaches half the total), never below 0.  Every figure is on the odd half:
+# medians of |predicted / measured - 1| and of the signed error.
+
+TTFT_ENGINES = ("trtllm", "vllm", "sglang")
+LINEARISE_STEP = 10e-3
+
+
+def _ttft_run(row, models, gpus, cals):
+    """The run as validate_ttft prices it, or None when it is not answered."""
+    key = model_key(row["model"])
+    cal = cals.get(f"published:{row['system']}/{row['backend']}")
+    if key is None or int(row["pp"]) != 1 or row["backend"] not in TTFT_ENGINES or cal is None:
+        return None
+    m, g = models[key], gpus["h200" if row["system"] == "h200_sxm" else "h100"]
+    prec = precision_of(row["precision"])
+    tp, P, O, C = int(row["tp"]), int(row["isl"]), int(row["osl"]), int(row["concurrency"])
+    if not memory.fits(memory.plan(m, g, prec, tp), C, P + O):
+        return None
+
+    def ttft(h, roofline=False):
+        return request.estimate(m, g, prec, tp, P, O, C, cal=None if roofline else cal, ttft_model="bench",
+                                bench={"overhead": h})["ttft_closed"]
+
+    return {"row": row, "ttft": ttft, "measured": float(row["ttft_s"]), "held_out": held_out(row["id"]),
+            "tpot_err": request.estimate(m, g, prec, tp, P, O, C, cal=cal)["tpot"] / float(row["tpot_s"]) - 1}
+
+
+def fit_overhead(runs):
+    """The engine's h from its fitting runs (see above)."""
+    h = 0.0
+    for _ in range(2):
+        pts = []
+        for r in runs:
+            t0, t1 = r["ttft"](h), r["ttft"](h + LINEARISE_STEP)
+            b = (t1 - t0) / LINEARISE_STEP
+            if b > 0:
+                a = t0 - b * h
+                pts.append(((r["measured"] - a) / b, b / r["measured"]))
+        pts.sort(key=lambda x: x[0])
+        total, acc, h = sum(w for _, w in pts), 0.0, 0.0
+        for x, w in pts:
+            acc += w
+            if acc >= total / 2:
+                h = x
+                break
+        h = max(h, 0.0)
+    return h
+
+
+def ttft_validation(rows, models, gpus, cals):
+    """{"overhead": engine -> h, "groups": (model, system, backend) ->
+    {answered, ttft_abs, ttft_bias, ttft_roof_abs}, and over every group:
+    answered, ttft_abs, ttft_roof_abs}."""
+    runs = [r for r in (_ttft_run(row, models, gpus, cals) for row in rows) if r]
+    h = {e: fit_overhead([r for r in runs if r["row"]["backend"] == e and not r["held_out"]]) for e in TTFT_ENGINES}
+    held = []
+    for r in runs:
+        if r["held_out"]:
+            hh = h[r["row"]["backend"]]
+            held.append((r, r["ttft"](hh) / r["measured"] - 1, r["ttft"](hh, True) / r["measured"] - 1))
+
+    def figures(sel):
+        return {"answered": len(sel), "ttft_abs": statistics.median(abs(e) for _, e, _ in sel),
+                "ttft_bias": statistics.median(e for _, e, _ in sel),
+                "ttft_roof_abs": statistics.median(abs(f) for _, _, f in sel)}
+
+    groups = {}
+    for x in held:
+        row = x[0]["row"]
+        groups.setdefault((row["model"], row["system"], row["backend"]), []).append(x)
+    out = figures(held)
+    out.update(overhead=h, groups={k: figures(v) for k, v in groups.items()})
+    return out
