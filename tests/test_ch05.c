@@ -177,7 +177,7 @@ Test(ch05, bench_simulation_agrees_from_32_up)
     for (int i = 0; i < 3; i++) {
         request_estimate e = bench_at(cs[i], 0, 0);
         const engine_defaults *d = engine_defaults_find("trtllm");
-        sim_setup s = {{cs[i], 1024, 512, d->budget, 0, d->overhead, 0}, e.costs, 0, 1, 5, SIM_SPREAD};
+        sim_setup s = {{cs[i], 1024, 512, d->budget, 0, d->overhead, 0, d->prefill_first}, e.costs, 0, 1, 5, SIM_SPREAD};
         sim_result r;
         char err[256];
         cr_assert_eq(sim_run(&s, 0, &r, err, sizeof err), 0, "%s", err);

@@ -23,7 +23,7 @@ static const step_costs HAND = {10e-3, 1e-3, 0.1e-3};
 
 Test(closed_loop, burst_by_hand)
 {
-    bench_setup b = {3, 100, 2, 200, 3, 0, 0};
+    bench_setup b = {3, 100, 2, 200, 3, 0, 0, 0};
     double t[3];
     cr_assert_float_eq(closed_loop_burst_ttft(&b, &HAND, t), 112e-3 / 3, 1e-12);
     cr_assert_float_eq(t[0], 30e-3, 1e-12);
@@ -35,7 +35,7 @@ Test(closed_loop, burst_by_hand)
  * every TTFT is 5 ms later; the mean is affine in h with slope 1. */
 Test(closed_loop, bench_is_the_burst_when_n_is_c)
 {
-    bench_setup b = {3, 100, 2, 200, 3, 5e-3, 0};
+    bench_setup b = {3, 100, 2, 200, 3, 5e-3, 0, 0};
     bench_ttft r;
     cr_assert_eq(closed_loop_bench_ttft(&b, &HAND, &r), 0);
     cr_assert_float_eq(r.mean, 5e-3 + 112e-3 / 3, 1e-12);
@@ -54,7 +54,7 @@ Test(closed_loop, bench_is_the_burst_when_n_is_c)
  * test below. */
 Test(closed_loop, steady_state_is_littles_law)
 {
-    bench_setup b = {1, 100, 1, 0, 10, 0, 0};
+    bench_setup b = {1, 100, 1, 0, 10, 0, 0, 0};
     bench_ttft r;
     cr_assert_eq(closed_loop_bench_ttft(&b, &HAND, &r), 0);
     cr_assert_float_eq(r.rate * r.cycle, 1.0, 1e-9);
@@ -63,13 +63,74 @@ Test(closed_loop, steady_state_is_littles_law)
     cr_assert(r.engine >= 20e-3 && r.engine < 40e-3, "%g", r.engine);
 }
 
+/* The same burst at a prefill-first engine (decodes wait while prompts do):
+ * step 1 as above, 30 ms; step 2 carries request 3's 100 prompt tokens and
+ * no decodes: 10 + 10 = 20 ms, TTFT 50 ms.  Mean (30 + 30 + 50) / 3. */
+Test(closed_loop, prefill_first_burst_by_hand)
+{
+    bench_setup b = {3, 100, 2, 200, 3, 0, 0, 1};
+    double t[3];
+    cr_assert_float_eq(closed_loop_burst_ttft(&b, &HAND, t), 110e-3 / 3, 1e-12);
+    cr_assert_float_eq(t[2], 50e-3, 1e-12);
+}
+
+/* Its steady state is the cohort, by hand: C = 3, O = 3, h = 5 ms, N = 9.
+ * Every round is the burst again (no decodes left when the cohort comes
+ * back): TTFT 5 + 110 / 3 ms for all nine.  Prefill ends at 50 ms; then
+ * O - 1 = 2 decode steps of 10 + 3 = 13 ms.  TPOT: requests 1 and 2 wait
+ * 50 - 30 = 20 ms for request 3's prompt, so (20 + 26) / 2 = 23 ms; request 3
+ * 26 / 2 = 13 ms; mean 59 / 3 ms.  Cycle 5 + 50 + 26 = 81 ms. */
+Test(closed_loop, prefill_first_cohort_by_hand)
+{
+    bench_setup b = {3, 100, 3, 200, 9, 5e-3, 0, 1};
+    bench_ttft r;
+    cr_assert_eq(closed_loop_bench_ttft(&b, &HAND, &r), 0);
+    cr_assert_float_eq(r.steady, 5e-3 + 110e-3 / 3, 1e-12);
+    cr_assert_float_eq(r.mean, 5e-3 + 110e-3 / 3, 1e-12);
+    cr_assert_float_eq(r.step, 59e-3 / 3, 1e-12);
+    cr_assert_float_eq(r.cycle, 81e-3, 1e-12);
+    cr_assert_float_eq(r.departure, 27e-3, 1e-12);
+}
+
+/* The replay of the same cohorts, stepped: alike requests at a prefill-first
+ * engine come back together round after round, so the replay's means equal
+ * the hand-worked ones above (each round identical, warm-up or not). */
+Test(simulate, prefill_first_cohorts_by_hand)
+{
+    sim_setup s = {{3, 100, 3, 200, 9, 5e-3, 0, 1}, HAND, 3, 0, 1, 0};
+    sim_result r;
+    char err[256];
+    cr_assert_eq(sim_run(&s, 0, &r, err, sizeof err), 0, "%s", err);
+    cr_assert_float_eq(r.ttft.mean, 5e-3 + 110e-3 / 3, 1e-12);
+    cr_assert_float_eq(r.tpot.mean, 59e-3 / 3, 1e-12);
+    cr_assert_eq(r.measured, 6);
+}
+
+/* A prefill-first replay at benchmark scale agrees with its closed form in
+ * the steady state (alike requests; C = 64, 1024/128 tokens, 12 chunks a
+ * round): within 5 %. */
+Test(simulate, prefill_first_agrees_with_the_closed_form)
+{
+    const step_costs k = {9.5e-3, 0.15e-3, 0.0465e-3};
+    const int C = 64;
+    bench_setup b = {C, 1024, 128, 0, 20 * C, 20e-3, 0, 1};
+    bench_ttft cf;
+    cr_assert_eq(closed_loop_bench_ttft(&b, &k, &cf), 0);
+    sim_setup s = {b, k, 5 * C, 0, 7, 0};
+    sim_result r;
+    char err[256];
+    cr_assert_eq(sim_run(&s, 0, &r, err, sizeof err), 0, "%s", err);
+    cr_assert(fabs(r.ttft.mean / cf.steady - 1) < 0.05, "TTFT sim %g, closed %g", r.ttft.mean, cf.steady);
+    cr_assert(fabs(r.tpot.mean / cf.step - 1) < 0.05, "TPOT sim %g, closed %g", r.tpot.mean, cf.step);
+}
+
 /* The replay of the same burst, stepped by hand: step 1 ends at 30 ms
  * (first tokens of 1 and 2), step 2 at 52 ms (first token of 3, second and
  * last of 1 and 2), step 3 is request 3's decode alone: 10 + 1 = 11 ms, at
  * 63 ms.  TPOT: 1 and 2: 52 - 30 = 22 ms; 3: 63 - 52 = 11 ms. */
 Test(simulate, burst_by_hand)
 {
-    sim_setup s = {{3, 100, 2, 200, 3, 0, 0}, HAND, 0, 0, 1, 0};
+    sim_setup s = {{3, 100, 2, 200, 3, 0, 0, 0}, HAND, 0, 0, 1, 0};
     sim_result r;
     char err[256];
     cr_assert_eq(sim_run(&s, 1, &r, err, sizeof err), 0, "%s", err);
@@ -92,7 +153,7 @@ Test(simulate, steady_state_agrees_with_the_closed_form)
 {
     const step_costs k = {8e-3, 0.05e-3, 0.02e-3};
     const int C = 32;
-    bench_setup b = {C, 1024, 256, 0, 200 * C, 50e-3, 0};
+    bench_setup b = {C, 1024, 256, 0, 200 * C, 50e-3, 0, 0};
     bench_ttft cf;
     cr_assert_eq(closed_loop_bench_ttft(&b, &k, &cf), 0);
     sim_setup s = {b, k, 40 * C, 1, 7, SIM_SPREAD};
@@ -111,7 +172,7 @@ Test(simulate, alike_requests_lock_into_cohorts)
 {
     const step_costs k = {8e-3, 0.05e-3, 0.02e-3};
     const int C = 32;
-    bench_setup b = {C, 1024, 256, 0, 100 * C, 50e-3, 0};
+    bench_setup b = {C, 1024, 256, 0, 100 * C, 50e-3, 0, 0};
     bench_ttft cf;
     cr_assert_eq(closed_loop_bench_ttft(&b, &k, &cf), 0);
     sim_setup s = {b, k, 40 * C, 0, 7, 0};
@@ -123,7 +184,7 @@ Test(simulate, alike_requests_lock_into_cohorts)
 
 Test(simulate, bad_setup_is_refused)
 {
-    sim_setup s = {{3, 100, 2, 200, 2, 0, 0}, HAND, 0, 0, 1, 0}; /* N < C */
+    sim_setup s = {{3, 100, 2, 200, 2, 0, 0, 0}, HAND, 0, 0, 1, 0}; /* N < C */
     sim_result r;
     char err[256];
     cr_assert_eq(sim_run(&s, 0, &r, err, sizeof err), -1);

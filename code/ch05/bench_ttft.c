@@ -77,7 +77,7 @@ static request_estimate estimate(const setup *u, int c, int roofline, int depart
  * overheads exponential around h, outputs 10 % apart, seed 1). */
 static sim_result simulate(const request_estimate *e, const setup *u, int c, int keep)
 {
-    sim_setup s = {{c, PROMPT, OUTPUT, u->engine->budget, 0, u->engine->overhead, 0}, e->costs, 0, 1, SEED,
+    sim_setup s = {{c, PROMPT, OUTPUT, u->engine->budget, 0, u->engine->overhead, 0, u->engine->prefill_first}, e->costs, 0, 1, SEED,
                    SIM_SPREAD};
     sim_result r;
     char err[256];

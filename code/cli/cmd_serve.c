@@ -356,7 +356,8 @@ static int plan(const serve_flags *f, const model_on_device *u, serve_plan *p)
         epl = (ep_layout){0, f->ep.gpus_per_node, f->ep.net_gb_s * 1e9, 1, dtype_bytes(u->prec.act) < 2 ? 1.0 : 2.0,
                           2.0, f->ep.routing_skew};
     p->opt = (request_options){.ep = epl, .prefix_tokens = f->prefix, .prefix_hit = f->prefix_hit,
-                               .budget = f->budget, .requests = f->requests, .overhead = f->overhead};
+                               .budget = f->budget, .requests = f->requests, .overhead = f->overhead,
+                               .prefill_first = f->engine && engine_defaults_find(f->engine)->prefill_first};
     p->s = (request_setup){m, &u->device.timed, u->prec, f->tp, f->prompt, f->output,
                            f->concurrency ? f->concurrency : 1, f->chunk, f->all_logits,
                            device_policy(&f->device, -1, -1), f->price, f->pp};
@@ -516,8 +517,10 @@ static int report_simulation(report *r, const serve_flags *f, const device_setup
     t.gpu = &cal.gpu;
     if (cal.have && request_estimate_with(&t, &p->opt, &ec, err, sizeof err) != 0)
         ec = *timed;
-    sim_setup s = {{p->s.concurrency, f->prompt, f->output, f->budget, f->requests, f->overhead, 0}, ec.costs, 0, 1,
-                   1, SIM_SPREAD};
+    /* a prefill-first engine keeps alike requests in cohorts (closed_loop.h): replayed alike */
+    const int alike = p->opt.prefill_first;
+    sim_setup s = {{p->s.concurrency, f->prompt, f->output, f->budget, f->requests, f->overhead, 0, alike},
+                   ec.costs, 0, !alike, 1, alike ? 0 : SIM_SPREAD};
     sim_result sr;
     if (sim_run(&s, 0, &sr, err, sizeof err) != 0)
         return cli_fail(DOC.name, EXIT_USAGE, "%s", err);

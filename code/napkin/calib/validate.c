@@ -1,6 +1,7 @@
 #include "validate.h"
 
 #include "calibrate.h"
+#include "closed_loop.h"
 #include "measured.h"
 #include "measured_set.h"
 #include "published.h"
@@ -321,12 +322,15 @@ int serving_residuals(const measured_table *t, const char *name, const gpu_table
         resident_model rm = {m, prec, x->tp};
         memory_policy_engine(x->backend, row, &rm, &pol);
         request_setup s = {m, &roof, prec, x->tp, x->prompt, x->output, x->concurrency, 0, 0, pol, 0, 1};
+        /* scheduled as the engine schedules by default (closed_loop.h) */
+        const engine_defaults *eng = engine_defaults_find(x->backend);
+        request_options o = {.prefill_first = eng && eng->prefill_first};
         request_estimate er, ec;
         char e[256];
-        if (request_estimate_compute(&s, &er, e, sizeof e) != 0 || er.running < 1)
+        if (request_estimate_with(&s, &o, &er, e, sizeof e) != 0 || er.running < 1)
             continue;
         s.gpu = &cal;
-        if (request_estimate_compute(&s, &ec, e, sizeof e) != 0)
+        if (request_estimate_with(&s, &o, &ec, e, sizeof e) != 0)
             continue;
         double tpot = measured_num(t, r, c[TPOT]), ttft = measured_num(t, r, c[TTFT]);
         double e2e = ttft + (x->output - 1) * tpot;

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 double step_costs_time(const step_costs *k, int decodes, int prompt_tokens)
@@ -23,10 +24,18 @@ double step_costs_time(const step_costs *k, int decodes, int prompt_tokens)
  * runs are not the ones read; their defaults are assumed unchanged.
  * Overheads: fitted on the fitting half of code/specs/measured/serving_runs.tsv
  * (napkin validate prints the fit; tests/test_closed_loop.c refits it). */
+/* Scheduling: TensorRT-LLM's in-flight batching puts context chunks and
+ * generation requests in one batch [@trtllm-tuning]; vLLM V1's scheduler
+ * fills each step's token budget with the running decodes first, then
+ * waiting prompts [@vllm-chunked-prefill]; SGLang's event loop runs a
+ * prefill batch whenever prompts wait (get_new_batch_prefill before the
+ * decode batch, python/sglang/srt/managers/scheduler.py) and mixes decodes
+ * into it only with --enable-mixed-chunk, off by default
+ * [@sglang-mixed-chunk]: prefill first. */
 static const engine_defaults ENGINES[] = {
-    {"trtllm", 8192, 0.09208, "TensorRT-LLM max_num_tokens"},
-    {"vllm", 8192, 0.00782, "vLLM max_num_batched_tokens (API server, GPU >= 70 GiB)"},
-    {"sglang", 8192, 0.4333, "SGLang chunked_prefill_size (GPU 80-160 GB)"},
+    {"trtllm", 8192, 0.09208, "TensorRT-LLM max_num_tokens", 0},
+    {"vllm", 8192, 0.00782, "vLLM max_num_batched_tokens (API server, GPU >= 70 GiB)", 0},
+    {"sglang", 8192, 0.0, "SGLang chunked_prefill_size (GPU 80-160 GB)", 1},
 };
 
 const engine_defaults *engine_defaults_find(const char *name)
@@ -59,7 +68,9 @@ double closed_loop_burst_ttft(const bench_setup *b, const step_costs *k, double 
     int next = 0, progress = 0, decoding = 0;
     double t = 0, sum = 0;
     while (next < C) {
-        int room = B - decoding; /* decodes go first; the budget's rest takes prompt tokens in order */
+        /* decodes go first (not at all, prefill first); the budget's rest takes prompt tokens in order */
+        int riding = b->prefill_first ? 0 : decoding;
+        int room = B - riding;
         if (room < 1)
             room = 1;
         int q = 0, first = next;
@@ -73,7 +84,7 @@ double closed_loop_burst_ttft(const bench_setup *b, const step_costs *k, double 
                 progress = 0;
             }
         }
-        t += step_costs_time(k, decoding, q);
+        t += step_costs_time(k, riding, q);
         for (int i = first; i < next; i++) { /* their last prompt token was in this step */
             sum += t;
             if (ttft)
@@ -138,6 +149,20 @@ static void closed_loop_steady(const bench_setup *b, const step_costs *k, bench_
     steady_at(b, k, lo, r);
     r->rate = lo;
 }
+
+/* A prefill-first engine's steady state: every round a cohort (closed_loop.h). */
+static void cohort_steady(const bench_setup *b, const step_costs *k, double burst_engine, double prefill_end,
+                          bench_ttft *r)
+{
+    const int C = b->concurrency, O = b->output;
+    const double d = step_costs_time(k, C, 0);
+    r->engine = burst_engine;
+    r->decodes = C;
+    r->arrivals = C;
+    r->step = O > 1 ? d + (prefill_end - burst_engine) / (O - 1) : d;
+    r->cycle = b->overhead + prefill_end + (O - 1) * d;
+    r->rate = C / r->cycle;
+}
 //< steady_state
 
 int closed_loop_bench_ttft(const bench_setup *b, const step_costs *k, bench_ttft *out)
@@ -148,9 +173,18 @@ int closed_loop_bench_ttft(const bench_setup *b, const step_costs *k, bench_ttft
         return -1;
     const double h = b->overhead;
     bench_ttft r = {0};
-    closed_loop_steady(b, k, &r);
+    const double burst = closed_loop_burst_ttft(b, k, NULL);
+    if (b->prefill_first) {
+        double *t = malloc((size_t)C * sizeof *t);
+        if (!t)
+            return -1;
+        closed_loop_burst_ttft(b, k, t);
+        cohort_steady(b, k, burst, t[C - 1], &r); /* the last prompt ends the round's prefill */
+        free(t);
+    } else
+        closed_loop_steady(b, k, &r);
     r.departure = r.cycle / C;
-    r.burst = h + closed_loop_burst_ttft(b, k, NULL);
+    r.burst = h + burst;
     r.steady = h + (b->departure_wait ? r.departure : 0) + r.engine;
     r.mean = (C * r.burst + (N - C) * r.steady) / N;
     *out = r;

@@ -34,7 +34,20 @@
  *           decodes, its prompt and the prompts that arrived with it
  *           (closed_loop.c, steady_state; + delta with departure_wait).
  * Alike requests would not drift: a cohort prefilled in one long step ends
- * in one short decode step and returns together (simulate.h, SIM_SPREAD). */
+ * in one short decode step and returns together (simulate.h, SIM_SPREAD).
+ *
+ * A prefill-first engine (prefill_first: SGLang, whose scheduler runs a
+ * batch of waiting prompts before any decode and does not mix the two by
+ * default) keeps its clients in cohorts instead: decodes stop whenever a
+ * prompt waits, so a request that arrives while the others prefill loses
+ * no ground, and all C finish in the same decode step and come back
+ * together.  Every round is then the start-up burst again, prompts in steps
+ * of B tokens with no decodes, then O - 1 steps of the C decodes:
+ *   steady: h + the burst's engine TTFT;
+ *   TPOT:   w + C c_dec + (K - t_i) / (O - 1) averaged, K the round's
+ *           prefill time and t_i the request's first token in it (the
+ *           prefill steps after a request's first token pause its decode);
+ *   cycle:  h + K + (O - 1) (w + C c_dec). */
 #ifndef NAPKIN_CLOSED_LOOP_H
 #define NAPKIN_CLOSED_LOOP_H
 
@@ -59,6 +72,8 @@ typedef struct {
     double overhead; /* h, seconds a request */
     int departure_wait; /* 1: the clock starts when the previous request was sent, so a request
                          * first waits for a departure (delta); 0 (default): when it is sent */
+    int prefill_first;  /* 1: a step that has prompts to run carries no decodes (SGLang's default);
+                         * 0: decodes ride in every step and prompts fill the budget's rest */
 } bench_setup;
 
 /* The default token budget: TensorRT-LLM's max_num_tokens (8192), vLLM's
@@ -77,6 +92,7 @@ typedef struct {
     int budget;
     double overhead;
     const char *budget_source;
+    int prefill_first; /* its scheduler's default: bench_setup.prefill_first */
 } engine_defaults;
 
 /* The engine named, or NULL. */

@@ -234,11 +234,16 @@ static int estimate_in_flight(const request_setup *s, const request_options *opt
         r.costs.per_token = (p - r.costs.weight_read) / s->prompt;
         r.costs.per_decode = r.decode_step > w ? (r.decode_step - w) / C : 0;
         bench_setup b = {s->concurrency, s->prompt, s->output, opt ? opt->budget : 0, opt ? opt->requests : 0,
-                         opt ? opt->overhead : 0, opt ? opt->departure_wait : 0};
+                         opt ? opt->overhead : 0, opt ? opt->departure_wait : 0, opt ? opt->prefill_first : 0};
         if (s->pp > 1 || closed_loop_bench_ttft(&b, &r.costs, &r.bench) != 0)
             r.ttft_closed = closed_loop_ttft(p, r.decode_step, C * p / r.e2e) + (opt ? opt->overhead : 0);
-        else
+        else {
             r.ttft_closed = r.bench.mean;
+            if (b.prefill_first) { /* cohorts: the prompts of the round pause every decode */
+                r.tpot = r.bench.step;
+                r.e2e = r.bench.cycle - b.overhead;
+            }
+        }
         r.gpu_seconds_per_request = gpus * r.e2e / C;
         if (s->price_per_gpu_hour > 0) {
             double per_s = s->price_per_gpu_hour / 3600 * gpus;

@@ -98,7 +98,10 @@ typedef struct {
  *    router touches (step_shape.routing_skew).
  *  - prefix_tokens, prefix_hit: as request_estimate_cached's.
  *  - budget, requests, overhead: the benchmark of closed_loop.h (0: its
- *    defaults, and no overhead). */
+ *    defaults, and no overhead).
+ *  - prefill_first: the engine's scheduler runs waiting prompts before any
+ *    decode (closed_loop.h): the closed loop's cohorts then set TPOT and
+ *    e2e too. */
 typedef struct {
     ep_layout ep;
     int prefix_tokens;
@@ -106,6 +109,7 @@ typedef struct {
     int budget, requests;
     double overhead;
     int departure_wait;
+    int prefill_first;
 } request_options;
 
 /* Mean TTFT of a request arriving in a busy closed loop: half the decode

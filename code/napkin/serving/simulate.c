@@ -107,7 +107,9 @@ int sim_run(const sim_setup *s, int keep, sim_result *out, char *err, size_t err
             t = next_arrival;
             continue;
         }
-        int room = B - decoding > 0 ? B - decoding : 1, tokens = 0;
+        /* prefill first: a step with prompts to run carries no decodes */
+        const int riding = b->prefill_first && admitted > 0 ? 0 : decoding;
+        int room = B - riding > 0 ? B - riding : 1, tokens = 0;
         /* first come first served: repeatedly the earliest arrival not yet full */
         for (;;) {
             int pick = -1;
@@ -128,12 +130,14 @@ int sim_run(const sim_setup *s, int keep, sim_result *out, char *err, size_t err
                 break; /* chunked: the budget is spent */
             sl[pick].progress = -1; /* whole: first token at the end of this step */
         }
-        t += step_costs_time(&s->costs, decoding, tokens);
+        t += step_costs_time(&s->costs, riding, tokens);
         out->steps++;
         /* after the step: first tokens, decoded tokens, completions (each sends the next) */
         for (int j = 0; j < nlive; j++) {
             int i = live[j];
             if (sl[i].state == DECODING) {
+                if (riding == 0)
+                    continue; /* paused for the prompts */
                 sl[i].produced++;
             } else if (sl[i].progress == -1) {
                 sl[i].state = DECODING;
