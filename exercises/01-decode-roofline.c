@@ -13,6 +13,12 @@ double ex01_ridge(const char *gpu_key, const char *compute_dtype)
     return NAN;
 }
 
+double ex01_ridge_swapped(const char *cores_gpu, const char *memory_gpu, const char *compute_dtype)
+{
+    /* TODO: the peak of cores_gpu over the bandwidth of memory_gpu. */
+    return NAN;
+}
+
 double ex01_ridge_batch(const char *gpu_key, const char *weight_dtype, const char *compute_dtype)
 {
     /* TODO: a projection at batch B does 2*B FLOP per weight and reads

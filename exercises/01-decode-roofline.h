@@ -11,6 +11,10 @@
  * the dense peak of `compute_dtype` over the HBM bandwidth. */
 double ex01_ridge(const char *gpu_key, const char *compute_dtype);
 
+/* The ridge of a part no one sells: the tensor cores of `cores_gpu` fed by
+ * the memory of `memory_gpu` (the H200 is the H100's cores on faster memory). */
+double ex01_ridge_swapped(const char *cores_gpu, const char *memory_gpu, const char *compute_dtype);
+
 /* The decode batch at which a weight projection reaches the ridge, counting
  * weight bytes only: weights stored at `weight_dtype`, math at the
  * `compute_dtype` rate. */

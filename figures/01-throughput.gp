@@ -27,8 +27,8 @@ set key bottom left Left reverse samplen 2 title 'context' box lc rgb '#bbbbbb' 
 # plot, off the data; narrow_height is the canvas height that leaves the
 # plot its room (the Makefile reads it).
 if (!exists('narrow')) narrow = 0
-narrow_height = 384
-if (narrow) { set key below Left reverse samplen 2 nobox noopaque maxcols 1 }
+narrow_height = 396
+if (narrow) { set key below Left reverse samplen 2 nobox noopaque maxcols 1 title "\ncontext" }
 plot sweep index 0 using 5:(fits($6, $4)) with lines lw 2.5 lc rgb c1 title '1k', \
      sweep index 0 using 5:(over($6, $4)) with lines lw 1.5 dt 3 lc rgb c1 notitle, \
      sweep index 1 using 5:(fits($6, $4)) with lines lw 2.5 lc rgb c4 title '4k', \

@@ -11,9 +11,13 @@ set datafile separator tab
 # Margins leave room for the y label at the left and the colour bar's
 # label at the right; cell numbers are white on the dark cells.
 # On a phone (narrow=1, the Makefile's narrow drawing) the panels stack.
+# Stacked, the gap between the panels holds the first one's tick labels, its
+# x-axis label and the second one's title; narrow_height is the canvas height
+# that leaves each panel its room (the Makefile reads it).
 if (!exists('narrow')) narrow = 0
+narrow_height = 700
 if (narrow) {
-    set multiplot layout 2,1 margins 0.14, 0.80, 0.08, 0.95 spacing 0, 0.12
+    set multiplot layout 2,1 margins 0.18, 0.85, 0.09, 0.93 spacing 0, 0.16
 } else {
     set multiplot layout 1,2 margins 0.10, 0.86, 0.13, 0.92 spacing 0.06, 0
 }
@@ -34,9 +38,10 @@ plot hm index 0 using 2:1:3 with image notitle, \
 
 set title 'Regime (ii): roofline verification, batch 256'
 if (!narrow) { unset ylabel }
-if (narrow) { set colorbox vertical user origin 0.83, 0.08 size 0.03, 0.36 } else { set colorbox vertical user origin 0.875, 0.13 size 0.02, 0.79 }
+if (narrow) { set colorbox vertical user origin 0.875, 0.09 size 0.025, 0.34 } else { set colorbox vertical user origin 0.875, 0.13 size 0.02, 0.79 }
 set cbtics 0.5
-set cblabel 'Speedup' offset -0.5, 0
+# on a phone the colour bar goes unlabelled: its numbers are the cells' speedups
+if (!narrow) { set cblabel 'Speedup' offset -0.5, 0 }
 plot hm index 1 using 2:1:3 with image notitle, \
      hm index 1 using 2:1:(sprintf('%.2f', $3)):($3 > 3.0 || $3 < 0.65 ? 0xffffff : 0x000000) with labels font ',9' tc rgb variable notitle
 unset multiplot

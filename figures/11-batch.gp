@@ -13,10 +13,14 @@ set datafile missing 'NaN'
 c1 = '#1f5fa8'; c8 = '#e67e22'
 
 # The left margin leaves room for the y label (at 0.08 it fell off the canvas).
-# On a phone (narrow=1, the Makefile's narrow drawing) the panels stack.
+# On a phone (narrow=1, the Makefile's narrow drawing) the panels stack, the
+# gap between them holding the first one's x-axis label and the second one's
+# title; narrow_height is the canvas height that leaves each panel its room
+# (the Makefile reads it).
 if (!exists('narrow')) narrow = 0
+narrow_height = 680
 if (narrow) {
-    set multiplot layout 2,1 margins 0.2, 0.94, 0.08, 0.95 spacing 0, 0.12
+    set multiplot layout 2,1 margins 0.2, 0.94, 0.09, 0.94 spacing 0, 0.16
 } else {
     set multiplot layout 1,2 margins 0.10, 0.98, 0.13, 0.92 spacing 0.06, 0
 }

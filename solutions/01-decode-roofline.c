@@ -24,6 +24,16 @@ double ex01_ridge(const char *gpu_key, const char *compute_dtype)
     return peak > 0 ? ridge_intensity(peak, g.mem_bw) : NAN;
 }
 
+double ex01_ridge_swapped(const char *cores_gpu, const char *memory_gpu, const char *compute_dtype)
+{
+    gpu_spec cores, mem;
+    dtype c;
+    if (gpu_lookup(cores_gpu, &cores) != 0 || gpu_lookup(memory_gpu, &mem) != 0 || dtype_parse(compute_dtype, &c) != 0)
+        return NAN;
+    double peak = gpu_peak_flops(&cores, c);
+    return peak > 0 ? ridge_intensity(peak, mem.mem_bw) : NAN;
+}
+
 double ex01_ridge_batch(const char *gpu_key, const char *weight_dtype, const char *compute_dtype)
 {
     dtype w, c;
@@ -157,12 +167,17 @@ int main(void)
 {
     /* 1. Ridges. */
     nb_value("ch01_ex_ridge_b200_bf16", "%.0f", ex01_ridge("b200", "bf16"));
-    nb_value("ch01_ex_ridge_b200_fp8", "%.0f", ex01_ridge("b200", "fp8"));
     nb_value("ch01_ex_ridge_mi300x_bf16", "%.0f", ex01_ridge("mi300x", "bf16"));
-    nb_value("ch01_ex_ridge_mi300x_fp8", "%.0f", ex01_ridge("mi300x", "fp8"));
     nb_value("ch01_ex_ridge_h100_bf16", "%.0f", ex01_ridge("h100", "bf16"));
     nb_value("ch01_ex_ridge_h200_bf16", "%.0f", ex01_ridge("h200", "bf16"));
     nb_value("ch01_ex_ridge_l40s_bf16", "%.0f", ex01_ridge("l40s", "bf16"));
+    /* the printed pair with their memories swapped */
+    nb_value("ch01_ex_swap_b200_mi300x_bf16", "%.0f", ex01_ridge_swapped("b200", "mi300x", "bf16"));
+    nb_value("ch01_ex_swap_b200_mi300x_fp8", "%.0f", ex01_ridge_swapped("b200", "mi300x", "fp8"));
+    nb_value("ch01_ex_swap_mi300x_b200_bf16", "%.0f", ex01_ridge_swapped("mi300x", "b200", "bf16"));
+    nb_value("ch01_ex_swap_mi300x_b200_fp8", "%.0f", ex01_ridge_swapped("mi300x", "b200", "fp8"));
+    nb_value("ch01_ex_swap_b200_gain", "%.2f",
+             ex01_ridge_swapped("b200", "mi300x", "bf16") / ex01_ridge("b200", "bf16"));
 
     /* 2. KV per token, MHA against GQA, and what 40 GB holds at 4k. */
     double kv13 = ex01_kv_bytes_per_token("llama2-13b", "bf16");

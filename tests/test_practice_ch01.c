@@ -45,11 +45,14 @@ Test(practice_ch01, seed_zero_is_the_printed_book)
     expect_rel(seeds_input_of(&s, "ch01_ex1_b_tbs"), 5.3, 1e-12);
     cr_expect_str_eq(practice_input_key(&s, "ch01_ex5_gpu"), "h100");
     expect_rel(seeds_input_of(&s, "ch01_ex5_driver_gb"), 81559 * 1048576.0 / 1e9, 1e-9);
-    /* ridges: 2250 / 8.0, 4500 / 8.0, 1307.4 / 5.3, 2614.9 / 5.3 */
-    expect_rel(seeds_answer_of(&s, "1.1(a1)"), 281.25, 1e-9);
-    expect_rel(seeds_answer_of(&s, "1.1(a2)"), 562.5, 1e-9);
-    expect_rel(seeds_answer_of(&s, "1.1(a3)"), 1307.4 / 5.3, 1e-9);
-    expect_rel(seeds_answer_of(&s, "1.1(a4)"), 2614.9 / 5.3, 1e-9);
+    /* ridges with the memories swapped, which section 1.3 does not print:
+     * the B200's cores on the MI300X's 5.3 TB/s, 2250 / 5.3 = 424.53 and
+     * 4500 / 5.3 = 849.06; the MI300X's on the B200's 8.0 TB/s,
+     * 1307.4 / 8.0 = 163.43 and 2614.9 / 8.0 = 326.86 */
+    expect_rel(seeds_answer_of(&s, "1.1(a1)"), 2250 / 5.3, 1e-9);
+    expect_rel(seeds_answer_of(&s, "1.1(a2)"), 4500 / 5.3, 1e-9);
+    expect_rel(seeds_answer_of(&s, "1.1(a3)"), 163.425, 1e-9);
+    expect_rel(seeds_answer_of(&s, "1.1(a4)"), 326.8625, 1e-9);
     /* 2 x 40 x 40 x 128 x 2 = 819,200 B and 2 x 32 x 8 x 128 x 2 = 131,072 B;
      * 40e9 / (819,200 x 4,096) = 11.9 -> 11, 40e9 / (131,072 x 4,096) = 74.5 -> 74;
      * 32 heads over 8 KV heads: 4 */
@@ -134,7 +137,7 @@ Test(practice_ch01, hand_answers_to_three_figures_pass)
     const struct {
         const char *id;
         double given;
-    } hand[] = {{"1.1(a1)", 281},   {"1.1(a2)", 563},   {"1.1(a3)", 247},   {"1.1(a4)", 493},  {"1.2(a1)", 819000},
+    } hand[] = {{"1.1(a1)", 425},   {"1.1(a2)", 849},   {"1.1(a3)", 163},   {"1.1(a4)", 327},  {"1.2(a1)", 819000},
                 {"1.2(a2)", 131000}, {"1.2(b1)", 11},    {"1.2(b2)", 74},    {"1.2(c)", 4},     {"1.3(a)", 110},
                 {"1.3(b)", 206},    {"1.3(c)", 7.80},   {"1.4(a1)", 17.6},  {"1.4(a2)", 41000}, {"1.4(b)", 700},
                 {"1.4(c1)", 1.99},  {"1.4(c2)", 74.2},  {"1.5(b)", 148},    {"1.5(c1)", 591},  {"1.5(c2)", 295},
@@ -155,8 +158,9 @@ Test(practice_ch01, part_slips_are_recognised)
      * 536,870,912 = 80; the datasheet's 141 GB in 1.3(a): (126.9 - 16.06 - 1.269)
      * / 1.074 = 102.05 -> 102; the H100's ridge 295 in 1.3(b); the sparse
      * Mixtral 8 x 7 = 56; no activation reserve in 1.5(a1): (76.969 - 35.277) /
-     * 0.33554 = 124.25 -> 124 */
-    const seeds_slip slips[] = {{"1.2(a2)", 524288, "KV heads"}, {"1.2(b2)", 80, "GiB"},   {"1.3(a)", 102, "datasheet"},
+     * 0.33554 = 124.25 -> 124; the B200's own ridge 2250 / 8.0 = 281 in
+     * 1.1(a1), which asks for its cores on the MI300X's memory */
+    const seeds_slip slips[] = {{"1.1(a1)", 281, "1.3 prints"}, {"1.2(a2)", 524288, "KV heads"}, {"1.2(b2)", 80, "GiB"},   {"1.3(a)", 102, "datasheet"},
                  {"1.5(a1)", 124, "no activation reserve"},
                  {"1.3(b)", 295, "H100"},         {"1.7(a1)", 56, "name"},  {"1.5(c1)", 295, "bf16"},
                  {"1.6(b)", 55.0, "pace"}};
@@ -178,15 +182,16 @@ Test(practice_ch01, two_hundred_seeds_stay_meaningful)
         cr_expect(seeds_answer_of(&s, "1.4(b)") >= seeds_answer_of(&s, "1.3(b)"), "seed %llu",
                   (unsigned long long)seed);
         cr_expect(seeds_answer_of(&s, "1.5(a2)") > seeds_answer_of(&s, "1.5(a1)"));
-        /* 1.1: two different GPUs, each ridge its printed peak over its printed
-         * bandwidth */
+        /* 1.1: two different GPUs, each ridge one's printed peak over the
+         * other's printed bandwidth */
         const char *ga = practice_input_key(&s, "ch01_ex1_gpu_a"), *gb = practice_input_key(&s, "ch01_ex1_gpu_b");
         cr_assert(ga && gb);
         cr_expect(strcmp(ga, gb) != 0 && strcmp(ga, "h100") != 0 && strcmp(gb, "h100") != 0, "seed %llu: %s, %s",
                   (unsigned long long)seed, ga, gb);
-        expect_rel(seeds_answer_of(&s, "1.1(a1)"), seeds_input_of(&s, "ch01_ex1_a_bf16") / seeds_input_of(&s, "ch01_ex1_a_tbs"), 1e-9);
-        expect_rel(seeds_answer_of(&s, "1.1(a4)"), seeds_input_of(&s, "ch01_ex1_b_fp8") / seeds_input_of(&s, "ch01_ex1_b_tbs"), 1e-9);
-        expect_rel(seeds_answer_of(&s, "1.1(a2)"), seeds_input_of(&s, "ch01_ex1_a_fp8") / seeds_input_of(&s, "ch01_ex1_a_tbs"), 1e-9);
+        expect_rel(seeds_answer_of(&s, "1.1(a1)"), seeds_input_of(&s, "ch01_ex1_a_bf16") / seeds_input_of(&s, "ch01_ex1_b_tbs"), 1e-9);
+        expect_rel(seeds_answer_of(&s, "1.1(a2)"), seeds_input_of(&s, "ch01_ex1_a_fp8") / seeds_input_of(&s, "ch01_ex1_b_tbs"), 1e-9);
+        expect_rel(seeds_answer_of(&s, "1.1(a3)"), seeds_input_of(&s, "ch01_ex1_b_bf16") / seeds_input_of(&s, "ch01_ex1_a_tbs"), 1e-9);
+        expect_rel(seeds_answer_of(&s, "1.1(a4)"), seeds_input_of(&s, "ch01_ex1_b_fp8") / seeds_input_of(&s, "ch01_ex1_a_tbs"), 1e-9);
         /* 1.5: the bf16 batch fits on its GPUs; W8A16's batch is half the bf16
          * ridge, W8A8's half the int8 ridge, which is twice bf16's */
         cr_expect(seeds_answer_of(&s, "1.5(a1)") >= 1);

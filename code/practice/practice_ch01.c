@@ -116,14 +116,15 @@ static double hand_time(const step_cost *c, const char *gpu)
 }
 
 /* 1.1's GPUs: the table's rows with a dense fp8 rate, less the H100 the
- * exercise compares them with; the printed pair is the B200 and the MI300X. */
+ * exercise compares them with; the printed pair is the B200 and the MI300X.
+ * §1.3 prints each one's ridge, so the exercise swaps their memories: the
+ * ridges asked for are of two parts §1.3 does not list. */
 static const struct {
     const char *key, *name;
-    const char *what_bf16, *what_fp8;
-} ex1_gpus[] = {{"b200", "NVIDIA B200 (HGX)", "bf16 ridge of the B200", "fp8 ridge of the B200"},
-                {"mi300x", "AMD MI300X", "bf16 ridge of the MI300X", "fp8 ridge of the MI300X"},
-                {"h200", "NVIDIA H200 (SXM)", "bf16 ridge of the H200", "fp8 ridge of the H200"},
-                {"l40s", "NVIDIA L40S", "bf16 ridge of the L40S", "fp8 ridge of the L40S"}};
+} ex1_gpus[] = {{"b200", "NVIDIA B200 (HGX)"},
+                {"mi300x", "AMD MI300X"},
+                {"h200", "NVIDIA H200 (SXM)"},
+                {"l40s", "NVIDIA L40S"}};
 
 static void exercise_1(practice_set *s, rng_state *r)
 {
@@ -137,11 +138,16 @@ static void exercise_1(practice_set *s, rng_state *r)
     static const char *const rates[2][3] = {{"ch01_ex1_a_bf16", "ch01_ex1_a_fp8", "ch01_ex1_a_tbs"},
                                             {"ch01_ex1_b_bf16", "ch01_ex1_b_fp8", "ch01_ex1_b_tbs"}};
     static const char *const ids[2][2] = {{"1.1(a1)", "1.1(a2)"}, {"1.1(a3)", "1.1(a4)"}};
+    static const char *const what[2][2] = {
+        {"bf16 ridge, the first GPU's tensor cores on the second's memory",
+         "fp8 ridge, the first GPU's tensor cores on the second's memory"},
+        {"bf16 ridge, the second GPU's tensor cores on the first's memory",
+         "fp8 ridge, the second GPU's tensor cores on the first's memory"}};
     const int pick[2] = {a, b};
+    gpu_spec g[2];
     for (int k = 0; k < 2; k++) {
         int i = pick[k];
-        gpu_spec g = gpu_builtin(ex1_gpus[i].key);
-        double bf16 = gpu_peak_flops(&g, DT_BF16), fp8 = gpu_peak_flops(&g, DT_FP8);
+        g[k] = gpu_builtin(ex1_gpus[i].key);
         practice_add_choice(s, names[k], i, n, ex1_gpus[i].name, ex1_gpus[i].key);
         /* the datasheet's numbers, as the exercise prints them, each in the list's range */
         double lo[3], hi[3];
@@ -153,18 +159,25 @@ static void exercise_1(practice_set *s, rng_state *r)
                 hi[q] = j == 0 || v[q] > hi[q] ? v[q] : hi[q];
             }
         }
-        practice_add_input(s, rates[k][0], bf16 / 1e12, "%g", lo[0], hi[0]);
-        practice_add_input(s, rates[k][1], fp8 / 1e12, "%g", lo[1], hi[1]);
-        practice_add_input(s, rates[k][2], g.mem_bw / 1e12, "%.3g", lo[2], hi[2]);
-        double rb = ridge_intensity(bf16, g.mem_bw), rf = ridge_intensity(fp8, g.mem_bw);
-        practice_part *p = practice_add_part(s, ids[k][0], 1, ex1_gpus[i].what_bf16, "FLOP/B", JUDGE_RELATIVE, rb,
-                                             JUDGE_HAND_TOL);
+        practice_add_input(s, rates[k][0], gpu_peak_flops(&g[k], DT_BF16) / 1e12, "%g", lo[0], hi[0]);
+        practice_add_input(s, rates[k][1], gpu_peak_flops(&g[k], DT_FP8) / 1e12, "%g", lo[1], hi[1]);
+        practice_add_input(s, rates[k][2], g[k].mem_bw / 1e12, "%.3g", lo[2], hi[2]);
+    }
+    for (int k = 0; k < 2; k++) {
+        const gpu_spec *cores = &g[k], *mem = &g[1 - k];
+        double bf16 = gpu_peak_flops(cores, DT_BF16), fp8 = gpu_peak_flops(cores, DT_FP8);
+        double rb = ridge_intensity(bf16, mem->mem_bw), rf = ridge_intensity(fp8, mem->mem_bw);
+        /* the real GPU's ridge, which §1.3 prints */
+        double own_b = ridge_intensity(bf16, cores->mem_bw), own_f = ridge_intensity(fp8, cores->mem_bw);
+        practice_part *p = practice_add_part(s, ids[k][0], 1, what[k][0], "FLOP/B", JUDGE_RELATIVE, rb, JUDGE_HAND_TOL);
         practice_add_slip(p, 1 / rb, "that is bytes per FLOP; the ridge is the peak over the bandwidth");
         practice_add_slip(p, 2 * rb, "that is twice the dense bf16 peak: the sparse figure, or fp8's");
-        p = practice_add_part(s, ids[k][1], 1, ex1_gpus[i].what_fp8, "FLOP/B", JUDGE_RELATIVE, rf, JUDGE_HAND_TOL);
+        practice_add_slip(p, own_b, "that is the real GPU's ridge, which section 1.3 prints; this part has the other's memory");
+        p = practice_add_part(s, ids[k][1], 1, what[k][1], "FLOP/B", JUDGE_RELATIVE, rf, JUDGE_HAND_TOL);
         practice_add_slip(p, 1 / rf, "that is bytes per FLOP; the ridge is the peak over the bandwidth");
         practice_add_slip(p, 2 * rf, "that is the sparse peak; dense rates only");
         practice_add_slip(p, rb, "that is the bf16 peak; this part asks for fp8");
+        practice_add_slip(p, own_f, "that is the real GPU's ridge, which section 1.3 prints; this part has the other's memory");
     }
 }
 

@@ -25,10 +25,11 @@ static inline kit_answers kit_answers_01(const practice_set *s, int exercise)
     if (exercise == 0 || exercise == 1) {
         /* the GPUs the variant names, by their table keys */
         const char *ga = practice_input_key(s, "ch01_ex1_gpu_a"), *gb = practice_input_key(s, "ch01_ex1_gpu_b");
-        kit_answer_(&a, "1.1(a1)", ga ? ex01_ridge(ga, "bf16") : NAN);
-        kit_answer_(&a, "1.1(a2)", ga ? ex01_ridge(ga, "fp8") : NAN);
-        kit_answer_(&a, "1.1(a3)", gb ? ex01_ridge(gb, "bf16") : NAN);
-        kit_answer_(&a, "1.1(a4)", gb ? ex01_ridge(gb, "fp8") : NAN);
+        int both = ga && gb;
+        kit_answer_(&a, "1.1(a1)", both ? ex01_ridge_swapped(ga, gb, "bf16") : NAN);
+        kit_answer_(&a, "1.1(a2)", both ? ex01_ridge_swapped(ga, gb, "fp8") : NAN);
+        kit_answer_(&a, "1.1(a3)", both ? ex01_ridge_swapped(gb, ga, "bf16") : NAN);
+        kit_answer_(&a, "1.1(a4)", both ? ex01_ridge_swapped(gb, ga, "fp8") : NAN);
     }
     if (exercise == 0 || exercise == 2) {
         double budget = kit_input_(s, "ch01_ex2_budget_gb") * 1e9, context = kit_input_(s, "ch01_ex2_context");

@@ -53,6 +53,26 @@ Test(ex01, e1_ridges_across_vendors)
     ex_check_rel("1.1(a) bf16 ridge of the L40S", ex01_ridge("l40s", "bf16"), 419.039, 1e-5);
     ex_check_rel("1.1(a) fp8 ridge of the L40S", ex01_ridge("l40s", "fp8"), 848.380, 1e-5);
 }
+
+Test(ex01, e1_ridge_of_swapped_memories)
+{
+    /* B200 cores on MI300X memory: 2250 / 5.3 = 424.53 (bf16), 4500 / 5.3 =
+     * 849.06 (fp8); MI300X cores on B200 memory: 1307.4 / 8.0 = 163.425,
+     * 2614.9 / 8.0 = 326.8625. */
+    ex_check_rel("1.1(a1) bf16 ridge, B200 cores on MI300X memory", ex01_ridge_swapped("b200", "mi300x", "bf16"),
+                 424.528, 1e-5);
+    ex_check_rel("1.1(a2) fp8 ridge, B200 cores on MI300X memory", ex01_ridge_swapped("b200", "mi300x", "fp8"),
+                 849.057, 1e-5);
+    ex_check_rel("1.1(a3) bf16 ridge, MI300X cores on B200 memory", ex01_ridge_swapped("mi300x", "b200", "bf16"),
+                 163.425, 1e-6);
+    ex_check_rel("1.1(a4) fp8 ridge, MI300X cores on B200 memory", ex01_ridge_swapped("mi300x", "b200", "fp8"),
+                 326.8625, 1e-6);
+    /* H100 cores on H200 memory is the H200: 989.4 / 4.8 = 206.125. */
+    ex_check_rel("1.1 bf16 ridge, H100 cores on H200 memory", ex01_ridge_swapped("h100", "h200", "bf16"), 206.125,
+                 1e-9);
+    /* L40S cores on H200 memory: 733 / 4.8 = 152.71 (fp8). */
+    ex_check_rel("1.1 fp8 ridge, L40S cores on H200 memory", ex01_ridge_swapped("l40s", "h200", "fp8"), 152.708, 1e-5);
+}
 #endif
 
 Test(ex01, e1_ridge_rejects_bad_input)
@@ -63,6 +83,11 @@ Test(ex01, e1_ridge_rejects_bad_input)
     ex_check_nan("1.1 ridge in dtype \"bf17\"", ex01_ridge("h100", "bf17"), "unknown dtype");
     /* And a good one must not be NAN, so "always NAN" cannot pass. */
     cr_expect(!isnan(ex01_ridge("a100", "bf16")), "1.1 bf16 ridge of the A100: your answer nan: not computed yet");
+    /* The same for a part with one GPU's cores on another's memory. */
+    ex_check_nan("1.1 ridge with GPU \"h900\"'s memory", ex01_ridge_swapped("h100", "h900", "bf16"), "unknown GPU");
+    ex_check_nan("1.1 fp8 ridge of A100 cores", ex01_ridge_swapped("a100", "h100", "fp8"), "the A100 has no fp8 rate");
+    cr_expect(!isnan(ex01_ridge_swapped("a100", "h100", "bf16")),
+              "1.1 bf16 ridge, A100 cores on H100 memory: your answer nan: not computed yet");
 }
 
 #ifndef NB_STUDENT_KIT /* the student kit checks this exercise through its variant */

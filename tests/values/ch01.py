@@ -304,11 +304,12 @@ def practice(seed, inputs):
     gp, mt = data.gpus(), data.models()
     v = {k: _num(t) for k, t in inputs.items() if not k.endswith(("_gpu", "_gpu_a", "_gpu_b"))}
     out = {}
-    # 1: the ridges of the two GPUs, from the datasheet figures as printed
-    for side, ids in (("a", ("1.1(a1)", "1.1(a2)")), ("b", ("1.1(a3)", "1.1(a4)"))):
-        bw = v[f"ch01_ex1_{side}_tbs"]
-        out[ids[0]] = v[f"ch01_ex1_{side}_bf16"] / bw
-        out[ids[1]] = v[f"ch01_ex1_{side}_fp8"] / bw
+    # 1: each GPU's tensor cores on the other's memory, from the datasheet
+    # figures as printed
+    for cores, mem, ids in (("a", "b", ("1.1(a1)", "1.1(a2)")), ("b", "a", ("1.1(a3)", "1.1(a4)"))):
+        bw = v[f"ch01_ex1_{mem}_tbs"]
+        out[ids[0]] = v[f"ch01_ex1_{cores}_bf16"] / bw
+        out[ids[1]] = v[f"ch01_ex1_{cores}_fp8"] / bw
     # 2: what grouped-query attention buys
     mha, gqa = mt["llama2-13b"], mt["llama3-8b"]
     kv13, kv8 = model.kv_bytes_per_token(mha, "bf16"), model.kv_bytes_per_token(gqa, "bf16")
