@@ -39,6 +39,35 @@ def fits(p, batch, context):
     return p["kv_budget"] > 0 and batch <= max_batch(p, context)
 
 
+GIB = 1 << 30
+
+
+def engine_policy(engine, m, g, prec, tp):
+    """A serving engine's own default memory policy for the model on one GPU
+    of a tp group (the book's, vLLM's, for an engine not named):
+      vLLM: gpu_memory_utilization 0.9 of the GPU for weights, the
+        activations of a max_num_batched_tokens step and the KV cache (the
+        book's policy);
+      SGLang: mem_fraction_static of the GPU for weights and the KV pool,
+        the rest (9.5 + tp/2 GiB on a GPU of under 90 GiB, 12 + tp/2 GiB
+        under 160 GiB) kept for activations and CUDA graphs, so no
+        activation reserve inside it;
+      TensorRT-LLM: free_gpu_memory_fraction 0.9 of what is left once the
+        weights W and the activations A of a max_num_tokens step are
+        allocated, KV = 0.9 (cap - W - A): a usable share of
+        0.9 + 0.1 (W + A) / cap (at most 1), the same reserve."""
+    pol = dict(POLICY)
+    cap = pol["capacity"] or g["mem_bytes"]
+    if engine == "sglang":
+        reserved = (9.5 if cap < 90 * GIB else 12.0) + tp / 2
+        pol.update(usable=1 - reserved * GIB / cap, activation_tokens=0, sampled_tokens=0)
+    elif engine == "trtllm":
+        held = model.weight_bytes(m, prec.weights) / tp + model.activation_bytes(
+            m, pol["activation_tokens"], pol["sampled_tokens"], prec.act, tp)
+        pol["usable"] = min(1.0, 0.9 + 0.1 * held / cap)
+    return pol
+
+
 def exercise_policy(usable):
     """The exercises' policy: a share of the driver's figure and a fixed
     reserve in bytes (passed as plan's extra), no activation reserve."""

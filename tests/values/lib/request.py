@@ -27,7 +27,20 @@ request over o tokens).
 A batch run to completion (batch_time) is one prefill of the prompts and
 output - 1 decode steps; batch_times sums those steps per op from each op's
 line in the context (decode_span_time), the service times of chapter 5's
-queue.  best_concurrency: the most in flight whose TPOT meets a target."""
+queue.  best_concurrency: the most in flight whose TPOT meets a target.
+
+An engine whose scheduler runs prompts first (the benchmark's
+prefill_first, lib/closed_loop.py) keeps its clients in cohorts: with the
+benchmark's TTFT, TPOT is then the cohort's (the decode step plus the
+round's prefill after a request's first token over o - 1) and e2e the
+cohort's cycle less the overhead.
+
+An engine never turns a request away for want of KV cache: when C
+sequences of prompt + output tokens do not fit but B >= 1 do (B the
+largest batch), it runs B and the other C - B wait in its queue; every
+time is B's, and a client waits (C / B - 1) e2e_B for a slot, which adds to
+e2e and the closed-loop TTFT (running = B; C when C fits, 0 when none does,
+the times then C's)."""
 import math
 
 from lib import closed_loop, memory, roofline, step
@@ -46,8 +59,28 @@ def estimate(m, g, prec, tp, prompt, output, concurrency, chunk=0, price=0.0, ca
     """ttft_model "busy": ttft_closed is the busy loop's formula above;
     "bench": the closed-loop benchmark's (lib/closed_loop.py, without
     chunking), its options in bench (budget, requests, overhead,
-    departure_wait), the step costs w = the weights' read at the bandwidth
-    (at most p), c_tok = (p - w) / prompt, c_dec = (d - w) / C."""
+    departure_wait, prefill_first), the step costs w = the weights' read at
+    the bandwidth (at most p), c_tok = (p - w) / prompt, c_dec = (d - w) / C.
+    running: the requests the KV cache holds at once (the docstring above)."""
+    args = (m, g, prec, tp, prompt, output)
+    kw = dict(chunk=chunk, price=price, cal=cal, policy=policy, ttft_model=ttft_model, bench=bench)
+    r = _in_flight(*args, concurrency, **kw)
+    B, C = r["max_batch"], concurrency
+    fits = memory.fits(memory.plan(m, g, prec, tp, policy), C, prompt + output)
+    r["running"] = C if fits else 0
+    if fits or B < 1 or B >= C:
+        return r
+    held = _in_flight(*args, B, **kw)
+    wait = (C / B - 1) * held["e2e"]
+    held["e2e"] += wait
+    held["ttft_closed"] += wait
+    held["running"] = B
+    return held
+
+
+def _in_flight(m, g, prec, tp, prompt, output, concurrency, chunk=0, price=0.0, cal=None, policy=None,
+               ttft_model="busy", bench=None):
+    """estimate with all C in flight, whether or not they fit."""
     C, o = concurrency, output
     plan = memory.plan(m, g, prec, tp, policy)
     r = {"max_batch": memory.max_batch(plan, prompt + output)}
@@ -67,8 +100,10 @@ def estimate(m, g, prec, tp, prompt, output, concurrency, chunk=0, price=0.0, ca
             w = min(roofline.memory_time(pc["weight"], g["mem_bw"]), p)
             costs = (w, (d - w) / C if d > w else 0.0, (p - w) / prompt)
             r["costs"] = costs  # the linear step the benchmark and its replay (closed_loop.simulate) price
-            r["bench"] = closed_loop.bench_ttft(costs, C, prompt, o, **(bench or {}))
-            r["ttft_closed"] = r["bench"]["mean"]
+            b = r["bench"] = closed_loop.bench_ttft(costs, C, prompt, o, **(bench or {}))
+            r["ttft_closed"] = b["mean"]
+            if (bench or {}).get("prefill_first"):  # cohorts: the round's prompts pause every decode
+                r["tpot"], r["e2e"] = b["step"], b["cycle"] - (bench or {}).get("overhead", 0.0)
     else:
         n = -(-prompt // chunk)
         steps = n + o - 1

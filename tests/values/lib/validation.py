@@ -2,15 +2,18 @@
 code/specs/measured/serving_runs.tsv).  Each run with pp 1 of a model the
 table holds is priced twice, on the roofline and at the calibration of the
 engine that served it (the kernel tables, never the runs; the GPU's default,
-TensorRT-LLM's, where the engine has none), and skipped when C sequences of
-prompt + output tokens do not fit.  "fp8" runs hold fp8 weights, GEMMs and
-KV cache (activations stay bf16).  Errors are predicted / measured - 1;
-TTFT is the closed-loop benchmark's (lib/closed_loop.py, no overhead).  A
-group is (model, system, backend, precision, tp); its figures are medians
-(of an even count, the mean of the middle two)."""
+TensorRT-LLM's, where the engine has none), its memory planned by the
+engine's own policy (lib/memory.engine_policy) and scheduled as the engine
+schedules (prefill first for SGLang, lib/closed_loop.py); a run whose KV
+cache holds fewer than C requests runs the ones it holds and queues the rest
+(lib/request.py), and one that holds none is not priced.  "fp8" runs hold
+fp8 weights, GEMMs and KV cache (activations stay bf16).  Errors are
+predicted / measured - 1; TTFT is the closed-loop benchmark's (no
+overhead).  A group is (model, system, backend, precision, tp); its figures
+are medians (of an even count, the mean of the middle two)."""
 import statistics
 
-from lib import memory, request
+from lib import closed_loop, memory, request
 from lib.model import Precision
 
 MODEL_KEYS = {"llama-3.1-8b-instruct-fp8": "llama3-8b", "llama-3.1-8b-instruct": "llama3-8b",
@@ -39,11 +42,13 @@ def run_residual(row, models, gpus, cals):
     m, g = models[key], gpus[GPU_OF_SYSTEM.get(row["system"], "h100")]
     prec = precision_of(row["precision"])
     tp, P, O, C = int(row["tp"]), int(row["isl"]), int(row["osl"]), int(row["concurrency"])
-    er = request.estimate(m, g, prec, tp, P, O, C, ttft_model="bench")
-    if not memory.fits(memory.plan(m, g, prec, tp), C, P + O):
+    pol = memory.engine_policy(row["backend"], m, g, prec, tp)
+    bench = {"prefill_first": closed_loop.prefill_first(row["backend"])}
+    er = request.estimate(m, g, prec, tp, P, O, C, policy=pol, ttft_model="bench", bench=bench)
+    if er["running"] < 1:
         return {"row": row, "priced": False}
     cal = calibration_for(cals, row["system"], row["backend"])
-    ec = request.estimate(m, g, prec, tp, P, O, C, cal=cal, ttft_model="bench")
+    ec = request.estimate(m, g, prec, tp, P, O, C, cal=cal, policy=pol, ttft_model="bench", bench=bench)
     tpot, ttft = float(row["tpot_s"]), float(row["ttft_s"])
     return {"row": row, "priced": True, "tpot_err_roofline": er["tpot"] / tpot - 1, "tpot_err": ec["tpot"] / tpot - 1,
             "ttft_err": ec["ttft_closed"] / ttft - 1, "estimate": ec}
@@ -134,7 +139,8 @@ def tpot_band(runs, regime):
 # Each run with pp 1 of a model the table holds, on a system and engine
 # with a calibration of its own, that fits memory (the book's policy) is
 # priced by the closed-loop benchmark (lib/closed_loop.py) at the default
-# token budget, calibrated and on the roofline.  The one parameter fitted on
+# token budget, scheduled as its engine schedules (prefill first or not),
+# calibrated and on the roofline.  The one parameter fitted on
 # serving runs is each engine's per-request overhead h, on the runs whose
 # id hashes even: the h minimising sum |a + b h - m| / m, the TTFT
 # linearised in h (a, b from h0 and h0 + 10 ms: the steady state's rate
@@ -159,12 +165,15 @@ def _ttft_run(row, models, gpus, cals):
     if not memory.fits(memory.plan(m, g, prec, tp), C, P + O):
         return None
 
+    first = closed_loop.prefill_first(row["backend"])
+
     def ttft(h, roofline=False):
         return request.estimate(m, g, prec, tp, P, O, C, cal=None if roofline else cal, ttft_model="bench",
-                                bench={"overhead": h})["ttft_closed"]
+                                bench={"overhead": h, "prefill_first": first})["ttft_closed"]
 
+    tpot = request.estimate(m, g, prec, tp, P, O, C, cal=cal, ttft_model="bench", bench={"prefill_first": first})["tpot"]
     return {"row": row, "ttft": ttft, "measured": float(row["ttft_s"]), "held_out": held_out(row["id"]),
-            "tpot_err": request.estimate(m, g, prec, tp, P, O, C, cal=cal)["tpot"] / float(row["tpot_s"]) - 1}
+            "tpot_err": tpot / float(row["tpot_s"]) - 1}
 
 
 def fit_overhead(runs):
