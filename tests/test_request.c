@@ -110,29 +110,31 @@ Test(request, closed_form_matches_a_simulation)
 
 Test(request, closed_loop_ttft_counts_every_slot_in_the_load)
 {
-    /* LLaMA-3-70B on 4 H100s, 2048 tokens in, 256 out, 64 slots: the replica
-     * spends a request's life on the 64 slots' prefills and the 255 decode
-     * steps they share, e2e = 64 p + 255 d, so prefills keep it busy rho =
-     * 64 p / e2e of the time.  A request that arrives waits half the decode
-     * step in flight, then the prefills queued ahead (M/D/1 at rho: rho p /
-     * (2 (1 - rho))), then its own p.  All 64 slots' prefills make the load,
-     * not 63: each slot's prefill is one of the C that fill every e2e. */
+    /* LLaMA-3-70B on 2 pipeline stages of 4 H100s, 2048 tokens in, 256 out,
+     * 64 slots: with a pipeline the benchmark's burst-and-steady model
+     * (closed_loop.h) does not apply, and TTFT is the busy closed loop's.
+     * The replica spends a request's life e2e on the 64 slots' prefills and
+     * the decode steps they share, so prefills keep it busy rho = 64 p / e2e
+     * of the time.  A request that arrives waits half the decode step in
+     * flight, then the prefills queued ahead (M/D/1 at rho: rho p / (2 (1 -
+     * rho))), then its own p.  All 64 slots' prefills make the load, not 63:
+     * each slot's prefill is one of the C that fill every e2e. */
     gpu_spec g = gpu_builtin("h100");
     model_spec m = model_builtin("llama3-70b");
     request_setup s = setup(&m, &g, 4, 2048, 256, 64);
+    s.pp = 2;
     request_estimate e;
     char err[256];
     cr_assert_eq(request_estimate_compute(&s, &e, err, sizeof err), 0, "%s", err);
     const double p = e.prefill_time, d = e.decode_step;
-    cr_assert(fabs(e.e2e - (64 * p + 255 * d)) < 1e-12 * e.e2e, "e2e %g", e.e2e);
-    const double rho = 64 * p / (64 * p + 255 * d);
-    cr_assert(rho > 0.2 && rho < 0.9, "a busy loop: rho %g", rho);
+    const double rho = 64 * p / e.e2e;
+    cr_assert(rho > 0.05 && rho < 0.9, "a busy loop: rho %g", rho);
     const double hand = d / 2 + rho * p / (2 * (1 - rho)) + p;
     cr_expect(fabs(e.ttft_closed / hand - 1) < 1e-12, "ttft_closed %g, by hand %g", e.ttft_closed, hand);
-    /* one slot: the prefills' load is its own, p / (p + 255 d) */
+    /* one slot: the prefills' load is its own, p / e2e */
     s.concurrency = 1;
     cr_assert_eq(request_estimate_compute(&s, &e, err, sizeof err), 0, "%s", err);
-    const double p1 = e.prefill_time, d1 = e.decode_step, r1 = p1 / (p1 + 255 * d1);
+    const double p1 = e.prefill_time, d1 = e.decode_step, r1 = p1 / e.e2e;
     cr_expect(fabs(e.ttft_closed / (d1 / 2 + r1 * p1 / (2 * (1 - r1)) + p1) - 1) < 1e-12, "ttft_closed %g",
               e.ttft_closed);
 }

@@ -233,10 +233,10 @@ end
 -- like this one: ..."): a span of its own, which may wrap where the value
 -- may not (code/web/calc.js splits it alike).
 local function value_inlines(shown)
-  local head, aside = shown:match("^(.-,)( runs like this one.*)$")
-  if not head then head, aside = shown:match("^(.-,)( no measured run.*)$") end
+  local head, aside = shown:match("^(.-,) (runs like this one.*)$")
+  if not head then head, aside = shown:match("^(.-,) (no measured run.*)$") end
   if not head then return { pandoc.Str(shown) } end
-  return { pandoc.Str(head), pandoc.Span({ pandoc.Str(aside) }, pandoc.Attr("", { "calc-aside" })) }
+  return { pandoc.Str(head), pandoc.Space(), pandoc.Span({ pandoc.Str(aside) }, pandoc.Attr("", { "calc-aside" })) }
 end
 
 local counter = 0
