@@ -216,7 +216,7 @@ static void crafted_lengths(const char *path, long size)
     free(b);
 }
 
-Test(journal, fake_headers_claiming_the_rest_of_the_file_cost_a_linear_walk, .timeout = 30)
+Test(journal, fake_headers_claiming_the_rest_of_the_file_cost_a_linear_walk)
 {
     scratch d;
     scratch_make(&d);
@@ -227,7 +227,9 @@ Test(journal, fake_headers_claiming_the_rest_of_the_file_cost_a_linear_walk, .ti
     cr_assert_eq(jobqueue_journal_scan(d.path, NULL, NULL, &sc, err, sizeof err), 0, "%s", err);
     double s = now_s() - t0;
     /* 16,384 fake headers: each CRC over the rest of the file made this
-     * 47 s; a hang bound, the figures per MB are make bench's */
+     * 47 s; a hang bound, the figures per MB are make bench's.  (No
+     * Criterion .timeout here: beside another timed test of this suite it
+     * leaks 48 bytes inside Criterion's runner under LeakSanitizer.) */
     cr_expect_lt(s, 0.1, "256 KiB of fake headers took %.3f s to walk", s);
     cr_expect_eq(sc.records, 1);
     cr_expect_eq(sc.refused, 0);
