@@ -311,3 +311,39 @@ Test(cli_calibrated, an_efficiency_makes_the_first_answer_an_estimate)
     line_starting(out, "Bound: ", line, sizeof line);
     cr_assert(strstr(line, "(ceilings measured on ") != NULL, "%s", out);
 }
+
+/* A key appears once in a report: JSON keeps one of two equal keys, so a
+ * row printed twice (the calibration named in the first section and again
+ * over the calibrated answer) would shift every later value against its
+ * table line in the panels and in any script that pairs them. */
+Test(cli_calibrated, no_key_twice_in_a_calibrated_report)
+{
+    static const char *const CMDS[] = {
+        "prefill --model llama3-70b --gpu h100 --tp 4 --prompt 2048 --format tsv",
+        "serve --model llama3-70b --gpu h100 --tp 4 --format tsv",
+        "decode --model llama3-70b --gpu h100 --tp 4 --batch 64 --format tsv",
+        "ep --model deepseek-v3 --gpu h200 --ep 8 --batch 64 --context 8192 --dtype fp8 --format tsv",
+    };
+    static char out[OUT_MAX];
+    for (size_t i = 0; i < sizeof CMDS / sizeof CMDS[0]; i++) {
+        cr_assert_eq(run(CMDS[i], out, sizeof out), 0, "%s: %s", CMDS[i], out);
+        cr_assert(strstr(out, "\ncalibration\t") || strncmp(out, "calibration\t", 12) == 0, "%s names no calibration",
+                  CMDS[i]);
+        for (const char *line = out; *line;) {
+            const char *end = strchr(line, '\n');
+            size_t len = end ? (size_t)(end - line) : strlen(line);
+            const char *tab = memchr(line, '\t', len);
+            if (tab && line[0] != '#') {
+                char key[128];
+                size_t k = (size_t)(tab - line) < sizeof key - 2 ? (size_t)(tab - line) : sizeof key - 2;
+                key[0] = '\n';
+                memcpy(key + 1, line, k);
+                key[k + 1] = '\t';
+                key[k + 2] = 0;
+                /* the key once more after this line is a duplicate */
+                cr_expect(strstr(line + len, key) == NULL, "%s: key %.*s twice", CMDS[i], (int)k, line);
+            }
+            line = end ? end + 1 : line + len;
+        }
+    }
+}

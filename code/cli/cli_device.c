@@ -222,7 +222,7 @@ void device_report_again(report *r, const device_setup *d, double efficiency, co
     report_section(r, title);
 }
 
-int device_report_calibrated(report *r, const device_setup *d, const char *what, const char *aside)
+int device_report_calibrated_section(report *r, const device_setup *d, const char *what, const char *aside)
 {
     char title[256];
     if (d->rates.have)
@@ -231,6 +231,12 @@ int device_report_calibrated(report *r, const device_setup *d, const char *what,
     else
         snprintf(title, sizeof title, "No estimate: the bound alone");
     report_section(r, title);
+    return d->rates.have;
+}
+
+int device_report_calibrated(report *r, const device_setup *d, const char *what, const char *aside)
+{
+    device_report_calibrated_section(r, d, what, aside);
     cli_rates_report(r, &d->rates, rated_key(d));
     return d->rates.have;
 }

@@ -130,5 +130,8 @@ const char *device_first_kind(const device_setup *d, double efficiency);
  * Returns 1 when there is a calibrated answer to add under it, 0 when the
  * roofline stands alone. */
 int device_report_calibrated(report *r, const device_setup *d, const char *what, const char *aside);
+/* The same section title alone, for a report whose first section already
+ * names the calibration (device_report). */
+int device_report_calibrated_section(report *r, const device_setup *d, const char *what, const char *aside);
 
 #endif

@@ -152,7 +152,8 @@ static void report_answer(report *r, const ep_cmd_flags *f, const model_on_devic
     report_num(r, "tokens_per_s", "tokens/s, the group", U_TOKENS_PER_S, (double)batch * ep / c->time);
     report_num(r, "tokens_per_s_per_user", "tokens/s per user", U_TOKENS_PER_S, 1 / c->time);
     if (u->device.rates.have) { /* the all-to-alls keep their link model: no published table measures them */
-        device_report_calibrated(r, &u->device, "the same step", NULL);
+        /* the group's section above already names the calibration */
+        device_report_calibrated_section(r, &u->device, "the same step", NULL);
         report_num(r, "step_time_calibrated", "step time, calibrated", U_SECONDS, cc->time);
         cli_band_none(r, "step_time_calibrated", NO_RUN_LIKE_IT);
         report_num(r, "tokens_per_s_calibrated", "tokens/s, the group, calibrated", U_TOKENS_PER_S,

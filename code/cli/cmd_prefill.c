@@ -170,7 +170,7 @@ static void report_answer(report *r, const prefill_flags *f, const model_on_devi
                    tokens * a->epl.ep / f->tp / c->time);
     }
     if (d->rates.have) {
-        device_report_calibrated(r, d, "the same step", NULL);
+        device_report_calibrated_section(r, d, "the same step", NULL); /* the first section names the calibration */
         report_num(r, "time_calibrated", "prefill time, calibrated", U_SECONDS, cc->time);
         cli_band_none(r, "time_calibrated", NO_RUN_LIKE_IT);
         report_num(r, "time_comm_calibrated", "communication, calibrated", U_SECONDS, cc->time_comm);

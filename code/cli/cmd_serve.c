@@ -493,7 +493,7 @@ static void report_other_devices(report *r, const serve_flags *f, const device_s
         t.policy = own;
     }
     if (cal.have && request_estimate_with(&t, &p->opt, &ec, err, sizeof err) == 0) {
-        device_report_calibrated(r, d, "the same", NULL);
+        device_report_calibrated_section(r, d, "the same", NULL); /* the first section names the calibration */
         report_calibrated_bands(r, f, d, &t, &ec);
     }
     t.gpu = &d->sheet;
