@@ -309,6 +309,7 @@ int serving_residuals(const measured_table *t, const char *name, const gpu_table
         const rate_model *rates = row ? rates_of(cache, &ncache, 16, x->system, x->backend, gpu_key) : NULL;
         if (!rates)
             continue;
+        snprintf(x->calibration, sizeof x->calibration, "%s", rates->name);
         gpu_spec roof = *row, cal = *row;
         roof.rates = NULL;
         cal.rates = rates;
@@ -415,12 +416,7 @@ static int serving_pass(const char *runs_path, const gpu_table *gpus, const mode
             snprintf(rows[g].backend, sizeof rows[g].backend, "%s", x->backend);
             snprintf(rows[g].precision, sizeof rows[g].precision, "%s", x->precision);
             rows[g].tp = x->tp;
-            char name[64], e[256];
-            rate_model rates;
-            const char *gpu_key = strcmp(x->system, "h200_sxm") == 0 ? "h200" : "h100";
-            snprintf(name, sizeof name, "published:%s/%s", x->system, x->backend);
-            if (rate_model_builtin(name, &rates, e, sizeof e) == 0 || rate_model_default(gpu_key, &rates) == 0)
-                snprintf(rows[g].calibration, sizeof rows[g].calibration, "%s", rates.name);
+            snprintf(rows[g].calibration, sizeof rows[g].calibration, "%s", x->calibration);
         }
         group[r] = g;
         if (g >= 0)

@@ -87,6 +87,7 @@ typedef struct {
     char id[160];                /* the run's id (split.h halves the runs by it) */
     char model[64], model_key[32];
     char system[16], backend[16], precision[16];
+    char calibration[80];        /* the rates it was priced with; "" where there are none */
     int tp, prompt, output, concurrency;
     int priced;                  /* 1: priced (fits memory with the roofline's row) */
     double tpot_err_roofline;
