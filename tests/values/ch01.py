@@ -288,9 +288,6 @@ def derive():
 
 # ---- the exercises' answers, from a variant's printed inputs ----
 
-def _num(text):
-    return float(text.replace(",", ""))
-
 
 def _estimate(with_act, without_act):
     """A part a hand estimate answers is judged in a range: the step model's
@@ -302,7 +299,7 @@ def _estimate(with_act, without_act):
 
 def practice(seed, inputs):
     gp, mt = data.gpus(), data.models()
-    v = {k: _num(t) for k, t in inputs.items() if not k.endswith(("_gpu", "_gpu_a", "_gpu_b"))}
+    v = {k: data.printed(t) for k, t in inputs.items() if not k.endswith(("_gpu", "_gpu_a", "_gpu_b"))}
     out = {}
     # 1: each GPU's tensor cores on the other's memory, from the datasheet
     # figures as printed

@@ -231,12 +231,9 @@ def derive():
 
 # ---- the exercises' answers, from a variant's printed inputs ----
 
-def _num(text):
-    return float(text.replace(",", ""))
-
 
 def practice(seed, inputs):
-    v = {k: _num(t) for k, t in inputs.items()}
+    v = {k: data.printed(t) for k, t in inputs.items()}
     gp, mt = data.gpus(), data.models()
     m = mt["llama3-8b"]
     out = {}

@@ -4,6 +4,7 @@ measured latencies (lib/window.py), and the exercises' answers from a
 variant's inputs (see tests/values/README.md)."""
 import math
 
+import data
 from lib import window
 
 ECHOED = {
@@ -70,9 +71,6 @@ def derive():
 
 # ---- the exercises' answers, from a variant's printed inputs ----
 
-def _num(text):
-    return float(text.replace(",", ""))
-
 
 def bisect_calls(bad, lo, hi):
     """Handler calls to find every bad request of [lo, hi) by halving: one
@@ -84,7 +82,7 @@ def bisect_calls(bad, lo, hi):
 
 
 def practice(seed, inputs):
-    v = {k: _num(t) for k, t in inputs.items()}
+    v = {k: data.printed(t) for k, t in inputs.items()}
     out = {}
     # 1: the oldest arrived at t = 1.000 s; the flusher sleeps out the rest of the window
     elapsed_ms = (v["ch04_ex1_now_a"] - 1.0) * 1e3

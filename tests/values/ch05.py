@@ -326,9 +326,6 @@ def derive():
 
 # ---- the exercises' answers, from a variant's printed inputs ----
 
-def _num(text):
-    return float(text.replace(",", ""))
-
 
 EX5_TOL = 0.05  # 5.6 counts replicas for a capacity known to 5 %
 
@@ -336,7 +333,7 @@ EX5_TOL = 0.05  # 5.6 counts replicas for a capacity known to 5 %
 def practice(seed, inputs):
     gp, mt = data.gpus(), data.models()
     m8, m70, h100 = mt["llama3-8b"], mt["llama3-70b"], gp["h100"]
-    v = {k: _num(t) for k, t in inputs.items()}
+    v = {k: data.printed(t) for k, t in inputs.items()}
     out = {}
     # 1: Little's law: in flight = rate x time in system; their KV cache
     inflight = v["ch05_ex1_rate"] * v["ch05_ex1_latency"]

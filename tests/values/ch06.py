@@ -253,14 +253,11 @@ def derive():
 
 # ---- the exercises' answers, from a variant's printed inputs ----
 
-def _num(text):
-    return float(text.replace(",", ""))
-
 
 def practice(seed, inputs):
     gp, mt = data.gpus(), data.models()
     m8, m70, g = mt["llama3-8b"], mt["llama3-70b"], gp["h100"]
-    v = {k: _num(t) for k, t in inputs.items()}
+    v = {k: data.printed(t) for k, t in inputs.items()}
     out = {}
     # 1: the 70B's q,k,v,o adapter and the blog's square count; the 8B's all-seven
     r = int(v["ch06_ex1_rank"])

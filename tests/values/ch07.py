@@ -210,7 +210,7 @@ def practice(seed, inputs):
     """The exercise parts from a variant's drawn inputs (seed unused: the
     inputs carry the draw)."""
     vm, gp = vision.models(), data.gpus()
-    v = {k: float(t.replace(",", "")) for k, t in inputs.items()}
+    v = {k: data.printed(t) for k, t in inputs.items()}
     tok = vision.image_tokens
     out = {}
     # 7.1: LLaVA-NeXT's anyres count of the two squares and the screenshot

@@ -138,7 +138,7 @@ def practice(seed, inputs):
     gp, mt = data.gpus(), data.models()
     h100 = gp["h100"]
     m8, m70 = mt["llama3-8b"], mt["llama3-70b"]
-    v = {k: float(t.replace(",", "")) for k, t in inputs.items()}
+    v = {k: data.printed(t) for k, t in inputs.items()}
     sizes = graphs.vllm_capture_list(512)
     out = {}
     # 8.1: batch 1 at 1024 tokens, the driver's launch and the variant's

@@ -169,7 +169,7 @@ JOURNAL_RECORD = 32  # bytes of a journal record's header: a job leaves SUBMIT +
 
 def practice(seed, inputs):
     mt, gp = video.models(), data.gpus()
-    v = {k: float(t.replace(",", "")) for k, t in inputs.items()}
+    v = {k: data.printed(t) for k, t in inputs.items()}
     wan, small, hy = mt["wan2.1-14b"], mt["wan2.1-1.3b"], mt["hunyuanvideo"]
     h100, l40s = gp["h100"], gp["l40s"]
     out = {}

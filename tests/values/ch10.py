@@ -144,7 +144,7 @@ def _variant_values():
 # ---- the exercises' answers, from a variant's printed inputs ----
 
 def practice(seed, inputs):
-    v = {k: float(t.replace(",", "")) for k, t in inputs.items()}
+    v = {k: data.printed(t) for k, t in inputs.items()}
     out = {}
     a, gm = v["ch10_ex1_alpha"], int(v["ch10_ex1_gamma"])
     out["10.1(a)"] = specdec.expected_tokens(a, gm)

@@ -238,7 +238,7 @@ def _next_state(on, predicted, rounds):
 
 
 def practice(seed, inputs):
-    v = {k: float(t.replace(",", "")) for k, t in inputs.items()}
+    v = {k: data.printed(t) for k, t in inputs.items()}
     mt, g = data.models(), data.gpus()["h100"]
     target, small, big = mt["llama3-70b"], mt["llama3.2-1b"], mt["llama3-8b"]
     out = {}

@@ -204,7 +204,7 @@ def practice(seed, inputs):
     variant's drawn inputs: H100 servers of eight, the dense bf16 peak."""
     mt, g = data.models(), data.gpus()["h100"]
     peak = g["flops"]["bf16"]
-    v = {k: float(t.replace(",", "")) for k, t in inputs.items() if k not in
+    v = {k: data.printed(t) for k, t in inputs.items() if k not in
          ("ch12_ex2_model", "ch12_ex3_model", "ch12_ex3_middle")}
     out = {}
 

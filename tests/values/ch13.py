@@ -198,9 +198,6 @@ def _layouts(m, g):
 
 # ---- the exercises' answers, from a variant's printed inputs ----
 
-def _num(text):
-    return float(text.replace(",", ""))
-
 
 def _h200s(m, g, load, context, spread):
     """The fewest H200s, a power of two up to 64, holding DeepSeek-V3 in fp8
@@ -229,7 +226,7 @@ def _held(budget, per_token, prompt, output, prefix, hit):
 
 def practice(seed, inputs):
     gp, mt = data.gpus(), data.models()
-    v = {k: _num(t) for k, t in inputs.items()}
+    v = {k: data.printed(t) for k, t in inputs.items()}
     ds, qw, oss = mt["deepseek-v3"], mt["qwen3-235b-a22b"], mt["gpt-oss-120b"]
     h200 = gp["h200"]
     out = {}

@@ -39,6 +39,12 @@ def table(path):
     return rows
 
 
+def printed(text):
+    """A number as the book prints it ("16,384", "0.92"): a variant's input
+    or a printed value, thousands separators dropped."""
+    return float(text.replace(",", ""))
+
+
 def _num(text):
     """A table number, or None for '-' (no such figure)."""
     return None if text in ("-", "", None) else float(text)
