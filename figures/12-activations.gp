@@ -19,13 +19,12 @@ set xlabel 'Sequence length (tokens)'
 set ylabel 'Activations per GPU (GB)'
 set key below Left reverse samplen 2 font ',9' maxrows 3 width -2 height 1.5
 
-# On a phone (narrow=1, the Makefile's narrow drawing): a shorter y label that fits the narrow canvas, one
-# key entry a line;
-# narrow_height is the canvas height that leaves the plot its room (the
-# Makefile reads it).
+# On a phone (narrow=1, the Makefile's narrow drawing): a canvas tall
+# enough for the whole y label, one key entry a line; narrow_height is the
+# canvas height that leaves the plot its room (the Makefile reads it).
 if (!exists('narrow')) narrow = 0
 narrow_height = 560
-if (narrow) { set ylabel 'GB per GPU'; set key below left Left reverse samplen 2 font ',9' maxcols 1 }
+if (narrow) { set key below left Left reverse samplen 2 font ',9' maxcols 1 }
 G = 1e9
 plot ac using 1:($13/G) with lines lw 6 lc rgb '#dddddd' title 'room left after weights, gradients, optimizer', \
      ac using 1:($3/G) with lines lw 1.5 lc rgb '#c0392b' title 'Korthikanti: TP', \
