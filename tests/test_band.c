@@ -110,6 +110,18 @@ Test(band, band_for_takes_its_regime_and_inverts_for_rates)
     /* no TTFT residuals at all: no band */
     e = band_for(&b, &a, BAND_TTFT_CLOSED, 0);
     cr_assert_eq(e.have, 0);
+    /* the benchmark TTFT (with the engine's overhead) reads its own residual: the same eight put there
+     * give the same band as the TPOT's above, while the closed-loop one stays empty */
+    for (int i = 0; i < 11; i++) {
+        runs[i].ttft_bench_err = r[i];
+        runs[i].tpot_err = runs[i].e2e_bench_err = NAN;
+    }
+    e = band_for(&b, &a, BAND_TTFT_BENCH, 0);
+    cr_assert_eq(e.have, 1);
+    cr_assert_float_eq(e.lo, -0.29, EPS);
+    cr_assert_float_eq(e.hi, 1.0, EPS);
+    cr_assert_eq(band_for(&b, &a, BAND_TTFT_CLOSED, 0).have, 0);
+    cr_assert_eq(band_for(&b, &a, BAND_E2E_BENCH, 0).have, 0);
 }
 
 /* ------------------------------------------------------------ regimes */
@@ -219,6 +231,7 @@ Test(cli_band, serve_band_counts_the_held_out_runs_like_the_question)
     cr_assert_geq(n, BAND_MIN_RUNS);
     cr_assert_eq((int)tsv_value(out, "tpot_calibrated_band_n"), n, "%s", out);
     cr_assert_eq((int)tsv_value(out, "ttft_closed_calibrated_band_n"), n);
+    const double tlo = tsv_value(out, "ttft_closed_calibrated_band_lo");
     double lo = tsv_value(out, "tpot_calibrated_band_lo"), hi = tsv_value(out, "tpot_calibrated_band_hi");
     cr_assert(lo < hi, "%g %g", lo, hi);
     /* a rate misses the other way round: its band lies on the other side of 0 when the latency's does */
@@ -232,6 +245,12 @@ Test(cli_band, serve_band_counts_the_held_out_runs_like_the_question)
     char want[64];
     snprintf(want, sizeof want, "n = %d", n);
     cr_assert(strstr(out, "runs like this one: ") != NULL && strstr(out, want) != NULL, "%s", out);
+    /* with --engine the TTFT carries the engine's fitted overhead, and its band is of the runs answered
+     * so: the same runs, other misses (without it the 8B TTFT is far too low, so its band lies above 0) */
+    cr_assert_eq(run(SERVE_8B " --engine trtllm --format tsv", out, sizeof out), 0, "%s", out);
+    cr_assert_eq((int)tsv_value(out, "ttft_closed_calibrated_band_n"), n);
+    double blo = tsv_value(out, "ttft_closed_calibrated_band_lo");
+    cr_assert(blo < tlo, "with the overhead %g, without %g", blo, tlo);
 }
 
 /* Every calibrated row of serve and decode has <row>_band_lo and _hi, in

@@ -210,6 +210,8 @@ static void report_bands(report *r, const cli_specs *specs)
     report_col(t, "tpot_band_hi", "to", U_REAL, 0);
     report_col(t, "ttft_closed_band_lo", "closed-loop TTFT band from", U_REAL, 0);
     report_col(t, "ttft_closed_band_hi", "to", U_REAL, 0);
+    report_col(t, "ttft_bench_band_lo", "with the engine's overhead, from", U_REAL, 0);
+    report_col(t, "ttft_bench_band_hi", "to", U_REAL, 0);
     int with = 0, runs_with = 0;
     for (int e = 0; e < 3; e++)
         for (int m = 0; m < BAND_MODEL_CLASSES; m++)
@@ -217,7 +219,8 @@ static void report_bands(report *r, const cli_specs *specs)
                 for (int x = 0; x < BAND_MIXES; x++) {
                     band_regime q = {"", m, c, x};
                     snprintf(q.engine, sizeof q.engine, "%s", engines[e]);
-                    error_band tp = band_for(&b, &q, BAND_TPOT, 0), tt = band_for(&b, &q, BAND_TTFT_CLOSED, 0);
+                    error_band tp = band_for(&b, &q, BAND_TPOT, 0), tt = band_for(&b, &q, BAND_TTFT_CLOSED, 0),
+                                tb = band_for(&b, &q, BAND_TTFT_BENCH, 0);
                     if (tp.n == 0)
                         continue;
                     char name[160];
@@ -228,6 +231,8 @@ static void report_bands(report *r, const cli_specs *specs)
                     report_cell_num(t, tp.have ? tp.hi : NAN);
                     report_cell_num(t, tt.have ? tt.lo : NAN);
                     report_cell_num(t, tt.have ? tt.hi : NAN);
+                    report_cell_num(t, tb.have ? tb.lo : NAN);
+                    report_cell_num(t, tb.have ? tb.hi : NAN);
                     with += tp.have;
                     runs_with += tp.have ? tp.n : 0;
                 }

@@ -157,7 +157,11 @@ error_band band_for(const band_runs *b, const band_regime *q, band_quantity what
         if (!same_regime(&b->regime[i], q))
             continue;
         const serving_residual *x = &b->runs[i];
-        double r = what == BAND_TPOT ? x->tpot_err : what == BAND_TTFT_CLOSED ? x->ttft_closed_err : x->e2e_err;
+        double r = what == BAND_TPOT           ? x->tpot_err
+                   : what == BAND_TTFT_CLOSED  ? x->ttft_closed_err
+                   : what == BAND_TTFT_BENCH   ? x->ttft_bench_err
+                   : what == BAND_E2E_BENCH    ? x->e2e_bench_err
+                                               : x->e2e_err;
         /* r = answered / measured - 1: the quantity's own miss is measured / answered - 1 = 1 / (1 + r) - 1,
          * and for its inverse (a rate) answered / measured - 1 = r itself */
         miss[k++] = inverse ? r : 1 / (1 + r) - 1;

@@ -54,6 +54,8 @@ typedef enum {
     BAND_TPOT,        /* time per output token (and the decode step it is) */
     BAND_TTFT_CLOSED, /* time to first token in the busy closed loop */
     BAND_E2E,         /* a request's latency, TTFT + (output - 1) TPOT */
+    BAND_TTFT_BENCH,  /* the closed loop's TTFT with the engine's per-request overhead (serve --engine) */
+    BAND_E2E_BENCH,   /* the latency with that overhead */
 } band_quantity;
 
 typedef struct {

@@ -303,6 +303,7 @@ int serving_residuals(const measured_table *t, const char *name, const gpu_table
         x->output = (int)measured_num(t, r, c[OSL]);
         x->concurrency = (int)measured_num(t, r, c[CONC]);
         x->tpot_err_roofline = x->tpot_err = x->ttft_closed_err = x->e2e_err = NAN;
+        x->ttft_bench_err = x->e2e_bench_err = NAN;
         const char *gpu_key = strcmp(x->system, "h200_sxm") == 0 ? "h200" : "h100";
         const gpu_spec *row = gpu_find(gpus, gpu_key);
         /* the kernel tables of the engine that served the runs (never the runs themselves) */
@@ -333,6 +334,12 @@ int serving_residuals(const measured_table *t, const char *name, const gpu_table
         s.gpu = &cal;
         if (request_estimate_with(&s, &o, &ec, e, sizeof e) != 0)
             continue;
+        /* the answer `serve --engine` gives: the same with the engine's fitted overhead */
+        request_estimate eb;
+        request_options ob = o;
+        ob.overhead = eng ? eng->overhead : 0;
+        if (request_estimate_with(&s, &ob, &eb, e, sizeof e) != 0)
+            continue;
         double tpot = measured_num(t, r, c[TPOT]), ttft = measured_num(t, r, c[TTFT]);
         double e2e = ttft + (x->output - 1) * tpot;
         x->priced = 1;
@@ -340,6 +347,8 @@ int serving_residuals(const measured_table *t, const char *name, const gpu_table
         x->tpot_err = ec.tpot / tpot - 1;
         x->ttft_closed_err = ec.ttft_closed / ttft - 1;
         x->e2e_err = ec.e2e / e2e - 1;
+        x->ttft_bench_err = eb.ttft_closed / ttft - 1;
+        x->e2e_bench_err = eb.e2e / e2e - 1;
     }
     if (n == 0) {
         free(v);

@@ -92,6 +92,8 @@ typedef struct {
     int priced;                  /* 1: priced (fits memory with the roofline's row) */
     double tpot_err_roofline;
     double tpot_err, ttft_closed_err, e2e_err; /* calibrated */
+    double ttft_bench_err, e2e_bench_err;       /* calibrated as `serve --engine <backend>` answers: with
+                                                   the engine's fitted per-request overhead */
 } serving_residual;
 
 /* Every run of t (serving_runs.tsv's columns; name for messages) whose
