@@ -8,8 +8,8 @@ Run by a maintainer, never by make:
     python3 tools/import_measured.py --package-dir DIR   # an unpacked wheel
 
 It writes code/specs/measured/ (or --out DIR): LICENSE, NOTICE, README.md,
-<system>/<backend>/{gemm,attention_decode,attention_prefill,allreduce}.tsv
-and serving_runs.tsv.  Output is deterministic: sorted rows, fixed number
+<system>/<backend>/{gemm,attention_decode,attention_prefill,allreduce}.tsv,
+serving_runs.tsv and serving_runs_moe.tsv.  Output is deterministic: sorted rows, fixed number
 formats, no dates, so a rerun on the same package changes nothing.
 
 Each table is read from its .parquet (needs pyarrow) or, when only a .csv
@@ -442,6 +442,75 @@ def import_serving(ctx, out, devices, systems):
                      [(r[10], *r[:10], fmt_time(r[11]), fmt_time(r[12]), r[13]) for r in rows])
 
 
+# The mixtures of experts of silicon_sample.csv (their config.json has routed
+# experts); the MoE table keeps their runs and every disaggregated run.
+MOE_MODELS = ("MiniMaxAI/MiniMax-M2.5", "Qwen/Qwen3-235B-A22B-FP8", "Qwen/Qwen3.5-397B-A17B",
+              "deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-V3", "moonshotai/Kimi-K2.5",
+              "openai/gpt-oss-120b", "zhipuai/GLM-5")
+# (column written, the package's column): the layout of the run as it states it.
+MOE_LAYOUT = (("concurrency", "batch_size"), ("tp", "tp_size"), ("pp", "pp_size"),
+              ("attention_dp", "attention_dp_size"), ("moe_tp", "moe_tp_size"), ("moe_ep", "moe_ep_size"))
+MOE_POOL = (("workers", "num_workers"), ("batch", "batch_size"), ("tp", "tp_size"), ("pp", "pp_size"),
+            ("attention_dp", "attention_dp_size"), ("moe_tp", "moe_tp_size"), ("moe_ep", "moe_ep_size"))
+MOE_COLS = tuple(src for _, src in MOE_LAYOUT) + tuple(
+    f"{pool}_{src}" for pool in ("prefill", "decode") for _, src in MOE_POOL)
+
+
+def count_or_dash(row, col, table):
+    """An integer column as written: "-" where the package leaves it empty
+    (NaN), its 0 (unknown) kept as 0."""
+    v = row[col]
+    if v is None or (isinstance(v, str) and v.strip() == ""):
+        return "-"
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        f = 0.0
+        fail(f"{table.rel}: column {col}: {v!r} is not an integer")
+    if f != f:
+        return "-"
+    return num(row, col, table)
+
+
+def import_serving_moe(ctx, out, devices, systems):
+    rel = "systems/silicon_sample.csv"
+    t = Table(ctx["root"], rel, SERVING_COLS + ("moe_quant_mode",) + MOE_COLS)
+    rows = []
+    for r in t.rows:
+        if r["system"] not in systems or not (r["model_path"] in MOE_MODELS or r["mode"] == "disagg"):
+            continue
+        for c in ("id", "model_path", "backend_version", "precision", "gemm_quant_mode", "moe_quant_mode", "mode"):
+            if "\t" in (r[c] or "") or "\n" in (r[c] or ""):
+                fail(f"{rel}: row {r['id']!r}: column {c} holds a tab or newline")
+        layout = [count_or_dash(r, src, t) for _, src in MOE_LAYOUT]
+        pools = [count_or_dash(r, f"{pool}_{src}", t) for pool in ("prefill", "decode") for _, src in MOE_POOL]
+        rows.append((r["model_path"], r["system"], r["backend"], r["mode"], r["id"], r["backend_version"] or "-",
+                     r["precision"] or "-", r["gemm_quant_mode"] or "-", r["moe_quant_mode"] or "-",
+                     num(r, "isl", t), num(r, "osl", t), *layout, *pools,
+                     fmt_time(num(r, "silicon_ttft_ms", t, float) * MS),
+                     fmt_time(num(r, "silicon_tpot_ms", t, float) * MS)))
+    rows.sort(key=lambda x: x[:5])
+    sel = ("rows on " + " and ".join(systems) + " of the mixtures of experts " + ", ".join(MOE_MODELS)
+           + " (those present), any mode, and every mode disagg row (dense models too); "
+           "concurrency = batch_size (the benchmark's, per attention rank in an aggregated run); "
+           "prefill_* and decode_* are the pools of a disaggregated run (workers = num_workers, "
+           "batch = batch_size per attention rank); a count the package leaves empty is written -, "
+           "its 0 (unknown) kept as 0; empty precision, backend_version or quant modes written -; "
+           f"sorted by model, system, backend, mode, id; {len(rows)} of {len(t.rows)} rows")
+    present = ", ".join(sorted({r[1] for r in rows}))
+    meta = common_meta("serving_runs_moe", ctx, present,
+                       ", ".join(f"{devices[s]} ({s})" for s in sorted(devices) if s in present),
+                       ", ".join(sorted({r[2] for r in rows})), "per row (backend_version column)", [t],
+                       "end-to-end benchmark runs, silicon_ttft_ms and silicon_tpot_ms converted to seconds", sel)
+    meta.append(("note", "ttft_s is the benchmark's closed-loop TTFT; gemm_quant and moe_quant are the package's "
+                         "gemm_quant_mode and moe_quant_mode (the dense GEMMs' and the experts' weight formats)"))
+    header = ("id", "model", "system", "backend", "backend_version", "mode", "precision", "gemm_quant", "moe_quant",
+              "isl", "osl", *(name for name, _ in MOE_LAYOUT),
+              *(f"{pool}_{name}" for pool in ("prefill", "decode") for name, _ in MOE_POOL), "ttft_s", "tpot_s")
+    return write_tsv(os.path.join(out, "serving_runs_moe.tsv"), meta, header,
+                     [(r[4], r[0], r[1], r[2], r[5], r[3], *r[6:]) for r in rows])
+
+
 # ---------------------------------------------------------------- texts
 
 def write_texts(ctx, out, systems, backends):
@@ -480,6 +549,9 @@ About LICENSE: {ctx['licence_source']}.
 - `<system>/<backend>/attention_prefill.tsv`: batch prompt heads kv_heads head_dim kv_dtype time_s
 - `<system>/<backend>/allreduce.tsv`: implementation tp bytes time_s
 - `serving_runs.tsv`: id model system backend backend_version precision isl osl concurrency tp pp ttft_s tpot_s gemm_quant
+- `serving_runs_moe.tsv`: id model system backend backend_version mode precision gemm_quant moe_quant isl osl
+  concurrency tp pp attention_dp moe_tp moe_ep, then prefill_ and decode_ workers batch tp pp attention_dp
+  moe_tp moe_ep, ttft_s tpot_s
 
 Systems: {', '.join(systems)}. Backends: {backend_list}. Each file starts with
 `# key: value` provenance lines (the package, the file inside it and its
@@ -508,6 +580,14 @@ licence and copyright, the rows kept), then a header row, then rows.
   closed-loop TTFT, which includes queueing behind other requests.
   `gemm_quant` is the package's gemm_quant_mode (fp8 per tensor or
   fp8_block), which says which GEMM curve a run used; `-` where empty.
+- MoE and disaggregated serving runs (`serving_runs_moe.tsv`): every run on
+  H100 and H200 SXM of the mixtures of experts ({', '.join(MOE_MODELS)};
+  those present) and every disaggregated (mode disagg) run, dense models
+  too, with every layout column the run states: tp, pp, attention_dp,
+  moe_tp, moe_ep and `concurrency` (batch_size) of an aggregated run, and
+  each pool's workers, batch, tp, pp, attention_dp, moe_tp and moe_ep of a
+  disaggregated one (`prefill_*`, `decode_*`).  A count the package leaves
+  empty is `-`; its 0 (unknown) is kept as 0.
 - A shape measured more than once keeps its median (each file says how many).
 
 Times are in seconds (the package's milliseconds / 1000), sizes in bytes.
@@ -575,6 +655,7 @@ def main(argv):
             with open(os.path.join(args.out, system, backends[0][0], "gemm.tsv"), encoding="utf-8") as f:
                 devices[system] = next(l for l in f if l.startswith("# device: "))[len("# device: "):].strip()
         counts["serving_runs.tsv"] = import_serving(ctx, args.out, devices, systems)
+        counts["serving_runs_moe.tsv"] = import_serving_moe(ctx, args.out, devices, systems)
         write_texts(ctx, args.out, systems, backends)
     except ImportError_ as e:
         print(f"import_measured: {e}", file=sys.stderr)

@@ -211,7 +211,8 @@ int validate_measured_set(const char *dir, const gpu_spec *base, fit_summary *a,
 /* ---------------------------------------------------------------- serving */
 
 /* The model table row a measured model name stands for (Llama 3.1 has the
- * shapes of Llama 3), or NULL. */
+ * shapes of Llama 3), or NULL: the one table of measured names, the dense
+ * runs' and the mixtures'. */
 const char *serving_model_key(const char *name)
 {
     static const struct {
@@ -220,6 +221,10 @@ const char *serving_model_key(const char *name)
         {"Llama-3.1-8B-Instruct-FP8", "llama3-8b"}, {"Llama-3.1-8B-Instruct", "llama3-8b"},
         {"Llama-3.1-8B", "llama3-8b"},               {"Llama-3.1-70B", "llama3-70b"},
         {"Qwen3-32B", "qwen3-32b"},
+        /* the mixtures (serving_runs_moe.tsv); R1 has V3's shape (models.tsv's row says so) */
+        {"DeepSeek-V3", "deepseek-v3"}, {"DeepSeek-R1", "deepseek-v3"},
+        {"Qwen3-235B-A22B-FP8", "qwen3-235b-a22b"}, {"Qwen3-235B-A22B", "qwen3-235b-a22b"},
+        {"gpt-oss-120b", "gpt-oss-120b"},
     };
     const char *slash = strrchr(name, '/');
     const char *base = slash ? slash + 1 : name;
@@ -240,15 +245,7 @@ static void medians(double *e, int n, double *signed_median, double *abs_median)
         *abs_median = n > 0 ? s.median_abs_err : NAN;
 }
 
-/* The calibration of an engine on a system, parsed once per (system,
- * backend) for a pass over the runs. */
-typedef struct {
-    char system[16], backend[16];
-    int have;
-    rate_model rates;
-} engine_rates;
-
-static const rate_model *rates_of(engine_rates *cache, int *n, int max, const char *system, const char *backend,
+const rate_model *serving_engine_rates(engine_rates *cache, int *n, int max, const char *system, const char *backend,
                                   const char *gpu_key)
 {
     for (int k = 0; k < *n; k++)
@@ -263,6 +260,39 @@ static const rate_model *rates_of(engine_rates *cache, int *n, int max, const ch
     snprintf(name, sizeof name, "published:%s/%s", system, backend);
     c->have = rate_model_builtin(name, &c->rates, e, sizeof e) == 0 || rate_model_default(gpu_key, &c->rates) == 0;
     return c->have ? &c->rates : NULL;
+}
+
+int serving_price_run(const request_setup *s, const request_options *o, const rate_model *rates,
+                      double bench_overhead, double ttft, double tpot, serving_errors *out)
+{
+    request_setup q = *s;
+    gpu_spec roof = *s->gpu, cal = *s->gpu;
+    roof.rates = NULL;
+    cal.rates = rates;
+    request_estimate er, ec;
+    char e[256];
+    q.gpu = &roof;
+    if (request_estimate_with(&q, o, &er, e, sizeof e) != 0)
+        return -1;
+    if (er.running < 1)
+        return 0;
+    q.gpu = &cal;
+    if (request_estimate_with(&q, o, &ec, e, sizeof e) != 0)
+        return -1;
+    /* the answer `serve --engine` gives: the same with the engine's fitted overhead */
+    request_estimate eb;
+    request_options ob = *o;
+    ob.overhead = bench_overhead;
+    if (request_estimate_with(&q, &ob, &eb, e, sizeof e) != 0)
+        return -1;
+    double e2e = ttft + (s->output - 1) * tpot;
+    out->tpot_roofline = er.tpot / tpot - 1;
+    out->tpot = ec.tpot / tpot - 1;
+    out->ttft_closed = ec.ttft_closed / ttft - 1;
+    out->e2e = ec.e2e / e2e - 1;
+    out->ttft_bench = eb.ttft_closed / ttft - 1;
+    out->e2e_bench = eb.e2e / e2e - 1;
+    return 1;
 }
 
 int serving_residuals(const measured_table *t, const char *name, const gpu_table *gpus, const model_table *models,
@@ -307,13 +337,10 @@ int serving_residuals(const measured_table *t, const char *name, const gpu_table
         const char *gpu_key = strcmp(x->system, "h200_sxm") == 0 ? "h200" : "h100";
         const gpu_spec *row = gpu_find(gpus, gpu_key);
         /* the kernel tables of the engine that served the runs (never the runs themselves) */
-        const rate_model *rates = row ? rates_of(cache, &ncache, 16, x->system, x->backend, gpu_key) : NULL;
+        const rate_model *rates = row ? serving_engine_rates(cache, &ncache, 16, x->system, x->backend, gpu_key) : NULL;
         if (!rates)
             continue;
         snprintf(x->calibration, sizeof x->calibration, "%s", rates->name);
-        gpu_spec roof = *row, cal = *row;
-        roof.rates = NULL;
-        cal.rates = rates;
         /* "fp8": fp8 weights, GEMMs and KV cache (the engines' fp8 recipes); the activations between
          * ops stay bf16 */
         precision prec = precision_uniform(DT_BF16);
@@ -323,32 +350,20 @@ int serving_residuals(const measured_table *t, const char *name, const gpu_table
         memory_policy pol;
         resident_model rm = {m, prec, x->tp};
         memory_policy_engine(x->backend, row, &rm, &pol);
-        request_setup s = {m, &roof, prec, x->tp, x->prompt, x->output, x->concurrency, 0, 0, pol, 0, 1};
+        request_setup s = {m, row, prec, x->tp, x->prompt, x->output, x->concurrency, 0, 0, pol, 0, 1};
         /* scheduled as the engine schedules by default (closed_loop.h) */
         const engine_defaults *eng = engine_defaults_find(x->backend);
         request_options o = {.prefill_first = eng && eng->prefill_first};
-        request_estimate er, ec;
-        char e[256];
-        if (request_estimate_with(&s, &o, &er, e, sizeof e) != 0 || er.running < 1)
+        serving_errors e;
+        if (serving_price_run(&s, &o, rates, eng ? eng->overhead : 0, measured_num(t, r, c[TTFT]), measured_num(t, r, c[TPOT]), &e) != 1)
             continue;
-        s.gpu = &cal;
-        if (request_estimate_with(&s, &o, &ec, e, sizeof e) != 0)
-            continue;
-        /* the answer `serve --engine` gives: the same with the engine's fitted overhead */
-        request_estimate eb;
-        request_options ob = o;
-        ob.overhead = eng ? eng->overhead : 0;
-        if (request_estimate_with(&s, &ob, &eb, e, sizeof e) != 0)
-            continue;
-        double tpot = measured_num(t, r, c[TPOT]), ttft = measured_num(t, r, c[TTFT]);
-        double e2e = ttft + (x->output - 1) * tpot;
         x->priced = 1;
-        x->tpot_err_roofline = er.tpot / tpot - 1;
-        x->tpot_err = ec.tpot / tpot - 1;
-        x->ttft_closed_err = ec.ttft_closed / ttft - 1;
-        x->e2e_err = ec.e2e / e2e - 1;
-        x->ttft_bench_err = eb.ttft_closed / ttft - 1;
-        x->e2e_bench_err = eb.e2e / e2e - 1;
+        x->tpot_err_roofline = e.tpot_roofline;
+        x->tpot_err = e.tpot;
+        x->ttft_closed_err = e.ttft_closed;
+        x->e2e_err = e.e2e;
+        x->ttft_bench_err = e.ttft_bench;
+        x->e2e_bench_err = e.e2e_bench;
     }
     if (n == 0) {
         free(v);

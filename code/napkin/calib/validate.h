@@ -12,6 +12,8 @@
 
 #include "fit.h"
 #include "measured.h"
+#include "rate_table.h"
+#include "request.h"
 #include "specs.h"
 
 #include <stddef.h>
@@ -95,6 +97,32 @@ typedef struct {
     double ttft_bench_err, e2e_bench_err;       /* calibrated as `serve --engine <backend>` answers: with
                                                    the engine's fitted per-request overhead */
 } serving_residual;
+
+/* The calibration of an engine on a system (published:<system>/<backend>,
+ * else the GPU's default rates), parsed once per (system, backend) for a
+ * pass over the runs: cache holds max entries, *n of them used.  NULL when
+ * there is none. */
+typedef struct {
+    char system[16], backend[16];
+    int have;
+    rate_model rates;
+} engine_rates;
+const rate_model *serving_engine_rates(engine_rates *cache, int *n, int max, const char *system, const char *backend,
+                                       const char *gpu_key);
+
+/* One measured run's errors (predicted / measured - 1): TPOT on the
+ * roofline, and TPOT, closed-loop TTFT and e2e calibrated. */
+typedef struct {
+    double tpot_roofline, tpot, ttft_closed, e2e;
+    double ttft_bench, e2e_bench; /* with bench_overhead a request (serve --engine's answer) */
+} serving_errors;
+
+/* Price the question s (s->gpu: the GPU table's row) as napkin serve does,
+ * on the roofline and with rates, against the measured ttft and tpot
+ * (seconds).  Returns 1 priced, 0 when not one sequence fits memory (the
+ * roofline's row), -1 when the setup is refused. */
+int serving_price_run(const request_setup *s, const request_options *o, const rate_model *rates,
+                      double bench_overhead, double ttft, double tpot, serving_errors *out);
 
 /* Every run of t (serving_runs.tsv's columns; name for messages) whose
  * model the table has a row for and that runs without a pipeline, with its

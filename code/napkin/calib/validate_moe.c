@@ -1,0 +1,322 @@
+#include "validate_moe.h"
+
+#include "closed_loop.h"
+#include "fit.h"
+#include "memory.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- reading */
+
+static const char *const POOL_COLS[] = {"workers", "batch", "tp", "pp", "attention_dp", "moe_tp", "moe_ep"};
+#define POOL_NCOLS 7
+
+/* A count as the table writes it: "-" (empty in the package) is -1. */
+static int count_of(const measured_table *t, int row, int col)
+{
+    double v = col < 0 ? NAN : measured_num(t, row, col);
+    return isnan(v) ? -1 : (int)v;
+}
+
+static void pool_read(const measured_table *t, int row, const int *cols, moe_pool *p)
+{
+    int v[POOL_NCOLS];
+    for (int i = 0; i < POOL_NCOLS; i++)
+        v[i] = count_of(t, row, cols[i]);
+    *p = (moe_pool){v[0], v[1], v[2], v[3], v[4], v[5], v[6]};
+}
+
+/* The columns of one pool: prefix "" (the aggregated run: batch is
+ * "concurrency", and it states no workers), "prefill_" or "decode_". */
+static int pool_cols(const measured_table *t, const char *name, const char *prefix, int *cols, char *err,
+                     size_t errlen)
+{
+    for (int i = 0; i < POOL_NCOLS; i++) {
+        char col[40];
+        if (!*prefix && i == 0) {
+            cols[i] = -1;
+            continue;
+        }
+        snprintf(col, sizeof col, "%s%s", prefix, !*prefix && i == 1 ? "concurrency" : POOL_COLS[i]);
+        if ((cols[i] = measured_col(t, col)) < 0) {
+            snprintf(err, errlen, "%s: no column '%s'", name, col);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int moe_runs_read(const measured_table *t, const char *name, moe_run **out, char *err, size_t errlen)
+{
+    static const char *const names[] = {"id",        "model",     "system", "backend", "mode", "precision",
+                                        "gemm_quant", "moe_quant", "isl",    "osl",     "ttft_s", "tpot_s"};
+    enum { ID, MODEL, SYSTEM, BACKEND, MODE, PRECISION, GEMM_Q, MOE_Q, ISL, OSL, TTFT, TPOT, NCOLS };
+    int c[NCOLS], agg[POOL_NCOLS], pre[POOL_NCOLS], dec[POOL_NCOLS];
+    *out = NULL;
+    for (int i = 0; i < NCOLS; i++)
+        if ((c[i] = measured_col(t, names[i])) < 0) {
+            snprintf(err, errlen, "%s: no column '%s'", name, names[i]);
+            return -1;
+        }
+    if (pool_cols(t, name, "", agg, err, errlen) != 0 || pool_cols(t, name, "prefill_", pre, err, errlen) != 0 ||
+        pool_cols(t, name, "decode_", dec, err, errlen) != 0)
+        return -1;
+    moe_run *v = calloc((size_t)(t->nrows > 0 ? t->nrows : 1), sizeof *v);
+    if (!v) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (int r = 0; r < t->nrows; r++) {
+        moe_run *x = &v[r];
+        struct {
+            char *dst;
+            size_t n;
+            int col;
+        } text[] = {{x->id, sizeof x->id, c[ID]},
+                    {x->model, sizeof x->model, c[MODEL]},
+                    {x->system, sizeof x->system, c[SYSTEM]},
+                    {x->backend, sizeof x->backend, c[BACKEND]},
+                    {x->mode, sizeof x->mode, c[MODE]},
+                    {x->precision, sizeof x->precision, c[PRECISION]},
+                    {x->gemm_quant, sizeof x->gemm_quant, c[GEMM_Q]},
+                    {x->moe_quant, sizeof x->moe_quant, c[MOE_Q]}};
+        for (size_t k = 0; k < sizeof text / sizeof text[0]; k++)
+            snprintf(text[k].dst, text[k].n, "%s", measured_cell(t, r, text[k].col));
+        x->isl = count_of(t, r, c[ISL]);
+        x->osl = count_of(t, r, c[OSL]);
+        pool_read(t, r, agg, &x->agg);
+        pool_read(t, r, pre, &x->prefill);
+        pool_read(t, r, dec, &x->decode);
+        x->ttft = measured_num(t, r, c[TTFT]);
+        x->tpot = measured_num(t, r, c[TPOT]);
+    }
+    *out = v;
+    return t->nrows;
+}
+
+/* ---------------------------------------------------------------- the question */
+
+/* Refuse with a reason made of a fixed text and an optional detail. */
+static int refuse(moe_question *q, const char *reason, const char *detail)
+{
+    snprintf(q->reason, sizeof q->reason, "%s%s", reason, detail);
+    return 0;
+}
+
+/* A weight format the library prices: fp8 per tensor and fp8_block are
+ * both fp8 weights ("-": none stated, the model's bf16). */
+static int fp8_or_bf16(const char *quant)
+{
+    return strcmp(quant, "fp8") == 0 || strcmp(quant, "fp8_block") == 0 || strcmp(quant, "-") == 0 ||
+           strcmp(quant, "bfloat16") == 0;
+}
+
+/* The run's precision, or a refusal.  fp8 weights: fp8 GEMMs and KV cache,
+ * activations between ops bf16 (the engines' fp8 recipes, as the dense
+ * runs are priced in validate.c). */
+static int run_precision(const moe_run *r, moe_question *q)
+{
+    const char *quant[] = {r->gemm_quant, r->moe_quant};
+    for (int i = 0; i < 2; i++) {
+        if (strstr(quant[i], "fp4"))
+            return refuse(q, "fp4 weights (issue 33)", "");
+        if (!fp8_or_bf16(quant[i]))
+            return refuse(q, "weights not yet (--weights): ", quant[i]);
+    }
+    q->setup.prec = precision_uniform(DT_BF16);
+    if (strcmp(r->gemm_quant, "fp8") == 0 || strcmp(r->gemm_quant, "fp8_block") == 0 ||
+        strcmp(r->precision, "fp8") == 0)
+        q->setup.prec.weights = q->setup.prec.compute = q->setup.prec.kv = DT_FP8;
+    return 1;
+}
+
+/* The layout the run's columns state, resolved as the flags would be
+ * (layout.h: "-" and the package's 0 are both "not given"), or a refusal. */
+static int run_layout(const moe_run *r, moe_question *q)
+{
+    const moe_pool *a = &r->agg;
+    if (a->tp < 1 || a->batch < 1)
+        return refuse(q, "no tp or concurrency stated", "");
+    if (a->pp > 1)
+        return refuse(q, "pipeline of a mixture not yet (--pp with --ep)", "");
+    char e[MOE_REASON_MAX - 32];
+    const int dense = q->model->experts <= 1;
+    if (layout_resolve(q->model, "", a->tp, a->attention_dp > 0 ? a->attention_dp : 0,
+                       dense || a->moe_tp < 0 ? 0 : a->moe_tp, dense || a->moe_ep < 0 ? 0 : a->moe_ep, &q->layout, e,
+                       sizeof e) != 0)
+        return refuse(q, "layout refused: ", e);
+    const parallel_layout *l = &q->layout;
+    if (l->moe_tp > 1 && l->moe_ep > 1)
+        return refuse(q, "layout needs --moe-tp (not yet)", "");
+    if (l->attention_dp > 1 && l->moe_ep == 1)
+        return refuse(q, "layout needs --attention-dp (not yet)", "");
+    return 1;
+}
+
+/* The expert-parallel group of serve --ep with its defaults (cli_ep.c):
+ * 8 GPUs a node, 50 GB/s per GPU across nodes, uniform routing. */
+static ep_layout run_ep(const parallel_layout *l, precision prec)
+{
+    if (l->moe_ep <= 1)
+        return (ep_layout){0};
+    return (ep_layout){l->moe_ep, 8, 50e9, 1, dtype_bytes(prec.act) < 2 ? 1.0 : 2.0, 2.0, 0};
+}
+
+int moe_run_question(const moe_run *r, const gpu_table *gpus, const model_table *models, moe_question *q)
+{
+    memset(q, 0, sizeof *q);
+    const char *key = serving_model_key(r->model);
+    if (!key || !(q->model = model_find(models, key)))
+        return refuse(q, "model not in models.tsv: ", r->model);
+    const char *gpu = strcmp(r->system, "h200_sxm") == 0 ? "h200" : strcmp(r->system, "h100_sxm") == 0 ? "h100" : NULL;
+    const gpu_spec *row = gpu ? gpu_find(gpus, gpu) : NULL;
+    if (!row)
+        return refuse(q, "system without a GPU row: ", r->system);
+    snprintf(q->gpu_key, sizeof q->gpu_key, "%s", gpu);
+    snprintf(q->calibration, sizeof q->calibration, "published:%s/%s", r->system, r->backend);
+    if (strcmp(r->mode, "agg") != 0)
+        return strcmp(r->mode, "disagg") == 0 ? refuse(q, "disaggregated pools not yet", "")
+                                               : refuse(q, "mode not modelled: ", r->mode);
+    if (!run_precision(r, q) || !run_layout(r, q))
+        return 0;
+    /* memory planned and the loop scheduled as the engine does by default, as for the dense runs */
+    memory_policy pol;
+    resident_model rm = {q->model, q->setup.prec, q->layout.tp};
+    memory_policy_engine(r->backend, row, &rm, &pol);
+    q->setup = (request_setup){q->model, row, q->setup.prec, q->layout.tp, r->isl, r->osl, r->agg.batch,
+                               0, 0, pol, 0, 1};
+    const engine_defaults *eng = engine_defaults_find(r->backend);
+    q->options = (request_options){.ep = run_ep(&q->layout, q->setup.prec), .prefill_first = eng && eng->prefill_first};
+    return 1;
+}
+
+/* ---------------------------------------------------------------- the groups */
+
+static int group_of(moe_validation *v, const moe_run *r, const moe_question *q, int max)
+{
+    for (int g = 0; g < v->ngroups; g++) {
+        const moe_group *x = &v->groups[g];
+        if (!strcmp(x->model, r->model) && !strcmp(x->system, r->system) && !strcmp(x->backend, r->backend) &&
+            !strcmp(x->mode, r->mode))
+            return g;
+    }
+    if (v->ngroups >= max)
+        return -1;
+    moe_group *x = &v->groups[v->ngroups];
+    memset(x, 0, sizeof *x);
+    snprintf(x->model, sizeof x->model, "%s", r->model);
+    snprintf(x->model_key, sizeof x->model_key, "%s", q->model ? q->model->key : "-");
+    snprintf(x->system, sizeof x->system, "%s", r->system);
+    snprintf(x->backend, sizeof x->backend, "%s", r->backend);
+    snprintf(x->mode, sizeof x->mode, "%s", r->mode);
+    return v->ngroups++;
+}
+
+static void count_refusal(moe_validation *v, int g, const char *reason)
+{
+    for (int k = 0; k < v->nrefusals; k++)
+        if (v->refusals[k].group == g && strcmp(v->refusals[k].reason, reason) == 0) {
+            v->refusals[k].runs++;
+            return;
+        }
+    moe_refusal *x = &v->refusals[v->nrefusals++];
+    x->group = g;
+    snprintf(x->reason, sizeof x->reason, "%s", reason);
+    x->runs = 1;
+}
+
+/* The medians of a group's answered runs (err: 4 arrays of n, one per error). */
+static void group_medians(moe_group *x, double *tpot, double *ttft, double *roof, int n)
+{
+    fit_summary s;
+    x->tpot_abs_err = x->tpot_err = x->ttft_abs_err = x->ttft_err = x->tpot_err_roofline = NAN;
+    if (n == 0)
+        return;
+    summarize_errors(tpot, n, &s);
+    x->tpot_abs_err = s.median_abs_err;
+    x->tpot_err = s.median_err;
+    summarize_errors(ttft, n, &s);
+    x->ttft_abs_err = s.median_abs_err;
+    x->ttft_err = s.median_err;
+    summarize_errors(roof, n, &s);
+    x->tpot_err_roofline = s.median_err;
+}
+
+/* Price every run; errors[3 n] gets each answered run's (TPOT, TTFT,
+ * roofline TPOT) and group[n] its group. */
+static void price_runs(moe_validation *v, const moe_run *runs, int n, const gpu_table *gpus,
+                       const model_table *models, int *group, serving_errors *errs)
+{
+    engine_rates cache[16];
+    int ncache = 0;
+    for (int i = 0; i < n; i++) {
+        moe_question q;
+        int ok = moe_run_question(&runs[i], gpus, models, &q);
+        int g = group[i] = group_of(v, &runs[i], &q, n);
+        v->groups[g].runs++;
+        v->runs++;
+        if (ok && !v->groups[g].calibration[0])
+            snprintf(v->groups[g].calibration, sizeof v->groups[g].calibration, "%s", q.calibration);
+        const rate_model *rates = ok ? serving_engine_rates(cache, &ncache, 16, runs[i].system, runs[i].backend,
+                                                            q.gpu_key)
+                                     : NULL;
+        int priced = rates ? serving_price_run(&q.setup, &q.options, rates, q.options.overhead, runs[i].ttft, runs[i].tpot, &errs[i]) : 0;
+        if (priced == 1) {
+            v->groups[g].answered++;
+            v->answered++;
+            continue;
+        }
+        group[i] = -1 - g; /* refused: not in the group's errors */
+        count_refusal(v, g, !ok ? q.reason : !rates ? "no calibration" : priced == 0 ? "does not fit"
+                                                                                      : "serve refuses the setup");
+    }
+}
+
+int validate_moe(const char *runs_path, const gpu_table *gpus, const model_table *models, moe_validation *out,
+                 char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    measured_table t;
+    if (measured_table_load(runs_path, &t, err, errlen) != 0)
+        return -1;
+    moe_run *runs;
+    int n = moe_runs_read(&t, runs_path, &runs, err, errlen);
+    measured_table_free(&t);
+    if (n < 0)
+        return -1;
+    size_t m = (size_t)(n > 0 ? n : 1);
+    int *group = malloc(m * sizeof *group);
+    serving_errors *errs = malloc(m * sizeof *errs);
+    double *e = malloc(3 * m * sizeof *e);
+    out->groups = calloc(m, sizeof *out->groups);
+    out->refusals = calloc(m, sizeof *out->refusals);
+    if (!group || !errs || !e || !out->groups || !out->refusals) {
+        free(group), free(errs), free(e), free(runs);
+        moe_validation_free(out);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    price_runs(out, runs, n, gpus, models, group, errs);
+    for (int g = 0; g < out->ngroups; g++) {
+        int k = 0;
+        for (int i = 0; i < n; i++)
+            if (group[i] == g) {
+                e[k] = errs[i].tpot, e[m + k] = errs[i].ttft_closed, e[2 * m + k] = errs[i].tpot_roofline;
+                k++;
+            }
+        group_medians(&out->groups[g], e, e + m, e + 2 * m, k);
+    }
+    free(group), free(errs), free(e), free(runs);
+    err[0] = 0;
+    return 0;
+}
+
+void moe_validation_free(moe_validation *v)
+{
+    free(v->groups);
+    free(v->refusals);
+    memset(v, 0, sizeof *v);
+}
