@@ -2,6 +2,7 @@
  * memory that decides the batch to the tokens per second the step allows. */
 #include "cli_band.h"
 #include "cli_ep.h"
+#include "cli_mtp.h"
 #include "cli_replica.h"
 #include "commands.h"
 #include "pipeline.h"
@@ -18,6 +19,7 @@ static const cli_doc DOC = {
     "                     [--usable F] [--activation-tokens T] [--sampled-tokens S] [--hbm BYTES]\n"
     "                     [--no-comm] [--pp N [--microbatches M]] [--routing-skew S]\n"
     "                     [--ep N [--gpus-per-node N] [--net-gb-s B] [--imbalance F]]\n"
+    "                     [--mtp N --mtp-accept A]\n"
     "                     [--calibrate DIR|NAME | --roofline] [--format table|tsv|json]",
     "One GPU of a tensor-parallel group runs every op of the step; each op takes\n"
     "its roofline time, max(FLOP / peak, bytes / bandwidth), and the step time is\n"
@@ -41,18 +43,24 @@ static const cli_doc DOC = {
     "inside --gpus-per-node, --net-gb-s across), and the step waits for the\n"
     "busiest GPU: --imbalance F times the mean, or the hottest GPU of the skewed\n"
     "router.  Tokens/s are one attention replica's; the group's are N/tp times.\n"
+    "--mtp N --mtp-accept A (a model with an MTP module: DeepSeek-V3/R1): the\n"
+    "module drafts N tokens a step, one module pass each, the model verifies\n"
+    "N + 1 tokens a sequence in one step, and a step yields 1 + A + ... + A^N\n"
+    "tokens (chapter 10's capped geometric process): time per output token =\n"
+    "(verify step + N passes) / that; the module's weights and KV are resident.\n"
     "A batch whose KV cache does not fit is an error (exit status 1) that names\n"
     "the largest batch that does; so is a model whose weights do not fit (try a\n"
     "larger --tp).  Exit status 2 for a bad flag, value or choice.",
 };
 
 /* The batch must fit before the step is worth timing. */
-static int check_batch_fits(const replica_setup *s, int batch)
+static int check_batch_fits(const replica_setup *s, int batch, int mtp)
 {
     resident_model rm = {s->model, s->prec, s->tp};
     fit_check f;
     char err[256];
     if (memory_fit(s->gpu, s->policy, &rm, 1, 0, batch, s->context, &f, err, sizeof err) != 0 ||
+        (mtp && mtp_fit_adjust(&rm, batch, s->context, &f, err, sizeof err) != 0) ||
         (s->ep > 1 && ep_fit_adjust(s->model, s->prec, s->ep, s->tp, batch, s->context, &f, err, sizeof err) != 0))
         return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
     if (f.fits)
@@ -142,6 +150,7 @@ static void report_step(report *r, const device_setup *d, const gpu_spec *g, con
 typedef struct {
     replica_flags replica;
     ep_flags ep;
+    mtp_flags mtp;
     int batch, no_comm, microbatches;
 } decode_flags;
 
@@ -149,9 +158,10 @@ static int parse(int argc, char **argv, decode_flags *f, cli_common *common)
 {
     f->replica = replica_flags_default(DEVICE_PRICING | DEVICE_MEMORY);
     f->ep = ep_flags_default();
+    f->mtp = mtp_flags_default();
     f->batch = 1;
     f->no_comm = f->microbatches = 0;
-    cli_opt opts[REPLICA_NOPTS_MAX + 3 + DEVICE_NOPTS_MAX + EP_NOPTS];
+    cli_opt opts[REPLICA_NOPTS_MAX + 3 + DEVICE_NOPTS_MAX + EP_NOPTS + MTP_NOPTS];
     int n = replica_flag_opts(&f->replica, opts);
     const cli_opt mine[] = {
         {"--batch", OPT_POS_INT, &f->batch, "B", "sequences decoded together (default 1)", 0, 0},
@@ -165,6 +175,8 @@ static int parse(int argc, char **argv, decode_flags *f, cli_common *common)
     n += device_flag_opts(&f->replica.device, DEVICE_CALIBRATE | DEVICE_ROOFLINE, opts + n);
     ep_flag_opts(&f->ep, opts + n);
     n += EP_NOPTS;
+    mtp_flag_opts(&f->mtp, opts + n);
+    n += MTP_NOPTS;
     return cli_parse(&DOC, argc, argv, opts, n, common);
 }
 
@@ -175,6 +187,8 @@ static int check(const decode_flags *f)
                                               "parallelism; leave --no-comm out");
     if (f->microbatches && f->replica.pp <= 1)
         return cli_fail(DOC.name, EXIT_USAGE, "--microbatches needs --pp above 1");
+    if (f->mtp.steps && (f->ep.ep > 1 || f->replica.pp > 1))
+        return cli_fail(DOC.name, EXIT_USAGE, "--mtp with --ep or --pp is not modelled yet: give one or the other");
     return 0;
 }
 
@@ -185,6 +199,8 @@ typedef struct {
     replica_setup s;
     ep_layout epl;
     double peak;
+    int mtp_steps; /* 0: no multi-token prediction */
+    double mtp_accept;
 } decode_setup;
 
 static int resolve(const cli_common *common, decode_flags *f, decode_setup *u)
@@ -195,9 +211,10 @@ static int resolve(const cli_common *common, decode_flags *f, decode_setup *u)
     f->replica.ep = f->ep.ep;
     if ((rc = replica_setup_resolve(DOC.name, &u->specs, &f->replica, &u->device, &u->s)) != 0 ||
         (rc = ep_flags_layout(DOC.name, &f->ep, u->s.full, u->s.tp, u->s.prec, &u->epl)) != 0 ||
-        (rc = cli_gpu_peak(DOC.name, u->s.gpu, u->s.prec.compute, &u->peak)) != 0)
+        (rc = cli_gpu_peak(DOC.name, u->s.gpu, u->s.prec.compute, &u->peak)) != 0 ||
+        (rc = mtp_flags_resolve(DOC.name, &f->mtp, u->s.full, &u->mtp_steps, &u->mtp_accept)) != 0)
         return rc;
-    return check_batch_fits(&u->s, f->batch);
+    return check_batch_fits(&u->s, f->batch, u->mtp_steps > 0);
 }
 
 /* The step on g: one GPU of the tensor-parallel group, or of the EP group. */
@@ -215,6 +232,7 @@ typedef struct {
     step_cost cost, cost_cal;
     pipeline_cost pc;
     int microbatches;
+    mtp_round mtp, mtp_cal; /* with --mtp */
 } decode_answer;
 
 static int compute(const decode_flags *f, const decode_setup *u, decode_answer *a)
@@ -228,6 +246,11 @@ static int compute(const decode_flags *f, const decode_setup *u, decode_answer *
     if (price_step(u, s->gpu, &a->shape, &a->cost, err, sizeof err) != 0 ||
         (a->cal.have && price_step(u, &a->cal.gpu, &a->shape, &a->cost_cal, err, sizeof err) != 0))
         return cli_fail(DOC.name, EXIT_USAGE, "%s (or --no-comm)", err);
+    if (u->mtp_steps &&
+        (mtp_round_cost(s->model, s->gpu, &a->shape, u->mtp_steps, u->mtp_accept, &a->mtp, err, sizeof err) != 0 ||
+         (a->cal.have && mtp_round_cost(s->model, &a->cal.gpu, &a->shape, u->mtp_steps, u->mtp_accept, &a->mtp_cal,
+                                        err, sizeof err) != 0)))
+        return cli_fail(DOC.name, EXIT_USAGE, "--mtp %d: %s", u->mtp_steps, err);
     if (s->pp <= 1)
         return 0;
     a->microbatches = f->microbatches ? f->microbatches : (f->batch < s->pp ? f->batch : s->pp);
@@ -278,6 +301,21 @@ static void report_pipeline(report *r, const device_setup *d, const decode_answe
     report_num(r, "pipeline_tokens_per_s_per_user", "tokens/s per user", U_TOKENS_PER_S, 1 / pc->cycle_time);
 }
 
+/* The round with --mtp, against the plain step, both ways. */
+static void report_mtp(report *r, const decode_setup *u, const decode_answer *a, int batch)
+{
+    if (!u->mtp_steps)
+        return;
+    mtp_report(r, &a->mtp, u->mtp_steps, u->mtp_accept, a->cost.time, "", "");
+    report_num(r, "tokens_per_s_mtp", "aggregate tokens/s with MTP", U_TOKENS_PER_S, batch / a->mtp.per_token);
+    mtp_report_memory(r, u->s.model, u->s.prec, u->s.tp);
+    if (!a->cal.have)
+        return;
+    mtp_report(r, &a->mtp_cal, u->mtp_steps, u->mtp_accept, a->cost_cal.time, "_calibrated", ", calibrated");
+    report_num(r, "tokens_per_s_mtp_calibrated", "aggregate tokens/s with MTP, calibrated", U_TOKENS_PER_S,
+               batch / a->mtp_cal.per_token);
+}
+
 /* The expert-parallel group, or a skewed router's experts without one. */
 static void report_experts(report *r, const decode_setup *u, const decode_answer *a, int batch)
 {
@@ -315,6 +353,7 @@ static void report_answer(report *r, const decode_flags *f, const decode_setup *
     if (s->pp > 1)
         report_pipeline(r, &u->device, a, f->batch);
     report_experts(r, u, a, f->batch);
+    report_mtp(r, u, a, f->batch);
     report_ops(r, s->model, s->gpu, &a->cal, &a->shape, &u->epl, u->peak);
     /* The arithmetic holds at any context; the model does not. */
     if (s->model->max_position > 0 && s->context > s->model->max_position)

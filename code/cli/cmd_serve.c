@@ -4,6 +4,7 @@
  * meets latency targets. */
 #include "cli_band.h"
 #include "cli_ep.h"
+#include "cli_mtp.h"
 #include "cli_model_on_device.h"
 #include "commands.h"
 #include "request.h"
@@ -24,7 +25,8 @@ static const cli_doc DOC = {
     "                     [--prefix T [--prefix-hit F]] [--routing-skew S]\n"
     "                     [--ep N [--gpus-per-node N] [--net-gb-s B] [--imbalance F]]\n"
     "                     [--disaggregate (--prefill-gpus N --decode-gpus N | --search) [--kv-link-gb-s B]]\n"
-    "                     [--engine E] [--max-num-batched-tokens T] [--requests N] [--overhead S] [--simulate]",
+    "                     [--engine E] [--max-num-batched-tokens T] [--requests N] [--overhead S] [--simulate]\n"
+    "                     [--mtp N --mtp-accept A]",
     "A closed loop of C requests in flight on one replica of --tp GPUs: each\n"
     "request is a prefill of its prompt (p, logits at the last position), then\n"
     "output - 1 decode steps of the batch of C (d, the mean over the growing\n"
@@ -79,6 +81,11 @@ static const cli_doc DOC = {
     "a published:SYSTEM/ENGINE set plans memory as that engine does by default\n"
     "(vLLM's gpu_memory_utilization 0.9, SGLang's mem_fraction_static,\n"
     "TensorRT-LLM's free_gpu_memory_fraction 0.9) unless --usable is given.\n"
+    "--mtp N --mtp-accept A (a model with an MTP module): the decode step d is\n"
+    "the round of napkin decode --mtp, (verify + N module passes) / (1 + A +\n"
+    "... + A^N) per output token, with the module's weights and KV resident;\n"
+    "with --rate and --search too (tp layouts only), not with --ep, --pp,\n"
+    "--chunked-prefill or --disaggregate.\n"
     "Exit status 1 when not one request of prompt + output tokens fits, or the\n"
     "rate cannot be served.",
 };
@@ -129,6 +136,8 @@ static int try_layout(const request_setup *base, const request_options *opt, int
     s.pp = pp;
     request_options o = *opt;
     o.ep.ep = ep;
+    if (o.mtp_steps > 0 && (ep > 1 || pp > 1)) /* multi-token prediction is modelled on tp layouts */
+        return 0;
     step_shape probe = decode_shape(1, 0, tp, s.prec);
     if (step_shape_check(s.model, &probe, err, errlen) != 0 || s.model->layers % pp != 0 ||
         (pp > 1 && s.chunk > 0 && s.chunk < s.prompt) || (pp > 1 && o.prefix_tokens > 0))
@@ -209,6 +218,7 @@ static int search(report *r, const char *key, const char *title, const request_s
 typedef struct {
     device_flags device;
     ep_flags ep;
+    mtp_flags mtp;
     disagg_flags dg;
     const char *model_key, *dtype_s;
     int tp, pp, prompt, output, concurrency, chunk, all_logits, do_search, gpus, disaggregate, prefix;
@@ -221,7 +231,7 @@ typedef struct {
 static int parse(int argc, char **argv, serve_flags *f, cli_common *common)
 {
     *f = (serve_flags){.device = device_flags_default(DEVICE_PRICING | DEVICE_EFFICIENCY | DEVICE_MEMORY, NULL),
-                       .ep = ep_flags_default(), .dtype_s = "bf16", .tp = 1, .pp = 1, .prompt = 2048, .output = 256,
+                       .ep = ep_flags_default(), .mtp = mtp_flags_default(), .dtype_s = "bf16", .tp = 1, .pp = 1, .prompt = 2048, .output = 256,
                        .gpus = 8};
     const cli_opt request[] = {
         {"--model", OPT_STRING, &f->model_key, "M", "model key (napkin specs --models)", 1, 0},
@@ -263,7 +273,7 @@ static int parse(int argc, char **argv, serve_flags *f, cli_common *common)
         {"--simulate", OPT_FLAG, &f->simulate, NULL, "replay the benchmark step by step: TTFT and TPOT percentiles",
          0, 0},
     };
-    cli_opt opts[2 * DEVICE_NOPTS_MAX + 26 + EP_NOPTS];
+    cli_opt opts[2 * DEVICE_NOPTS_MAX + 26 + EP_NOPTS + MTP_NOPTS];
     int n = device_flag_opts(&f->device, DEVICE_PRICING | DEVICE_EFFICIENCY, opts);
     memcpy(opts + n, request, sizeof request);
     n += CLI_NOPTS(request);
@@ -274,6 +284,8 @@ static int parse(int argc, char **argv, serve_flags *f, cli_common *common)
     n += CLI_NOPTS(bench);
     ep_flag_opts(&f->ep, opts + n);
     n += EP_NOPTS;
+    mtp_flag_opts(&f->mtp, opts + n);
+    n += MTP_NOPTS;
     return cli_parse(&DOC, argc, argv, opts, n, common);
 }
 
@@ -309,6 +321,9 @@ static int check(serve_flags *f)
                                               "decode pool runs no prompts");
     if (f->disaggregate && f->pp > 1)
         return cli_fail(DOC.name, EXIT_USAGE, "--disaggregate with --pp is not modelled: give one or the other");
+    if (f->mtp.steps && (f->disaggregate || f->ep.ep || f->pp > 1 || f->chunk))
+        return cli_fail(DOC.name, EXIT_USAGE, "--mtp with --disaggregate, --ep, --pp or --chunked-prefill is not "
+                                              "modelled yet: give one or the other");
     if (f->prefix && !(f->prefix_hit > 0))
         f->prefix_hit = 1;
     if (f->engine && !engine_defaults_find(f->engine))
@@ -358,6 +373,8 @@ static int plan(const serve_flags *f, const model_on_device *u, serve_plan *p)
     p->opt = (request_options){.ep = epl, .prefix_tokens = f->prefix, .prefix_hit = f->prefix_hit,
                                .budget = f->budget, .requests = f->requests, .overhead = f->overhead,
                                .prefill_first = f->engine && engine_defaults_find(f->engine)->prefill_first};
+    if ((rc = mtp_flags_resolve(DOC.name, &f->mtp, m, &p->opt.mtp_steps, &p->opt.mtp_accept)) != 0)
+        return rc;
     p->s = (request_setup){m, &u->device.timed, u->prec, f->tp, f->prompt, f->output,
                            f->concurrency ? f->concurrency : 1, f->chunk, f->all_logits,
                            device_policy(&f->device, -1, -1), f->price, f->pp};
@@ -545,6 +562,22 @@ static int report_simulation(report *r, const serve_flags *f, const device_setup
     return 0;
 }
 
+/* With --mtp: the round, and the same requests without it. */
+static int report_mtp(report *r, const serve_plan *p, const request_estimate *e)
+{
+    request_options plain = p->opt;
+    plain.mtp_steps = 0;
+    request_estimate e0;
+    char err[512];
+    if (request_estimate_with(&p->s, &plain, &e0, err, sizeof err) != 0)
+        return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
+    mtp_report(r, &e->mtp, p->opt.mtp_steps, p->opt.mtp_accept, e0.decode_step, "", "");
+    report_num(r, "tpot_request_without_mtp", "the request's TPOT without MTP (tpot above: with)", U_SECONDS, e0.tpot);
+    report_num(r, "tokens_per_s_without_mtp", "output tokens/s without MTP", U_TOKENS_PER_S, e0.tokens_per_s);
+    mtp_report_memory(r, p->s.model, p->s.prec, p->s.tp);
+    return 0;
+}
+
 /* One replica (or expert-parallel group) at --concurrency or --rate. */
 static int serve_one(report *r, const serve_flags *f, const model_on_device *u, serve_plan *p)
 {
@@ -572,6 +605,8 @@ static int serve_one(report *r, const serve_flags *f, const model_on_device *u, 
                    e.running);
     report_prefix(r, f);
     report_estimate(r, &u->device, &e, f->price);
+    if (p->opt.mtp_steps && (rc = report_mtp(r, p, &e)) != 0)
+        return rc;
     if (epl->ep > 1) { /* the numbers above are one attention replica's */
         ep_report(r, u->model, &u->device.timed, epl, f->tp, (double)s->concurrency / f->tp);
         report_num(r, "group_tokens_per_s", "output tokens/s, the whole group", U_TOKENS_PER_S,

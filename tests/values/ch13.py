@@ -5,7 +5,7 @@ parallelism, disaggregation, prefix caching; see tests/values/README.md)."""
 import math
 
 import data
-from lib import disagg, expert_parallel as ep, memory, model, moe, roofline, step
+from lib import disagg, expert_parallel as ep, memory, model, moe, roofline, specdec, step
 from lib.model import Precision
 
 GB, MB, KB = 1e9, 1e6, 1e3
@@ -16,6 +16,7 @@ SKEW = 0.8      # the chapter's assumed Zipf exponent for a skewed router
 
 ECHOED = {
     "ch13_skew",  # the Zipf exponent the chapter assumes (0.8), not a measurement
+    "ch13_mtp_accept", "ch13_mtp_batch",  # the MTP passage's assumed acceptance and its batch
     # the printed book's exercise variant (seed 0): its drawn inputs
     "ch13_ex1_context",                                                   # 13.1's context
     "ch13_ex2_context", "ch13_ex2_low", "ch13_ex2_mid", "ch13_ex2_high",  # 13.2's context and three loads
@@ -149,8 +150,50 @@ def derive():
     m, g = mt["deepseek-v3"], gp["h200"]
     out = {}
     for part in (_kv_ceiling(m, g), _touched(m), _moe_step(m, g), _all_to_all(m, g), _parameters(m),
-                 _skewed(m, g), _disaggregation(gp, mt), _prefix(gp, mt), _layouts(m, g)):
+                 _skewed(m, g), _disaggregation(gp, mt), _prefix(gp, mt), _layouts(m, g), _mtp(m, g)):
         out.update(part)
+    return out
+
+
+MTP_BATCH, MTP_TP, MTP_ACCEPT = 64, 8, 0.8
+
+
+def _mtp_pass(m, g, cal):
+    """One MTP module pass: a one-layer model of the MoE kind (no dense
+    layers) decoding one token a sequence, plus enorm, hnorm and eh_proj
+    (2h -> h over the concatenated embedding and hidden state, whole on
+    every GPU)."""
+    arch = {k: v for k, v in m["arch"].items() if k not in ("dense", "mtp")}
+    m1 = dict(m, layers=1, arch=arch)
+    T, h, b = float(MTP_BATCH), m["hidden"], model.DTYPE_BYTES["fp8"]
+    ops = model.step_ops(m1, MTP_BATCH, CONTEXT, MTP_TP, FP8)
+    for name in ("mtp_enorm", "mtp_hnorm"):
+        ops.append(model._op(name, "norm", 1, flop=4 * T * h, w=h * b, act=2 * T * h * b))
+    ops.append(model._op("mtp_eh_proj", "projection", 1, flop=2 * T * 2 * h * h, w=2 * h * h * b,
+                         act=T * 3 * h * b, cls=model.gemm_class(FP8)))
+    return step.step_cost(m1, g, MTP_BATCH, CONTEXT, MTP_TP, FP8, cal=cal, ops=ops)["time"]
+
+
+def _mtp(m, g):
+    """DeepSeek-V3 at tp 8 in fp8, 64 sequences of 8192 tokens: the MTP
+    module drafts N = 1 or 2 tokens (N passes), the model verifies N + 1 a
+    sequence; TPOT = (verify + N passes) / (1 + A + ... + A^N)."""
+    p = model.params(m)
+    served = p["mtp"] - 2 * m["vocab"] * m["hidden"]  # the embedding and head are the main model's
+    out = {"ch13_mtp_module_gb": served * model.DTYPE_BYTES["fp8"] / MTP_TP / GB}
+    cal = data.calibrations()["published:h200_sxm/trtllm"]
+    for tag, c in (("", None), ("_cal", cal)):
+        plain = step.step_cost(m, g, MTP_BATCH, CONTEXT, MTP_TP, FP8, cal=c)["time"]
+        out["ch13_mtp_plain_ms" + tag] = plain * 1e3
+        t_pass = _mtp_pass(m, g, c)
+        for n in (1, 2):
+            verify = step.step_cost(m, g, MTP_BATCH, CONTEXT, MTP_TP, FP8, new_tokens=n + 1, cal=c)["time"]
+            e = specdec.expected_tokens(MTP_ACCEPT, n)
+            tpot = (verify + n * t_pass) / e
+            out.update({f"ch13_mtp{n}_verify_ms{tag}": verify * 1e3, f"ch13_mtp{n}_module_ms{tag}": n * t_pass * 1e3,
+                        f"ch13_mtp{n}_tpot_ms{tag}": tpot * 1e3, f"ch13_mtp{n}_speedup{tag}": plain / tpot})
+            if not tag:
+                out[f"ch13_mtp{n}_tokens"] = e
     return out
 
 

@@ -1,5 +1,7 @@
 #include "memory.h"
 
+#include "mtp.h"
+
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +18,24 @@ double weight_bytes(const model_spec *m, dtype w)
 double weight_bytes_per_gpu(const model_spec *m, dtype w, int tp)
 {
     return weight_bytes(m, w) / tp;
+}
+
+double mtp_weight_bytes_per_gpu(const model_spec *m, dtype w, int tp)
+{
+    if (m->mtp_layers < 1)
+        return 0;
+    const model_spec mm = mtp_module_model(m, m->mtp_layers);
+    const double routed = model_params(&mm).routed; /* the modules' routed experts, stored as the model's are */
+    const double served = model_params(m).mtp_served;
+    return ((served - routed) * dtype_bytes(w) + routed * expert_weight_bytes(m, w)) / tp;
+}
+
+double mtp_kv_bytes_per_token_per_gpu(const model_spec *m, dtype kv, int tp)
+{
+    if (m->mtp_layers < 1)
+        return 0;
+    const model_spec mm = mtp_module_model(m, m->mtp_layers);
+    return kv_bytes_per_token_per_gpu(&mm, kv, tp);
 }
 
 //> kv_bytes_per_token
@@ -169,6 +189,25 @@ int memory_policy_engine(const char *engine, const gpu_spec *g, const resident_m
 }
 
 //> memory_fit
+/* The budget, the KV the batch needs, the largest batch and the verdict
+ * of a fit whose weights, reserve, extra and KV per token are set;
+ * window_saving: the KV bytes per sequence the windows spare at context. */
+static void fit_verdict(fit_check *f, int batch, int context, double window_saving)
+{
+    f->kv_budget = f->usable - f->weights - f->activations - f->extra;
+    const double seq_bytes = context * f->kv_per_token - window_saving;
+    f->kv_needed = window_saving > 0 ? batch * seq_bytes : (double)batch * context * f->kv_per_token;
+    if (f->kv_budget <= 0)
+        f->max_batch = 0;
+    else if (context == 0)
+        f->max_batch = INT_MAX;
+    else {
+        double seqs = floor(f->kv_budget / (window_saving > 0 ? seq_bytes : f->kv_per_token * context));
+        f->max_batch = seqs > INT_MAX ? INT_MAX : (int)seqs;
+    }
+    f->fits = f->kv_budget > 0 && batch <= f->max_batch;
+}
+
 int memory_fit(const gpu_spec *g, memory_policy pol, const resident_model *rm, int n, double extra_bytes,
                int batch, int context, fit_check *out, char *err, size_t errlen)
 {
@@ -198,22 +237,26 @@ int memory_fit(const gpu_spec *g, memory_policy pol, const resident_model *rm, i
         if (a > f.activations)
             f.activations = a;
     }
-    f.kv_budget = f.usable - f.weights - f.activations - f.extra;
-    const double seq_bytes = context * f.kv_per_token - window_saving;
-    f.kv_needed = window_saving > 0 ? batch * seq_bytes : (double)batch * context * f.kv_per_token;
-    if (f.kv_budget <= 0)
-        f.max_batch = 0;
-    else if (context == 0)
-        f.max_batch = INT_MAX;
-    else {
-        double seqs = floor(f.kv_budget / (window_saving > 0 ? seq_bytes : f.kv_per_token * context));
-        f.max_batch = seqs > INT_MAX ? INT_MAX : (int)seqs;
-    }
-    f.fits = f.kv_budget > 0 && batch <= f.max_batch;
+    fit_verdict(&f, batch, context, window_saving);
     *out = f;
     return 0;
 }
 //< memory_fit
+
+int mtp_fit_adjust(const resident_model *rm, int batch, int context, fit_check *f, char *err, size_t errlen)
+{
+    const model_spec *m = rm->model;
+    if (m->mtp_layers < 1) {
+        snprintf(err, errlen, "%s ships no multi-token-prediction module", m->key);
+        return -1;
+    }
+    f->weights += mtp_weight_bytes_per_gpu(m, rm->prec.weights, rm->tp);
+    f->kv_per_token += mtp_kv_bytes_per_token_per_gpu(m, rm->prec.kv, rm->tp); /* the modules keep no window */
+    const double window_saving =
+        kv_window_bytes_per_token_per_gpu(m, rm->prec.kv, rm->tp) * (context > m->window ? (double)context - m->window : 0);
+    fit_verdict(f, batch, context, window_saving);
+    return 0;
+}
 
 void fit_check_describe(const fit_check *f, int batch, int context, char *buf, size_t n)
 {

@@ -83,6 +83,12 @@ typedef struct {
     int tp; /* GPUs the model is split over; this GPU holds 1/tp of it */
 } resident_model;
 
+/* What the MTP modules a server drafts with add to one GPU of a tp group:
+ * their weights (param_count.mtp_served, split like the model's) and the
+ * KV of their layers per token of a sequence (0 and 0 without modules). */
+double mtp_weight_bytes_per_gpu(const model_spec *m, dtype w, int tp);
+double mtp_kv_bytes_per_token_per_gpu(const model_spec *m, dtype kv, int tp);
+
 /* A serving engine's own default memory policy for rm on GPU row g (0 when
  * the engine is known, -1 when not: *out is then the default):
  *  - vllm: gpu_memory_utilization 0.9 of the GPU for weights, the activation
@@ -120,6 +126,13 @@ int memory_fit(const gpu_spec *g, memory_policy pol, const resident_model *rm, i
 /* One line for a result that does not fit: "batch 256 of 4096 tokens needs
  * 85.1 GB of KV per GPU; 24.3 GB are left, so the largest batch that fits is
  * 104". */
+/* A fit of rm alone (memory_fit with n = 1) with rm's multi-token-
+ * prediction modules resident too (served as the draft, mtp.h): their
+ * weights (mtp_weight_bytes_per_gpu) and the KV of their layers added, the
+ * largest batch and the verdict redone.  Returns 0, or -1 with a message
+ * for a model without modules. */
+int mtp_fit_adjust(const resident_model *rm, int batch, int context, fit_check *f, char *err, size_t errlen);
+
 void fit_check_describe(const fit_check *f, int batch, int context, char *buf, size_t n);
 
 #endif

@@ -73,6 +73,10 @@ param_count model_params(const model_spec *m)
     const double mlp_used = E > 1 ? h * E + (m->experts_active + S) * 3 * h * fe_k : 3 * h * m->ffn;
     p.mtp = D * (layer_shared + mlp_all + 2.0 * m->vocab * h);
     p.mtp_active = D * (layer_shared + mlp_used);
+    /* SGLang's speculative worker points the module's embedding and head at
+     * the main model's when it loads it as the draft (eagle_worker.py:
+     * "Share the embedding and lm_head") */
+    p.mtp_served = D * (layer_shared + mlp_all);
     return p;
 }
 //< params
@@ -256,6 +260,11 @@ void attention_op_costs(double B, double ctx, double n, double heads_l, double k
 {
     attention_view a = {B, n, ctx, heads_l, kvh_l, hd, dtype_bytes(kv), dtype_bytes(act), 0, 0};
     gqa_attention(&a, 1, "attn_score", "attn_value", &out[0], &out[1]);
+}
+
+op_cost norm_op_cost(const char *name, double T, double width, dtype act)
+{
+    return norm(name, 0, T, width, dtype_bytes(act));
 }
 
 op_cost gemm_op_cost(double T, double in, double out, dtype weights, dtype compute, dtype act)

@@ -64,6 +64,8 @@ typedef struct {
                            copies included); not in total */
     double mtp_active;  /* used per token in them: one MoE layer's active part, eh_proj, norms
                            (the embedding and head are the main model's) */
+    double mtp_served;  /* what a server holds of them when it speculates with them: mtp less the
+                           copies of the embedding and head, which it shares with the main model */
 } param_count;
 
 /* Layers by kind (the arch column of models.tsv): MoE layers and the dense
@@ -119,6 +121,9 @@ int layer_projection_shapes(const model_spec *m, int tp, projection_shape *out);
  * context cached tokens, heads query heads sharing kv_heads KV heads of
  * head_dim; out[0] the scores (QK^T, softmax), out[1] the values (PV). */
 op_cost gemm_op_cost(double T, double in, double out, dtype weights, dtype compute, dtype act);
+/* One RMSNorm of T tokens `width` wide, once per step (the record the
+ * step's own norms use). */
+op_cost norm_op_cost(const char *name, double T, double width, dtype act);
 void attention_op_costs(double batch, double context, double new_tokens, double heads, double kv_heads,
                         double head_dim, dtype kv, dtype act, op_cost out[2]);
 

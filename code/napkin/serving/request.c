@@ -58,22 +58,54 @@ static int step(const request_setup *s, const request_options *o, step_shape sh,
     return 0;
 }
 
+static int mtp_on(const request_options *o)
+{
+    return o && o->mtp_steps > 0;
+}
+
+/* One decode step's time at a context; with multi-token prediction, the
+ * round's time per output token (mtp.h), the round itself into *round. */
+static int decode_time(const request_setup *s, const request_options *o, int batch, int context, double *t,
+                       mtp_round *round, char *err, size_t errlen)
+{
+    step_shape sh = decode_shape(batch, context, s->tp, s->prec);
+    step_cost c;
+    if (!mtp_on(o)) {
+        if (step(s, o, sh, &c, err, errlen))
+            return -1;
+        *t = c.time;
+        return 0;
+    }
+    step_cost pass;
+    sh.routing_skew = o->ep.routing_skew;
+    if (step(s, o, mtp_verify_shape(&sh, o->mtp_steps), &c, err, errlen) ||
+        mtp_pass_cost(s->model, s->gpu, &sh, &pass, err, errlen))
+        return -1;
+    *round = mtp_round_of(c.time, pass.time, o->mtp_steps, o->mtp_accept);
+    *t = round->per_token;
+    return 0;
+}
+
 /* Mean decode step of `batch` sequences over the contexts prompt .. prompt +
  * output - 2: the step is linear in the context, so the step at the mean
- * context is the mean step (one evaluation instead of output - 1). */
-static int mean_decode_step(const request_setup *s, const request_options *o, int batch, double *t, char *err,
-                            size_t errlen)
+ * context is the mean step (one evaluation instead of output - 1).  With
+ * multi-token prediction the mean round into *round. */
+static int mean_decode_step(const request_setup *s, const request_options *o, int batch, double *t,
+                            mtp_round *round, char *err, size_t errlen)
 {
     if (s->output < 2) {
         *t = 0;
         return 0;
     }
-    double lo_ctx = s->prompt, hi_ctx = s->prompt + s->output - 2;
-    step_cost a, b;
-    if (step(s, o, decode_shape(batch, (int)lo_ctx, s->tp, s->prec), &a, err, errlen) ||
-        step(s, o, decode_shape(batch, (int)hi_ctx, s->tp, s->prec), &b, err, errlen))
+    double a, b;
+    mtp_round ra = {0}, rb = {0};
+    if (decode_time(s, o, batch, s->prompt, &a, &ra, err, errlen) ||
+        decode_time(s, o, batch, s->prompt + s->output - 2, &b, &rb, err, errlen))
         return -1;
-    *t = 0.5 * (a.time + b.time);
+    *t = 0.5 * (a + b);
+    if (mtp_on(o)) /* the parts at the mean context; E[N] is the same at both */
+        *round = mtp_round_of(0.5 * (ra.verify + rb.verify), 0.5 * (ra.pass + rb.pass), o->mtp_steps,
+                              o->mtp_accept);
     return 0;
 }
 
@@ -163,6 +195,13 @@ static int estimate_in_flight(const request_setup *s, const request_options *opt
                               "concurrency (%d) and an overhead >= 0", s->concurrency);
         return -1;
     }
+    if (mtp_on(opt) && (mtp_check(s->model, opt->mtp_steps, opt->mtp_accept, err, errlen) != 0))
+        return -1;
+    if (mtp_on(opt) && (ep > 1 || s->pp > 1 || (s->chunk > 0 && s->chunk < s->prompt))) {
+        snprintf(err, errlen, "multi-token prediction with expert parallelism, a pipeline or chunked prefill is "
+                              "not modelled: give one or the other");
+        return -1;
+    }
     const int cached = prefix_tokens > 0 && prefix_hit > 0;
     if (prefix_tokens < 0 || prefix_tokens >= s->prompt || !(prefix_hit >= 0 && prefix_hit <= 1)) {
         snprintf(err, errlen, "the cached prefix must be from 0 to prompt - 1 tokens and its hit rate from 0 to 1");
@@ -188,6 +227,11 @@ static int estimate_in_flight(const request_setup *s, const request_options *opt
         if (memory_fit(s->gpu, s->policy, &rm, 1, shared, s->concurrency, own, &r.fit, err, errlen))
             return -1;
     }
+    if (mtp_on(opt) && mtp_fit_adjust(&rm, s->concurrency,
+                                      cached ? prefix_own_tokens(s->prompt, s->output, prefix_tokens, prefix_hit)
+                                             : s->prompt + s->output,
+                                      &r.fit, err, errlen))
+        return -1;
     if (ep > 1 && ep_fit_adjust(&stage, s->prec, ep, s->tp, s->concurrency,
                                 cached ? prefix_own_tokens(s->prompt, s->output, prefix_tokens, prefix_hit)
                                        : s->prompt + s->output,
@@ -221,7 +265,7 @@ static int estimate_in_flight(const request_setup *s, const request_options *opt
     if (s->chunk == 0 || s->chunk >= s->prompt) {
         /* e2e = C p + (o - 1) d: the replica runs every slot's prefill and
          * the decode steps that all slots share */
-        if (mean_decode_step(s, opt, s->concurrency, &r.decode_step, err, errlen))
+        if (mean_decode_step(s, opt, s->concurrency, &r.decode_step, &r.mtp, err, errlen))
             return -1;
         r.prefill_steps = 1;
         r.ttft = p;
@@ -260,7 +304,7 @@ static int estimate_in_flight(const request_setup *s, const request_options *opt
         double q = C * s->prompt / steps_per_request; /* prompt tokens a step carries */
         if (q > s->chunk * C)
             q = s->chunk * C;
-        if (mean_decode_step(s, opt, c_dec, &r.decode_step, err, errlen))
+        if (mean_decode_step(s, opt, c_dec, &r.decode_step, &r.mtp, err, errlen))
             return -1;
         int qi = q < 1 ? 1 : (int)lround(q);
         step_cost qc;

@@ -46,6 +46,7 @@
 #include "closed_loop.h"
 #include "expert_parallel.h"
 #include "memory.h"
+#include "mtp.h"
 #include "specs.h"
 #include "transformer.h"
 
@@ -85,6 +86,8 @@ typedef struct {
     double cost_per_m_input, cost_per_m_output; /* price units per million tokens; NAN without a price */
     fit_check fit;            /* C sequences of prompt + output tokens */
     int running;              /* requests the KV cache holds at once: C, fewer (the rest queue), 0 (none fits) */
+    mtp_round mtp;            /* with multi-token prediction: the round at the mean context (zeros without);
+                                 decode_step is then its time per output token */
 } request_estimate;
 
 /* What a request_setup leaves out (so every initializer of it stays as it
@@ -101,7 +104,11 @@ typedef struct {
  *    defaults, and no overhead).
  *  - prefill_first: the engine's scheduler runs waiting prompts before any
  *    decode (closed_loop.h): the closed loop's cohorts then set TPOT and
- *    e2e too. */
+ *    e2e too.
+ *  - mtp_steps > 0: the model's MTP module drafts mtp_steps tokens a step,
+ *    each accepted with probability mtp_accept (mtp.h); the decode step d
+ *    becomes the round's time per output token, the module is resident.
+ *    Not with expert parallelism, a pipeline or chunked prefill. */
 typedef struct {
     ep_layout ep;
     int prefix_tokens;
@@ -110,6 +117,8 @@ typedef struct {
     double overhead;
     int departure_wait;
     int prefill_first;
+    int mtp_steps;     /* 0: no multi-token prediction */
+    double mtp_accept;
 } request_options;
 
 /* Mean TTFT of a request arriving in a busy closed loop: half the decode

@@ -19,6 +19,7 @@
 #ifndef NAPKIN_SPECDEC_H
 #define NAPKIN_SPECDEC_H
 
+#include "accepted_tokens.h"
 #include "memory.h"
 #include "specs.h"
 #include "transformer.h"
@@ -27,8 +28,8 @@
 
 /* --- the capped geometric process (alpha in [0, 1], gamma >= 0) --- */
 
-/* E[N]: expected tokens per round, the target's own token included. */
-double spec_expected_tokens(double alpha, int gamma);
+/* E[N]: spec_expected_tokens, accepted_tokens.h (model/: multi-token
+ * prediction prices its rounds with the same mean). */
 /* P(N = k) for k in 1 .. gamma+1; 0 outside. */
 double spec_tokens_pmf(double alpha, int gamma, int k);
 /* P(N <= k). */
