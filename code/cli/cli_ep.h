@@ -9,7 +9,10 @@
 #include "expert_parallel.h"
 
 typedef struct {
-    int ep;              /* 0: not given (no expert parallelism) */
+    int ep;              /* --ep, the alias of --moe-ep; 0: not given (no expert parallelism) */
+    int moe_ep;          /* --moe-ep; 0: not given */
+    int attention_dp;    /* --attention-dp; 0: not given (layout.h's defaults) */
+    int moe_tp;          /* --moe-tp; 0: not given */
     int gpus_per_node;
     double net_gb_s;
     double imbalance;    /* 0: not given (1) */
@@ -19,18 +22,36 @@ typedef struct {
 /* Defaults: no EP, 8 GPUs a node, 50 GB/s per GPU across nodes, uniform routing. */
 ep_flags ep_flags_default(void);
 
-#define EP_NOPTS 5
+#define EP_NOPTS 8
+/* The first EP_LAYOUT_NOPTS of them are the layout's (--ep, --moe-ep,
+ * --moe-tp, --attention-dp): all a command without a step (memory) takes. */
+#define EP_LAYOUT_NOPTS 4
 /* The flags, into opts[0..EP_NOPTS-1]. */
 void ep_flag_opts(ep_flags *f, cli_opt *opts);
 
-/* The layout of the flags for model m at tensor-parallel degree tp: the
- * all-to-all in fp8 where the activations are one byte, else bf16; the
- * combine in bf16.  out->ep is 0 without --ep (the skew still applies).
- * Checks that --ep goes with a mixture, divides its experts and is a
- * multiple of tp, that the other EP flags go with --ep, and --imbalance >= 1
- * without --routing-skew.  Returns 0, or EXIT_USAGE after the message. */
+/* The replica's layout of the flags for model m at tensor-parallel degree
+ * tp (layout_resolve: --attention-dp, --moe-tp, --moe-ep or its alias
+ * --ep), into *pl, and the all-to-all's links into *out: the dispatch in
+ * fp8 where the activations are one byte, else bf16; the combine in bf16.
+ * out->ep is the layout's moe_ep when above 1, else 0 (the skew still
+ * applies).  Refuses, naming the flag: a layout layout_resolve refuses,
+ * --ep with --moe-ep, the link flags without a split layout, and
+ * --imbalance < 1 or with --routing-skew.  Returns 0, or EXIT_USAGE after
+ * the message. */
 int ep_flags_layout(const char *cmd, const ep_flags *f, const model_spec *m, int tp, precision prec,
-                    ep_layout *out);
+                    ep_layout *out, parallel_layout *pl);
+
+/* The layout alone (the first step of ep_flags_layout), refused naming the
+ * flag.  Returns 0, or EXIT_USAGE after the message. */
+int ep_flags_parallel(const char *cmd, const ep_flags *f, const model_spec *m, int tp, parallel_layout *pl);
+
+/* 1 when the layout goes beyond one tensor-parallel group (attention ranks
+ * or an expert split): the step is layout_decoder_step_cost's. */
+int layout_is_split(const parallel_layout *pl);
+
+/* The layout's lines in a report: tp, attention_dp, moe_tp, moe_ep, GPUs,
+ * the concurrency per attention rank and per replica (per_rank < 0: none). */
+void layout_report(report *r, const parallel_layout *pl, int per_rank);
 
 /* The group's lines in a report: EP degree, attention replicas, experts per
  * GPU, the busiest GPU's load and experts, the all-to-all of one MoE layer

@@ -10,7 +10,7 @@
 replica_flags replica_flags_default(unsigned device_takes)
 {
     replica_flags f = {NULL, device_flags_default(device_takes, NULL), NULL, NULL, NULL, NULL, NULL, 1, 4096, 1, -1, -1,
-                       0, "", ""};
+                       NULL, "", ""};
     memory_policy p = memory_policy_default();
     snprintf(f.activation_help, sizeof f.activation_help,
              "tokens per step the activation reserve is sized for (default %d)", p.activation_tokens);
@@ -44,17 +44,19 @@ int replica_flag_opts(replica_flags *f, cli_opt *o)
     return n;
 }
 
-/* With --ep, each GPU holds 1/ep of the routed experts: replica_memory_plan's
- * budget, less them.  Returns 0, or -1 with the message in err. */
-static int hold_expert_share(replica_setup *out, int tp, char *err, size_t errlen)
+/* With a split layout each GPU holds its share of the experts
+ * (layout_weight_bytes_per_gpu): replica_memory_plan's budget, less the
+ * rest.  Returns 0, or -1 with the message in err. */
+static int hold_expert_share(replica_setup *out, char *err, size_t errlen)
 {
-    double held = ep_tp_weight_bytes_per_gpu(out->model, out->prec.weights, out->ep, tp);
+    const parallel_layout *l = &out->layout;
+    double held = layout_weight_bytes_per_gpu(out->model, out->prec.weights, l);
     out->mem.kv_budget += out->mem.weights - held;
     out->mem.weights = held;
     if (out->mem.kv_budget > 0)
         return 0;
-    snprintf(err, errlen, "the weights (%.1f GB per GPU at --ep %d) and the activation reserve exceed the usable "
-             "memory", held / 1e9, out->ep);
+    snprintf(err, errlen, "the weights (%.1f GB per GPU at tp %d, moe-tp %d, moe-ep %d) and the activation reserve "
+             "exceed the usable memory", held / 1e9, l->tp, l->moe_tp, l->moe_ep);
     return -1;
 }
 
@@ -81,14 +83,17 @@ int replica_setup_resolve(const char *cmd, const cli_specs *specs, const replica
     if (pipeline_stage_model(out->full, f->pp, &out->stage, err, sizeof err) != 0)
         return cli_fail(cmd, EXIT_USAGE, "--pp %d: %s", f->pp, err);
     out->model = &out->stage; /* memory and steps are one stage's */
-    out->ep = f->ep > 1 ? f->ep : 1;
-    const model_spec *m = out->full;
-    if (out->ep > 1 && (m->experts <= 1 || m->experts % out->ep != 0 || out->ep % f->tp != 0 || f->pp > 1))
-        return cli_fail(cmd, EXIT_USAGE, "--ep %d needs a mixture whose routed experts it divides (%s has %d), a "
-                        "multiple of --tp %d, and no --pp", out->ep, m->key, m->experts, f->tp);
+    out->layout = (parallel_layout){f->tp, 1, f->tp, 1};
+    if (f->layout && (rc = ep_flags_parallel(cmd, f->layout, out->full, f->tp, &out->layout)) != 0)
+        return rc;
+    out->ep = out->layout.moe_ep;
+    const int split = layout_is_split(&out->layout);
+    if (split && f->pp > 1)
+        return cli_fail(cmd, EXIT_USAGE, "--pp %d with expert parallelism or --attention-dp is not modelled: give one "
+                        "or the other", f->pp);
     int planned = replica_memory_plan(out->model, out->gpu, out->prec, f->tp, out->policy, &out->mem, err, sizeof err);
-    if (out->ep > 1)
-        planned = hold_expert_share(out, f->tp, err, sizeof err);
+    if (split)
+        planned = hold_expert_share(out, err, sizeof err);
     if (planned != 0)
         return cli_fail(cmd, EXIT_NO_FIT, "%s (--tp %d now)", err, f->tp);
     return 0;

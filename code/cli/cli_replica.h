@@ -5,6 +5,7 @@
 #define NAPKIN_CLI_REPLICA_H
 
 #include "cli_device.h"
+#include "cli_ep.h"
 #include "cli_lookup.h"
 
 typedef struct {
@@ -15,7 +16,8 @@ typedef struct {
     int pp;                /* pipeline stages (default 1) */
     int activation_tokens; /* -1 = policy default */
     int sampled_tokens;    /* -1 = policy default */
-    int ep;                /* expert-parallel GPUs (not a flag here: cli_ep.h's --ep); 0 or 1 = none */
+    const ep_flags *layout; /* the layout flags (cli_ep.h's --ep, --moe-ep, --moe-tp, --attention-dp), where the
+                               command takes them; NULL: tp alone */
     char activation_help[128], sampled_help[128]; /* help lines naming the policy defaults */
 } replica_flags;
 
@@ -41,8 +43,9 @@ typedef struct {
     precision prec;
     memory_policy policy;
     int tp, context;
-    int ep;             /* expert-parallel group of ep GPUs (attention replicas of tp); 1 = none */
-    replica_memory mem; /* one GPU of the tp group (of the ep group with ep > 1) */
+    int ep;             /* the layout's moe_ep (1 = none) */
+    parallel_layout layout; /* the replica's (layout.h): attention ranks of tp GPUs, the experts' split */
+    replica_memory mem; /* one GPU of the tp group (of the whole layout when it is split) */
 } replica_setup;
 
 /* Resolve and check the flags, the device into *device (out->gpu is its

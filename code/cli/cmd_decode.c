@@ -20,6 +20,7 @@ static const cli_doc DOC = {
     "                     [--no-comm] [--pp N [--microbatches M]] [--routing-skew S]\n"
     "                     [--ep N [--gpus-per-node N] [--net-gb-s B] [--imbalance F]]\n"
     "                     [--mtp N --mtp-accept A]\n"
+    "                     [--attention-dp D] [--moe-tp M] [--moe-ep E]\n"
     "                     [--calibrate DIR|NAME | --roofline] [--format table|tsv|json]",
     "One GPU of a tensor-parallel group runs every op of the step; each op takes\n"
     "its roofline time, max(FLOP / peak, bytes / bandwidth), and the step time is\n"
@@ -48,6 +49,11 @@ static const cli_doc DOC = {
     "N + 1 tokens a sequence in one step, and a step yields 1 + A + ... + A^N\n"
     "tokens (chapter 10's capped geometric process): time per output token =\n"
     "(verify step + N passes) / that; the module's weights and KV are resident.\n"
+    "The layout as the measured runs state it: --attention-dp D ranks of --tp\n"
+    "GPUs, each decoding --batch sequences (the replica spans tp x D GPUs), the\n"
+    "routed experts split --moe-tp M x --moe-ep E (M x E = tp x D; --ep is\n"
+    "--moe-ep, and alone means D = E/tp, M = 1).  With moe-ep 1 over D ranks the\n"
+    "tokens are gathered and the partial sums reduce-scattered over the replica.\n"
     "A batch whose KV cache does not fit is an error (exit status 1) that names\n"
     "the largest batch that does; so is a model whose weights do not fit (try a\n"
     "larger --tp).  Exit status 2 for a bad flag, value or choice.",
@@ -61,7 +67,8 @@ static int check_batch_fits(const replica_setup *s, int batch, int mtp)
     char err[256];
     if (memory_fit(s->gpu, s->policy, &rm, 1, 0, batch, s->context, &f, err, sizeof err) != 0 ||
         (mtp && mtp_fit_adjust(&rm, batch, s->context, &f, err, sizeof err) != 0) ||
-        (s->ep > 1 && ep_fit_adjust(s->model, s->prec, s->ep, s->tp, batch, s->context, &f, err, sizeof err) != 0))
+        (layout_is_split(&s->layout) &&
+         layout_fit_adjust(s->model, s->prec, &s->layout, batch, s->context, &f, err, sizeof err) != 0))
         return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
     if (f.fits)
         return 0;
@@ -82,12 +89,11 @@ static int check_batch_fits(const replica_setup *s, int batch, int mtp)
 }
 
 static void report_ops(report *r, const model_spec *m, const gpu_spec *g, const rated_device *cal,
-                       const step_shape *shape, const ep_layout *ep, double peak)
+                       const step_shape *shape, const parallel_layout *pl, const ep_layout *ep, double peak)
 {
     op_cost ops[DECODER_MAX_OPS];
     char err[256];
-    int n = ep->ep > 1 ? ep_decoder_step_ops(m, g, shape, ep, ops, DECODER_MAX_OPS, err, sizeof err)
-                       : decoder_step_ops(m, shape, ops, DECODER_MAX_OPS);
+    int n = layout_decoder_step_ops(m, g, shape, pl, ep, ops, DECODER_MAX_OPS, err, sizeof err);
     report_table *t = report_table_add(r, "ops", "Ops of one step on one GPU (one occurrence each; x = per step)");
     report_col(t, "op", "op", U_TEXT, 0);
     report_col(t, "count", "x", U_INT, 0);
@@ -182,7 +188,7 @@ static int parse(int argc, char **argv, decode_flags *f, cli_common *common)
 
 static int check(const decode_flags *f)
 {
-    if (f->ep.ep > 1 && f->no_comm)
+    if ((f->ep.ep > 1 || f->ep.moe_ep > 1 || f->ep.attention_dp > 1) && f->no_comm)
         return cli_fail(DOC.name, EXIT_USAGE, "--no-comm with --ep: the all-to-alls are the point of expert "
                                               "parallelism; leave --no-comm out");
     if (f->microbatches && f->replica.pp <= 1)
@@ -208,21 +214,23 @@ static int resolve(const cli_common *common, decode_flags *f, decode_setup *u)
     int rc;
     if ((rc = cli_specs_load(DOC.name, common, &u->specs)) != 0)
         return rc;
-    f->replica.ep = f->ep.ep;
+    f->replica.layout = &f->ep;
+    parallel_layout pl;
     if ((rc = replica_setup_resolve(DOC.name, &u->specs, &f->replica, &u->device, &u->s)) != 0 ||
-        (rc = ep_flags_layout(DOC.name, &f->ep, u->s.full, u->s.tp, u->s.prec, &u->epl)) != 0 ||
+        (rc = ep_flags_layout(DOC.name, &f->ep, u->s.full, u->s.tp, u->s.prec, &u->epl, &pl)) != 0 ||
         (rc = cli_gpu_peak(DOC.name, u->s.gpu, u->s.prec.compute, &u->peak)) != 0 ||
         (rc = mtp_flags_resolve(DOC.name, &f->mtp, u->s.full, &u->mtp_steps, &u->mtp_accept)) != 0)
         return rc;
     return check_batch_fits(&u->s, f->batch, u->mtp_steps > 0);
 }
 
-/* The step on g: one GPU of the tensor-parallel group, or of the EP group. */
+/* The step on g: one GPU of the tensor-parallel group, or of the split layout. */
 static int price_step(const decode_setup *u, const gpu_spec *g, const step_shape *shape, step_cost *c, char *err,
                       size_t errlen)
 {
-    return u->epl.ep > 1 ? ep_decoder_step_cost(u->s.model, g, shape, &u->epl, c, err, errlen)
-                         : decoder_step_cost(u->s.model, g, shape, c, err, errlen);
+    return layout_is_split(&u->s.layout)
+               ? layout_decoder_step_cost(u->s.model, g, shape, &u->s.layout, &u->epl, c, err, errlen)
+               : decoder_step_cost(u->s.model, g, shape, c, err, errlen);
 }
 
 /* The step both ways, and the pipeline's cycle with --pp. */
@@ -321,16 +329,24 @@ static void report_experts(report *r, const decode_setup *u, const decode_answer
 {
     const replica_setup *s = &u->s;
     const ep_layout *epl = &u->epl;
-    if (epl->ep > 1) {
-        ep_report(r, s->model, s->gpu, epl, s->tp, (double)batch / s->tp);
-        report_num(r, "group_tokens_per_s", "tokens/s, the whole group", U_TOKENS_PER_S,
-                   step_tokens_per_second(&a->cost) * epl->ep / s->tp);
-        if (a->cal.have)
-            report_num(r, "group_tokens_per_s_calibrated", "tokens/s, the whole group, calibrated", U_TOKENS_PER_S,
-                       step_tokens_per_second(&a->cost_cal) * epl->ep / s->tp);
-        if (a->cal.have)
+    const parallel_layout *pl = &s->layout;
+    if (layout_is_split(pl)) {
+        const double ranks = pl->attention_dp, gpus = layout_gpus(pl);
+        layout_report(r, pl, batch);
+        if (epl->ep > 1)
+            ep_report(r, s->model, s->gpu, epl, s->tp, (double)batch / s->tp);
+        report_num(r, "group_tokens_per_s", "tokens/s, the whole replica (every attention rank)", U_TOKENS_PER_S,
+                   step_tokens_per_second(&a->cost) * ranks);
+        report_num(r, "tokens_per_s_per_gpu", "tokens/s per GPU of the replica", U_TOKENS_PER_S,
+                   step_tokens_per_second(&a->cost) * ranks / gpus);
+        if (a->cal.have) {
+            report_num(r, "group_tokens_per_s_calibrated", "tokens/s, the whole replica, calibrated", U_TOKENS_PER_S,
+                       step_tokens_per_second(&a->cost_cal) * ranks);
             cli_band_none(r, "group_tokens_per_s_calibrated",
                           "no measured run like this one (the serving runs use no expert parallelism)");
+            report_num(r, "tokens_per_s_per_gpu_calibrated", "tokens/s per GPU of the replica, calibrated",
+                       U_TOKENS_PER_S, step_tokens_per_second(&a->cost_cal) * ranks / gpus);
+        }
     } else if (epl->routing_skew > 0) {
         report_section(r, "The router");
         report_num(r, "routing_skew", "Zipf exponent of the router", U_REAL, epl->routing_skew);
@@ -354,7 +370,7 @@ static void report_answer(report *r, const decode_flags *f, const decode_setup *
         report_pipeline(r, &u->device, a, f->batch);
     report_experts(r, u, a, f->batch);
     report_mtp(r, u, a, f->batch);
-    report_ops(r, s->model, s->gpu, &a->cal, &a->shape, &u->epl, u->peak);
+    report_ops(r, s->model, s->gpu, &a->cal, &a->shape, &s->layout, &u->epl, u->peak);
     /* The arithmetic holds at any context; the model does not. */
     if (s->model->max_position > 0 && s->context > s->model->max_position)
         report_note(r, "warning: context %d exceeds %s's maximum position, %d tokens (max_position_embeddings): "

@@ -45,12 +45,12 @@ static void add_step(report *r, const char *prefix, const char *label, const ste
     report_text(r, key, lab, bound_name(c->bound));
 }
 
-/* One GPU's step: of a tp replica, or of the expert-parallel group. */
-static int price_step(const model_spec *m, const gpu_spec *g, const step_shape *sh, const ep_layout *epl,
-                      step_cost *c, char *err, size_t errlen)
+/* One GPU's step: of a tp replica, or of the split layout. */
+static int price_step(const model_spec *m, const gpu_spec *g, const step_shape *sh, const parallel_layout *pl,
+                      const ep_layout *epl, step_cost *c, char *err, size_t errlen)
 {
-    return epl->ep > 1 ? ep_decoder_step_cost(m, g, sh, epl, c, err, errlen)
-                       : decoder_step_cost(m, g, sh, c, err, errlen);
+    return layout_is_split(pl) ? layout_decoder_step_cost(m, g, sh, pl, epl, c, err, errlen)
+                               : decoder_step_cost(m, g, sh, c, err, errlen);
 }
 
 typedef struct {
@@ -83,15 +83,15 @@ static int parse(int argc, char **argv, prefill_flags *f, cli_common *common)
 }
 
 /* The prompts must fit beside the weights before they are timed. */
-static int check_fit(const prefill_flags *f, const model_on_device *u, const ep_layout *epl)
+static int check_fit(const prefill_flags *f, const model_on_device *u, const parallel_layout *pl)
 {
     resident_model rm = {u->model, u->prec, f->tp};
     fit_check fit;
     char err[512];
     if (memory_fit(&u->device.timed, memory_policy_default(), &rm, 1, 0, f->batch, f->prompt, &fit, err,
                    sizeof err) != 0 ||
-        (epl->ep > 1 &&
-         ep_fit_adjust(u->model, u->prec, epl->ep, f->tp, f->batch, f->prompt, &fit, err, sizeof err) != 0))
+        (layout_is_split(pl) &&
+         layout_fit_adjust(u->model, u->prec, pl, f->batch, f->prompt, &fit, err, sizeof err) != 0))
         return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
     if (fit.fits)
         return 0;
@@ -103,6 +103,7 @@ static int check_fit(const prefill_flags *f, const model_on_device *u, const ep_
 /* The step on the timed device, on the datasheet beside a GPU set, and calibrated. */
 typedef struct {
     ep_layout epl;
+    parallel_layout pl;
     step_shape sh;
     step_cost c, sheet_cost, cc;
 } prefill_answer;
@@ -110,31 +111,31 @@ typedef struct {
 static int resolve(const prefill_flags *f, const model_on_device *u, prefill_answer *a)
 {
     int rc;
-    if ((rc = ep_flags_layout(DOC.name, &f->ep, u->model, f->tp, u->prec, &a->epl)) != 0)
+    if ((rc = ep_flags_layout(DOC.name, &f->ep, u->model, f->tp, u->prec, &a->epl, &a->pl)) != 0)
         return rc;
     a->sh = prefill_shape(f->batch, 0, f->prompt, f->tp, u->prec);
     a->sh.logits_last = !f->all_logits;
     a->sh.skip_comm = f->no_comm;
     a->sh.routing_skew = a->epl.routing_skew;
     char err[512];
-    if (a->epl.ep > 1 && f->no_comm)
-        return cli_fail(DOC.name, EXIT_USAGE, "--no-comm with --ep: the all-to-alls are the point of expert "
-                                              "parallelism; leave --no-comm out");
+    if (layout_is_split(&a->pl) && f->no_comm)
+        return cli_fail(DOC.name, EXIT_USAGE, "--no-comm with --ep or --attention-dp: the all-to-alls are the point "
+                                              "of expert parallelism; leave --no-comm out");
     if (step_shape_check(u->model, &a->sh, err, sizeof err) != 0)
         return cli_fail(DOC.name, EXIT_USAGE, "--tp %d: %s", f->tp, err);
-    return check_fit(f, u, &a->epl);
+    return check_fit(f, u, &a->pl);
 }
 
 static int compute(const prefill_flags *f, const model_on_device *u, prefill_answer *a)
 {
     const device_setup *d = &u->device;
     char err[512];
-    if (price_step(u->model, &d->timed, &a->sh, &a->epl, &a->c, err, sizeof err) != 0 ||
+    if (price_step(u->model, &d->timed, &a->sh, &a->pl, &a->epl, &a->c, err, sizeof err) != 0 ||
         (d->calibrated && d->has_sheet &&
-         price_step(u->model, &d->sheet, &a->sh, &a->epl, &a->sheet_cost, err, sizeof err) != 0))
+         price_step(u->model, &d->sheet, &a->sh, &a->pl, &a->epl, &a->sheet_cost, err, sizeof err) != 0))
         return cli_fail(DOC.name, EXIT_USAGE, "%s%s", err, f->no_comm ? "" : " (or --no-comm)");
     rated_device cal = device_rated(d);
-    if (cal.have && price_step(u->model, &cal.gpu, &a->sh, &a->epl, &a->cc, err, sizeof err) != 0)
+    if (cal.have && price_step(u->model, &cal.gpu, &a->sh, &a->pl, &a->epl, &a->cc, err, sizeof err) != 0)
         return cli_fail(DOC.name, EXIT_USAGE, "%s", err);
     return 0;
 }
@@ -164,10 +165,14 @@ static void report_answer(report *r, const prefill_flags *f, const model_on_devi
     report_num(r, "tokens_per_s", "prompt tokens per second", U_TOKENS_PER_S, tokens / c->time);
     if (d->calibrated && d->has_sheet)
         add_step(r, "datasheet_", " (datasheet)", &a->sheet_cost);
-    if (a->epl.ep > 1) {
-        ep_report(r, u->model, &d->timed, &a->epl, f->tp, tokens / f->tp);
-        report_num(r, "group_tokens_per_s", "prompt tokens per second, the whole group", U_TOKENS_PER_S,
-                   tokens * a->epl.ep / f->tp / c->time);
+    if (layout_is_split(&a->pl)) {
+        layout_report(r, &a->pl, f->batch);
+        if (a->epl.ep > 1)
+            ep_report(r, u->model, &d->timed, &a->epl, f->tp, tokens / f->tp);
+        report_num(r, "group_tokens_per_s", "prompt tokens per second, the whole replica", U_TOKENS_PER_S,
+                   tokens * a->pl.attention_dp / c->time);
+        report_num(r, "tokens_per_s_per_gpu", "prompt tokens per second per GPU of the replica", U_TOKENS_PER_S,
+                   tokens * a->pl.attention_dp / layout_gpus(&a->pl) / c->time);
     }
     if (d->rates.have) {
         device_report_calibrated_section(r, d, "the same step", NULL); /* the first section names the calibration */

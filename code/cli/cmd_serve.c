@@ -304,8 +304,10 @@ static int check(serve_flags *f)
         return cli_fail(DOC.name, EXIT_USAGE, "--prefix is not modelled with --disaggregate, --pp or "
                                               "--chunked-prefill: a hit's shorter prefill is priced on one pool, "
                                               "whole, in one stage");
-    if (f->ep.ep && (f->disaggregate || f->do_search))
-        return cli_fail(DOC.name, EXIT_USAGE, "--ep with %s: %s", f->disaggregate ? "--disaggregate" : "--search",
+    if ((f->ep.ep || f->ep.moe_ep || f->ep.moe_tp || f->ep.attention_dp) && (f->disaggregate || f->do_search))
+        return cli_fail(DOC.name, EXIT_USAGE, "--%s with %s: %s",
+                        f->ep.ep ? "ep" : f->ep.moe_ep ? "moe-ep" : f->ep.moe_tp ? "moe-tp" : "attention-dp",
+                        f->disaggregate ? "--disaggregate" : "--search",
                         f->disaggregate ? "expert-parallel pools are not modelled; give one or the other"
                                         : "the search tries every EP degree itself; leave --ep out");
     if (f->prefix && f->prefix >= f->prompt)
@@ -362,17 +364,20 @@ static int plan(const serve_flags *f, const model_on_device *u, serve_plan *p)
         return cli_fail(DOC.name, EXIT_USAGE, "--pp %d does not divide the %d layers of %s", f->pp, m->layers, m->key);
     if (f->pp > 1 && f->chunk > 0 && f->chunk < f->prompt)
         return cli_fail(DOC.name, EXIT_USAGE, "--chunked-prefill with --pp is not modelled: give one or the other");
-    if (!f->do_search && f->ep.ep && f->pp > 1)
-        return cli_fail(DOC.name, EXIT_USAGE, "--ep with --pp is not modelled: give one or the other");
     ep_layout epl;
-    if ((rc = ep_flags_layout(DOC.name, &f->ep, m, f->do_search ? 1 : f->tp, u->prec, &epl)) != 0)
+    parallel_layout pl;
+    if ((rc = ep_flags_layout(DOC.name, &f->ep, m, f->do_search ? 1 : f->tp, u->prec, &epl, &pl)) != 0)
         return rc;
+    if (!f->do_search && layout_is_split(&pl) && f->pp > 1)
+        return cli_fail(DOC.name, EXIT_USAGE, "--ep (--moe-ep) or --attention-dp with --pp is not modelled: give one "
+                                              "or the other");
     if (f->do_search && !(epl.imbalance >= 1)) /* the search's EP candidates: the flags' links, uniform load */
         epl = (ep_layout){0, f->ep.gpus_per_node, f->ep.net_gb_s * 1e9, 1, dtype_bytes(u->prec.act) < 2 ? 1.0 : 2.0,
                           2.0, f->ep.routing_skew};
     p->opt = (request_options){.ep = epl, .prefix_tokens = f->prefix, .prefix_hit = f->prefix_hit,
                                .budget = f->budget, .requests = f->requests, .overhead = f->overhead,
-                               .prefill_first = f->engine && engine_defaults_find(f->engine)->prefill_first};
+                               .prefill_first = f->engine && engine_defaults_find(f->engine)->prefill_first,
+                               .layout = f->do_search ? (parallel_layout){0} : pl};
     if ((rc = mtp_flags_resolve(DOC.name, &f->mtp, m, &p->opt.mtp_steps, &p->opt.mtp_accept)) != 0)
         return rc;
     p->s = (request_setup){m, &u->device.timed, u->prec, f->tp, f->prompt, f->output,
@@ -436,8 +441,9 @@ static int serve_search(report *r, const serve_flags *f, const serve_plan *p, co
  * With --ep, R is the group's: each of its ep / tp attention replicas serves an equal share. */
 static int concurrency_for_rate(const serve_flags *f, serve_plan *p)
 {
-    const int ep = p->opt.ep.ep;
-    const double share = ep > 1 ? f->rate * f->tp / ep : f->rate;
+    const int ranks = p->opt.layout.attention_dp > 1 ? p->opt.layout.attention_dp : 1;
+    const int ep = ranks > 1 || p->opt.ep.ep > 1;
+    const double share = f->rate / ranks; /* each attention rank serves an equal share */
     char err[512];
     int c = request_concurrency_for_rate_with(&p->s, &p->opt, share, err, sizeof err);
     if (c < 0)
@@ -607,12 +613,17 @@ static int serve_one(report *r, const serve_flags *f, const model_on_device *u, 
     report_estimate(r, &u->device, &e, f->price);
     if (p->opt.mtp_steps && (rc = report_mtp(r, p, &e)) != 0)
         return rc;
-    if (epl->ep > 1) { /* the numbers above are one attention replica's */
-        ep_report(r, u->model, &u->device.timed, epl, f->tp, (double)s->concurrency / f->tp);
-        report_num(r, "group_tokens_per_s", "output tokens/s, the whole group", U_TOKENS_PER_S,
-                   e.tokens_per_s * epl->ep / f->tp);
-        report_num(r, "group_requests_per_s", "requests/s, the whole group", U_REAL,
-                   e.requests_per_s * epl->ep / f->tp);
+    const parallel_layout *pl = &p->opt.layout;
+    if (layout_is_split(pl)) { /* the numbers above are one attention rank's */
+        const double ranks = pl->attention_dp;
+        layout_report(r, pl, s->concurrency);
+        if (epl->ep > 1)
+            ep_report(r, u->model, &u->device.timed, epl, f->tp, (double)s->concurrency / f->tp);
+        report_num(r, "group_tokens_per_s", "output tokens/s, the whole replica", U_TOKENS_PER_S,
+                   e.tokens_per_s * ranks);
+        report_num(r, "group_requests_per_s", "requests/s, the whole replica", U_REAL, e.requests_per_s * ranks);
+        report_num(r, "tokens_per_s_per_gpu", "output tokens/s per GPU of the replica", U_TOKENS_PER_S,
+                   e.tokens_per_s * ranks / layout_gpus(pl));
     }
     report_other_devices(r, f, &u->device, p);
     return f->simulate ? report_simulation(r, f, &u->device, p, &e) : 0;

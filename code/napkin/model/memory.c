@@ -38,6 +38,44 @@ double mtp_kv_bytes_per_token_per_gpu(const model_spec *m, dtype kv, int tp)
     return kv_bytes_per_token_per_gpu(&mm, kv, tp);
 }
 
+double layout_weight_bytes_per_gpu(const model_spec *m, dtype w, const parallel_layout *l)
+{
+    param_count p = model_params(m);
+    double routed = p.routed * expert_weight_bytes(m, w);
+    double shared = model_moe_layers(m) * m->shared_experts * 3.0 * m->hidden *
+                    (m->moe_ffn > 0 ? m->moe_ffn : m->ffn) * dtype_bytes(w);
+    if (m->experts <= 1) /* dense: no experts, the MLP is split with the rest */
+        routed = shared = 0;
+    return (weight_bytes(m, w) - routed - shared) / l->tp + shared / l->moe_tp +
+           routed / ((double)l->moe_tp * l->moe_ep);
+}
+
+int layout_fit_adjust(const model_spec *m, precision prec, const parallel_layout *l, int batch, int context,
+                      fit_check *f, char *err, size_t errlen)
+{
+    if (l->tp < 1 || l->moe_tp < 1 || l->moe_ep < 1 || (m->experts > 1 && m->experts % l->moe_ep != 0)) {
+        snprintf(err, errlen, "the layout (tp %d, moe-tp %d, moe-ep %d) does not split %s's %d routed experts",
+                 l->tp, l->moe_tp, l->moe_ep, m->key, m->experts);
+        return -1;
+    }
+    const double freed =
+        weight_bytes_per_gpu(m, prec.weights, l->tp) - layout_weight_bytes_per_gpu(m, prec.weights, l);
+    f->weights -= freed;
+    f->kv_budget += freed;
+    double per_seq = kv_sequence_bytes(f->kv_per_token, kv_window_bytes_per_token_per_gpu(m, prec.kv, l->tp),
+                                       m->window, context);
+    if (f->kv_budget <= 0)
+        f->max_batch = 0;
+    else if (context == 0 || !(per_seq > 0))
+        f->max_batch = INT_MAX;
+    else {
+        double seqs = floor(f->kv_budget / per_seq);
+        f->max_batch = seqs > INT_MAX ? INT_MAX : (int)seqs;
+    }
+    f->fits = f->kv_budget > 0 && batch <= f->max_batch;
+    return 0;
+}
+
 //> kv_bytes_per_token
 double kv_bytes_per_token(const model_spec *m, dtype kv)
 {

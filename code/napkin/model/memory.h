@@ -3,6 +3,7 @@
 #ifndef NAPKIN_MEMORY_H
 #define NAPKIN_MEMORY_H
 
+#include "layout.h"
 #include "specs.h"
 #include "transformer.h"
 
@@ -10,6 +11,14 @@
 double weight_bytes(const model_spec *m, dtype w);
 /* Weights on one GPU of a tp group (everything sharded evenly). */
 double weight_bytes_per_gpu(const model_spec *m, dtype w, int tp);
+/* Weights on one GPU of a replica laid out as l (layout.h): the routed
+ * experts 1/(moe_tp x moe_ep) (experts / moe_ep of them, each a 1/moe_tp
+ * slice), the shared experts 1/moe_tp (split like the routed ones' width),
+ * everything else (attention, dense layers, embedding, head, norms)
+ * 1/tp: each attention rank holds it whole over its tp GPUs.  At
+ * moe_tp = moe_ep = 1 and tp = 1 it is the whole model; at moe_tp = tp
+ * (moe_ep = 1, attention_dp = 1) weight_bytes_per_gpu's 1/tp. */
+double layout_weight_bytes_per_gpu(const model_spec *m, dtype w, const parallel_layout *l);
 
 /* K and V of every layer for one token: 2 * layers * kv_heads * head_dim * bytes.
  * Uses KV heads, not attention heads (GQA).  MLA caches one latent per layer,
@@ -134,5 +143,15 @@ int memory_fit(const gpu_spec *g, memory_policy pol, const resident_model *rm, i
 int mtp_fit_adjust(const resident_model *rm, int batch, int context, fit_check *f, char *err, size_t errlen);
 
 void fit_check_describe(const fit_check *f, int batch, int context, char *buf, size_t n);
+
+/* Turn memory_fit's answer for one GPU of a tp replica (the whole model
+ * split 1/tp with tp = l->tp, `batch` sequences of `context` tokens: one
+ * attention rank's, any extra bytes already in) into that GPU's under
+ * layout l: the weights become layout_weight_bytes_per_gpu's, the KV
+ * budget and the largest batch follow (the KV is the rank's own, split
+ * over its tp GPUs as before).  Returns 0, or -1 with a message for a
+ * layout whose expert split does not divide the model's experts. */
+int layout_fit_adjust(const model_spec *m, precision prec, const parallel_layout *l, int batch, int context,
+                      fit_check *f, char *err, size_t errlen);
 
 #endif

@@ -63,6 +63,8 @@ typedef struct {
     double link_bw;      /* OP_P2P: bytes/s of the op's own link; 0: the GPU row's link (link_bw) */
     double link_latency; /* OP_P2P: seconds to start a transfer on the op's own link (used when link_bw > 0;
                             with link_bw 0 the row's allreduce_latency applies) */
+    int group;           /* OP_ALLREDUCE, OP_ALLGATHER: GPUs in the collective when not the step's tp group
+                            (a mixture's experts split over a whole attention-DP replica); 0: the tp group */
 } op_cost;
 
 /* A lump of compute the caller prices as one op of class c (a whole

@@ -54,6 +54,8 @@ double price_allgather(const gpu_spec *g, int tp, double bytes)
 
 double price_op(const op_cost *op, const gpu_spec *g, double peak, int tp, bound_kind *bound)
 {
+    if (op->group > 0) /* a collective over a group of its own, not the step's tp */
+        tp = op->group;
     switch (op->kind) {
     case OP_ALLREDUCE:
         return price_allreduce(g, tp, op->comm_bytes);

@@ -10,6 +10,14 @@
 #include <limits.h>
 #include <string.h>
 
+ep_layout ep_links_default(int ep, precision prec)
+{
+    ep_layout l = {.ep = ep, .gpus_per_node = 8, .net_bw = 50e9, .imbalance = 1};
+    l.dispatch_bytes_per_value = dtype_bytes(prec.act) < 2 ? 1.0 : 2.0;
+    l.combine_bytes_per_value = 2.0;
+    return l;
+}
+
 double ep_alltoall_bytes(double tokens, int k, int hidden, int ep, double imbalance, double bytes_per_value)
 {
     /* pairs leaving this GPU: k per token, all but the 1/ep that stay home */
@@ -29,6 +37,13 @@ static op_cost ep_alltoall_op(const char *name, int per_layer, double bytes, dou
                   .comm_intra_share = intra_share,
                   .comm_net_bw = l->net_bw};
     return op;
+}
+
+/* The old group as a layout: ep GPUs, ep / tp attention ranks of tp, the
+ * experts whole (moe_tp 1). */
+static parallel_layout ep_as_layout(int ep, int tp)
+{
+    return (parallel_layout){tp, tp > 0 ? ep / tp : 0, 1, ep};
 }
 
 //> ep_step_cost
@@ -92,6 +107,103 @@ int ep_busiest_gpu(const model_spec *m, const ep_layout *l, double group_tokens,
 }
 
 //> ep_decoder_step_ops
+/* The MoE layer's collective when the experts are split over a whole
+ * attention-DP replica without expert parallelism (moe_ep 1, moe_tp = every
+ * GPU): each GPU gathers the replica's N tokens and reduce-scatters its
+ * partial sums back, the ring bytes of one all-reduce of N x hidden over the
+ * replica's GPUs. */
+static op_cost moe_replica_allreduce(int per_layer, double tokens, double h, double ab, int gpus)
+{
+    op_cost op = {.name = "moe_allreduce", .kind = OP_ALLREDUCE, .per_layer = per_layer, .fixed_share = 1};
+    op.comm_bytes = tokens * h * ab;
+    op.group = gpus;
+    return op;
+}
+
+static int layout_check(const model_spec *m, const step_shape *s, const parallel_layout *pl, char *err,
+                        size_t errlen)
+{
+    if (pl->tp == s->tp && pl->attention_dp >= 1 && pl->moe_tp >= 1 && pl->moe_ep >= 1 &&
+        pl->moe_tp * pl->moe_ep == pl->tp * pl->attention_dp &&
+        (m->experts > 1 || (pl->moe_ep == 1 && pl->moe_tp == pl->tp * pl->attention_dp)))
+        return 0;
+    snprintf(err, errlen, "the layout tp %d x attention-dp %d, moe-tp %d x moe-ep %d does not fit the step's tp %d "
+             "and %s (moe-tp x moe-ep must be tp x attention-dp)", pl->tp, pl->attention_dp, pl->moe_tp, pl->moe_ep,
+             s->tp, m->key);
+    return -1;
+}
+
+int layout_decoder_step_ops(const model_spec *m, const gpu_spec *g, const step_shape *s, const parallel_layout *pl,
+                            const ep_layout *links, op_cost *ops, int max_ops, char *err, size_t errlen)
+{
+    if (step_shape_check(m, s, err, errlen) != 0 || layout_check(m, s, pl, err, errlen) != 0)
+        return -1;
+    const int D = pl->attention_dp, M = pl->moe_tp, E = pl->moe_ep, G = layout_gpus(pl);
+    if (m->experts <= 1 || (D == 1 && E == 1)) /* dense ranks are independent copies; plain tensor parallelism */
+        return decoder_step_ops(m, s, ops, max_ops);
+    /* moe_ep > 1: each GPU's share of its rank's tokens (a reduce-scatter in
+     * the rank) sent to the experts' GPUs and back, at any attention_dp (at
+     * attention_dp 1 an engine may instead keep the tokens on every GPU and
+     * all-reduce: not modelled); moe_ep 1: the replica's tokens gathered. */
+    const int a2a = E > 1;
+    const double N = (double)s->batch * s->new_tokens * D; /* the replica's tokens in one MoE layer */
+    const double mine = (double)s->batch * s->new_tokens / s->tp; /* tokens this GPU dispatches (a2a) */
+    ep_layout busy = *links;
+    busy.ep = E;
+    double touched;
+    if (ep_busiest_gpu(m, &busy, N, &busy.imbalance, &touched, err, errlen) != 0)
+        return -1;
+    ep_cost a2a_cost = {0};
+    if (a2a && ep_step_cost(m, g, &busy, mine * M, &a2a_cost, err, errlen) != 0) /* a pair to each of M slices */
+        return -1;
+    op_cost all[DECODER_MAX_OPS];
+    int n = decoder_step_ops(m, s, all, DECODER_MAX_OPS);
+    const double h = m->hidden, fe = m->moe_ffn > 0 ? m->moe_ffn : m->ffn, S = m->shared_experts;
+    const double ab = dtype_bytes(s->prec.act), eb = expert_weight_bytes(m, s->prec.weights);
+    /* This GPU's experts: experts / E of them, each a 1/M slice, and the
+     * shared experts' 1/M slice.  With a2a it receives (k imbalance) M pairs
+     * per token it dispatches (the replica's N k / E pairs of its expert
+     * group, N = mine x tp x D) and runs the shared slice on the M x mine
+     * tokens of its slice group; else (moe_ep 1) it holds a 1/M slice of
+     * every expert and sees all N tokens. */
+    const double tokens = a2a ? mine : N;
+    const double k_here = (m->experts_active * busy.imbalance + S) * (a2a ? M : 1);
+    int c = 0;
+    for (int i = 0; i < n && c < max_ops; i++) {
+        if (strcmp(all[i].name, "gate_up_proj") == 0) { /* the three expert ops, replaced together */
+            static const char *const names[3] = {"gate_up_proj", "act_mul", "down_proj"};
+            op_cost mlp[3];
+            mlp_step_ops(names, all[i].per_layer, tokens, k_here, h, fe / M, touched + S, eb, ab, mlp);
+            for (int j = 0; j < 3; j++) /* priced like the step's other projections (pricing.h) */
+                if (mlp[j].kind == OP_PROJECTION)
+                    mlp[j].rate = all[i].rate;
+            op_cost seq[5];
+            int q = 0;
+            if (a2a)
+                seq[q++] = ep_alltoall_op("ep_dispatch", all[i].per_layer, a2a_cost.dispatch_bytes,
+                                          a2a_cost.intra_share, links);
+            for (int j = 0; j < 3; j++)
+                seq[q++] = mlp[j];
+            if (a2a)
+                seq[q++] = ep_alltoall_op("ep_combine", all[i].per_layer, a2a_cost.combine_bytes,
+                                          a2a_cost.intra_share, links);
+            else if (!s->skip_comm) /* moe_ep 1 over a DP replica: gather, then reduce-scatter */
+                seq[q++] = moe_replica_allreduce(all[i].per_layer, N, h, ab, G);
+            for (int j = 0; j < q && c < max_ops; j++)
+                ops[c++] = seq[j];
+            i += 2; /* act_mul and down_proj follow gate_up_proj */
+            continue;
+        }
+        if (strcmp(all[i].name, "mlp_allreduce") == 0) { /* the MoE layers' outputs come back above */
+            if (m->dense_layers == 0)
+                continue;
+            all[i].per_layer = OP_DENSE_LAYERS;
+        }
+        ops[c++] = all[i];
+    }
+    return c;
+}
+
 int ep_decoder_step_ops(const model_spec *m, const gpu_spec *g, const step_shape *s, const ep_layout *l,
                         op_cost *ops, int max_ops, char *err, size_t errlen)
 {
@@ -102,46 +214,20 @@ int ep_decoder_step_ops(const model_spec *m, const gpu_spec *g, const step_shape
                  l->ep);
         return -1;
     }
-    const double T = (double)s->batch * s->new_tokens / s->tp; /* tokens this GPU dispatches */
-    ep_layout busy = *l;
-    double touched;
-    if (ep_busiest_gpu(m, l, T * l->ep, &busy.imbalance, &touched, err, errlen) != 0)
-        return -1;
-    ep_cost a2a;
-    if (ep_step_cost(m, g, &busy, T, &a2a, err, errlen) != 0)
-        return -1;
-    op_cost all[DECODER_MAX_OPS];
-    int n = decoder_step_ops(m, s, all, DECODER_MAX_OPS);
-    const double h = m->hidden, fe = m->moe_ffn > 0 ? m->moe_ffn : m->ffn, S = m->shared_experts;
-    const double ab = dtype_bytes(s->prec.act), eb = expert_weight_bytes(m, s->prec.weights);
-    const double k_here = m->experts_active * busy.imbalance + S; /* pairs per local token */
-    int c = 0;
-    for (int i = 0; i < n && c < max_ops; i++) {
-        if (strcmp(all[i].name, "gate_up_proj") == 0) { /* the three expert ops, replaced together */
-            static const char *const names[3] = {"gate_up_proj", "act_mul", "down_proj"};
-            op_cost mlp[3];
-            mlp_step_ops(names, all[i].per_layer, T, k_here, h, fe, touched + S, eb, ab, mlp);
-            for (int j = 0; j < 3; j++) /* priced like the step's other projections (pricing.h) */
-                if (mlp[j].kind == OP_PROJECTION)
-                    mlp[j].rate = all[i].rate;
-            op_cost dispatch = ep_alltoall_op("ep_dispatch", all[i].per_layer, a2a.dispatch_bytes, a2a.intra_share, l);
-            op_cost combine = ep_alltoall_op("ep_combine", all[i].per_layer, a2a.combine_bytes, a2a.intra_share, l);
-            const op_cost seq[5] = {dispatch, mlp[0], mlp[1], mlp[2], combine};
-            for (int j = 0; j < 5 && c < max_ops; j++)
-                ops[c++] = seq[j];
-            i += 2; /* act_mul and down_proj follow gate_up_proj */
-            continue;
-        }
-        if (strcmp(all[i].name, "mlp_allreduce") == 0) { /* the experts' outputs come back by the combine */
-            if (m->dense_layers == 0)
-                continue;
-            all[i].per_layer = OP_DENSE_LAYERS;
-        }
-        ops[c++] = all[i];
-    }
-    return c;
+    const parallel_layout pl = ep_as_layout(l->ep, s->tp);
+    return layout_decoder_step_ops(m, g, s, &pl, l, ops, max_ops, err, errlen);
 }
 //< ep_decoder_step_ops
+
+int layout_decoder_step_cost(const model_spec *m, const gpu_spec *g, const step_shape *s, const parallel_layout *pl,
+                             const ep_layout *links, step_cost *out, char *err, size_t errlen)
+{
+    op_cost ops[DECODER_MAX_OPS];
+    int n = layout_decoder_step_ops(m, g, s, pl, links, ops, DECODER_MAX_OPS, err, errlen);
+    if (n < 0)
+        return -1;
+    return step_cost_of_ops(m, g, s, ops, n, out, err, errlen);
+}
 
 int ep_decoder_step_cost(const model_spec *m, const gpu_spec *g, const step_shape *s, const ep_layout *l,
                          step_cost *out, char *err, size_t errlen)
@@ -160,11 +246,8 @@ double ep_weight_bytes_per_gpu(const model_spec *m, dtype w, int ep)
 
 double ep_tp_weight_bytes_per_gpu(const model_spec *m, dtype w, int ep, int tp)
 {
-    param_count p = model_params(m);
-    double routed = p.routed * expert_weight_bytes(m, w);
-    double shared = model_moe_layers(m) * m->shared_experts * 3.0 * m->hidden *
-                    (m->moe_ffn > 0 ? m->moe_ffn : m->ffn) * dtype_bytes(w);
-    return (weight_bytes(m, w) - routed - shared) / tp + shared + routed / ep;
+    parallel_layout l = ep_as_layout(ep, tp);
+    return layout_weight_bytes_per_gpu(m, w, &l);
 }
 
 int ep_fit_adjust(const model_spec *m, precision prec, int ep, int tp, int batch, int context, fit_check *f,
@@ -175,21 +258,8 @@ int ep_fit_adjust(const model_spec *m, precision prec, int ep, int tp, int batch
                  "tensor-parallel degree %d must divide it", ep, m->experts, m->key, tp);
         return -1;
     }
-    const double freed = weight_bytes_per_gpu(m, prec.weights, tp) - ep_tp_weight_bytes_per_gpu(m, prec.weights, ep, tp);
-    f->weights -= freed;
-    f->kv_budget += freed;
-    double per_seq = kv_sequence_bytes(f->kv_per_token, kv_window_bytes_per_token_per_gpu(m, prec.kv, tp), m->window,
-                                       context);
-    if (f->kv_budget <= 0)
-        f->max_batch = 0;
-    else if (context == 0 || !(per_seq > 0))
-        f->max_batch = INT_MAX;
-    else {
-        double seqs = floor(f->kv_budget / per_seq);
-        f->max_batch = seqs > INT_MAX ? INT_MAX : (int)seqs;
-    }
-    f->fits = f->kv_budget > 0 && batch <= f->max_batch;
-    return 0;
+    parallel_layout l = ep_as_layout(ep, tp);
+    return layout_fit_adjust(m, prec, &l, batch, context, f, err, errlen);
 }
 
 int ep_memory_fit(const model_spec *m, const gpu_spec *g, precision prec, memory_policy pol, int ep, int batch,

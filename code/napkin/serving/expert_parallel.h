@@ -19,6 +19,7 @@
 #ifndef NAPKIN_EXPERT_PARALLEL_H
 #define NAPKIN_EXPERT_PARALLEL_H
 
+#include "layout.h"
 #include "memory.h"
 #include "specs.h"
 #include "transformer.h"
@@ -47,6 +48,12 @@ typedef struct {
     double layer_time;        /* dispatch + combine of one MoE layer */
     double step_time;         /* every MoE layer of a step */
 } ep_cost;
+
+/* The links and router of a group of ep GPUs when none are given: 8 GPUs a
+ * node (an HGX board), 50 GB/s per GPU across nodes (a 400 Gb/s NIC), no
+ * imbalance, uniform routing, the dispatch in fp8 where the activations are
+ * one byte (else bf16), the combine in bf16. */
+ep_layout ep_links_default(int ep, precision prec);
 
 /* Bytes one GPU sends in one all-to-all: `tokens` tokens, each to k
  * experts, (ep-1)/ep of the pairs leaving the GPU, `imbalance` times the
@@ -85,6 +92,35 @@ int ep_busiest_gpu(const model_spec *m, const ep_layout *l, double group_tokens,
 int ep_decoder_step_ops(const model_spec *m, const gpu_spec *g, const step_shape *s, const ep_layout *l,
                         op_cost *ops, int max_ops, char *err, size_t errlen);
 
+/* One step on one GPU of a replica laid out as pl (layout.h), generalizing
+ * ep_decoder_step_ops (which is this at tp, ep / tp attention ranks,
+ * moe_tp 1, moe_ep ep, and gives the numbers it always gave).  The shape is
+ * one attention rank's: s->batch sequences on s->tp = pl->tp GPUs (its
+ * attention, KV and dense projections split tp ways, decoder_step_ops).
+ * The routed experts: each GPU holds experts / moe_ep of them, each a
+ * 1/moe_tp slice (the shared experts 1/moe_tp), and the replica's
+ * N = batch x new_tokens x attention_dp tokens reach them so:
+ *  - moe_ep > 1: each GPU dispatches its batch x new_tokens / tp tokens
+ *    (links: the all-to-all's links, router and imbalance; its ep is set
+ *    to moe_ep), every (token, expert) pair to the moe_tp GPUs of its
+ *    expert's slices, and combines the outputs back: ep_step_cost's
+ *    dispatch and combine at moe_ep with tokens x moe_tp; the GPU serves
+ *    (k imbalance + shared) x moe_tp pairs per token it dispatches at
+ *    width ffn / moe_tp; the MLP's all-reduce stays for the dense layers;
+ *  - moe_ep 1 with attention_dp > 1 (moe_tp = every GPU): each GPU
+ *    gathers all N tokens, runs its 1/moe_tp slice of every expert touched
+ *    on them, and reduce-scatters the partial sums back: one all-reduce of
+ *    N x hidden over the replica's GPUs (op.group) per MoE layer;
+ *  - a dense model, or attention_dp = moe_ep = 1: decoder_step_ops (the
+ *    ranks of a dense model are independent copies).
+ * Returns the op count, or -1 with a message (a layout whose moe_tp x
+ * moe_ep is not tp x attention_dp or whose tp is not the shape's, what
+ * ep_step_cost refuses). */
+int layout_decoder_step_ops(const model_spec *m, const gpu_spec *g, const step_shape *s, const parallel_layout *pl,
+                            const ep_layout *links, op_cost *ops, int max_ops, char *err, size_t errlen);
+int layout_decoder_step_cost(const model_spec *m, const gpu_spec *g, const step_shape *s, const parallel_layout *pl,
+                             const ep_layout *links, step_cost *out, char *err, size_t errlen);
+
 /* Their cost (step_cost_of_ops).  Returns 0, or -1 with a message. */
 int ep_decoder_step_cost(const model_spec *m, const gpu_spec *g, const step_shape *s, const ep_layout *l,
                          step_cost *out, char *err, size_t errlen);
@@ -93,7 +129,8 @@ int ep_decoder_step_cost(const model_spec *m, const gpu_spec *g, const step_shap
  * whole, and 1/ep of those. */
 double ep_weight_bytes_per_gpu(const model_spec *m, dtype w, int ep);
 /* The same with tensor-parallel attention replicas of tp GPUs: the routed
- * experts 1/ep, the shared experts whole, everything else 1/tp. */
+ * experts 1/ep, the shared experts whole, everything else 1/tp
+ * (layout_weight_bytes_per_gpu at moe_tp 1, moe_ep ep). */
 double ep_tp_weight_bytes_per_gpu(const model_spec *m, dtype w, int ep, int tp);
 
 /* Whether `batch` sequences of `context` tokens fit one GPU of the group

@@ -31,6 +31,32 @@ static int check_setup(const request_setup *s, char *err, size_t errlen)
     return 0;
 }
 
+parallel_layout request_layout(const request_setup *s, const request_options *o)
+{
+    if (o && o->layout.tp > 0)
+        return o->layout;
+    const int ep = o && o->ep.ep > 1 ? o->ep.ep : 1;
+    if (ep > 1)
+        return (parallel_layout){s->tp, s->tp > 0 ? ep / s->tp : 0, 1, ep};
+    return (parallel_layout){s->tp, 1, s->tp, 1};
+}
+
+/* A layout beyond one tensor-parallel group: attention ranks or experts split. */
+static int layout_split(const parallel_layout *l)
+{
+    return l->attention_dp > 1 || l->moe_ep > 1;
+}
+
+/* The all-to-all's links for the layout: the options' when given. */
+static ep_layout layout_links(const request_setup *s, const request_options *o, const parallel_layout *l)
+{
+    ep_layout links = o && o->ep.gpus_per_node > 0 ? o->ep : ep_links_default(l->moe_ep, s->prec);
+    if (o)
+        links.routing_skew = o->ep.routing_skew;
+    links.ep = l->moe_ep;
+    return links;
+}
+
 static int stages(const request_setup *s)
 {
     return s->pp > 1 ? s->pp : 1;
@@ -43,8 +69,11 @@ static int stages(const request_setup *s)
 static int step(const request_setup *s, const request_options *o, step_shape sh, step_cost *c, char *err,
                 size_t errlen)
 {
-    if (o && o->ep.ep > 1) /* one GPU of the expert-parallel group, its replica's shape */
-        return ep_decoder_step_cost(s->model, s->gpu, &sh, &o->ep, c, err, errlen);
+    const parallel_layout l = request_layout(s, o);
+    if (layout_split(&l)) { /* one GPU of the replica, its attention rank's shape */
+        const ep_layout links = layout_links(s, o, &l);
+        return layout_decoder_step_cost(s->model, s->gpu, &sh, &l, &links, c, err, errlen);
+    }
     sh.routing_skew = o ? o->ep.routing_skew : 0;
     if (stages(s) == 1)
         return decoder_step_cost(s->model, s->gpu, &sh, c, err, errlen);
@@ -184,9 +213,15 @@ static int estimate_in_flight(const request_setup *s, const request_options *opt
         return -1;
     const int prefix_tokens = opt ? opt->prefix_tokens : 0;
     const double prefix_hit = opt ? opt->prefix_hit : 0;
-    const int ep = opt && opt->ep.ep > 1 ? opt->ep.ep : 1;
-    if (ep > 1 && s->pp > 1) {
-        snprintf(err, errlen, "expert parallelism with pipeline parallelism is not modelled: give one or the other");
+    const parallel_layout lay = request_layout(s, opt);
+    const int split = layout_split(&lay);
+    if (lay.tp != s->tp) {
+        snprintf(err, errlen, "the layout's tp %d is not the setup's %d", lay.tp, s->tp);
+        return -1;
+    }
+    if (split && s->pp > 1) {
+        snprintf(err, errlen, "expert parallelism or attention data parallelism with pipeline parallelism is not "
+                              "modelled: give one or the other");
         return -1;
     }
     if (opt && (opt->budget < 0 || opt->requests < 0 || (opt->requests > 0 && opt->requests < s->concurrency) ||
@@ -197,7 +232,7 @@ static int estimate_in_flight(const request_setup *s, const request_options *opt
     }
     if (mtp_on(opt) && (mtp_check(s->model, opt->mtp_steps, opt->mtp_accept, err, errlen) != 0))
         return -1;
-    if (mtp_on(opt) && (ep > 1 || s->pp > 1 || (s->chunk > 0 && s->chunk < s->prompt))) {
+    if (mtp_on(opt) && (split || s->pp > 1 || (s->chunk > 0 && s->chunk < s->prompt))) {
         snprintf(err, errlen, "multi-token prediction with expert parallelism, a pipeline or chunked prefill is "
                               "not modelled: give one or the other");
         return -1;
@@ -232,7 +267,7 @@ static int estimate_in_flight(const request_setup *s, const request_options *opt
                                              : s->prompt + s->output,
                                       &r.fit, err, errlen))
         return -1;
-    if (ep > 1 && ep_fit_adjust(&stage, s->prec, ep, s->tp, s->concurrency,
+    if (split && layout_fit_adjust(&stage, s->prec, &lay, s->concurrency,
                                 cached ? prefix_own_tokens(s->prompt, s->output, prefix_tokens, prefix_hit)
                                        : s->prompt + s->output,
                                 &r.fit, err, errlen))

@@ -91,7 +91,15 @@ typedef struct {
 } request_estimate;
 
 /* What a request_setup leaves out (so every initializer of it stays as it
- * is): expert parallelism and the router, and a cached prefix.
+ * is): the replica's layout, expert parallelism and the router, and a
+ * cached prefix.
+ *  - layout (layout.h; layout.tp must be the setup's tp): all 0 (not
+ *    given) means tp alone, or with ep.ep > 1 the group below.  With
+ *    attention_dp > 1 or moe_ep > 1 the setup is one attention rank of the
+ *    replica, every rank running the same phase at once: concurrency,
+ *    throughput, cost and gpus are the rank's (its tp GPUs; the replica's
+ *    are attention_dp times), the step is layout_decoder_step_cost's and
+ *    memory one GPU's (layout_fit_adjust).  Not with a pipeline.
  *  - ep.ep > 1: the replica is one of ep / tp tensor-parallel attention
  *    replicas of an expert-parallel group of ep GPUs (expert_parallel.h),
  *    every replica running the same phase at once; concurrency, throughput
@@ -110,7 +118,8 @@ typedef struct {
  *    becomes the round's time per output token, the module is resident.
  *    Not with expert parallelism, a pipeline or chunked prefill. */
 typedef struct {
-    ep_layout ep;
+    ep_layout ep; /* with a layout: the all-to-all's links, router and imbalance (its ep is the layout's
+                     moe_ep; gpus_per_node 0: ep_links_default's) */
     int prefix_tokens;
     double prefix_hit;
     int budget, requests;
@@ -119,7 +128,11 @@ typedef struct {
     int prefill_first;
     int mtp_steps;     /* 0: no multi-token prediction */
     double mtp_accept;
+    parallel_layout layout;
 } request_options;
+
+/* The layout a setup and its options describe (request_options.layout). */
+parallel_layout request_layout(const request_setup *s, const request_options *o);
 
 /* Mean TTFT of a request arriving in a busy closed loop: half the decode
  * step d in flight, the M/D/1 wait behind queued prefills of p each (the

@@ -1,0 +1,157 @@
+/* A replica's layout reaching the step and memory (layout_decoder_step_ops
+ * in code/napkin/serving/expert_parallel.c, layout_weight_bytes_per_gpu in
+ * code/napkin/model/memory.c): DeepSeek-V3 in fp8 on 8 H200s, by hand.
+ * DeepSeek-V3: hidden 7168, 256 routed experts of width 2048, top 8, one
+ * shared expert, 58 MoE layers of 61 (code/specs/models.tsv). */
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "expert_parallel.h"
+#include "memory.h"
+#include "specs.h"
+
+#define near(got, want)                                                                                      \
+    cr_expect(fabs((double)(got) - (double)(want)) <= 1e-9 * fabs((double)(want)) + 1e-15,                       \
+              #got " = %.9g, expected %.9g", (double)(got), (double)(want))
+
+static const ep_layout LINKS = {8, 8, 50e9, 1.0, 1.0, 2.0, 0}; /* fp8 dispatch, bf16 combine */
+
+static int ops_of(const char *key, int tp, int dp, int mt, int me, int batch, op_cost *ops)
+{
+    model_spec m = model_builtin(key);
+    gpu_spec g = gpu_builtin("h200");
+    parallel_layout l = {tp, dp, mt, me};
+    step_shape s = decode_shape(batch, 4096, tp, precision_uniform(DT_FP8));
+    char err[256] = "";
+    int n = layout_decoder_step_ops(&m, &g, &s, &l, &LINKS, ops, DECODER_MAX_OPS, err, sizeof err);
+    cr_assert(n > 0, "%s", err);
+    return n;
+}
+
+static const op_cost *find(const op_cost *ops, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(ops[i].name, name) == 0)
+            return &ops[i];
+    return NULL;
+}
+
+static int count_named(const op_cost *ops, int n, const char *part)
+{
+    int c = 0;
+    for (int i = 0; i < n; i++)
+        c += strstr(ops[i].name, part) != NULL;
+    return c;
+}
+
+/* DEP 8 (tp 1, attention-dp 8, moe-tp 1, moe-ep 8), 64 sequences a rank:
+ * the step is tp 1's op list (no tensor-parallel collective) with a dispatch
+ * and a combine around the experts: two ops more.  Each GPU dispatches its
+ * 64 tokens: 64 x 8 x 7/8 pairs leave it, 7168 fp8 bytes each = 3,211,264 B,
+ * and the combine twice that in bf16.  Its experts serve 64 x (8 + 1) pairs
+ * (routed and the whole shared expert): gate_up 2 x 576 x 7168 x 4096 FLOP;
+ * it reads the experts of its own 32 that the replica's 512 tokens touch,
+ * 256 (1 - (248/256)^512) / 8, plus the shared one, 7168 x 4096 B each. */
+Test(layout_step, dep8_decode_by_hand)
+{
+    op_cost ops[DECODER_MAX_OPS], plain[DECODER_MAX_OPS];
+    int n = ops_of("deepseek-v3", 1, 8, 1, 8, 64, ops);
+    model_spec m = model_builtin("deepseek-v3");
+    step_shape s = decode_shape(64, 4096, 1, precision_uniform(DT_FP8));
+    int n1 = decoder_step_ops(&m, &s, plain, DECODER_MAX_OPS);
+    cr_expect_eq(n, n1 + 2);
+    cr_expect_eq(count_named(ops, n, "ep_dispatch"), 1);
+    cr_expect_eq(count_named(ops, n, "ep_combine"), 1);
+    cr_expect_eq(count_named(ops, n, "allreduce"), 0);
+    const op_cost *d = find(ops, n, "ep_dispatch"), *c = find(ops, n, "ep_combine"), *gu = find(ops, n, "gate_up_proj");
+    cr_assert(d && c && gu);
+    near(d->comm_bytes, 64.0 * 8 * 7 / 8 * 7168);
+    near(c->comm_bytes, 2 * 64.0 * 8 * 7 / 8 * 7168);
+    near(gu->flop, 2.0 * 64 * 9 * 7168 * 4096);
+    near(gu->weight_bytes, (256 * (1 - pow(248.0 / 256, 512)) / 8 + 1) * 7168 * 4096);
+}
+
+/* tp 1, attention-dp 8, moe-tp 8, moe-ep 1: every GPU a 1/8 slice of every
+ * expert on all 512 tokens, the same FLOPs as DEP 8 (2 x 512 x 9 x 7168 x
+ * 512 = 2 x 64 x 9 x 7168 x 4096), and instead of the all-to-all one
+ * all-reduce of the 512 tokens' 7168 fp8 values over the 8 GPUs. */
+Test(layout_step, experts_sliced_over_dp_ranks)
+{
+    op_cost ops[DECODER_MAX_OPS];
+    int n = ops_of("deepseek-v3", 1, 8, 8, 1, 64, ops);
+    const op_cost *ar = find(ops, n, "moe_allreduce"), *gu = find(ops, n, "gate_up_proj");
+    cr_assert(ar && gu);
+    cr_expect_eq(count_named(ops, n, "ep_"), 0);
+    cr_expect_eq(ar->kind, OP_ALLREDUCE);
+    cr_expect_eq(ar->group, 8);
+    near(ar->comm_bytes, 512.0 * 7168);
+    near(gu->flop, 2.0 * 512 * 9 * 7168 * 512);
+}
+
+/* tp 8 with moe-tp 8 is plain tensor parallelism: decoder_step_ops's list. */
+Test(layout_step, tp8_is_the_plain_step)
+{
+    op_cost ops[DECODER_MAX_OPS], plain[DECODER_MAX_OPS];
+    int n = ops_of("deepseek-v3", 8, 1, 8, 1, 64, ops);
+    model_spec m = model_builtin("deepseek-v3");
+    step_shape s = decode_shape(64, 4096, 8, precision_uniform(DT_FP8));
+    cr_assert_eq(n, decoder_step_ops(&m, &s, plain, DECODER_MAX_OPS));
+    for (int i = 0; i < n; i++) {
+        cr_expect_str_eq(ops[i].name, plain[i].name);
+        near(ops[i].flop, plain[i].flop);
+    }
+}
+
+/* The old group (--tp 2 --ep 8: four attention ranks of two GPUs, the
+ * experts whole) as a layout prices exactly as ep_decoder_step_cost did. */
+Test(layout_step, old_ep_group_is_its_layout)
+{
+    model_spec m = model_builtin("deepseek-v3");
+    gpu_spec g = gpu_builtin("h200");
+    step_shape s = decode_shape(64, 4096, 2, precision_uniform(DT_FP8));
+    parallel_layout l = {2, 4, 1, 8};
+    step_cost a, b;
+    char err[256];
+    cr_assert_eq(ep_decoder_step_cost(&m, &g, &s, &LINKS, &a, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(layout_decoder_step_cost(&m, &g, &s, &l, &LINKS, &b, err, sizeof err), 0, "%s", err);
+    near(b.time, a.time);
+    near(b.comm_bytes, a.comm_bytes);
+}
+
+/* A layout whose expert split is not the replica's GPUs is refused. */
+Test(layout_step, refuses_a_bad_layout)
+{
+    model_spec m = model_builtin("deepseek-v3");
+    gpu_spec g = gpu_builtin("h200");
+    step_shape s = decode_shape(8, 1024, 1, precision_uniform(DT_FP8));
+    parallel_layout l = {1, 8, 2, 8};
+    op_cost ops[DECODER_MAX_OPS];
+    char err[256] = "";
+    cr_expect_eq(layout_decoder_step_ops(&m, &g, &s, &l, &LINKS, ops, DECODER_MAX_OPS, err, sizeof err), -1);
+    cr_expect(strstr(err, "moe-tp") != NULL, "%s", err);
+}
+
+/* Memory by hand.  The routed experts: 58 x 256 x 3 x 7168 x 2048 =
+ * 653,908,770,816 parameters; the shared: 58 x 3 x 7168 x 2048 =
+ * 2,554,331,136; the rest (attention, dense layers, embedding, head,
+ * routers, norms) 671,026,404,352 - both = 14,563,302,400 (the total by
+ * hand in tests/test_cli_today.c).  fp8: a byte each.
+ *   DEP 8:  the rest and the shared whole, the routed / 8:
+ *           14,563,302,400 + 2,554,331,136 + 81,738,596,352 = 98,856,229,888
+ *   TP 8 (moe-tp 8): everything / 8 = 83,878,300,544
+ *   tp 4 x attention-dp 2, moe-tp 2 x moe-ep 4: the rest / 4, the shared / 2,
+ *           the routed / 8 = 3,640,825,600 + 1,277,165,568 + 81,738,596,352 */
+Test(layout_step, memory_by_hand)
+{
+    model_spec m = model_builtin("deepseek-v3");
+    parallel_layout dep8 = {1, 8, 1, 8}, tp8 = {8, 1, 8, 1}, mixed = {4, 2, 2, 4};
+    near(layout_weight_bytes_per_gpu(&m, DT_FP8, &dep8), 98856229888.0);
+    near(layout_weight_bytes_per_gpu(&m, DT_FP8, &tp8), 83878300544.0);
+    near(layout_weight_bytes_per_gpu(&m, DT_FP8, &mixed), 3640825600.0 + 1277165568.0 + 81738596352.0);
+    /* a dense model at any layout: weights / tp */
+    model_spec d = model_builtin("llama3-70b");
+    parallel_layout dense = {4, 2, 8, 1};
+    near(layout_weight_bytes_per_gpu(&d, DT_BF16, &dense), weight_bytes(&d, DT_BF16) / 4);
+}
