@@ -124,6 +124,16 @@ Test(validate_moe, a_tp8_run_splits_the_experts_like_the_rest)
     cr_expect_eq(q.options.ep.ep, 0);
 }
 
+/* tp 64 with the experts split moe-tp 8 x moe-ep 8 (= 64 GPUs, one attention rank) */
+Test(validate_moe, a_mixed_expert_split_is_asked_with_its_layout)
+{
+    moe_question q;
+    cr_assert_eq(moe_run_question(&runs[MIXED], &gpus, &models, &q), 1, "%s", q.reason);
+    cr_expect(q.layout.tp == 64 && q.layout.attention_dp == 1 && q.layout.moe_tp == 8 && q.layout.moe_ep == 8);
+    cr_expect_eq(q.options.layout.moe_ep, 8);
+    cr_expect_eq(q.options.ep.ep, 8);
+}
+
 Test(validate_moe, what_the_library_cannot_state_is_refused_with_its_reason)
 {
     static const struct {
@@ -134,7 +144,6 @@ Test(validate_moe, what_the_library_cannot_state_is_refused_with_its_reason)
         {DISAGG, "disaggregated pools not yet"},
         {LLAMA_DISAGG, "disaggregated pools not yet"},
         {FP4, "fp4 weights (issue 33)"},
-        {MIXED, "layout needs --moe-tp (not yet)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         moe_question q;
@@ -158,8 +167,9 @@ Test(validate_moe, groups_count_answers_and_refusals)
     cr_expect_eq(v.runs, NRUNS);
     /* DeepSeek-V3 in fp8 is 671e9 bytes of weights, 84 GB a GPU over 8: more
      * than an H100's 80 GB, so the DEP 8 and TP 8 runs on h100 do not fit;
-     * Qwen3-235B's 235 GB over 8 (29 GB a GPU) does: one answer. */
-    cr_expect_eq(v.answered, 1);
+     * Qwen3-235B's 235 GB over 8 (29 GB a GPU) does, and so does DeepSeek-R1
+     * over 64 H200s (10.5 GB a GPU): two answers. */
+    cr_expect_eq(v.answered, 2);
     cr_expect_eq(v.ngroups, 8); /* (model, system, engine, mode) */
     int fit = 0, disagg = 0;
     for (int i = 0; i < v.nrefusals; i++) {
@@ -169,7 +179,9 @@ Test(validate_moe, groups_count_answers_and_refusals)
     cr_expect_eq(fit, 2);
     cr_expect_eq(disagg, 2);
     for (int g = 0; g < v.ngroups; g++)
-        if (strcmp(v.groups[g].model, "Qwen/Qwen3-235B-A22B-FP8") == 0) {
+        if (strcmp(v.groups[g].model, "Qwen/Qwen3-235B-A22B-FP8") == 0 ||
+            (strcmp(v.groups[g].model, "deepseek-ai/DeepSeek-R1") == 0 && strcmp(v.groups[g].system, "h200_sxm") == 0 &&
+             strcmp(v.groups[g].backend, "trtllm") == 0 && strcmp(v.groups[g].mode, "agg") == 0)) {
             cr_expect_eq(v.groups[g].answered, 1);
             cr_expect(v.groups[g].tpot_abs_err >= 0, "an answered group has its TPOT error");
         } else

@@ -148,11 +148,6 @@ static int run_layout(const moe_run *r, moe_question *q)
                        dense || a->moe_tp < 0 ? 0 : a->moe_tp, dense || a->moe_ep < 0 ? 0 : a->moe_ep, &q->layout, e,
                        sizeof e) != 0)
         return refuse(q, "layout refused: ", e);
-    const parallel_layout *l = &q->layout;
-    if (l->moe_tp > 1 && l->moe_ep > 1)
-        return refuse(q, "layout needs --moe-tp (not yet)", "");
-    if (l->attention_dp > 1 && l->moe_ep == 1)
-        return refuse(q, "layout needs --attention-dp (not yet)", "");
     return 1;
 }
 
@@ -189,7 +184,9 @@ int moe_run_question(const moe_run *r, const gpu_table *gpus, const model_table 
     q->setup = (request_setup){q->model, row, q->setup.prec, q->layout.tp, r->isl, r->osl, r->agg.batch,
                                0, 0, pol, 0, 1};
     const engine_defaults *eng = engine_defaults_find(r->backend);
-    q->options = (request_options){.ep = run_ep(&q->layout, q->setup.prec), .prefill_first = eng && eng->prefill_first};
+    q->options = (request_options){.ep = run_ep(&q->layout, q->setup.prec),
+                                   .prefill_first = eng && eng->prefill_first,
+                                   .layout = q->layout};
     return 1;
 }
 
