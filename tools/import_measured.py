@@ -28,6 +28,8 @@ import re
 import statistics
 import sys
 
+import measured_moe  # noqa: E402  (the MoE tables: tools/measured_moe.py)
+
 PACKAGE = "aiconfigurator-core"
 SYSTEMS = ("h100_sxm", "h200_sxm")
 BACKENDS = (("trtllm", "1.3.0rc20"), ("vllm", "0.24.0"), ("sglang", "0.5.14"))
@@ -479,6 +481,7 @@ About LICENSE: {ctx['licence_source']}.
 - `<system>/<backend>/attention_decode.tsv`: batch context heads kv_heads head_dim kv_dtype time_s
 - `<system>/<backend>/attention_prefill.tsv`: batch prompt heads kv_heads head_dim kv_dtype time_s
 - `<system>/<backend>/allreduce.tsv`: implementation tp bytes time_s
+{measured_moe.README_FILES}
 - `serving_runs.tsv`: id model system backend backend_version precision isl osl concurrency tp pp ttft_s tpot_s gemm_quant
 
 Systems: {', '.join(systems)}. Backends: {backend_list}. Each file starts with
@@ -508,6 +511,7 @@ licence and copyright, the rows kept), then a header row, then rows.
   closed-loop TTFT, which includes queueing behind other requests.
   `gemm_quant` is the package's gemm_quant_mode (fp8 per tensor or
   fp8_block), which says which GEMM curve a run used; `-` where empty.
+{measured_moe.README_SELECTION}
 - A shape measured more than once keeps its median (each file says how many).
 
 Times are in seconds (the package's milliseconds / 1000), sizes in bytes.
@@ -572,6 +576,7 @@ def main(argv):
                 counts[f"{system}/{backend}/attention_decode.tsv"] = import_attention(ctx, system, backend, bver, out, True)
                 counts[f"{system}/{backend}/attention_prefill.tsv"] = import_attention(ctx, system, backend, bver, out, False)
                 counts[f"{system}/{backend}/allreduce.tsv"] = import_allreduce(ctx, system, backend, bver, out)
+                counts.update(measured_moe.import_moe(sys.modules[__name__], ctx, system, backend, out))
             with open(os.path.join(args.out, system, backends[0][0], "gemm.tsv"), encoding="utf-8") as f:
                 devices[system] = next(l for l in f if l.startswith("# device: "))[len("# device: "):].strip()
         counts["serving_runs.tsv"] = import_serving(ctx, args.out, devices, systems)
