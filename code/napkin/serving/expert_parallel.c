@@ -114,22 +114,28 @@ int ep_decoder_step_ops(const model_spec *m, const gpu_spec *g, const step_shape
     int n = decoder_step_ops(m, s, all, DECODER_MAX_OPS);
     const double h = m->hidden, fe = m->moe_ffn > 0 ? m->moe_ffn : m->ffn, S = m->shared_experts;
     const double ab = dtype_bytes(s->prec.act), eb = expert_weight_bytes(m, s->prec.weights);
-    const double k_here = m->experts_active * busy.imbalance + S; /* pairs per local token */
+    const double pairs = T * m->experts_active * busy.imbalance; /* routed pairs on the busiest GPU */
     int c = 0;
     for (int i = 0; i < n && c < max_ops; i++) {
-        if (strcmp(all[i].name, "gate_up_proj") == 0) { /* the three expert ops, replaced together */
-            static const char *const names[3] = {"gate_up_proj", "act_mul", "down_proj"};
+        if (strcmp(all[i].name, "shared_gate_up_proj") == 0) { /* whole shared experts, on local tokens */
+            static const char *const names[3] = {"shared_gate_up_proj", "shared_act_mul", "shared_down_proj"};
             op_cost mlp[3];
-            mlp_step_ops(names, all[i].per_layer, T, k_here, h, fe, touched + S, eb, ab, mlp);
-            for (int j = 0; j < 3; j++) /* priced like the step's other projections (pricing.h) */
-                if (mlp[j].kind == OP_PROJECTION)
+            mlp_step_ops(names, all[i].per_layer, T, S, h, fe, S, eb, ab, mlp);
+            for (int j = 0; j < 3 && c < max_ops; j++) {
+                if (mlp[j].kind == OP_PROJECTION) /* priced like the step's other projections (pricing.h) */
                     mlp[j].rate = all[i].rate;
+                ops[c++] = mlp[j];
+            }
+            i += 2; /* shared_act_mul and shared_down_proj follow */
+            continue;
+        }
+        if (strcmp(all[i].name, "routed_experts") == 0) { /* dispatch, the local experts, combine */
+            op_cost experts = moe_experts_op(all[i].per_layer, pairs, touched, h, fe, eb, ab, all[i].rate);
             op_cost dispatch = ep_alltoall_op("ep_dispatch", all[i].per_layer, a2a.dispatch_bytes, a2a.intra_share, l);
             op_cost combine = ep_alltoall_op("ep_combine", all[i].per_layer, a2a.combine_bytes, a2a.intra_share, l);
-            const op_cost seq[5] = {dispatch, mlp[0], mlp[1], mlp[2], combine};
-            for (int j = 0; j < 5 && c < max_ops; j++)
+            const op_cost seq[3] = {dispatch, experts, combine};
+            for (int j = 0; j < 3 && c < max_ops; j++)
                 ops[c++] = seq[j];
-            i += 2; /* act_mul and down_proj follow gate_up_proj */
             continue;
         }
         if (strcmp(all[i].name, "mlp_allreduce") == 0) { /* the experts' outputs come back by the combine */
