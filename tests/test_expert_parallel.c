@@ -94,8 +94,10 @@ static const op_cost *find_op(const op_cost *ops, int n, const char *name)
 
 /* A DeepSeek-V3 decode step on one GPU of ep 8 (fp8, 32 sequences here,
  * 256 in the group): this GPU's 32 experts, of which 32 (1 - (31/32)^256)
- * = 31.99 are touched, plus the shared one, each 3 x 7168 x 2048 bytes;
- * 32 x (8 + 1) token-expert pairs computed; a dispatch and a combine in each
+ * = 31.99 are touched, each 3 x 7168 x 2048 bytes, read by the routed
+ * experts' one kernel (32 x 8 pairs: 6 x 7168 x 2048 FLOPs each in the
+ * GEMMs, 5 x 2048 in the activation); the shared one by its own ops (32
+ * tokens); a dispatch and a combine in each
  * of the 58 MoE layers, priced as ep_step_cost prices them. */
 Test(ep, decode_step_on_one_gpu_of_the_group)
 {
@@ -107,12 +109,15 @@ Test(ep, decode_step_on_one_gpu_of_the_group)
     char err[256];
     int n = ep_decoder_step_ops(&m, &g, &s, &l, ops, DECODER_MAX_OPS, err, sizeof err);
     cr_assert_gt(n, 0, "%s", err);
-    const op_cost *down = find_op(ops, n, "down_proj"), *disp = find_op(ops, n, "ep_dispatch"),
-                  *comb = find_op(ops, n, "ep_combine");
-    cr_assert(down && disp && comb);
+    const op_cost *routed = find_op(ops, n, "routed_experts"), *shared = find_op(ops, n, "shared_down_proj"),
+                  *disp = find_op(ops, n, "ep_dispatch"), *comb = find_op(ops, n, "ep_combine");
+    cr_assert(routed && shared && disp && comb);
     double touched = 32 * (1 - pow(31.0 / 32, 256));
-    near(down->weight_bytes, (touched + 1) * 2048 * 7168);
-    near(down->flop, 2.0 * 32 * 9 * 2048 * 7168);
+    near(routed->weight_bytes, touched * 3 * 2048 * 7168);
+    near(routed->flop, 32.0 * 8 * (6.0 * 2048 * 7168 + 5 * 2048));
+    near(routed->items, touched);
+    near(shared->weight_bytes, 2048.0 * 7168);
+    near(shared->flop, 2.0 * 32 * 2048 * 7168);
     cr_expect_eq(op_repeats(&m, disp), 58);
     ep_cost a;
     cr_assert_eq(ep_step_cost(&m, &g, &l, 32, &a, err, sizeof err), 0);
@@ -163,14 +168,14 @@ Test(ep, tensor_parallel_attention_replicas_by_hand)
     char err[256];
     int n = ep_decoder_step_ops(&m, &g, &s, &l, ops, DECODER_MAX_OPS, err, sizeof err);
     cr_assert_gt(n, 0, "%s", err);
-    const op_cost *down = find_op(ops, n, "down_proj"), *disp = find_op(ops, n, "ep_dispatch"),
+    const op_cost *routed = find_op(ops, n, "routed_experts"), *disp = find_op(ops, n, "ep_dispatch"),
                   *o = find_op(ops, n, "o_proj"), *attn_ar = find_op(ops, n, "attn_allreduce"),
                   *mlp_ar = find_op(ops, n, "mlp_allreduce");
-    cr_assert(down && disp && o && attn_ar && mlp_ar);
+    cr_assert(routed && disp && o && attn_ar && mlp_ar);
     near(disp->comm_bytes, 1605632);
     double touched = 32 * (1 - pow(31.0 / 32, 256));
-    near(down->weight_bytes, (touched + 1) * 2048 * 7168);
-    near(down->flop, 2.0 * 32 * 9 * 2048 * 7168);
+    near(routed->weight_bytes, touched * 3 * 2048 * 7168);
+    near(routed->flop, 32.0 * 8 * (6.0 * 2048 * 7168 + 5 * 2048));
     near(o->weight_bytes, 58720256);
     cr_expect_eq(op_repeats(&m, attn_ar), 61);
     cr_expect_eq(op_repeats(&m, mlp_ar), 3);
@@ -216,7 +221,8 @@ Test(ep, skewed_router_sets_the_busiest_gpu)
     int n = ep_decoder_step_ops(&m, &g, &s, &l, ops, DECODER_MAX_OPS, err, sizeof err);
     cr_assert_gt(n, 0, "%s", err);
     near(find_op(ops, n, "ep_dispatch")->comm_bytes, 32 * 8 * 7.0 / 8 * load * 7168);
-    near(find_op(ops, n, "down_proj")->weight_bytes, (touched + 1) * 2048 * 7168);
+    near(find_op(ops, n, "routed_experts")->weight_bytes, touched * 3 * 2048 * 7168);
+    near(find_op(ops, n, "routed_experts")->flop, 32 * 8 * load * (6.0 * 2048 * 7168 + 5 * 2048));
 }
 
 /* EP 8 with TP 2 in fp8: the routed experts 1/8, the shared ones

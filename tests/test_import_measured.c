@@ -226,6 +226,40 @@ static void expect_provenance(const char *file, const char *measurement, const c
     measured_table_free(&t);
 }
 
+Test(import_measured, moe_keeps_our_shapes_one_swiglu_kernel_and_the_newest_version_holding_them)
+{
+    import_fixture(scratch_dir);
+    /* moe/trtllm/1.3.0rc23 times only a 1024/2688/22/512 shape, none of
+     * ours: the importer falls back to 1.3.0rc20.  Its rows, kept or not:
+     *  - bf16 2048/768/8/128, 1 token: cutlass 0.040, 0.050, 0.090 ms, median
+     *    0.050 ms = 5e-5 s; the nongated kernel's 0.010 ms is another
+     *    activation's kernel and is dropped;
+     *  - fp8_block 7168/2048/8/256: 256 tokens on moe_tp 2 x moe_ep 4 = 8 GPUs,
+     *    1.25 ms; 16384 tokens (the largest power of two kept), 12.5 ms;
+     *    dropped: 3 tokens (not a power of two), 32768 (above 16384),
+     *    moe_tp 2 x moe_ep 8 = 16 GPUs (beyond a node), hidden 6144 (no model
+     *    of ours);
+     *  - w4a16_mxfp4 2880/2880/4/128, 8 tokens, 0.0625 ms; nvfp4 dropped. */
+    expect_rows("h100_sxm/trtllm/moe.tsv",
+                "dtype\ttokens\thidden\tinter\ttopk\texperts\tmoe_tp\tmoe_ep\tdistribution\ttime_s\n"
+                "bf16\t1\t2048\t768\t8\t128\t1\t1\tbalanced\t5.000000e-05\n"
+                "fp8_block\t256\t7168\t2048\t8\t256\t2\t4\tpower_law_1.01\t1.250000e-03\n"
+                "fp8_block\t16384\t7168\t2048\t8\t256\t1\t8\tpower_law_1.2\t1.250000e-02\n"
+                "w4a16_mxfp4\t8\t2880\t2880\t4\t128\t1\t1\tbalanced\t6.250000e-05\n");
+    expect_provenance("h100_sxm/trtllm/moe.tsv", "moe", "trtllm", "1.3.0rc20",
+                      "systems/data/h100_sxm/moe/trtllm/1.3.0rc20/moe_perf.csv",
+                      "no collection_meta.yaml; no timing method stated");
+    measured_table t;
+    char err[256];
+    cr_assert_eq(measured_table_load(fmt("%s/h100_sxm/trtllm/moe.tsv", scratch_dir), &t, err, sizeof err), 0, "%s",
+                 err);
+    cr_expect_str_eq(measured_meta(&t, "kernel_source"),
+                     "bf16 moe_torch_flow_cutlass; fp8_block moe_torch_flow_cutlass; w4a16_mxfp4 moe_torch_flow");
+    measured_table_free(&t);
+    /* The fixture has no vLLM MoE table: no moe.tsv, and no failure. */
+    cr_expect(access(fmt("%s/h100_sxm/vllm/moe.tsv", scratch_dir), F_OK) != 0);
+}
+
 Test(import_measured, every_table_carries_its_provenance)
 {
     import_fixture(scratch_dir);

@@ -46,14 +46,19 @@ static int count_named(const op_cost *ops, int n, const char *part)
     return c;
 }
 
+#define within(got, want, rel) cr_expect(fabs((double)(got) / (double)(want) - 1) <= (rel), "%g vs %g", (double)(got), (double)(want))
+
 /* DEP 8 (tp 1, attention-dp 8, moe-tp 1, moe-ep 8), 64 sequences a rank:
  * the step is tp 1's op list (no tensor-parallel collective) with a dispatch
- * and a combine around the experts: two ops more.  Each GPU dispatches its
- * 64 tokens: 64 x 8 x 7/8 pairs leave it, 7168 fp8 bytes each = 3,211,264 B,
- * and the combine twice that in bf16.  Its experts serve 64 x (8 + 1) pairs
- * (routed and the whole shared expert): gate_up 2 x 576 x 7168 x 4096 FLOP;
- * it reads the experts of its own 32 that the replica's 512 tokens touch,
- * 256 (1 - (248/256)^512) / 8, plus the shared one, 7168 x 4096 B each. */
+ * and a combine around the routed experts: two ops more.  Each GPU
+ * dispatches its 64 tokens: 64 x 8 x 7/8 pairs leave it, 7168 fp8 bytes each
+ * = 3,211,264 B, and the combine twice that in bf16.  Its routed experts
+ * (one grouped GEMM) serve 64 x 8 = 512 pairs through 7168 x 2048 experts:
+ * gate_up and down 2 x 512 x 7168 x (4096 + 2048) FLOP, the activation a
+ * sliver more; they read the experts of its own 32 that the replica's 512
+ * tokens touch, 256 (1 - (248/256)^512) / 8, at 3 x 7168 x 2048 B each.  The
+ * shared expert runs whole on the GPU's 64 tokens: gate_up
+ * 2 x 64 x 7168 x 4096 FLOP, 7168 x 4096 B. */
 Test(layout_step, dep8_decode_by_hand)
 {
     op_cost ops[DECODER_MAX_OPS], plain[DECODER_MAX_OPS];
@@ -65,29 +70,35 @@ Test(layout_step, dep8_decode_by_hand)
     cr_expect_eq(count_named(ops, n, "ep_dispatch"), 1);
     cr_expect_eq(count_named(ops, n, "ep_combine"), 1);
     cr_expect_eq(count_named(ops, n, "allreduce"), 0);
-    const op_cost *d = find(ops, n, "ep_dispatch"), *c = find(ops, n, "ep_combine"), *gu = find(ops, n, "gate_up_proj");
-    cr_assert(d && c && gu);
+    const op_cost *d = find(ops, n, "ep_dispatch"), *c = find(ops, n, "ep_combine");
+    const op_cost *re = find(ops, n, "routed_experts"), *sgu = find(ops, n, "shared_gate_up_proj");
+    cr_assert(d && c && re && sgu);
     near(d->comm_bytes, 64.0 * 8 * 7 / 8 * 7168);
     near(c->comm_bytes, 2 * 64.0 * 8 * 7 / 8 * 7168);
-    near(gu->flop, 2.0 * 64 * 9 * 7168 * 4096);
-    near(gu->weight_bytes, (256 * (1 - pow(248.0 / 256, 512)) / 8 + 1) * 7168 * 4096);
+    within(re->flop, 2.0 * 512 * 7168 * (4096 + 2048), 0.01);
+    near(re->weight_bytes, 256 * (1 - pow(248.0 / 256, 512)) / 8 * 3 * 7168 * 2048);
+    near(sgu->flop, 2.0 * 64 * 7168 * 4096);
+    near(sgu->weight_bytes, 7168.0 * 4096);
 }
 
-/* tp 1, attention-dp 8, moe-tp 8, moe-ep 1: every GPU a 1/8 slice of every
- * expert on all 512 tokens, the same FLOPs as DEP 8 (2 x 512 x 9 x 7168 x
- * 512 = 2 x 64 x 9 x 7168 x 4096), and instead of the all-to-all one
- * all-reduce of the 512 tokens' 7168 fp8 values over the 8 GPUs. */
+/* tp 1, attention-dp 8, moe-tp 8, moe-ep 1: every GPU a 1/8 slice (256
+ * wide) of every expert on all 512 tokens, the same FLOPs as DEP 8
+ * (2 x 4096 pairs x 7168 x (512 + 256) = 2 x 512 x 7168 x (4096 + 2048)),
+ * and instead of the all-to-all one all-reduce of the 512 tokens' 7168 fp8
+ * values over the 8 GPUs. */
 Test(layout_step, experts_sliced_over_dp_ranks)
 {
     op_cost ops[DECODER_MAX_OPS];
     int n = ops_of("deepseek-v3", 1, 8, 8, 1, 64, ops);
-    const op_cost *ar = find(ops, n, "moe_allreduce"), *gu = find(ops, n, "gate_up_proj");
-    cr_assert(ar && gu);
+    const op_cost *ar = find(ops, n, "moe_allreduce"), *re = find(ops, n, "routed_experts");
+    const op_cost *sgu = find(ops, n, "shared_gate_up_proj");
+    cr_assert(ar && re && sgu);
     cr_expect_eq(count_named(ops, n, "ep_"), 0);
     cr_expect_eq(ar->kind, OP_ALLREDUCE);
     cr_expect_eq(ar->group, 8);
     near(ar->comm_bytes, 512.0 * 7168);
-    near(gu->flop, 2.0 * 512 * 9 * 7168 * 512);
+    within(re->flop, 2.0 * 4096 * 7168 * (512 + 256), 0.01);
+    near(sgu->flop, 2.0 * 512 * 7168 * 512);
 }
 
 /* tp 8 with moe-tp 8 is plain tensor parallelism: decoder_step_ops's list. */

@@ -205,13 +205,18 @@ Test(today, deepseek_decode_ops)
     cr_expect_eq(value->rate, RC_ATTN_PREFILL);
     cr_expect_eq(score->items + value->items, 16);
     cr_expect_eq(score->span, 0);
-    const op_cost *dense = find_op(ops, n, "dense_down_proj"), *experts = find_op(ops, n, "down_proj");
-    cr_assert(dense && experts);
+    const op_cost *dense = find_op(ops, n, "dense_down_proj"), *experts = find_op(ops, n, "routed_experts"),
+                  *shared = find_op(ops, n, "shared_down_proj");
+    cr_assert(dense && experts && shared);
     cr_expect_eq(op_repeats(&m, dense), 3);
     cr_expect_eq(op_repeats(&m, experts), 58);
-    /* 16 tokens touch E(1-(1-8/256)^16) routed experts, plus the shared one, each 2048/8 wide here */
+    cr_expect_eq(op_repeats(&m, shared), 58);
+    /* 16 tokens touch E(1-(1-8/256)^16) routed experts, each gate, up and down
+     * 2048/8 wide here, fp8; the shared one by its own ops */
     double touched = 256 * (1 - pow(1 - 8.0 / 256, 16));
-    cr_expect(fabs(experts->weight_bytes - (touched + 1) * 256 * 7168) < 1e-3 * experts->weight_bytes);
+    cr_expect(fabs(experts->weight_bytes - touched * 3 * 256 * 7168) < 1e-3 * experts->weight_bytes);
+    cr_expect_eq(shared->weight_bytes, 256.0 * 7168);
+    cr_expect_eq(experts->rate, RC_MOE_FP8_BLOCK, "DeepSeek-V3's fp8 experts are block-scaled");
     /* a prefill expands the latent instead */
     step_shape p = prefill_shape(1, 0, 1024, 8, precision_uniform(DT_FP8));
     n = decoder_step_ops(&m, &p, ops, DECODER_MAX_OPS);
@@ -236,8 +241,10 @@ Test(today, gpt_oss_window_ops)
     cr_expect_eq(f->kv_bytes, (8193.0 + 1) * 8 * 64 * 2);
     cr_expect_eq(w->flop, 2.0 * 64 * 64 * 128, "P V over 128 positions, 64 heads of 64");
     /* the experts are read at MXFP4's 4.25 bits: 4 touched at batch 1 */
-    const op_cost *down = find_op(ops, n, "down_proj");
-    cr_expect_eq(down->weight_bytes, 4.0 * 2880 * 2880 * 4.25 / 8);
+    const op_cost *experts = find_op(ops, n, "routed_experts");
+    cr_assert_not_null(experts);
+    cr_expect_eq(experts->weight_bytes, 4.0 * 3 * 2880 * 2880 * 4.25 / 8);
+    cr_expect_eq(experts->rate, RC_MOE_W4A16);
 }
 
 /* A config missing a key its family needs names the key. */

@@ -116,10 +116,11 @@ Test(moe, skewed_routing_in_the_decode_step)
     cr_assert_gt(n, 0);
     const op_cost *down = NULL;
     for (int i = 0; i < n; i++)
-        if (strcmp(ops[i].name, "down_proj") == 0)
+        if (strcmp(ops[i].name, "routed_experts") == 0)
             down = &ops[i];
     cr_assert(down);
-    cr_expect(fabs(down->weight_bytes - touched * 14336.0 * 4096 * 2) < 1, "%f", down->weight_bytes);
+    cr_expect(fabs(down->weight_bytes - touched * 3 * 14336.0 * 4096 * 2) < 1, "%f", down->weight_bytes);
+    cr_expect(fabs(down->items - touched) < 1e-12);
     /* uniform: 3.5 experts */
     s.routing_skew = 0;
     cr_expect(fabs(moe_step_experts_touched(&m, &s, 2) - 3.5) < 1e-12);

@@ -168,12 +168,17 @@ Test(step, moe_reads_only_the_experts_it_touches)
     step_shape s = decode_shape(1, 0, 1, precision_uniform(DT_BF16));
     op_cost ops[DECODER_MAX_OPS];
     int n = decoder_step_ops(&m, &s, ops, DECODER_MAX_OPS);
-    /* gate_up of 2 experts: 2 * 4096 * 2*14336 * 2 B = 469,762,048 B */
-    REL(find_op(ops, n, "gate_up_proj")->weight_bytes, 469762048.0, 1e-12);
+    /* the routed experts' one grouped GEMM reads 2 experts' gate_up and down:
+     * 2 * 4096 * 3*14336 * 2 B = 704,643,072 B, one work item per expert */
+    const op_cost *e = find_op(ops, n, "routed_experts");
+    cr_assert_not_null(e);
+    REL(e->weight_bytes, 704643072.0, 1e-12);
+    REL(e->items, 2.0, 1e-12);
+    cr_expect_eq(e->rate, RC_MOE_BF16);
     /* at a large batch nearly all 8 experts are touched: 8 / 2 times as many bytes */
     s.batch = 256;
     n = decoder_step_ops(&m, &s, ops, DECODER_MAX_OPS);
-    REL(find_op(ops, n, "gate_up_proj")->weight_bytes, 4 * 469762048.0, 1e-9);
+    REL(find_op(ops, n, "routed_experts")->weight_bytes, 4 * 704643072.0, 1e-9);
 }
 
 Test(step, ridge_batch_scales_with_bytes_per_weight)

@@ -28,6 +28,8 @@ import re
 import statistics
 import sys
 
+import measured_moe  # noqa: E402  (the MoE tables: tools/measured_moe.py)
+
 PACKAGE = "aiconfigurator-core"
 SYSTEMS = ("h100_sxm", "h200_sxm")
 BACKENDS = (("trtllm", "1.3.0rc20"), ("vllm", "0.24.0"), ("sglang", "0.5.14"))
@@ -548,6 +550,7 @@ About LICENSE: {ctx['licence_source']}.
 - `<system>/<backend>/attention_decode.tsv`: batch context heads kv_heads head_dim kv_dtype time_s
 - `<system>/<backend>/attention_prefill.tsv`: batch prompt heads kv_heads head_dim kv_dtype time_s
 - `<system>/<backend>/allreduce.tsv`: implementation tp bytes time_s
+{measured_moe.README_FILES}
 - `serving_runs.tsv`: id model system backend backend_version precision isl osl concurrency tp pp ttft_s tpot_s gemm_quant
 - `serving_runs_moe.tsv`: id model system backend backend_version mode precision gemm_quant moe_quant isl osl
   concurrency tp pp attention_dp moe_tp moe_ep, then prefill_ and decode_ workers batch tp pp attention_dp
@@ -588,6 +591,7 @@ licence and copyright, the rows kept), then a header row, then rows.
   each pool's workers, batch, tp, pp, attention_dp, moe_tp and moe_ep of a
   disaggregated one (`prefill_*`, `decode_*`).  A count the package leaves
   empty is `-`; its 0 (unknown) is kept as 0.
+{measured_moe.README_SELECTION}
 - A shape measured more than once keeps its median (each file says how many).
 
 Times are in seconds (the package's milliseconds / 1000), sizes in bytes.
@@ -652,6 +656,7 @@ def main(argv):
                 counts[f"{system}/{backend}/attention_decode.tsv"] = import_attention(ctx, system, backend, bver, out, True)
                 counts[f"{system}/{backend}/attention_prefill.tsv"] = import_attention(ctx, system, backend, bver, out, False)
                 counts[f"{system}/{backend}/allreduce.tsv"] = import_allreduce(ctx, system, backend, bver, out)
+                counts.update(measured_moe.import_moe(sys.modules[__name__], ctx, system, backend, out))
             with open(os.path.join(args.out, system, backends[0][0], "gemm.tsv"), encoding="utf-8") as f:
                 devices[system] = next(l for l in f if l.startswith("# device: "))[len("# device: "):].strip()
         counts["serving_runs.tsv"] = import_serving(ctx, args.out, devices, systems)

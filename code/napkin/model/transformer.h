@@ -143,6 +143,16 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
 int mlp_step_ops(const char *const names[3], int per_layer, double T, double k, double h, double width,
                  double weights_read, double eb, double ab, op_cost *out);
 
+/* The routed experts of one MoE layer on one GPU as one grouped-GEMM
+ * kernel ("routed_experts"): `pairs` token-expert pairs through
+ * `width`-wide experts of which `touched` are read at eb bytes a weight;
+ * its FLOPs and bytes the sum of mlp_step_ops' three records (gate_up,
+ * activation, down), one work item per expert touched, class c
+ * (rate_class_moe).  The step and the expert-parallel step both build it;
+ * so does the fit of the MoE tables (published.c). */
+op_cost moe_experts_op(int per_layer, double pairs, double touched, double h, double width, double eb, double ab,
+                       rate_class c);
+
 /* How many times the op occurs in a step: the layers of its kind, or 1. */
 int op_repeats(const model_spec *m, const op_cost *op);
 

@@ -14,6 +14,10 @@ double price_compute_items(const gpu_spec *g, rate_class c, double flop, double 
                            double peak, double fixed_share, bound_kind *bound)
 {
     double roofline = roofline_time(flop, bytes, peak, g->mem_bw, bound);
+    if (!gpu_has_rates(g, c) && gpu_has_rates(g, rate_class_fallback(c))) {
+        c = rate_class_fallback(c); /* a set without the class: its GEMM class, with no items */
+        items = 0;
+    }
     if (!gpu_has_rates(g, c))
         return roofline;
     op_rate r = g->rates->op[c];

@@ -5,6 +5,7 @@
 
 static const char *const CLASS_NAMES[RC_COUNT] = {
     "gemm_bf16", "gemm_fp8", "attn_decode_bf16", "attn_decode_fp8", "attn_prefill", "elementwise",
+    "moe_bf16",  "moe_fp8",  "moe_fp8_block",    "moe_w4a16",
 };
 
 const char *rate_class_name(rate_class c)
@@ -66,6 +67,29 @@ double link_rate_time(const link_rate *l, double bytes)
 rate_class rate_class_gemm(dtype weights, dtype compute)
 {
     return (weights == DT_FP8 && compute == DT_FP8) ? RC_GEMM_FP8 : RC_GEMM_BF16;
+}
+
+rate_class rate_class_moe(dtype weights, dtype compute, int four_bit, int fp8_per_tensor)
+{
+    if (four_bit || weights == DT_INT4)
+        return RC_MOE_W4A16;
+    if (weights == DT_FP8 && compute == DT_FP8)
+        return fp8_per_tensor ? RC_MOE_FP8 : RC_MOE_FP8_BLOCK;
+    return RC_MOE_BF16;
+}
+
+rate_class rate_class_fallback(rate_class c)
+{
+    switch (c) {
+    case RC_MOE_FP8:
+    case RC_MOE_FP8_BLOCK:
+        return RC_GEMM_FP8;
+    case RC_MOE_BF16:
+    case RC_MOE_W4A16:
+        return RC_GEMM_BF16;
+    default:
+        return c;
+    }
 }
 
 rate_class rate_class_decode_attention(dtype kv)

@@ -55,6 +55,15 @@ typedef enum {
     RC_ATTN_DECODE_FP8,  /* the same against an fp8 KV cache */
     RC_ATTN_PREFILL,     /* many new tokens per sequence (prefill, verification) */
     RC_ELEMENTWISE,      /* norms, residual adds, activation products, embedding rows */
+    /* The routed experts of one MoE layer, one fused grouped-GEMM kernel
+     * (gate/up, activation, down) per weight format; items = the experts
+     * touched on the GPU, t_item each one's tile-group setup (its weights'
+     * first tiles, its slice of the scheduler), t0 the routing, permute and
+     * the launch. */
+    RC_MOE_BF16,         /* 16-bit expert weights */
+    RC_MOE_FP8,          /* fp8 weights and activations, per-tensor scales */
+    RC_MOE_FP8_BLOCK,    /* fp8 with 128 x 128 block scales (DeepSeek-V3's and Qwen3's fp8 releases) */
+    RC_MOE_W4A16,        /* 4-bit weights (int4 weight-only, MXFP4) into 16-bit math */
     RC_COUNT
 } rate_class;
 
@@ -105,6 +114,17 @@ double link_rate_time(const link_rate *l, double bytes);
 
 /* The class a GEMM with weights (and compute) of dtype d is priced in. */
 rate_class rate_class_gemm(dtype weights, dtype compute);
+/* The class the routed experts are priced in: weights (the experts' stored
+ * dtype; four_bit when they are stored at 4 bits whatever the dtype, as
+ * gpt-oss's MXFP4 experts are) and compute.  fp8 experts are block-scaled
+ * unless fp8_per_tensor: the fp8 checkpoints of the mixtures we price
+ * (DeepSeek-V3, Qwen3-30B-A3B-FP8, Qwen3-235B-A22B-FP8) carry 128 x 128
+ * block scales in their quantization_config. */
+rate_class rate_class_moe(dtype weights, dtype compute, int four_bit, int fp8_per_tensor);
+/* The class a calibration without class c prices its ops in instead (a
+ * MoE class: the GEMM class of its weights, items dropped, as before the
+ * MoE classes existed); c itself for every other class. */
+rate_class rate_class_fallback(rate_class c);
 /* The class of decode attention over a KV cache of dtype kv. */
 rate_class rate_class_decode_attention(dtype kv);
 

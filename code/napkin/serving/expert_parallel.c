@@ -161,29 +161,34 @@ int layout_decoder_step_ops(const model_spec *m, const gpu_spec *g, const step_s
     const double h = m->hidden, fe = m->moe_ffn > 0 ? m->moe_ffn : m->ffn, S = m->shared_experts;
     const double ab = dtype_bytes(s->prec.act), eb = expert_weight_bytes(m, s->prec.weights);
     /* This GPU's experts: experts / E of them, each a 1/M slice, and the
-     * shared experts' 1/M slice.  With a2a it receives (k imbalance) M pairs
-     * per token it dispatches (the replica's N k / E pairs of its expert
-     * group, N = mine x tp x D) and runs the shared slice on the M x mine
-     * tokens of its slice group; else (moe_ep 1) it holds a 1/M slice of
-     * every expert and sees all N tokens. */
-    const double tokens = a2a ? mine : N;
-    const double k_here = (m->experts_active * busy.imbalance + S) * (a2a ? M : 1);
+     * shared experts' 1/M slice.  With a2a it receives (k imbalance) pairs
+     * for each of the M x mine tokens of its slice group (the replica's
+     * N k / E pairs of its expert group, N = mine x tp x D) and runs the
+     * shared slice on those tokens; else (moe_ep 1) it holds a 1/M slice
+     * of every expert and sees all N tokens. */
+    const double tokens = a2a ? mine * M : N; /* tokens whose pairs reach this GPU's slice group */
+    const double pairs = tokens * m->experts_active * busy.imbalance;
     int c = 0;
     for (int i = 0; i < n && c < max_ops; i++) {
-        if (strcmp(all[i].name, "gate_up_proj") == 0) { /* the three expert ops, replaced together */
-            static const char *const names[3] = {"gate_up_proj", "act_mul", "down_proj"};
+        if (strcmp(all[i].name, "shared_gate_up_proj") == 0) { /* the shared experts' 1/M slice */
+            static const char *const names[3] = {"shared_gate_up_proj", "shared_act_mul", "shared_down_proj"};
             op_cost mlp[3];
-            mlp_step_ops(names, all[i].per_layer, tokens, k_here, h, fe / M, touched + S, eb, ab, mlp);
-            for (int j = 0; j < 3; j++) /* priced like the step's other projections (pricing.h) */
-                if (mlp[j].kind == OP_PROJECTION)
+            mlp_step_ops(names, all[i].per_layer, tokens, S, h, fe / M, S, eb, ab, mlp);
+            for (int j = 0; j < 3 && c < max_ops; j++) {
+                if (mlp[j].kind == OP_PROJECTION) /* priced like the step's other projections (pricing.h) */
                     mlp[j].rate = all[i].rate;
-            op_cost seq[5];
+                ops[c++] = mlp[j];
+            }
+            i += 2; /* shared_act_mul and shared_down_proj follow */
+            continue;
+        }
+        if (strcmp(all[i].name, "routed_experts") == 0) { /* dispatch, this GPU's expert slices, combine */
+            op_cost seq[3];
             int q = 0;
             if (a2a)
                 seq[q++] = ep_alltoall_op("ep_dispatch", all[i].per_layer, a2a_cost.dispatch_bytes,
                                           a2a_cost.intra_share, links);
-            for (int j = 0; j < 3; j++)
-                seq[q++] = mlp[j];
+            seq[q++] = moe_experts_op(all[i].per_layer, pairs, touched, h, fe / M, eb, ab, all[i].rate);
             if (a2a)
                 seq[q++] = ep_alltoall_op("ep_combine", all[i].per_layer, a2a_cost.combine_bytes,
                                           a2a_cost.intra_share, links);
@@ -191,7 +196,6 @@ int layout_decoder_step_ops(const model_spec *m, const gpu_spec *g, const step_s
                 seq[q++] = moe_replica_allreduce(all[i].per_layer, N, h, ab, G);
             for (int j = 0; j < q && c < max_ops; j++)
                 ops[c++] = seq[j];
-            i += 2; /* act_mul and down_proj follow gate_up_proj */
             continue;
         }
         if (strcmp(all[i].name, "mlp_allreduce") == 0) { /* the MoE layers' outputs come back above */

@@ -77,12 +77,15 @@ def step_ops(m, lay, batch, context, tp, prec, new_tokens=1, logits_last=False):
     dense = m["layers"] - model.moe_layers(m)
     out = []
     for op in model.step_ops(m, batch, context, tp, prec, new_tokens, True, logits_last):
-        if op["name"] in ("act_mul", "down_proj"):
+        if op["name"] in ("shared_act_mul", "shared_down_proj"):
             continue
-        if op["name"] == "gate_up_proj":
+        if op["name"] == "shared_gate_up_proj":  # whole shared experts on the local tokens
+            out += model.mlp_ops(T, S, h, fe, S, eb, ab, op["reps"], op["cls"], "shared_")
+            continue
+        if op["name"] == "routed_experts":
             r = op["reps"]
             out.append(_a2a_op("ep_dispatch", r, alltoall_bytes(T, k, h, lay["ep"], imb, lay["dispatch"]), lay))
-            out += model.mlp_ops(T, k * imb + S, h, fe, touched + S, eb, ab, r, op["cls"])
+            out.append(model.experts_op(T * k * imb, touched, h, fe, eb, ab, r, op["cls"]))
             out.append(_a2a_op("ep_combine", r, alltoall_bytes(T, k, h, lay["ep"], imb, lay["combine"]), lay))
             continue
         if op["name"] == "mlp_allreduce":

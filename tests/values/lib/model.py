@@ -317,6 +317,26 @@ def mlp_ops(T, k, h, width, weights_read, eb, ab, reps, cls, prefix=""):
                 w=weights_read * width * h * eb, act=T * k * (width + h) * ab, cls=cls)]
 
 
+def moe_class(prec, four_bit):
+    """The routed experts' class: 4-bit experts (int4, MXFP4) moe_w4a16;
+    fp8 ones block-scaled (the fp8 releases of DeepSeek-V3 and Qwen3's
+    mixtures carry 128 x 128 block scales); else moe_bf16."""
+    if four_bit or prec.weights == "int4":
+        return "moe_w4a16"
+    if prec.weights == "fp8" and prec.compute == "fp8":
+        return "moe_fp8_block"
+    return "moe_bf16"
+
+
+def experts_op(pairs, touched, h, width, eb, ab, reps, cls):
+    """The routed experts of one layer as one grouped-GEMM kernel: the work
+    of mlp_ops' three records for `pairs` pairs and `touched` experts read,
+    one work item per expert touched."""
+    parts = mlp_ops(pairs, 1, h, width, touched, eb, ab, reps, cls)
+    return _op("routed_experts", "projection", reps, flop=sum(o["flop"] for o in parts),
+               w=sum(o["w"] for o in parts), act=sum(o["act"] for o in parts), cls=cls, items=touched)
+
+
 def step_ops(m, batch, context, tp, prec, new_tokens=1, comm=True, logits_last=False):
     """The ops of one forward step on one GPU: dicts with the FLOPs and the
     weight, KV, activation and collective bytes of one occurrence, `reps`
@@ -365,7 +385,13 @@ def step_ops(m, batch, context, tp, prec, new_tokens=1, comm=True, logits_last=F
     if E > 1:
         ops.append(proj("router", T, h, E, Lm))
     eb = expert_bytes(m, prec.weights) if E > 1 else wb
-    ops += mlp_ops(T, k + S, h, f, experts_touched(m, T) + S, eb, ab, Lm, gemm)
+    if E > 1:  # the shared experts, then the routed ones' grouped GEMM
+        if S > 0:
+            ops += mlp_ops(T, S, h, f, S, eb, ab, Lm, gemm, "shared_")
+        ops.append(experts_op(T * k, experts_touched(m, T), h, f, eb, ab, Lm,
+                              moe_class(prec, m["arch"].get("experts") == "mxfp4")))
+    else:
+        ops += mlp_ops(T, 1, h, f, 1, wb, ab, Lm, gemm)
     if L - Lm > 0:  # a mixture's dense layers
         ops += mlp_ops(T, 1, h, m["ffn"] // tp, 1, wb, ab, L - Lm, gemm, "dense_")
     if with_comm:

@@ -5,6 +5,9 @@ given (lib/calibrated.py).  The step's bound compares its summed FLOP time
 with its summed byte time, communication aside."""
 from lib import calibrated, model, roofline
 
+# the class a calibration without a MoE class prices the routed experts in
+FALLBACK = {"moe_bf16": "gemm_bf16", "moe_w4a16": "gemm_bf16", "moe_fp8": "gemm_fp8", "moe_fp8_block": "gemm_fp8"}
+
 
 def price(op, g, peak_flops, tp, cal=None):
     """(seconds for one occurrence, roofline bound or None for a collective)."""
@@ -18,8 +21,11 @@ def price(op, g, peak_flops, tp, cal=None):
         return roofline.alltoall_time(g, op["comm"], op["intra_share"], op["net_bw"]), None
     nbytes = op["w"] + op["kv"] + op["act"]
     t, bound = roofline.roofline_time(op["flop"], nbytes, peak_flops, g["mem_bw"])
-    if cal and op["cls"] in cal["ops"]:
-        t = calibrated.price_compute(cal, op["cls"], op["flop"], nbytes, op["items"], op["span"], peak_flops,
+    cls, items = op["cls"], op["items"]
+    if cal and cls not in cal["ops"] and FALLBACK.get(cls) in cal["ops"]:
+        cls, items = FALLBACK[cls], 0.0  # a set without the MoE class: its GEMM class, no items
+    if cal and cls in cal["ops"]:
+        t = calibrated.price_compute(cal, cls, op["flop"], nbytes, items, op["span"], peak_flops,
                                      g["mem_bw"], op["share"])
     return t, bound
 
