@@ -28,6 +28,8 @@ import re
 import statistics
 import sys
 
+import measured_mla
+
 PACKAGE = "aiconfigurator-core"
 SYSTEMS = ("h100_sxm", "h200_sxm")
 BACKENDS = (("trtllm", "1.3.0rc20"), ("vllm", "0.24.0"), ("sglang", "0.5.14"))
@@ -576,6 +578,7 @@ def main(argv):
                 devices[system] = next(l for l in f if l.startswith("# device: "))[len("# device: "):].strip()
         counts["serving_runs.tsv"] = import_serving(ctx, args.out, devices, systems)
         write_texts(ctx, args.out, systems, backends)
+        counts.update(measured_mla.import_mla(sys.modules[__name__], ctx, args.out, systems, [b for b, _ in backends]))
     except ImportError_ as e:
         print(f"import_measured: {e}", file=sys.stderr)
         return 2
