@@ -5,6 +5,7 @@
 
 static const char *const CLASS_NAMES[RC_COUNT] = {
     "gemm_bf16", "gemm_fp8", "attn_decode_bf16", "attn_decode_fp8", "attn_prefill", "elementwise",
+    "mla_decode_bf16", "mla_decode_fp8", "mla_prefill",
 };
 
 const char *rate_class_name(rate_class c)
@@ -71,4 +72,14 @@ rate_class rate_class_gemm(dtype weights, dtype compute)
 rate_class rate_class_decode_attention(dtype kv)
 {
     return kv == DT_FP8 ? RC_ATTN_DECODE_FP8 : RC_ATTN_DECODE_BF16;
+}
+
+int rate_class_is_mla(rate_class c)
+{
+    return c == RC_MLA_DECODE_BF16 || c == RC_MLA_DECODE_FP8 || c == RC_MLA_PREFILL;
+}
+
+rate_class rate_class_mla_decode(dtype kv)
+{
+    return kv == DT_FP8 ? RC_MLA_DECODE_FP8 : RC_MLA_DECODE_BF16;
 }

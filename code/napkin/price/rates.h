@@ -55,6 +55,9 @@ typedef enum {
     RC_ATTN_DECODE_FP8,  /* the same against an fp8 KV cache */
     RC_ATTN_PREFILL,     /* many new tokens per sequence (prefill, verification) */
     RC_ELEMENTWISE,      /* norms, residual adds, activation products, embedding rows */
+    RC_MLA_DECODE_BF16,  /* latent attention, absorbed (FlashMLA): queries against a 16-bit cached latent */
+    RC_MLA_DECODE_FP8,   /* the same against an fp8 latent (an engine may run another kernel for it) */
+    RC_MLA_PREFILL,      /* latent attention, expanded: prefill over per-head K and V made by kv_b */
     RC_COUNT
 } rate_class;
 
@@ -105,6 +108,12 @@ double link_rate_time(const link_rate *l, double bytes);
 
 /* The class a GEMM with weights (and compute) of dtype d is priced in. */
 rate_class rate_class_gemm(dtype weights, dtype compute);
+/* 1 for the latent attention classes, which compute in bf16 whatever the
+ * weights or the cache (the measured tables' mla_dtype is bfloat16): priced
+ * at the bf16 peak, roofline and calibration alike (pricing.c). */
+int rate_class_is_mla(rate_class c);
+/* The class of absorbed latent attention over a latent cache of dtype kv. */
+rate_class rate_class_mla_decode(dtype kv);
 /* The class of decode attention over a KV cache of dtype kv. */
 rate_class rate_class_decode_attention(dtype kv);
 
