@@ -99,6 +99,36 @@ Test(import_measured, decode_context_is_isl_plus_step)
                 "8\t4096\t8\t1\t128\tbf16\t2.000000e-05\n");
 }
 
+Test(import_measured, latent_attention_keeps_deepseek_heads_and_the_newest_tables)
+{
+    import_fixture(scratch_dir);
+    /* decode: 64 sequences, isl 1 + step 8191 = 8192 positions, 16 heads (TP 8), fp8 latent,
+     * measured 0.1186, 0.1200, 0.1000 ms: median 0.1186 ms.  128 heads, 1 + 1023 = 1024.
+     * Dropped: 8 heads (TP 16), an fp4 cache, fp8 MLA compute.  Prefill: 64 heads kept, 1 dropped. */
+    expect_rows("h100_sxm/trtllm/mla_decode.tsv", "batch\tcontext\theads\tkv_dtype\ttime_s\n"
+                                                  "1\t1024\t128\tbf16\t1.450000e-05\n"
+                                                  "64\t8192\t16\tfp8\t1.186000e-04\n");
+    expect_rows("h100_sxm/trtllm/mla_prefill.tsv", "batch\tprompt\theads\tkv_dtype\ttime_s\n"
+                                                   "2\t4096\t64\tbf16\t1.500000e-03\n");
+    /* the absorbed products: pre/post, bf16/fp8; 96 heads and op mla_other dropped; sorted by op */
+    expect_rows("h100_sxm/trtllm/mla_bmm.tsv", "op\tdtype\ttokens\theads\ttime_s\n"
+                                               "post\tfp8\t1\t128\t1.560000e-05\n"
+                                               "pre\tbf16\t64\t16\t8.000000e-06\n");
+    /* vLLM has only the module tables: its fp8_block rows (DeepSeek-V3's weights), 1 + 4096 positions */
+    expect_rows("h100_sxm/vllm/mla_decode_module.tsv",
+                "gemm_dtype\tkernel\tbatch\tcontext\theads\tkv_dtype\ttime_s\n"
+                "fp8_block\tFLASHMLA\t8\t4097\t32\tfp8\t2.000000e-04\n");
+    const char *decode = slurp(fmt("%s/h100_sxm/trtllm/mla_decode.tsv", scratch_dir));
+    cr_expect(strstr(decode, "# source_file: systems/data/h100_sxm/mla/trtllm/1.3.0rc20/generation_mla_perf.csv\n"),
+              "%s", decode);
+    cr_expect(strstr(decode, "# kind: published\n") && strstr(decode, "3 shape(s)") == NULL &&
+                  strstr(decode, "1 shape(s) appeared more than once"),
+              "%s", decode);
+    const char *readme = slurp(fmt("%s/README.md", scratch_dir));
+    cr_expect(strstr(readme, "h100_sxm/vllm: module tables only 0.24.0, no bmm table"), "%s", readme);
+    cr_expect(access(fmt("%s/h100_sxm/vllm/mla_decode.tsv", scratch_dir), F_OK) != 0);
+}
+
 Test(import_measured, prefill_keeps_bf16_attention_and_window_zero)
 {
     import_fixture(scratch_dir);
@@ -322,6 +352,7 @@ Test(import_measured, a_rerun_writes_the_same_bytes)
     import_fixture(again);
     char out[4096];
     const char *files[] = { "h100_sxm/trtllm/gemm.tsv", "h100_sxm/trtllm/attention_decode.tsv",
+                            "h100_sxm/trtllm/mla_decode.tsv", "h100_sxm/vllm/mla_prefill_module.tsv",
                             "h100_sxm/vllm/allreduce.tsv", "serving_runs.tsv", "serving_runs_moe.tsv", "README.md",
                             "NOTICE" };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)

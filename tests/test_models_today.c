@@ -198,13 +198,13 @@ Test(today, deepseek_decode_ops)
     cr_expect_eq(value->kv_bytes, 0);
     /* 16 heads per GPU, 576-wide scores over 4096 + 1 positions */
     cr_expect_eq(value->flop, 2.0 * 16 * 16 * 512 * 4097);
-    /* the 16 heads of a sequence are the rows of one query tile against its latent, a
-     * tensor-core kernel like a prefill tile: the prefill class, 16 sequences x ceil(16/128)
-     * = 16 items over the two halves, no decode span */
-    cr_expect_eq(score->rate, RC_ATTN_PREFILL);
-    cr_expect_eq(value->rate, RC_ATTN_PREFILL);
+    /* the 16 heads of a sequence are the rows of one 64-row FlashMLA query tile against its
+     * latent: the measured latent attention class of an fp8 cache, 16 sequences x ceil(16/64)
+     * = 16 items over the two halves, each walking the 4097 positions */
+    cr_expect_eq(score->rate, RC_MLA_DECODE_FP8);
+    cr_expect_eq(value->rate, RC_MLA_DECODE_FP8);
     cr_expect_eq(score->items + value->items, 16);
-    cr_expect_eq(score->span, 0);
+    cr_expect_eq(score->span, 4097);
     const op_cost *dense = find_op(ops, n, "dense_down_proj"), *experts = find_op(ops, n, "routed_experts"),
                   *shared = find_op(ops, n, "shared_down_proj");
     cr_assert(dense && experts && shared);

@@ -141,7 +141,7 @@ Test(validate, held_out_op_table_covers_every_class_and_system)
     static op_validation v[256];
     int n = validate_ops(root(base, sizeof base), &g, v, 256, err, sizeof err);
     cr_assert(n > 0, "%s", err);
-    int bounded[RC_COUNT + 1] = {0}, halves = 0;
+    int bounded[RC_COUNT + 1] = {0}, halves = 0; /* the last: all-reduce rows */
     for (int i = 0; i < n; i++) {
         cr_assert(v[i].s.points > 0);
         cr_assert(isfinite(v[i].s.median_abs_err) && isfinite(v[i].s.p99_abs_err));
@@ -159,12 +159,13 @@ Test(validate, held_out_op_table_covers_every_class_and_system)
         bounded[c >= 0 ? c : RC_COUNT]++;
     }
     /* 3 engines x 2 directions for each compute class (per-tensor fp8 MoE: SGLang's table has none, so 2
-     * engines); all-reduce: x 3 TP degrees; halves: 2 systems x 9 classes of TensorRT-LLM's sets */
+     * engines; latent attention: the 2 engines with MLA kernel tables, TensorRT-LLM and SGLang); all-reduce:
+     * x 3 TP degrees; halves: 2 systems x 12 classes of TensorRT-LLM's sets (all but elementwise) */
     for (int c = 0; c < RC_COUNT; c++)
-        cr_assert_eq(bounded[c], c == RC_ELEMENTWISE ? 0 : c == RC_MOE_FP8 ? 4 : 6, "%s: %d", rate_class_name(c),
-                     bounded[c]);
+        cr_assert_eq(bounded[c], c == RC_ELEMENTWISE ? 0 : c == RC_MOE_FP8 || rate_class_is_mla(c) ? 4 : 6, "%s: %d",
+                     rate_class_name(c), bounded[c]);
     cr_assert_eq(bounded[RC_COUNT], 18);
-    cr_assert_eq(halves, 18);
+    cr_assert_eq(halves, 2 * 12);
     gpu_table_free(&g);
     model_table_free(&m);
 }
@@ -229,18 +230,21 @@ Test(validate, engines_disagree_with_each_other)
     static op_validation v[64];
     int n = validate_engine_agreement(root(base, sizeof base), &g, v, 64, err, sizeof err);
     cr_assert_gt(n, 0, "%s", err);
-    int dense = 0, moe = 0;
+    int dense = 0, moe = 0, mla = 0;
     for (int i = 0; i < n; i++) {
         /* the MoE tables time the same expert shapes in each engine: hundreds of rows in both */
-        int is_moe = strncmp(v[i].op_class, "moe_", 4) == 0;
-        dense += !is_moe;
+        int is_moe = strncmp(v[i].op_class, "moe_", 4) == 0, is_mla = rate_class_is_mla(rate_class_parse(v[i].op_class));
+        dense += !is_moe && !is_mla;
         moe += is_moe;
-        cr_assert(v[i].s.points > (is_moe ? 100 : 1000), "%s %s: %d shapes in both", v[i].evaluated_on,
+        mla += is_mla;
+        cr_assert(v[i].s.points > (is_moe ? 100 : is_mla ? 700 : 1000), "%s %s: %d shapes in both", v[i].evaluated_on,
                   v[i].op_class, v[i].s.points);
     }
     cr_assert_eq(dense, 2 * 2 * 5);
     /* vLLM: bf16, fp8, fp8_block, w4a16; SGLang: all but per-tensor fp8; on both systems */
     cr_assert_eq(moe, 2 * (4 + 3));
+    /* SGLang's 3 latent attention classes on both systems (vLLM has no MLA kernel table) */
+    cr_assert_eq(mla, 2 * 3);
     gpu_table_free(&g);
     model_table_free(&m);
 }

@@ -101,7 +101,8 @@ Test(validate_moe, a_dep8_run_is_an_ep8_group_of_eight_attention_ranks)
     cr_expect_eq(q.setup.prompt, 1024);
     cr_expect_eq(q.setup.output, 128);
     cr_expect_eq(q.setup.prec.weights, DT_FP8);
-    cr_expect_eq(q.setup.prec.kv, DT_FP8);
+    /* DeepSeek's latent cache stays bf16 (the engines' "auto" KV dtype) */
+    cr_expect_eq(q.setup.prec.kv, DT_BF16);
     cr_expect_eq(q.setup.prec.act, DT_BF16);
 }
 

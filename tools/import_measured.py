@@ -29,6 +29,7 @@ import statistics
 import sys
 
 import measured_moe  # noqa: E402  (the MoE tables: tools/measured_moe.py)
+import measured_mla
 
 PACKAGE = "aiconfigurator-core"
 SYSTEMS = ("h100_sxm", "h200_sxm")
@@ -662,6 +663,7 @@ def main(argv):
         counts["serving_runs.tsv"] = import_serving(ctx, args.out, devices, systems)
         counts["serving_runs_moe.tsv"] = import_serving_moe(ctx, args.out, devices, systems)
         write_texts(ctx, args.out, systems, backends)
+        counts.update(measured_mla.import_mla(sys.modules[__name__], ctx, args.out, systems, [b for b, _ in backends]))
     except ImportError_ as e:
         print(f"import_measured: {e}", file=sys.stderr)
         return 2

@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +72,11 @@ static const char *class_file(rate_class c)
     case RC_MOE_FP8_BLOCK:
     case RC_MOE_W4A16:
         return "moe.tsv";
+    case RC_MLA_DECODE_BF16:
+    case RC_MLA_DECODE_FP8:
+        return "mla_decode.tsv";
+    case RC_MLA_PREFILL:
+        return "mla_prefill.tsv";
     default:
         return NULL;
     }
@@ -149,9 +155,11 @@ static int moe_point_of_row(const measured_table *t, const int *c, int row, rate
 //< moe_point
 
 static int point_of_row(const measured_table *t, const int *c, int row, rate_class rc, const gpu_spec *g,
-                        const op_rate *quantize, rate_point *p, int *keep)
+                        const op_rate *quantize, const model_spec *mla, rate_point *p, int *keep)
 {
     *keep = 0;
+    if (rate_class_is_mla(rc))
+        return published_mla_point(t, c, row, rc, g, mla, p, keep);
     const double bf16_peak = gpu_peak_flops(g, DT_BF16);
     if (rc == RC_GEMM_BF16 || rc == RC_GEMM_FP8) {
         dtype d;
@@ -225,13 +233,25 @@ int published_rate_points_apart(const char *dir, rate_class c, const gpu_spec *g
     static const char *const pre_cols[] = {"batch", "prompt", "heads", "kv_heads", "head_dim", "kv_dtype", "time_s"};
     static const char *const moe_cols[] = {"dtype", "tokens", "hidden", "inter", "topk",
                                            "experts", "moe_tp", "moe_ep", "distribution", "time_s"};
-    const char *const *names = c == RC_ATTN_PREFILL ? pre_cols : (c == RC_GEMM_BF16 || c == RC_GEMM_FP8) ? gemm_cols
-                                                                                                         : dec_cols;
-    if (is_moe_class(c))
-        names = moe_cols;
-    int ncol = names == gemm_cols ? 5 : names == moe_cols ? 10 : 7;
+    static const char *const mla_dec_cols[] = {"batch", "context", "heads", "kv_dtype", "time_s"};
+    static const char *const mla_pre_cols[] = {"batch", "prompt", "heads", "kv_dtype", "time_s"};
+    const char *const *names = c == RC_ATTN_PREFILL                                    ? pre_cols
+                               : (c == RC_GEMM_BF16 || c == RC_GEMM_FP8)               ? gemm_cols
+                               : c == RC_MLA_DECODE_BF16 || c == RC_MLA_DECODE_FP8     ? mla_dec_cols
+                               : c == RC_MLA_PREFILL                                   ? mla_pre_cols
+                               : is_moe_class(c)                                       ? moe_cols
+                                                                                       : dec_cols;
+    int ncol = names == gemm_cols || rate_class_is_mla(c) ? 5 : names == moe_cols ? 10 : 7;
     if (names == moe_cols && !published_has_file(dir, file))
         return 0; /* a set that measured no MoE kernel: no points, no error */
+    /* the latent attention tables are there only for engines that measured them (not vLLM's
+     * module-only tables, not a reader's set): a set without one has no point of the class */
+    model_spec mla = {0};
+    if (rate_class_is_mla(c)) {
+        if (!published_has_file(dir, file))
+            return 0;
+        mla = model_builtin("deepseek-v3"); /* the tables measure DeepSeek-V3's latent widths */
+    }
     measured_table t;
     int ci[10];
     if (published_load_columns(dir, file, names, ncol, &t, ci, err, errlen) != 0)
@@ -246,7 +266,7 @@ int published_rate_points_apart(const char *dir, rate_class c, const gpu_spec *g
     for (int r = 0; r < t.nrows; r++) {
         int keep;
         int bad = names == moe_cols ? moe_point_of_row(&t, ci, r, c, g, &p[k], &keep)
-                                    : point_of_row(&t, ci, r, c, g, quantize, &p[k], &keep);
+                                    : point_of_row(&t, ci, r, c, g, quantize, &mla, &p[k], &keep);
         if (bad != 0) {
             snprintf(err, errlen, "%s/%s: data row %d: a size or time that is not a positive number", dir, file,
                      r + 1);
@@ -331,9 +351,9 @@ int published_fit(const char *dir, const char *backend, const gpu_spec *g, int e
         memset(sums, 0, RC_COUNT * sizeof sums[0]);
     /* bf16 GEMMs first: their fixed cost and byte share make the elementwise rate, which prices the
      * fp8 cast an engine's table may time with its fp8 GEMMs (published_quantize_apart) */
-    static const rate_class ORDER[] = {RC_GEMM_BF16,     RC_GEMM_FP8,  RC_ATTN_DECODE_BF16, RC_ATTN_DECODE_FP8,
-                                       RC_ATTN_PREFILL,  RC_MOE_BF16,  RC_MOE_FP8,          RC_MOE_FP8_BLOCK,
-                                       RC_MOE_W4A16};
+    static const rate_class ORDER[] = {RC_GEMM_BF16,       RC_GEMM_FP8,       RC_ATTN_DECODE_BF16, RC_ATTN_DECODE_FP8,
+                                       RC_ATTN_PREFILL,    RC_MOE_BF16,       RC_MOE_FP8,          RC_MOE_FP8_BLOCK,
+                                       RC_MOE_W4A16,       RC_MLA_DECODE_BF16, RC_MLA_DECODE_FP8,  RC_MLA_PREFILL};
     _Static_assert(sizeof ORDER / sizeof ORDER[0] == RC_COUNT - 1, "every class a table measures");
     for (size_t o = 0; o < sizeof ORDER / sizeof ORDER[0]; o++) {
         rate_class c = ORDER[o];

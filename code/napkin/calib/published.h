@@ -10,6 +10,8 @@
  *   attention_decode.tsv  batch context heads kv_heads head_dim kv_dtype time_s
  *   attention_prefill.tsv batch prompt heads kv_heads head_dim kv_dtype time_s
  *   allreduce.tsv         implementation tp bytes time_s
+ *   mla_decode.tsv        batch context heads kv_dtype time_s   (optional: latent attention,
+ *   mla_prefill.tsv       batch prompt heads kv_dtype time_s     DeepSeek-V3's widths)
  * (context: the KV length a decode step attends, the new token included.) */
 #ifndef NAPKIN_PUBLISHED_H
 #define NAPKIN_PUBLISHED_H

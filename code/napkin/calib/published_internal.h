@@ -6,6 +6,7 @@
 
 #include "fit.h"
 #include "measured.h"
+#include "specs.h"
 
 #include <stddef.h>
 
@@ -18,5 +19,12 @@ int published_has_file(const char *dir, const char *file);
 /* The one class no table measures: norms, adds and activation products are
  * streaming kernels of their own, with the GEMMs' fixed cost and byte share. */
 void published_elementwise_from_gemm(rate_model *m);
+
+/* One row of mla_decode.tsv or mla_prefill.tsv (columns batch, context or
+ * prompt, heads, kv_dtype, time_s at c[0..4]) as a point of class rc
+ * (RC_MLA_DECODE or RC_MLA_PREFILL), for model m's latent widths.  *keep 0:
+ * a row the class does not take.  Returns 0, or -1 for a bad number. */
+int published_mla_point(const measured_table *t, const int *c, int row, rate_class rc, const gpu_spec *g,
+                        const model_spec *m, rate_point *p, int *keep);
 
 #endif

@@ -130,6 +130,10 @@ static int run_precision(const moe_run *r, moe_question *q)
     if (strcmp(r->gemm_quant, "fp8") == 0 || strcmp(r->gemm_quant, "fp8_block") == 0 ||
         strcmp(r->precision, "fp8") == 0)
         q->setup.prec.weights = q->setup.prec.compute = q->setup.prec.kv = DT_FP8;
+    /* a latent cache stays bf16: the engines' default KV dtype is "auto", the model's activations'
+     * (the fp8 checkpoints of DeepSeek-V3/R1 state no KV quantization) */
+    if (q->model->kv_lora_rank > 0)
+        q->setup.prec.kv = DT_BF16;
     return 1;
 }
 

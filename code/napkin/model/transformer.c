@@ -275,22 +275,66 @@ op_cost gemm_op_cost(double T, double in, double out, dtype weights, dtype compu
 }
 
 //> mla_ops
+/* One latent attention kernel (mla_kernel_op_costs in transformer.h), as two
+ * op records, scores and values, that share one kernel's fixed cost.
+ * Absorbed (decode, FlashMLA): every head scores against the cached latent
+ * itself (kv_lora + rope per position) and sums latents; the latent is read
+ * once, for scores and values both (counted on the scores).  Expanded
+ * (prefill): kv_b has already made per-head K (nope + rope) and V
+ * (v_head_dim), and the kernel is multi-head attention over them. */
+void mla_kernel_op_costs(const mla_shape *k, op_cost out[2])
+{
+    const double B = k->batch, n = k->new_tokens, ctx = k->context, H = k->heads, T = B * n;
+    const double kv = k->kv_lora, rope = k->rope, nope = k->nope, v = k->v_head;
+    const double kb = dtype_bytes(k->kv), ab = dtype_bytes(k->act);
+    const double pairs = ctx * n + n * (n + 1) / 2;
+    const double latent = kv + rope; /* cached values per token per layer */
+    op_cost score = make_op("attn_score", OP_ATTENTION, 1), value = make_op("attn_value", OP_ATTENTION, 1);
+    if (k->absorbed) {
+        score.flop = 2 * B * H * latent * pairs + 5 * B * H * pairs;
+        score.kv_bytes = B * (ctx + n) * latent * kb; /* the latent, read once for scores and values */
+        score.act_bytes = T * H * latent * ab;
+        value.flop = 2 * B * H * kv * pairs;
+        value.act_bytes = T * H * kv * ab;
+        /* A sequence's heads (times its new tokens) are the rows of FlashMLA's 64-row query
+         * tile: one work item per tile, each walking the sequence's cached positions. */
+        score.rate = value.rate = rate_class_mla_decode(k->kv);
+        score.items = value.items = B * ceil(n * H / 64) / 2;
+        score.span = value.span = ctx + n;
+    } else {
+        const double P = B * (ctx + n); /* positions expanded to K and V */
+        score.flop = 2 * B * H * (nope + rope) * pairs + 5 * B * H * pairs;
+        score.act_bytes = T * H * (nope + rope) * ab + P * H * (nope + rope) * ab; /* Q, and K */
+        value.flop = 2 * B * H * v * pairs;
+        value.act_bytes = P * H * v * ab + T * H * v * ab; /* V, and the output */
+        /* work items: one head's 128-row tile of new tokens, as in GQA prefill */
+        score.rate = value.rate = RC_MLA_PREFILL;
+        score.items = value.items = B * H * ceil(n / 128) / 2;
+    }
+    score.fixed_share = value.fixed_share = 0.5;
+    out[0] = score;
+    out[1] = value;
+}
+
 /* Multi-head latent attention (DeepSeek-V3).  The cache holds, per token and
  * layer, one latent kv_lora wide and one rope key qk_rope wide, shared by
  * every head.  Decode absorbs kv_b into the query and the output: each head
- * scores against the latent itself (kv_lora + rope per position) and sums
- * latents, then maps the result to v_head_dim; the latent is read once.
- * Prefill (logits_last) expands the latent to per-head K and V with kv_b
- * and attends as multi-head attention (nope + rope = head_dim for Q.K,
- * v_head_dim for V): more FLOPs per position, fewer per query. */
+ * scores against the latent itself and sums latents, then maps the result
+ * to v_head_dim; the latent is read once.  Prefill (logits_last) expands the
+ * latent to per-head K and V with kv_b and attends as multi-head attention:
+ * more FLOPs per position, fewer per query.  The kernel between is priced in
+ * its own measured class (mla_decode, mla_prefill) at the bf16 peak
+ * (pricing.c): two op records, one kernel. */
 static int mla_attention(const model_spec *m, const step_shape *s, double wb, double kb, double ab, op_cost *out)
 {
     const double tp = s->tp, B = s->batch, n = s->new_tokens, ctx = s->context, T = B * n;
     const double h = m->hidden, H_l = m->heads / tp;
     const double q = m->q_lora_rank, kv = m->kv_lora_rank, nope = m->qk_nope_dim, rope = m->qk_rope_dim,
                  v = m->v_head_dim;
-    const double pairs = ctx * n + n * (n + 1) / 2;
     const double latent = kv + rope; /* cached values per token per layer */
+    const mla_shape k = {B, ctx, n, H_l, kv, rope, nope, v, s->prec.kv, s->prec.act, !s->logits_last};
+    op_cost kernel[2];
+    mla_kernel_op_costs(&k, kernel);
     int c = 0;
     /* q_a and kv_a are replicated on every GPU of the group (they are narrow); q_b, kv_b, o split by head */
     if (q > 0) {
@@ -302,39 +346,22 @@ static int mla_attention(const model_spec *m, const step_shape *s, double wb, do
     op_cost kv_a = projection("kv_a_proj", T, h, latent, wb, ab);
     kv_a.kv_bytes = T * latent * kb; /* the new tokens' latents written to the cache */
     out[c++] = kv_a;
-    op_cost score = make_op("attn_score", OP_ATTENTION, 1), value = make_op("attn_value", OP_ATTENTION, 1);
-    if (!s->logits_last) { /* absorbed: q_nope through W_UK, attention over the latent, then W_UV */
+    if (k.absorbed) { /* q_nope through W_UK, attention over the latent, then W_UV */
         op_cost uk = projection("q_absorb", T, nope, H_l * kv, wb, ab); /* per head nope -> kv_lora */
         uk.act_bytes = T * H_l * (nope + kv) * ab;
         out[c++] = uk;
-        score.flop = 2 * B * H_l * latent * pairs + 5 * B * H_l * pairs;
-        score.kv_bytes = B * (ctx + n) * latent * kb; /* the latent, read once for scores and values */
-        score.act_bytes = T * H_l * latent * ab;
-        value.flop = 2 * B * H_l * kv * pairs;
-        value.act_bytes = T * H_l * kv * ab;
-        /* Every head scores against the one latent: a sequence's H_l heads are the rows of a
-         * query tile, as a prefill tile's new tokens are, and the kernel runs on tensor cores
-         * (decode tables measure groups of at most 8 heads, never compute-bound), so a
-         * calibration prices it in the prefill class, one tile of up to 128 heads per item. */
-        attention_rates(&score, &value, n, B * ceil(n * H_l / 128), 0, kb);
-        score.rate = value.rate = RC_ATTN_PREFILL;
-        out[c++] = score;
-        out[c++] = value;
+        out[c++] = kernel[0];
+        out[c++] = kernel[1];
         op_cost uv = projection("v_absorb", T, kv, H_l * v, wb, ab);
         uv.act_bytes = T * H_l * (kv + v) * ab;
         out[c++] = uv;
-    } else { /* naive: expand every attended latent to per-head K (nope) and V, then attend */
+    } else { /* expand every attended latent to per-head K (nope) and V, then attend */
         const double P = B * (ctx + n); /* positions expanded */
         op_cost kv_b = projection("kv_b_proj", P, kv, H_l * (nope + v), wb, ab);
         kv_b.kv_bytes = P * latent * kb; /* the cached latents read */
         out[c++] = kv_b;
-        score.flop = 2 * B * H_l * (nope + rope) * pairs + 5 * B * H_l * pairs;
-        score.act_bytes = T * H_l * (nope + rope) * ab + P * H_l * (nope + rope) * ab; /* Q, and K */
-        value.flop = 2 * B * H_l * v * pairs;
-        value.act_bytes = P * H_l * v * ab + T * H_l * v * ab; /* V, and the output */
-        attention_rates(&score, &value, n, B * H_l * ceil(n / 128), ctx + n, kb);
-        out[c++] = score;
-        out[c++] = value;
+        out[c++] = kernel[0];
+        out[c++] = kernel[1];
     }
     out[c++] = projection("o_proj", T, H_l * v, h, wb, ab);
     return c;

@@ -127,6 +127,22 @@ op_cost norm_op_cost(const char *name, double T, double width, dtype act);
 void attention_op_costs(double batch, double context, double new_tokens, double heads, double kv_heads,
                         double head_dim, dtype kv, dtype act, op_cost out[2]);
 
+/* One latent attention (MLA) kernel of `heads` heads on one GPU: batch
+ * sequences of new_tokens queries against context cached positions of a
+ * latent kv_lora wide plus a rope key; absorbed 1 is decode's kernel over
+ * the latent (FlashMLA), 0 prefill's over K and V expanded by kv_b (nope +
+ * rope wide keys, v_head wide values).  The step (mla_ops) and the fit of
+ * the measured MLA tables (calib/) both count it here. */
+typedef struct {
+    double batch, context, new_tokens, heads;
+    double kv_lora, rope, nope, v_head; /* the model's latent widths */
+    dtype kv, act;
+    int absorbed;
+} mla_shape;
+/* out[0] the scores, out[1] the values: one kernel, each carrying half its
+ * fixed cost and work items, in class mla_decode or mla_prefill. */
+void mla_kernel_op_costs(const mla_shape *k, op_cost out[2]);
+
 /* Check a shape against a model: batch, context, new_tokens and tp positive,
  * tp dividing the attention heads (and the KV heads, or they dividing tp).
  * Returns 0, or -1 with a message. */

@@ -78,6 +78,17 @@ double price_op(const op_cost *op, const gpu_spec *g, double peak, int tp, bound
         /* a bare read has no class in the measured tables: the bandwidth prices it in both answers */
         return memory_time(op_bytes(op), g->mem_bw);
     default:
+        /* Latent attention computes in bf16 over an fp8 cache and beside fp8 weights (the measured
+         * tables' mla_dtype): its ceiling is the bf16 peak, in the roofline as in the calibration. */
+        if (rate_class_is_mla(op->rate)) {
+            if (gpu_peak_flops(g, DT_BF16) > 0) /* a row without a bf16 rate keeps the one given */
+                peak = gpu_peak_flops(g, DT_BF16);
+            /* a calibration without the latent attention tables (vLLM measured only whole
+             * modules) prices the kernel as its tiles of query rows, in the attention prefill class */
+            if (g->rates && !gpu_has_rates(g, op->rate))
+                return price_compute_items(g, RC_ATTN_PREFILL, op->flop, op_bytes(op), op->items, 0, peak,
+                                           op->fixed_share, bound);
+        }
         return price_compute_items(g, op->rate, op->flop, op_bytes(op), op->items, op->span, peak, op->fixed_share,
                                    bound);
     }

@@ -6,6 +6,7 @@
 static const char *const CLASS_NAMES[RC_COUNT] = {
     "gemm_bf16", "gemm_fp8", "attn_decode_bf16", "attn_decode_fp8", "attn_prefill", "elementwise",
     "moe_bf16",  "moe_fp8",  "moe_fp8_block",    "moe_w4a16",
+    "mla_decode_bf16", "mla_decode_fp8", "mla_prefill",
 };
 
 const char *rate_class_name(rate_class c)
@@ -95,4 +96,14 @@ rate_class rate_class_fallback(rate_class c)
 rate_class rate_class_decode_attention(dtype kv)
 {
     return kv == DT_FP8 ? RC_ATTN_DECODE_FP8 : RC_ATTN_DECODE_BF16;
+}
+
+int rate_class_is_mla(rate_class c)
+{
+    return c == RC_MLA_DECODE_BF16 || c == RC_MLA_DECODE_FP8 || c == RC_MLA_PREFILL;
+}
+
+rate_class rate_class_mla_decode(dtype kv)
+{
+    return kv == DT_FP8 ? RC_MLA_DECODE_FP8 : RC_MLA_DECODE_BF16;
 }

@@ -64,6 +64,9 @@ typedef enum {
     RC_MOE_FP8,          /* fp8 weights and activations, per-tensor scales */
     RC_MOE_FP8_BLOCK,    /* fp8 with 128 x 128 block scales (DeepSeek-V3's and Qwen3's fp8 releases) */
     RC_MOE_W4A16,        /* 4-bit weights (int4 weight-only, MXFP4) into 16-bit math */
+    RC_MLA_DECODE_BF16,  /* latent attention, absorbed (FlashMLA): queries against a 16-bit cached latent */
+    RC_MLA_DECODE_FP8,   /* the same against an fp8 latent (an engine may run another kernel for it) */
+    RC_MLA_PREFILL,      /* latent attention, expanded: prefill over per-head K and V made by kv_b */
     RC_COUNT
 } rate_class;
 
@@ -125,6 +128,12 @@ rate_class rate_class_moe(dtype weights, dtype compute, int four_bit, int fp8_pe
  * MoE class: the GEMM class of its weights, items dropped, as before the
  * MoE classes existed); c itself for every other class. */
 rate_class rate_class_fallback(rate_class c);
+/* 1 for the latent attention classes, which compute in bf16 whatever the
+ * weights or the cache (the measured tables' mla_dtype is bfloat16): priced
+ * at the bf16 peak, roofline and calibration alike (pricing.c). */
+int rate_class_is_mla(rate_class c);
+/* The class of absorbed latent attention over a latent cache of dtype kv. */
+rate_class rate_class_mla_decode(dtype kv);
 /* The class of decode attention over a KV cache of dtype kv. */
 rate_class rate_class_decode_attention(dtype kv);
 

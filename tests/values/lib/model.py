@@ -280,14 +280,15 @@ def _mla_attention(m, B, n, ctx, tp, proj, kb, ab, L, prefill):
         uk = proj("q_absorb", T, nope, Hl * kv, L)  # each head's nope query into the latent's space
         uk["act"] = T * Hl * (nope + kv) * ab
         ops.append(uk)
-        # every head scores against the one latent, read once: a query tile of up
-        # to 128 heads per sequence, priced in the prefill class
-        items = B * math.ceil(n * Hl / 128) / 2
+        # every head scores against the one latent, read once (FlashMLA): a sequence's heads
+        # are the rows of 64-row query tiles, each tile walking the sequence's cached positions
+        items = B * math.ceil(n * Hl / 64) / 2
+        cls = "mla_decode_fp8" if kb < 2 else "mla_decode_bf16"
         ops.append(_op("attn_score", "attention", L, flop=2 * B * Hl * latent * pairs + 5 * B * Hl * pairs,
-                       kv=B * (ctx + n) * latent * kb, act=T * Hl * latent * ab, cls="attn_prefill", share=0.5,
-                       items=items))
+                       kv=B * (ctx + n) * latent * kb, act=T * Hl * latent * ab, cls=cls, share=0.5,
+                       items=items, span=ctx + n))
         ops.append(_op("attn_value", "attention", L, flop=2 * B * Hl * kv * pairs, act=T * Hl * kv * ab,
-                       cls="attn_prefill", share=0.5, items=items))
+                       cls=cls, share=0.5, items=items, span=ctx + n))
         uv = proj("v_absorb", T, kv, Hl * v, L)
         uv["act"] = T * Hl * (kv + v) * ab
         ops.append(uv)
@@ -296,9 +297,7 @@ def _mla_attention(m, B, n, ctx, tp, proj, kb, ab, L, prefill):
         kv_b = proj("kv_b_proj", P, kv, Hl * (nope + v), L)
         kv_b["kv"] = P * latent * kb
         ops.append(kv_b)
-        decode = n == 1
-        cls, items = _attention_class(decode, kb), B * Hl * math.ceil(n / 128) / 2
-        span = ctx + n if decode else 0.0
+        cls, items, span = "mla_prefill", B * Hl * math.ceil(n / 128) / 2, 0.0  # a head's 128-row tile
         ops.append(_op("attn_score", "attention", L, flop=2 * B * Hl * (nope + rope) * pairs + 5 * B * Hl * pairs,
                        act=(T + P) * Hl * (nope + rope) * ab, cls=cls, share=0.5, items=items, span=span))
         ops.append(_op("attn_value", "attention", L, flop=2 * B * Hl * v * pairs, act=(P + T) * Hl * v * ab,

@@ -20,12 +20,18 @@ def price(op, g, peak_flops, tp, cal=None):
     if op["kind"] == "alltoall":  # no measured rates: the formula in both answers
         return roofline.alltoall_time(g, op["comm"], op["intra_share"], op["net_bw"]), None
     nbytes = op["w"] + op["kv"] + op["act"]
+    cls, span = op["cls"], op["span"]
+    if cls.startswith("mla_"):
+        # latent attention computes in bf16 whatever the weights and cache: the bf16 peak, both answers
+        peak_flops = roofline.peak(g, "bf16") or peak_flops  # a row without a bf16 rate keeps the one given
+        if cal and cls not in cal["ops"]:  # a calibration without MLA tables: the prefill class, as query tiles
+            cls, span = "attn_prefill", 0.0
     t, bound = roofline.roofline_time(op["flop"], nbytes, peak_flops, g["mem_bw"])
-    cls, items = op["cls"], op["items"]
+    items = op["items"]
     if cal and cls not in cal["ops"] and FALLBACK.get(cls) in cal["ops"]:
         cls, items = FALLBACK[cls], 0.0  # a set without the MoE class: its GEMM class, no items
     if cal and cls in cal["ops"]:
-        t = calibrated.price_compute(cal, cls, op["flop"], nbytes, items, op["span"], peak_flops,
+        t = calibrated.price_compute(cal, cls, op["flop"], nbytes, items, span, peak_flops,
                                      g["mem_bw"], op["share"])
     return t, bound
 
