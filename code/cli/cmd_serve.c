@@ -246,10 +246,6 @@ static int parse(int argc, char **argv, serve_flags *f, cli_common *common)
         {"--prefix-hit", OPT_FRACTION, &f->prefix_hit, "F", "with --prefix: share of requests that find it (default 1)",
          0, 0},
         {"--disaggregate", OPT_FLAG, &f->disaggregate, NULL, "prefill and decode on separate GPU pools", 0, 0},
-        {"--prefill-gpus", OPT_POS_INT, &f->dg.prefill_gpus, "N", "with --disaggregate: GPUs that prefill", 0, 0},
-        {"--decode-gpus", OPT_POS_INT, &f->dg.decode_gpus, "N", "with --disaggregate: GPUs that decode", 0, 0},
-        {"--kv-link-gb-s", OPT_POS_REAL, &f->dg.kv_link_gb_s, "B",
-         "with --disaggregate: GB/s per GPU the KV crosses (default the GPU row's link)", 0, 0},
     };
     const cli_opt bench[] = {
         {"--engine", OPT_STRING, &f->engine, "E", "trtllm, vllm or sglang: its token budget and fitted overhead", 0,
@@ -263,7 +259,7 @@ static int parse(int argc, char **argv, serve_flags *f, cli_common *common)
         {"--simulate", OPT_FLAG, &f->simulate, NULL, "replay the benchmark step by step: TTFT and TPOT percentiles",
          0, 0},
     };
-    cli_opt opts[2 * DEVICE_NOPTS_MAX + 26 + EP_NOPTS];
+    cli_opt opts[2 * DEVICE_NOPTS_MAX + 23 + EP_NOPTS + DISAGG_NOPTS];
     int n = device_flag_opts(&f->device, DEVICE_PRICING | DEVICE_EFFICIENCY, opts);
     memcpy(opts + n, request, sizeof request);
     n += CLI_NOPTS(request);
@@ -274,6 +270,8 @@ static int parse(int argc, char **argv, serve_flags *f, cli_common *common)
     n += CLI_NOPTS(bench);
     ep_flag_opts(&f->ep, opts + n);
     n += EP_NOPTS;
+    disagg_flag_opts(&f->dg, opts + n);
+    n += DISAGG_NOPTS;
     return cli_parse(&DOC, argc, argv, opts, n, common);
 }
 
@@ -284,8 +282,8 @@ static int check(serve_flags *f)
         return cli_fail(DOC.name, EXIT_USAGE, "give --concurrency or --rate, not both");
     if (!f->do_search && (f->ttft > 0 || f->tpot > 0))
         return cli_fail(DOC.name, EXIT_USAGE, "--ttft and --tpot are targets for --search");
-    if (!f->disaggregate && (f->dg.prefill_gpus || f->dg.decode_gpus || f->dg.kv_link_gb_s > 0))
-        return cli_fail(DOC.name, EXIT_USAGE, "--prefill-gpus, --decode-gpus and --kv-link-gb-s go with --disaggregate");
+    if (!f->disaggregate && disagg_flags_given(&f->dg))
+        return cli_fail(DOC.name, EXIT_USAGE, "--prefill-*, --decode-* and --kv-link-gb-s go with --disaggregate");
     if (f->prefix_hit > 0 && !f->prefix)
         return cli_fail(DOC.name, EXIT_USAGE, "--prefix-hit goes with --prefix");
     if (f->prefix && (f->disaggregate || f->pp > 1 || f->chunk))
@@ -294,15 +292,15 @@ static int check(serve_flags *f)
                                               "whole, in one stage");
     if (f->ep.ep && (f->disaggregate || f->do_search))
         return cli_fail(DOC.name, EXIT_USAGE, "--ep with %s: %s", f->disaggregate ? "--disaggregate" : "--search",
-                        f->disaggregate ? "expert-parallel pools are not modelled; give one or the other"
+                        f->disaggregate ? "each pool has its own layout: give --prefill-moe-ep and --decode-moe-ep"
                                         : "the search tries every EP degree itself; leave --ep out");
     if (f->prefix && f->prefix >= f->prompt)
         return cli_fail(DOC.name, EXIT_USAGE, "--prefix %d must be shorter than the --prompt (%d tokens)", f->prefix,
                         f->prompt);
     if (f->disaggregate && f->rate > 0 && f->do_search)
         return cli_fail(DOC.name, EXIT_USAGE, "--rate with --disaggregate --search: the search finds the split that "
-                                              "serves the most; give the split (--prefill-gpus, --decode-gpus) to "
-                                              "serve a --rate");
+                                              "serves the most; give the split (--prefill-gpus, --decode-gpus or "
+                                              "the pools' workers) to serve a --rate");
     if (f->disaggregate && f->chunk)
         return cli_fail(DOC.name, EXIT_USAGE, "--disaggregate with --chunked-prefill has no meaning: chunking mixes "
                                               "prompt chunks into the decode steps of one pool, and a disaggregated "
@@ -350,7 +348,12 @@ static int plan(const serve_flags *f, const model_on_device *u, serve_plan *p)
     if (!f->do_search && f->ep.ep && f->pp > 1)
         return cli_fail(DOC.name, EXIT_USAGE, "--ep with --pp is not modelled: give one or the other");
     ep_layout epl;
-    if ((rc = ep_flags_layout(DOC.name, &f->ep, m, f->do_search ? 1 : f->tp, u->prec, &epl)) != 0)
+    ep_flags links = f->ep; /* a split's hand-off and its pools' groups use the links without --ep */
+    if (f->disaggregate) {
+        links.gpus_per_node = ep_flags_default().gpus_per_node;
+        links.net_gb_s = ep_flags_default().net_gb_s;
+    }
+    if ((rc = ep_flags_layout(DOC.name, &links, m, f->do_search ? 1 : f->tp, u->prec, &epl)) != 0)
         return rc;
     if (f->do_search && !(epl.imbalance >= 1)) /* the search's EP candidates: the flags' links, uniform load */
         epl = (ep_layout){0, f->ep.gpus_per_node, f->ep.net_gb_s * 1e9, 1, dtype_bytes(u->prec.act) < 2 ? 1.0 : 2.0,
@@ -597,7 +600,7 @@ int cmd_serve(int argc, char **argv)
     r = report_new(DOC.name);
     report_workload(r, &f, &u);
     if (f.disaggregate)
-        rc = serve_disaggregated(r, device_first_kind(&u.device, 1), &p.s, &f.dg, f.do_search, f.gpus, f.ttft, f.tpot, f.rate);
+        rc = serve_disaggregated(r, &u.device, &p.s, &f.ep, &f.dg, f.do_search, f.gpus, f.ttft, f.tpot, f.rate);
     else if (f.do_search)
         rc = serve_search(r, &f, &p, &u.device);
     else
