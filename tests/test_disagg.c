@@ -204,7 +204,8 @@ Test(disagg_pools, handoff_crosses_the_network_between_nodes)
 }
 
 /* Pools that fit one node hand off over NVLink: DEP 4 + DEP 4 on 8 GPUs,
- * the H200 row's link bandwidth; the tp 2 ranks of a TP-2 x DP-2 prefill
+ * the H200 row's link bandwidth (the link only: 4 H200s do not hold the
+ * model); the tp 2 ranks of a TP-2 x DP-2 prefill
  * worker send half the bytes each. */
 Test(disagg_pools, handoff_inside_a_node_is_nvlink)
 {
