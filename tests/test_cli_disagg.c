@@ -77,6 +77,9 @@ Test(cli_disagg, refusals_name_the_flag)
     cr_expect(strstr(out, "--disaggregate"), "%s", out);
     cr_expect_eq(run(DS "--search --decode-workers 2", out, sizeof out), 2, "%s", out);
     cr_expect(strstr(out, "--search"), "%s", out);
+    /* the pairs of worker counts grow as the square of the GPUs: the search stops at 64 */
+    cr_expect_eq(run(DS "--search --gpus 65", out, sizeof out), 2, "%s", out);
+    cr_expect(strstr(out, "--gpus 65"), "%s", out);
 }
 
 /* The search on 16 H200s under TTFT <= 2 s and TPOT <= 50 ms chooses an

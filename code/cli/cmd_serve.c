@@ -295,8 +295,9 @@ static int check(serve_flags *f)
         return cli_fail(DOC.name, EXIT_USAGE, "give --concurrency or --rate, not both");
     if (!f->do_search && (f->ttft > 0 || f->tpot > 0))
         return cli_fail(DOC.name, EXIT_USAGE, "--ttft and --tpot are targets for --search");
-    if (!f->disaggregate && disagg_flags_given(&f->dg))
-        return cli_fail(DOC.name, EXIT_USAGE, "--prefill-*, --decode-* and --kv-link-gb-s go with --disaggregate");
+    if (!f->disaggregate && disagg_flag_given(&f->dg))
+        return cli_fail(DOC.name, EXIT_USAGE, "%s goes with --disaggregate (the --prefill-*, --decode-* and "
+                                              "--kv-link-gb-s flags state a split)", disagg_flag_given(&f->dg));
     if (f->prefix_hit > 0 && !f->prefix)
         return cli_fail(DOC.name, EXIT_USAGE, "--prefix-hit goes with --prefix");
     if (f->prefix && (f->disaggregate || f->pp > 1 || f->chunk))

@@ -36,10 +36,31 @@ static int pool_given(const pool_flags *p)
     return p->workers || p->tp || p->attention_dp || p->moe_tp || p->moe_ep || p->batch;
 }
 
-int disagg_flags_given(const disagg_flags *f)
+/* The name of the first of a pool's flags given, or NULL. */
+static const char *pool_flag_given(const pool_flags *p, int decode)
 {
-    return f->prefill_gpus || f->decode_gpus || pool_given(&f->prefill) || pool_given(&f->decode) ||
-           f->kv_link_gb_s > 0;
+    static const char *names[2][6] = {
+        {"--prefill-workers", "--prefill-tp", "--prefill-attention-dp", "--prefill-moe-tp", "--prefill-moe-ep",
+         "--prefill-batch"},
+        {"--decode-workers", "--decode-tp", "--decode-attention-dp", "--decode-moe-tp", "--decode-moe-ep",
+         "--decode-batch"}};
+    const int given[6] = {p->workers, p->tp, p->attention_dp, p->moe_tp, p->moe_ep, p->batch};
+    for (int i = 0; i < 6; i++)
+        if (given[i])
+            return names[decode][i];
+    return NULL;
+}
+
+const char *disagg_flag_given(const disagg_flags *f)
+{
+    const char *n;
+    if (f->prefill_gpus)
+        return "--prefill-gpus";
+    if (f->decode_gpus)
+        return "--decode-gpus";
+    if ((n = pool_flag_given(&f->prefill, 0)) || (n = pool_flag_given(&f->decode, 1)))
+        return n;
+    return f->kv_link_gb_s > 0 ? "--kv-link-gb-s" : NULL;
 }
 
 /* One pool from its flags, or from --prefill-gpus / --decode-gpus N: N / tp replicas of tp. */
@@ -200,7 +221,8 @@ static int answer(report *r, disagg_plan *p, int search, int gpus, double ttft, 
             const int pre = x.prefill_rate < rate;
             return cli_fail("serve", EXIT_NO_FIT, "--rate %g requests/s is more than the split serves: the %s pool "
                             "tops out at %.3g requests/s (add %s)", rate, pre ? "prefill" : "decode",
-                            pre ? x.prefill_rate : x.decode_rate, pre ? "--prefill-gpus" : "--decode-gpus");
+                            pre ? x.prefill_rate : x.decode_rate,
+                            pre ? "--prefill-gpus or --prefill-workers" : "--decode-gpus or --decode-workers");
         }
         p->decode.batch = c;
     } else {

@@ -27,8 +27,9 @@ typedef struct {
 /* The flags, into opts[0..DISAGG_NOPTS-1]. */
 void disagg_flag_opts(disagg_flags *f, cli_opt *opts);
 
-/* 1 when any pool or link flag is given (they go with --disaggregate). */
-int disagg_flags_given(const disagg_flags *f);
+/* The name of the first pool or link flag given (they go with
+ * --disaggregate), or NULL when none is. */
+const char *disagg_flag_given(const disagg_flags *f);
 
 /* Add the sections of a disaggregated answer to r: s is the request as
  * planned (its tp the default of each pool's, its concurrency the default

@@ -435,6 +435,11 @@ int disagg_pools_search(const disagg_plan *p, int gpus, double ttft_max, double 
                         disagg_pools_result *best_result, int *found, char *err, size_t errlen)
 {
     parallel_layout cand[64];
+    if (gpus > DISAGG_SEARCH_MAX_GPUS) {
+        snprintf(err, errlen, "--gpus %d: the disaggregated search tries every pair of pool layouts and worker "
+                              "counts, up to %d GPUs", gpus, DISAGG_SEARCH_MAX_GPUS);
+        return -1;
+    }
     const int n = disagg_candidate_layouts(p->base.model, gpus, cand, 64);
     *found = 0;
     disagg_plan t = *p;
@@ -443,6 +448,17 @@ int disagg_pools_search(const disagg_plan *p, int gpus, double ttft_max, double 
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
             const int gp = layout_gpus(&cand[i]), gd = layout_gpus(&cand[j]);
+            if (gp + gd > gpus)
+                continue;
+            /* a pair whose pools do not hold one prompt or one sequence never will, at any worker count */
+            t.prefill.layout = cand[i];
+            t.decode.layout = cand[j];
+            t.prefill.workers = t.decode.workers = t.decode.batch = 1;
+            disagg_pools_result probe;
+            if (disagg_pools_estimate(&t, &probe, err, errlen))
+                return -1;
+            if (!probe.fits)
+                continue;
             for (int wp = 1; wp * gp + gd <= gpus; wp++)
                 for (int wd = 1; wp * gp + wd * gd <= gpus; wd++) {
                     t.prefill.layout = cand[i];

@@ -180,7 +180,9 @@ int disagg_candidate_layouts(const model_spec *m, int gpus, parallel_layout *out
  * GPU under TTFT <= ttft_max and TPOT <= tpot_max (<= 0: no target): every
  * pair of candidate layouts, worker counts, and the largest decode batch
  * meeting both; p->prefill.batch is kept (0: 1).  *found 0 when none does.
- * Returns 0, or -1 with a message. */
+ * Returns 0, or -1 with a message (also for gpus above
+ * DISAGG_SEARCH_MAX_GPUS: the pairs of worker counts grow as its square). */
+#define DISAGG_SEARCH_MAX_GPUS 64
 int disagg_pools_search(const disagg_plan *p, int gpus, double ttft_max, double tpot_max, disagg_plan *best,
                         disagg_pools_result *best_result, int *found, char *err, size_t errlen);
 
