@@ -61,7 +61,8 @@ Test(cli_today, disaggregated_split)
     cr_expect(fabs(tsv_value(out, "kv_transfer_time") - 268435456.0 / 50e9) < 1e-12);
     cr_expect(fabs(tsv_value(out, "prefill_requests_per_s") * p / 2 - 1) < 1e-9);
     cr_expect(fabs(tsv_value(out, "decode_requests_per_s") * 255 * d / (6 * 32) - 1) < 1e-9);
-    cr_expect(fabs(tsv_value(out, "ttft") - p - 268435456.0 / 50e9) < 1e-12);
+    cr_expect(fabs(tsv_value(out, "ttft") - tsv_value(out, "prefill_queue_wait") - p - 268435456.0 / 50e9) < 1e-9);
+    cr_expect_eq(tsv_value(out, "concurrency"), 6 * 32, "32 sequences on each of 6 decode replicas of one rank");
     cr_expect(tsv_value(out, "tpot") < tsv_value(out, "agg_tpot"), "no prefill stalls the decodes");
 }
 

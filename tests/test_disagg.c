@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 
 #include <math.h>
+#include <string.h>
 
 #include "disagg.h"
 #include "memory.h"
@@ -158,4 +159,141 @@ Test(disagg, a_rate_on_one_split)
     cr_expect_eq(c, 0);
     cr_expect_lt(x.prefill_rate, 1.01 * 2 / p);
     cr_expect_eq(disagg_for_rate(&s, 0, &c, &x, err, sizeof err), -1);
+}
+
+/* ---- Pools as deployed (disagg_pools_*) ---- */
+
+static model_spec DS;
+static gpu_spec H200;
+
+/* DeepSeek-V3 in fp8 on H200s, 4096-token prompts, 512-token answers:
+ * prefill pool of `pw` DEP 8 workers, decode pool of `dw` DEP 8 workers of
+ * batch C a rank; links: 8 GPUs a node, 50 GB/s per GPU across nodes. */
+static disagg_plan dep_plan(int pw, int dw, int c)
+{
+    DS = model_builtin("deepseek-v3");
+    H200 = gpu_builtin("h200");
+    request_setup b = {&DS, &H200, precision_uniform(DT_FP8), 1, 4096, 512, 1, 0, 0, memory_policy_default(), 0, 1};
+    disagg_plan p = {.base = b};
+    p.opt.ep = (ep_layout){0, 8, 50e9, 1, 1, 2, 0};
+    parallel_layout dep8 = {1, 8, 1, 8};
+    p.prefill = (disagg_pool){dep8, pw, 1};
+    p.decode = (disagg_pool){dep8, dw, c};
+    return p;
+}
+
+/* The 16-GPU split's hand-off: the MLA cache is one latent of 512 and a rope
+ * key of 64 a layer, 61 layers, 1 byte in fp8: 35,136 B a token, x 4096 =
+ * 143,917,056 B.  The two pools span 16 GPUs, two nodes of 8, so it
+ * crosses the network at 50 GB/s a GPU: 2.878 ms (the prefill rank is one
+ * GPU, tp 1, so one link carries it all). */
+Test(disagg_pools, handoff_crosses_the_network_between_nodes)
+{
+    disagg_plan p = dep_plan(1, 1, 32);
+    disagg_pools_result r;
+    char err[256];
+    cr_assert_eq(disagg_pools_estimate(&p, &r, err, sizeof err), 0, "%s", err);
+    near(r.kv_bytes, 143917056.0);
+    cr_expect_eq(r.kv_over_nvlink, 0);
+    near(r.kv_link_bw, 50e9);
+    near(r.kv_time, 143917056.0 / 50e9);
+    cr_expect_eq(r.gpus, 16);
+    /* concurrency: 32 a rank x 8 attention ranks x 1 worker */
+    cr_expect_eq(r.concurrency, 256);
+    near(r.ttft, r.prefill_wait + r.prefill_step + r.kv_time);
+}
+
+/* Pools that fit one node hand off over NVLink: DEP 4 + DEP 4 on 8 GPUs,
+ * the H200 row's link bandwidth (the link only: 4 H200s do not hold the
+ * model); the tp 2 ranks of a TP-2 x DP-2 prefill
+ * worker send half the bytes each. */
+Test(disagg_pools, handoff_inside_a_node_is_nvlink)
+{
+    disagg_plan p = dep_plan(1, 1, 16);
+    p.prefill.layout = (parallel_layout){2, 2, 1, 4};
+    p.decode.layout = (parallel_layout){1, 4, 1, 4};
+    disagg_pools_result r;
+    char err[256];
+    cr_assert_eq(disagg_pools_estimate(&p, &r, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(r.gpus, 8);
+    cr_expect_eq(r.kv_over_nvlink, 1);
+    near(r.kv_time, 143917056.0 / 2 / H200.link_bw);
+    cr_expect_eq(r.concurrency, 16 * 4);
+    /* the given link wins over the choice */
+    p.kv_link_bw = 25e9;
+    cr_assert_eq(disagg_pools_estimate(&p, &r, err, sizeof err), 0, "%s", err);
+    near(r.kv_time, 143917056.0 / 2 / 25e9);
+}
+
+/* The pools' rates and the split's throughput from its own step times:
+ * prefill 2 workers x 8 ranks x 1 prompt / p; decode 1 worker x 8 ranks x
+ * 40 / (511 d); X the smaller, tokens X x 512, per GPU over 24. */
+Test(disagg_pools, rates_by_hand)
+{
+    disagg_plan p = dep_plan(2, 1, 40);
+    disagg_pools_result r;
+    char err[256];
+    cr_assert_eq(disagg_pools_estimate(&p, &r, err, sizeof err), 0, "%s", err);
+    near(r.prefill_rate, 16 / r.prefill_step);
+    near(r.decode_rate, 8 * 40 / (511 * r.decode_step));
+    near(r.requests_per_s, fmin(r.prefill_rate, r.decode_rate));
+    near(r.tokens_per_s, 512 * r.requests_per_s);
+    near(r.tokens_per_s_per_gpu, r.tokens_per_s / 24);
+    /* batch 1 prefill is request.h's prefill time of one prompt on one rank of the group */
+    request_setup s;
+    request_options o;
+    cr_assert_eq(disagg_pool_request(&p, &p.prefill.layout, 1, "prefill-", &s, &o, err, sizeof err), 0, "%s", err);
+    request_estimate e;
+    cr_assert_eq(request_estimate_with(&s, &o, &e, err, sizeof err), 0, "%s", err);
+    near(r.prefill_step, e.prefill_time);
+    cr_expect_eq(o.ep.ep, 8, "DEP 8: the experts whole on each GPU of a group of 8");
+}
+
+/* The prefill wait: below capacity the M/D/c wait (queue.h), saturated the
+ * closed loop's Little's law.  Hand cases: 2 slots of 1 s at 1 prompt/s,
+ * capacity 2: 1/6 s (test_queue.c's mdc_by_hand).  Saturated: N = 100 at
+ * X = 2/s cycle 50 s, of which (o - 1) d = 40 s decoding, p = 1 s, t_kv
+ * = 0.5 s: W = 50 - 40 - 1 - 0.5 = 8.5 s. */
+Test(disagg_pools, prefill_wait_by_hand)
+{
+    near(disagg_prefill_wait(1, 2, 2, 1.0, 40, 100, 0.5), 1.0 / 6);
+    near(disagg_prefill_wait(2, 2, 2, 1.0, 40, 100, 0.5), 8.5);
+    cr_expect_eq(disagg_prefill_wait(2, 2, 2, 1.0, 40, 10, 0.5), 0, "a short loop does not wait");
+}
+
+/* What request.h cannot price yet is refused naming the pool's flag. */
+Test(disagg_pools, mixed_expert_split_refused_by_name)
+{
+    disagg_plan p = dep_plan(1, 1, 8);
+    p.decode.layout = (parallel_layout){1, 8, 2, 4};
+    disagg_pools_result r;
+    char err[256];
+    cr_expect_eq(disagg_pools_estimate(&p, &r, err, sizeof err), -1);
+    cr_expect(strstr(err, "--decode-moe-tp 2"), "%s", err);
+}
+
+/* The search on 16 H200s (TTFT <= 2 s, TPOT <= 50 ms) picks expert-parallel
+ * pools with data-parallel attention over every tensor-parallel pair it
+ * also tries, and its best meets both targets. */
+Test(disagg_pools, search_picks_dep_pools_for_deepseek)
+{
+    disagg_plan p = dep_plan(1, 1, 1), best;
+    disagg_pools_result r;
+    int found;
+    char err[256];
+    cr_assert_eq(disagg_pools_search(&p, 16, 2.0, 0.05, &best, &r, &found, err, sizeof err), 0, "%s", err);
+    cr_assert(found);
+    cr_expect(best.decode.layout.moe_ep > 1 && best.decode.layout.moe_tp == 1, "decode pool: an EP group");
+    cr_expect(best.decode.layout.attention_dp > 1, "decode pool: data-parallel attention");
+    cr_expect(r.ttft <= 2.0 && r.tpot <= 0.05);
+    cr_expect(r.gpus <= 16);
+    cr_expect_eq(r.concurrency, best.decode.batch * best.decode.layout.attention_dp * best.decode.workers);
+    /* the aggregated best on the same GPUs serves less per GPU */
+    parallel_layout al;
+    int ac;
+    request_estimate ae;
+    double per_gpu;
+    cr_assert_eq(disagg_aggregated_best(&p, 16, 2.0, 0.05, &al, &ac, &ae, &per_gpu, err, sizeof err), 0, "%s", err);
+    cr_expect(ac > 0);
+    cr_expect(ae.tpot <= 0.05 && ae.ttft_closed <= 2.0);
 }

@@ -32,6 +32,22 @@ Test(queue, md1_by_hand)
     cr_expect_float_eq(f.in_queue, 0.25, 1e-12);
 }
 
+Test(queue, mdc_by_hand)
+{
+    /* c = 2 servers of 1 s, lambda 1: a = 1, rho 0.5.  Erlang B(2, 1) = (1/2) / (1 + 1 + 1/2) = 0.2;
+     * Erlang C = B / (1 - rho + rho B) = 0.2 / 0.6 = 1/3; M/M/2 wait = (1/3) / (2 - 1) = 1/3 s;
+     * a fixed service halves it: 1/6 s. */
+    queue_formula f;
+    cr_assert_eq(mdc_formula(1.0, 1.0, 2, &f), 0);
+    cr_expect_float_eq(f.rho, 0.5, 1e-12);
+    cr_expect_float_eq(f.wait, 1.0 / 6, 1e-12);
+    cr_expect_float_eq(f.time, 1.0 + 1.0 / 6, 1e-12);
+    /* one server: M/D/1's Pollaczek-Khinchine wait, 0.5 s at lambda 0.5 (md1_by_hand) */
+    cr_assert_eq(mdc_formula(0.5, 1.0, 1, &f), 0);
+    cr_expect_float_eq(f.wait, 0.5, 1e-12);
+    cr_expect_eq(mdc_formula(2.0, 1.0, 2, &f), -1, "rho = 1 saturates");
+}
+
 Test(queue, formulas_refuse_saturation)
 {
     queue_formula f;

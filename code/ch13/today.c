@@ -184,7 +184,9 @@ static void all_to_all(const model_spec *m, const gpu_spec *g)
     nb_value("ch13_ep8_step_cal_ms", "%.1f", c.time * 1e3);
 }
 
-/* LLaMA-3-70B on 16 H100s in pools of tp 4: one pool against two. */
+/* LLaMA-3-70B on 16 H100s in pools of tp 4: one pool against two.  The
+ * pools span two nodes of eight, so the KV crosses the network at 50 GB/s
+ * a GPU (disagg_kv_link), not NVLink. */
 static void disaggregation(void)
 {
     char err[256];
@@ -193,7 +195,9 @@ static void disaggregation(void)
     m = model_builtin("llama3-70b");
     g = gpu_builtin("h100");
     request_setup b = {&m, &g, precision_uniform(DT_BF16), 4, 4096, 512, 1, 0, 0, memory_policy_default(), 0, 1};
-    disagg_setup s = {b, 4, 4, g.link_bw, 0};
+    double link;
+    disagg_kv_link(&g, 16, 8, 50e9, &link);
+    disagg_setup s = {b, 4, 4, link, 0};
     static const double targets[2] = {0.05, 0.03};
     for (int i = 0; i < 2; i++) {
         disagg_setup best;
@@ -317,6 +321,65 @@ static void serve_layouts(const model_spec *m, const gpu_spec *g)
     nb_value("ch13_srch_gain", "%.1f", tps_ep8 / tps_tp8);
 }
 
+/* One answer of the disaggregated search for DeepSeek-V3 on 16 H200s, and
+ * the aggregated best beside it, under TTFT <= 2 s and TPOT <= 50 ms. */
+static void deployed_one(const model_spec *m, const gpu_spec *g, const char *pre)
+{
+    char err[256], name[64];
+    request_setup b = {m, g, precision_uniform(DT_FP8), 1, 4096, 512, 1, 0, 0, memory_policy_default(), 0, 1};
+    disagg_plan p = {.base = b};
+    p.opt.ep = layout(0);
+    p.prefill.batch = 1;
+    disagg_plan best;
+    disagg_pools_result r;
+    int found, ac;
+    parallel_layout al;
+    request_estimate ae;
+    double agg;
+    if (disagg_pools_search(&p, 16, 2.0, 0.05, &best, &r, &found, err, sizeof err) != 0 || !found ||
+        disagg_aggregated_best(&p, 16, 2.0, 0.05, &al, &ac, &ae, &agg, err, sizeof err) != 0 || ac == 0)
+        die("disaggregation as deployed", found && ac ? err : "no split or layout meets the targets");
+#define V(fmt, what, x)                                        \
+    do {                                                       \
+        snprintf(name, sizeof name, "ch13_dd_%s%s", pre, what); \
+        nb_value(name, fmt, x);                                \
+    } while (0)
+    V("%d", "p_workers", best.prefill.workers);
+    V("%d", "p_dp", best.prefill.layout.attention_dp);
+    V("%d", "p_ep", best.prefill.layout.moe_ep);
+    V("%d", "d_workers", best.decode.workers);
+    V("%d", "d_dp", best.decode.layout.attention_dp);
+    V("%d", "d_ep", best.decode.layout.moe_ep);
+    V("%d", "d_batch", best.decode.batch);
+    V("%d", "n", r.concurrency);
+    V("%d", "gpus", r.gpus);
+    V("%.0f", "p_ms", r.prefill_step * 1e3);
+    V("%.1f", "d_ms", r.decode_step * 1e3);
+    V("%.2f", "wait_s", r.prefill_wait);
+    V("%.2f", "ttft_s", r.ttft);
+    V("%.0f", "tps_gpu", r.tokens_per_s_per_gpu);
+    V("%d", "agg_dp", al.attention_dp);
+    V("%d", "agg_ep", al.moe_ep);
+    V("%d", "agg_c", ac);
+    V("%.0f", "agg_tps_gpu", agg);
+    V("%.2f", "gain", r.tokens_per_s_per_gpu / agg);
+    if (!*pre) { /* the hand-off, alike in both answers */
+        V("%.0f", "kv_mb", r.kv_bytes / 1e6);
+        V("%.2f", "kv_ms", r.kv_time * 1e3);
+        V("%.2f", "kv_nvlink_ms", r.kv_bytes / g->link_bw * 1e3);
+    }
+#undef V
+}
+
+/* The pools a deployment would choose: the search, roofline and calibrated. */
+static void disaggregation_deployed(const model_spec *m, const gpu_spec *g)
+{
+    rate_model r; /* the rates cal points into */
+    gpu_spec cal = gpu_builtin_calibrated(g->key, "published:h200_sxm/trtllm", &r);
+    deployed_one(m, &cal, "");
+    deployed_one(m, g, "roof_");
+}
+
 int main(void)
 {
     model_spec m = model_builtin("deepseek-v3");
@@ -330,5 +393,6 @@ int main(void)
     parameters(&m);
     skewed_group(&m, &g);
     serve_layouts(&m, &g);
+    disaggregation_deployed(&m, &g);
     return 0;
 }

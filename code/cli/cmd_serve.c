@@ -24,7 +24,9 @@ static const cli_doc DOC = {
     "                     [--roofline] [--search [--ttft S] [--tpot S] [--gpus N]] [--format table|tsv|json]\n"
     "                     [--prefix T [--prefix-hit F]] [--routing-skew S]\n"
     "                     [--ep N [--gpus-per-node N] [--net-gb-s B] [--imbalance F]]\n"
-    "                     [--disaggregate (--prefill-gpus N --decode-gpus N | --search) [--kv-link-gb-s B]]\n"
+    "                     [--disaggregate (--prefill-gpus N --decode-gpus N | --search |\n"
+    "                      --prefill-workers N --prefill-tp N --prefill-attention-dp D --prefill-moe-tp M\n"
+    "                      --prefill-moe-ep E --prefill-batch B, and the same --decode-*) [--kv-link-gb-s B]]\n"
     "                     [--engine E] [--max-num-batched-tokens T] [--requests N] [--overhead S] [--simulate]\n"
     "                     [--mtp N --mtp-accept A]",
     "A closed loop of C requests in flight on one replica of --tp GPUs: each\n"
@@ -54,16 +56,27 @@ static const cli_doc DOC = {
     "--search also tries every EP degree that divides the experts with every tp\n"
     "dividing it (the `ep` column; 1 = none), and keeps --prefix and\n"
     "--routing-skew in every candidate.\n"
-    "--disaggregate: prefill on --prefill-gpus, decode on --decode-gpus (each a\n"
-    "multiple of --tp, --concurrency per decode instance); the KV of each prompt\n"
-    "crosses --kv-link-gb-s per GPU (default the GPU row's NVLink); TTFT = p +\n"
-    "transfer, TPOT = d, against the aggregated server on as many GPUs.  With\n"
-    "--search: the split of --gpus and the concurrency that serve the most.\n"
-    "With a split, --rate R finds the smallest decode concurrency at which both\n"
-    "pools keep up (the aggregated server beside it at the same rate).  Not\n"
-    "with --disaggregate: --rate with --search, --chunked-prefill\n"
-    "(it mixes prompt chunks into one pool's decode steps, and disaggregation\n"
-    "has no prompts on the decode pool to mix), --pp, --prefix and --ep.\n"
+    "--disaggregate: prefill and decode on separate pools, each --X-workers\n"
+    "replicas of its own layout (--X-tp, --X-attention-dp, --X-moe-tp, --X-moe-ep\n"
+    "for X = prefill, decode; --prefill-gpus N / --decode-gpus N: N / --tp\n"
+    "replicas of --tp); --prefill-batch prompts a rank prefills a step,\n"
+    "--decode-batch (default --concurrency) sequences a rank decodes, and\n"
+    "decode batch x attention ranks x decode workers requests in flight.  The\n"
+    "KV of each prompt crosses NVLink when both pools fit one node\n"
+    "(--gpus-per-node), else the network (--net-gb-s a GPU), or --kv-link-gb-s.\n"
+    "TTFT = the wait for the prefill pool (M/D/c below its capacity, the closed\n"
+    "loop's Little's law when it sets the rate) + the prefill step + the\n"
+    "hand-off; TPOT = the decode step; throughput the slower pool's; the\n"
+    "aggregated server on as many GPUs beside it, and the calibrated answer\n"
+    "beside the roofline's.  With --search: every pair of pool layouts (TP\n"
+    "degrees; for a mixture EP groups with attention ranks of every tp, DEP at\n"
+    "tp 1), worker counts and the largest decode batch meeting --ttft and\n"
+    "--tpot on --gpus, the most output tokens/s per GPU, against the aggregated\n"
+    "best on the same GPUs.  With a split, --rate R finds the smallest decode\n"
+    "batch at which both pools keep up.  Not with --disaggregate: --rate with\n"
+    "--search, --chunked-prefill (it mixes prompt chunks into one pool's decode\n"
+    "steps, and disaggregation has no prompts on the decode pool to mix), --pp,\n"
+    "--prefix and --ep (give each pool's --X-moe-ep).\n"
     "ttft_closed is the TTFT a closed-loop benchmark measures: it sends --requests\n"
     "N (default 10 C), C at once (the start-up burst, prefilled through the\n"
     "engine's --max-num-batched-tokens T a step, default 8192: TensorRT-LLM's\n"
@@ -256,10 +269,6 @@ static int parse(int argc, char **argv, serve_flags *f, cli_common *common)
         {"--prefix-hit", OPT_FRACTION, &f->prefix_hit, "F", "with --prefix: share of requests that find it (default 1)",
          0, 0},
         {"--disaggregate", OPT_FLAG, &f->disaggregate, NULL, "prefill and decode on separate GPU pools", 0, 0},
-        {"--prefill-gpus", OPT_POS_INT, &f->dg.prefill_gpus, "N", "with --disaggregate: GPUs that prefill", 0, 0},
-        {"--decode-gpus", OPT_POS_INT, &f->dg.decode_gpus, "N", "with --disaggregate: GPUs that decode", 0, 0},
-        {"--kv-link-gb-s", OPT_POS_REAL, &f->dg.kv_link_gb_s, "B",
-         "with --disaggregate: GB/s per GPU the KV crosses (default the GPU row's link)", 0, 0},
     };
     const cli_opt bench[] = {
         {"--engine", OPT_STRING, &f->engine, "E", "trtllm, vllm or sglang: its token budget and fitted overhead", 0,
@@ -273,7 +282,7 @@ static int parse(int argc, char **argv, serve_flags *f, cli_common *common)
         {"--simulate", OPT_FLAG, &f->simulate, NULL, "replay the benchmark step by step: TTFT and TPOT percentiles",
          0, 0},
     };
-    cli_opt opts[2 * DEVICE_NOPTS_MAX + 26 + EP_NOPTS + MTP_NOPTS];
+    cli_opt opts[2 * DEVICE_NOPTS_MAX + 26 + EP_NOPTS + MTP_NOPTS + DISAGG_NOPTS];
     int n = device_flag_opts(&f->device, DEVICE_PRICING | DEVICE_EFFICIENCY, opts);
     memcpy(opts + n, request, sizeof request);
     n += CLI_NOPTS(request);
@@ -286,6 +295,8 @@ static int parse(int argc, char **argv, serve_flags *f, cli_common *common)
     n += EP_NOPTS;
     mtp_flag_opts(&f->mtp, opts + n);
     n += MTP_NOPTS;
+    disagg_flag_opts(&f->dg, opts + n);
+    n += DISAGG_NOPTS;
     return cli_parse(&DOC, argc, argv, opts, n, common);
 }
 
@@ -296,8 +307,9 @@ static int check(serve_flags *f)
         return cli_fail(DOC.name, EXIT_USAGE, "give --concurrency or --rate, not both");
     if (!f->do_search && (f->ttft > 0 || f->tpot > 0))
         return cli_fail(DOC.name, EXIT_USAGE, "--ttft and --tpot are targets for --search");
-    if (!f->disaggregate && (f->dg.prefill_gpus || f->dg.decode_gpus || f->dg.kv_link_gb_s > 0))
-        return cli_fail(DOC.name, EXIT_USAGE, "--prefill-gpus, --decode-gpus and --kv-link-gb-s go with --disaggregate");
+    if (!f->disaggregate && disagg_flag_given(&f->dg))
+        return cli_fail(DOC.name, EXIT_USAGE, "%s goes with --disaggregate (the --prefill-*, --decode-* and "
+                                              "--kv-link-gb-s flags state a split)", disagg_flag_given(&f->dg));
     if (f->prefix_hit > 0 && !f->prefix)
         return cli_fail(DOC.name, EXIT_USAGE, "--prefix-hit goes with --prefix");
     if (f->prefix && (f->disaggregate || f->pp > 1 || f->chunk))
@@ -308,15 +320,16 @@ static int check(serve_flags *f)
         return cli_fail(DOC.name, EXIT_USAGE, "--%s with %s: %s",
                         f->ep.ep ? "ep" : f->ep.moe_ep ? "moe-ep" : f->ep.moe_tp ? "moe-tp" : "attention-dp",
                         f->disaggregate ? "--disaggregate" : "--search",
-                        f->disaggregate ? "expert-parallel pools are not modelled; give one or the other"
+                        f->disaggregate ? "each pool has its own layout: give --prefill-moe-ep and --decode-moe-ep "
+                                          "(and their -tp, -attention-dp)"
                                         : "the search tries every EP degree itself; leave --ep out");
     if (f->prefix && f->prefix >= f->prompt)
         return cli_fail(DOC.name, EXIT_USAGE, "--prefix %d must be shorter than the --prompt (%d tokens)", f->prefix,
                         f->prompt);
     if (f->disaggregate && f->rate > 0 && f->do_search)
         return cli_fail(DOC.name, EXIT_USAGE, "--rate with --disaggregate --search: the search finds the split that "
-                                              "serves the most; give the split (--prefill-gpus, --decode-gpus) to "
-                                              "serve a --rate");
+                                              "serves the most; give the split (--prefill-gpus, --decode-gpus or "
+                                              "the pools' workers) to serve a --rate");
     if (f->disaggregate && f->chunk)
         return cli_fail(DOC.name, EXIT_USAGE, "--disaggregate with --chunked-prefill has no meaning: chunking mixes "
                                               "prompt chunks into the decode steps of one pool, and a disaggregated "
@@ -366,7 +379,12 @@ static int plan(const serve_flags *f, const model_on_device *u, serve_plan *p)
         return cli_fail(DOC.name, EXIT_USAGE, "--chunked-prefill with --pp is not modelled: give one or the other");
     ep_layout epl;
     parallel_layout pl;
-    if ((rc = ep_flags_layout(DOC.name, &f->ep, m, f->do_search ? 1 : f->tp, u->prec, &epl, &pl)) != 0)
+    ep_flags links = f->ep; /* a split's hand-off and its pools' groups use the links without --ep */
+    if (f->disaggregate) {
+        links.gpus_per_node = ep_flags_default().gpus_per_node;
+        links.net_gb_s = ep_flags_default().net_gb_s;
+    }
+    if ((rc = ep_flags_layout(DOC.name, &links, m, f->do_search ? 1 : f->tp, u->prec, &epl, &pl)) != 0)
         return rc;
     if (!f->do_search && layout_is_split(&pl) && f->pp > 1)
         return cli_fail(DOC.name, EXIT_USAGE, "--ep (--moe-ep) or --attention-dp with --pp is not modelled: give one "
@@ -647,7 +665,7 @@ int cmd_serve(int argc, char **argv)
     r = report_new(DOC.name);
     report_workload(r, &f, &u);
     if (f.disaggregate)
-        rc = serve_disaggregated(r, device_first_kind(&u.device, 1), &p.s, &f.dg, f.do_search, f.gpus, f.ttft, f.tpot, f.rate);
+        rc = serve_disaggregated(r, &u.device, &p.s, &f.ep, &f.dg, f.do_search, f.gpus, f.ttft, f.tpot, f.rate);
     else if (f.do_search)
         rc = serve_search(r, &f, &p, &u.device);
     else

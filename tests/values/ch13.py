@@ -5,7 +5,7 @@ parallelism, disaggregation, prefix caching; see tests/values/README.md)."""
 import math
 
 import data
-from lib import disagg, expert_parallel as ep, memory, model, moe, roofline, specdec, step
+from lib import disagg, expert_parallel as ep, memory, model, moe, queueing, roofline, specdec, step
 from lib.model import Precision
 
 GB, MB, KB = 1e9, 1e6, 1e3
@@ -24,6 +24,13 @@ ECHOED = {
     "ch13_ex4_tokens", "ch13_ex4_nodes", "ch13_ex4_gpus",                 # 13.4's tokens, nodes, 8 x nodes
     "ch13_ex5_prefill", "ch13_ex5_decode_ms", "ch13_ex5_output",          # 13.5's p, d and output
     "ch13_ex6_prompt", "ch13_ex6_output", "ch13_ex6_prefix", "ch13_ex6_hit",  # 13.6's request and prefix
+} | {
+    # the disaggregated search's choice for DeepSeek-V3 on 16 H200s (serving/disagg.c's
+    # disagg_pools_search over every pair of layouts, too wide to repeat here): the pools'
+    # layouts, workers and decode batch, and the aggregated best's layout and concurrency;
+    # everything that follows from them is derived in _deployed
+    f"ch13_dd_{pre}{k}" for pre in ("", "roof_")
+    for k in ("p_workers", "p_dp", "p_ep", "d_workers", "d_dp", "d_ep", "d_batch", "agg_dp", "agg_ep", "agg_c")
 }
 
 MEASURED = set()  # chapter 13 times nothing
@@ -150,7 +157,8 @@ def derive():
     m, g = mt["deepseek-v3"], gp["h200"]
     out = {}
     for part in (_kv_ceiling(m, g), _touched(m), _moe_step(m, g), _all_to_all(m, g), _parameters(m),
-                 _skewed(m, g), _disaggregation(gp, mt), _prefix(gp, mt), _layouts(m, g), _mtp(m, g)):
+                 _skewed(m, g), _disaggregation(gp, mt), _prefix(gp, mt), _layouts(m, g), _mtp(m, g),
+                 _deployed(m, g)):
         out.update(part)
     return out
 
@@ -194,16 +202,67 @@ def _mtp(m, g):
                         f"ch13_mtp{n}_tpot_ms{tag}": tpot * 1e3, f"ch13_mtp{n}_speedup{tag}": plain / tpot})
             if not tag:
                 out[f"ch13_mtp{n}_tokens"] = e
+NET_BW = 50e9  # a 400 Gb/s NIC a GPU: the network the chapter assumes across nodes
+
+# The search's choice as the chapter prints it (echoed above): DEP 8 pools
+# of one worker each, and the aggregated best, DEP 8.  Restated here as
+# inputs; if the search chooses otherwise, the values derived from these
+# disagree with the printed ones and this must be restated.
+_DEP8 = {"p_workers": 1, "p_dp": 8, "p_ep": 8, "d_workers": 1, "d_dp": 8, "d_ep": 8, "agg_dp": 8, "agg_ep": 8}
+DEPLOYED = {"": dict(_DEP8, d_batch=63, agg_c=20), "roof_": dict(_DEP8, d_batch=58, agg_c=51)}
+
+
+def _deployed(m, g):
+    """DeepSeek-V3 in fp8 on 16 H200s, 4096-token prompts, 512-token answers:
+    the pools the search chose (echoed: DEP g prefill and decode pools of
+    tp 1, g attention ranks, experts over g GPUs), priced again here.  A
+    prefill step is one prompt on each rank; a decode step C on each rank.
+    prefill pool  W_p g_p / p requests/s, decode pool W_d g_d C / (511 d);
+    the split serves X = the smaller, 512 X tokens over the pools' GPUs;
+    N = C g_d W_d in flight; TTFT = wait + p + t_kv, the wait M/D/c at X
+    with W_p g_p slots of p below the prefill pool's capacity, else the
+    closed loop's N / X - 511 d - p - t_kv.  The hand-off: one copy of the
+    latent cache, 61 x 576 B x 4096 in fp8, from one GPU (tp 1) over the
+    network at 50 GB/s (two nodes).  The aggregated best: its echoed DEP
+    layout at its echoed C, e2e = C p + 511 d, C 512 / e2e tokens/s a rank of
+    one GPU."""
+    kv = model.kv_bytes_per_token(m, "fp8") * 4096
+    out = {"ch13_dd_kv_mb": kv / MB, "ch13_dd_kv_ms": kv / NET_BW * 1e3,
+           "ch13_dd_kv_nvlink_ms": kv / g["link_bw"] * 1e3}
+    cals = {"": data.calibrations()["published:h200_sxm/trtllm"], "roof_": None}
+    for pre, cal in cals.items():
+        v = lambda k: DEPLOYED[pre][k]
+        C = v("d_batch")
+        pp = disagg.setup(m, g, FP8, 1, 4096, 512, 1, lay=ep.layout(v("p_ep")))
+        dd = disagg.setup(m, g, FP8, 1, 4096, 512, C, lay=ep.layout(v("d_ep")))
+        pp["cal"] = dd["cal"] = cal
+        p, d = disagg.estimate(pp)["prefill"], disagg.estimate(dd)["decode"]
+        slots = v("p_workers") * v("p_dp")
+        n = C * v("d_dp") * v("d_workers")
+        pre_rate, dec_rate = slots / p, n / (511 * d)
+        x = min(pre_rate, dec_rate)
+        t_kv = kv / NET_BW
+        wait = queueing.mdc_wait(x, p, slots) if x < pre_rate else max(0.0, n / x - 511 * d - p - t_kv)
+        gpus = v("p_workers") * v("p_dp") + v("d_workers") * v("d_dp")
+        tps = 512 * x / gpus
+        ag = disagg.setup(m, g, FP8, 1, 4096, 512, v("agg_c"), lay=ep.layout(v("agg_ep")))
+        ag["cal"] = cal
+        agg = disagg.estimate(ag)["tokens_per_s"]
+        out.update({f"ch13_dd_{pre}n": n, f"ch13_dd_{pre}gpus": gpus, f"ch13_dd_{pre}p_ms": p * 1e3,
+                    f"ch13_dd_{pre}d_ms": d * 1e3, f"ch13_dd_{pre}wait_s": wait,
+                    f"ch13_dd_{pre}ttft_s": wait + p + t_kv, f"ch13_dd_{pre}tps_gpu": tps,
+                    f"ch13_dd_{pre}agg_tps_gpu": agg, f"ch13_dd_{pre}gain": tps / agg})
     return out
 
 
 def _disaggregation(gp, mt):
-    """LLaMA-3-70B on 16 H100s in instances of tp 4, the KV over NVLink."""
+    """LLaMA-3-70B on 16 H100s in instances of tp 4; the pools fill two nodes
+    of eight, so the KV crosses the network at 50 GB/s a GPU."""
     out = {}
     g = gp["h100"]
     s = disagg.setup(mt["llama3-70b"], g, Precision.uniform("bf16"), 4, 4096, 512)
     for tag, target in (("50", 0.05), ("30", 0.03)):
-        r = disagg.disagg_search(s, 16, target, g["link_bw"])
+        r = disagg.disagg_search(s, 16, target, NET_BW)
         pre = f"ch13_dis{tag}_"
         out.update({pre + "prefill_gpus": r["prefill_gpus"], pre + "decode_gpus": r["decode_gpus"],
                     pre + "c": r["c"], pre + "rps": r["requests_per_s"], pre + "ttft_ms": r["ttft"] * 1e3,

@@ -43,6 +43,27 @@ int md1_formula(double lambda, double mu, queue_formula *out)
     return mg1_formula(lambda, mu > 0 ? 1 / mu : 0, 0.0, out);
 }
 
+//> mdc_formula
+int mdc_formula(double lambda, double service, int c, queue_formula *out)
+{
+    const double a = lambda * service; /* offered load, in servers */
+    if (!(lambda > 0) || !(service > 0) || c < 1 || !(a < c))
+        return -1;
+    /* Erlang C by the recurrence of Erlang B: B(0) = 1, B(k) = a B(k-1) / (k + a B(k-1)) */
+    double b = 1;
+    for (int k = 1; k <= c; k++)
+        b = a * b / (k + a * b);
+    const double rho = a / c;
+    const double p_wait = b / (1 - rho + rho * b);
+    queue_formula q = {rho, 0.5 * p_wait * service / (c - a), 0, 0, 0};
+    q.time = q.wait + service;
+    q.in_queue = lambda * q.wait;
+    q.in_system = lambda * q.time;
+    *out = q;
+    return 0;
+}
+//< mdc_formula
+
 int queue_batch_limit(const queue_config *c)
 {
     return c->kv_cap > 0 && c->kv_cap < c->max_batch ? c->kv_cap : c->max_batch;

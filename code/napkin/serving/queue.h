@@ -38,6 +38,14 @@ int mg1_formula(double lambda, double service, double cs2, queue_formula *out);
 int mm1_formula(double lambda, double mu, queue_formula *out);
 int md1_formula(double lambda, double mu, queue_formula *out);
 
+/* M/D/c: c servers of fixed service `service` seconds each, Poisson
+ * arrivals at lambda, rho = lambda service / c < 1.  Erlang C gives the
+ * M/M/c wait, P(wait) / (c mu - lambda); a fixed service halves it (the
+ * Allen-Cunneen approximation, (ca2 + cs2) / 2 with cs2 = 0; exact at c = 1,
+ * where it is M/D/1's Pollaczek-Khinchine wait).  Returns 0, or -1 when
+ * rho >= 1 or an input is not positive. */
+int mdc_formula(double lambda, double service, int c, queue_formula *out);
+
 /* The inverse: the highest arrival rate at which the M/G/1 mean time in
  * system W stays at or below `target_time`.  Solving W = S + rho (1 + cs2) S /
  * (2 (1 - rho)) for rho gives rho = 2x / (1 + cs2 + 2x), x = (target - S) / S.

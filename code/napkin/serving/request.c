@@ -151,6 +151,24 @@ double closed_loop_ttft(double p, double d, double rho)
 }
 //< closed_loop_ttft
 
+int request_prefill_step(const request_setup *s, const request_options *o, int batch, double *time, char *err,
+                         size_t errlen)
+{
+    if (check_setup(s, err, errlen))
+        return -1;
+    if (batch < 1) {
+        snprintf(err, errlen, "a prefill step takes at least one prompt");
+        return -1;
+    }
+    step_shape pf = prefill_shape(batch, 0, s->prompt, s->tp, s->prec);
+    pf.logits_last = !s->all_logits;
+    step_cost c;
+    if (step(s, o, pf, &c, err, errlen))
+        return -1;
+    *time = c.time;
+    return 0;
+}
+
 double closed_loop_e2e(double p, double d, int concurrency, int output)
 {
     /* the replica runs every slot's prefill and the decode steps all slots share */

@@ -151,6 +151,15 @@ double closed_loop_ttft(double p, double d, double rho);
  * sequence fits, and the times are those C would have. */
 int request_estimate_compute(const request_setup *s, request_estimate *out, char *err, size_t errlen);
 
+/* One step that prefills `batch` whole prompts of s->prompt tokens at once
+ * on one attention replica (with o->ep, every replica of the group doing the
+ * same), logits at each prompt's last position: the step a prefill server
+ * runs when it takes `batch` waiting prompts together.  batch 1 is
+ * request_estimate_with's prefill_time (without a cached prefix).  Returns
+ * 0, or -1 with a message. */
+int request_prefill_step(const request_setup *s, const request_options *o, int batch, double *time, char *err,
+                         size_t errlen);
+
 /* The closed loop's arithmetic, for C requests in flight, prefill p, mean
  * decode step d, o output tokens: e2e = C p + (o - 1) d; TPOT = (e2e - p) /
  * (o - 1) (0 for o = 1); requests/s = C / e2e. */

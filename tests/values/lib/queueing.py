@@ -41,6 +41,20 @@ def mm1(lam, mu):
     return mg1(lam, 1 / mu, 1.0)
 
 
+def mdc_wait(lam, service, c):
+    """M/D/c mean wait: Erlang C's M/M/c wait, P(wait) / (c mu - lambda),
+    halved for a fixed service (Allen-Cunneen, cs2 = 0); None when rho >= 1.
+    Erlang C from its sum: a^c / c! / (1 - rho) over sum_{k<c} a^k / k! +
+    a^c / c! / (1 - rho), a = lambda service."""
+    a = lam * service
+    rho = a / c
+    if not (lam > 0 and service > 0 and c >= 1) or rho >= 1:
+        return None
+    top = a ** c / math.factorial(c) / (1 - rho)
+    p_wait = top / (sum(a ** k / math.factorial(k) for k in range(c)) + top)
+    return 0.5 * p_wait / (c / service - lam)
+
+
 def mg1_max_rate(service, cs2, target):
     """The highest arrival rate whose M/G/1 mean time in system is at most target."""
     if target <= service:
