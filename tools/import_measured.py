@@ -8,8 +8,8 @@ Run by a maintainer, never by make:
     python3 tools/import_measured.py --package-dir DIR   # an unpacked wheel
 
 It writes code/specs/measured/ (or --out DIR): LICENSE, NOTICE, README.md,
-<system>/<backend>/{gemm,attention_decode,attention_prefill,allreduce}.tsv
-and serving_runs.tsv.  Output is deterministic: sorted rows, fixed number
+<system>/<backend>/{gemm,attention_decode,attention_prefill,allreduce}.tsv,
+<system>/<engine>/alltoall.tsv (tools/measured_alltoall.py) and serving_runs.tsv.  Output is deterministic: sorted rows, fixed number
 formats, no dates, so a rerun on the same package changes nothing.
 
 Each table is read from its .parquet (needs pyarrow) or, when only a .csv
@@ -27,6 +27,8 @@ import os
 import re
 import statistics
 import sys
+
+import measured_alltoall
 
 PACKAGE = "aiconfigurator-core"
 SYSTEMS = ("h100_sxm", "h200_sxm")
@@ -576,6 +578,7 @@ def main(argv):
                 devices[system] = next(l for l in f if l.startswith("# device: "))[len("# device: "):].strip()
         counts["serving_runs.tsv"] = import_serving(ctx, args.out, devices, systems)
         write_texts(ctx, args.out, systems, backends)
+        measured_alltoall.import_all(ctx, args.out, counts, sys.modules[__name__])
     except ImportError_ as e:
         print(f"import_measured: {e}", file=sys.stderr)
         return 2
