@@ -144,7 +144,7 @@ int layer_projection_shapes(const model_spec *m, int tp, projection_shape *out)
 
 static op_cost make_op(const char *name, op_kind kind, int per_layer)
 {
-    op_cost op = {name, kind, per_layer, 0, 0, 0, 0, 0, RC_ELEMENTWISE, 1, 0, 0, 0, 0, 0, 0};
+    op_cost op = {name, kind, per_layer, 0, 0, 0, 0, 0, RC_ELEMENTWISE, 1, 0, 0, 0, 0, 0, 0, 0, 0};
     return op;
 }
 

@@ -16,18 +16,29 @@ double ep_alltoall_bytes(double tokens, int k, int hidden, int ep, double imbala
     return tokens * k * (ep - 1.0) / ep * imbalance * hidden * bytes_per_value;
 }
 
+double ep_alltoall_merged_bytes(const model_spec *m, double tokens, int ep, double imbalance,
+                                double bytes_per_value)
+{
+    return moe_alltoall_bytes(tokens, m->experts, m->experts_active, m->hidden, ep, bytes_per_value) * imbalance;
+}
+
 /* One all-to-all of expert parallelism, a dispatch or a combine, as the op
- * price_op prices: `bytes` sent by this GPU, intra_share of them over
- * NVLink inside the node, the rest over the network at l->net_bw. */
-static op_cost ep_alltoall_op(const char *name, int per_layer, double bytes, double intra_share, const ep_layout *l)
+ * price_op prices: `tokens` tokens and `bytes` sent by this GPU, intra_share
+ * of them over NVLink inside the node, the rest over the network at
+ * l->net_bw; the kernel the layout's phase runs. */
+static op_cost ep_alltoall_op(const char *name, int per_layer, double tokens, double bytes, double intra_share,
+                              const ep_layout *l)
 {
     op_cost op = {.name = name,
                   .kind = OP_ALLTOALL,
                   .per_layer = per_layer,
                   .comm_bytes = bytes,
                   .fixed_share = 1,
+                  .items = tokens,
                   .comm_intra_share = intra_share,
-                  .comm_net_bw = l->net_bw};
+                  .comm_net_bw = l->net_bw,
+                  .comm_ranks = l->ep,
+                  .a2a_kernel = a2a_kernel_of(l->prefill, strcmp(name, "ep_combine") == 0)};
     return op;
 }
 
@@ -52,16 +63,16 @@ int ep_step_cost(const model_spec *m, const gpu_spec *g, const ep_layout *l, dou
         return -1;
     }
     ep_cost c = {0};
-    const double ep = l->ep, k = m->experts_active, h = m->hidden;
+    const double ep = l->ep, k = m->experts_active;
     c.experts_per_gpu = m->experts / ep;
     c.pairs_sent = tokens * k * (ep - 1) / ep * l->imbalance;
-    c.dispatch_bytes = ep_alltoall_bytes(tokens, (int)k, (int)h, l->ep, l->imbalance, l->dispatch_bytes_per_value);
-    c.combine_bytes = ep_alltoall_bytes(tokens, (int)k, (int)h, l->ep, l->imbalance, l->combine_bytes_per_value);
+    c.dispatch_bytes = ep_alltoall_merged_bytes(m, tokens, l->ep, l->imbalance, l->dispatch_bytes_per_value);
+    c.combine_bytes = ep_alltoall_merged_bytes(m, tokens, l->ep, l->imbalance, l->combine_bytes_per_value);
     const double in_node = ep < l->gpus_per_node ? ep : l->gpus_per_node;
     c.intra_share = ep > 1 ? (in_node - 1) / (ep - 1) : 1;
     if (ep > 1) {
-        op_cost dispatch = ep_alltoall_op("ep_dispatch", OP_ONCE, c.dispatch_bytes, c.intra_share, l);
-        op_cost combine = ep_alltoall_op("ep_combine", OP_ONCE, c.combine_bytes, c.intra_share, l);
+        op_cost dispatch = ep_alltoall_op("ep_dispatch", OP_ONCE, tokens, c.dispatch_bytes, c.intra_share, l);
+        op_cost combine = ep_alltoall_op("ep_combine", OP_ONCE, tokens, c.combine_bytes, c.intra_share, l);
         c.dispatch_time = price_op(&dispatch, g, 0, 1, NULL);
         c.combine_time = price_op(&combine, g, 0, 1, NULL);
     }
@@ -104,6 +115,7 @@ int ep_decoder_step_ops(const model_spec *m, const gpu_spec *g, const step_shape
     }
     const double T = (double)s->batch * s->new_tokens / s->tp; /* tokens this GPU dispatches */
     ep_layout busy = *l;
+    busy.prefill = s->new_tokens > 1; /* many new tokens a sequence: the prefill kernels */
     double touched;
     if (ep_busiest_gpu(m, l, T * l->ep, &busy.imbalance, &touched, err, errlen) != 0)
         return -1;
@@ -124,8 +136,10 @@ int ep_decoder_step_ops(const model_spec *m, const gpu_spec *g, const step_shape
             for (int j = 0; j < 3; j++) /* priced like the step's other projections (pricing.h) */
                 if (mlp[j].kind == OP_PROJECTION)
                     mlp[j].rate = all[i].rate;
-            op_cost dispatch = ep_alltoall_op("ep_dispatch", all[i].per_layer, a2a.dispatch_bytes, a2a.intra_share, l);
-            op_cost combine = ep_alltoall_op("ep_combine", all[i].per_layer, a2a.combine_bytes, a2a.intra_share, l);
+            op_cost dispatch =
+                ep_alltoall_op("ep_dispatch", all[i].per_layer, T, a2a.dispatch_bytes, a2a.intra_share, &busy);
+            op_cost combine =
+                ep_alltoall_op("ep_combine", all[i].per_layer, T, a2a.combine_bytes, a2a.intra_share, &busy);
             const op_cost seq[5] = {dispatch, mlp[0], mlp[1], mlp[2], combine};
             for (int j = 0; j < 5 && c < max_ops; j++)
                 ops[c++] = seq[j];
