@@ -33,6 +33,7 @@ static const bound_spec BOUND_SPECS[] = {
     {"values", {NULL}, "tpot_abs_err_held_out", 0.10},
     {"values", {NULL}, "tpot_median_abs_err", 0.10},
     {"sets", {"set", "held_out", NULL}, "median_abs_err", 0.25},
+    {"alltoall", {"set", NULL}, "median_abs_err", 0.15},
 };
 #define BOUND_SPEC_COUNT (sizeof BOUND_SPECS / sizeof BOUND_SPECS[0])
 
