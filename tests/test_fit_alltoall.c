@@ -178,3 +178,35 @@ Test(fit_alltoall, held_out_rows_of_an_exact_line)
     remove(path);
     rmdir(dir);
 }
+
+/* A calibration row of an all-to-all line: read back as written, and a bad
+ * one refused with its row named. */
+Test(fit_alltoall, calibration_rows_round_trip_and_refuse_nonsense)
+{
+    rate_model m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.name, sizeof m.name, "test:a2a");
+    snprintf(m.gpu, sizeof m.gpu, "h200");
+    m.alltoall[A2A_PREFILL_COMBINE] = (a2a_rate){3.5e-5, 2.5e-8, 3.5e11, 8};
+    m.has_alltoall[A2A_PREFILL_COMBINE] = 1;
+    char text[2048];
+    FILE *f = fmemopen(text, sizeof text, "w");
+    cr_assert_not_null(f);
+    rate_model_write(f, &m, NULL, NULL, 1);
+    rate_model_write_alltoall(f, &m, NULL);
+    fclose(f);
+    rate_model back;
+    char err[512];
+    cr_assert_eq(rate_model_parse(text, "t.tsv", "test:a2a", &back, err, sizeof err), 0, "%s\n%s", err, text);
+    cr_expect(back.has_alltoall[A2A_PREFILL_COMBINE] && !back.has_alltoall[A2A_DECODE_DISPATCH]);
+    cr_expect(fabs(back.alltoall[A2A_PREFILL_COMBINE].latency / 3.5e-5 - 1) < 1e-6);
+    cr_expect(fabs(back.alltoall[A2A_PREFILL_COMBINE].per_token / 2.5e-8 - 1) < 1e-6);
+    cr_expect(fabs(back.alltoall[A2A_PREFILL_COMBINE].bandwidth / 3.5e11 - 1) < 1e-6);
+    cr_expect_eq(back.alltoall[A2A_PREFILL_COMBINE].ep, 8);
+    /* an EP group of 1 has no all-to-all */
+    char *tp = strstr(text, "alltoall_prefill_combine\t8\t");
+    cr_assert_not_null(tp);
+    tp[strlen("alltoall_prefill_combine\t")] = '1';
+    cr_expect_eq(rate_model_parse(text, "t.tsv", "test:a2a", &back, err, sizeof err), -1);
+    cr_expect(strstr(err, "data row 1") && strstr(err, "all-to-all"), "%s", err);
+}
