@@ -161,6 +161,37 @@ Test(import_measured, allreduce_counts_two_bytes_per_element_and_adds_the_newest
                 "vllm_graph\t4\t2048\t4.300000e-06\n");
 }
 
+Test(import_measured, alltoall_keeps_the_newest_version_the_median_and_the_fastest_sm_budget)
+{
+    import_fixture(scratch_dir);
+    /* trtllm 1.3.0rc11 moe_a2a_perf: LL dispatch measured 30, 34, 31 us at
+     * one shape: median 31 us = 3.1e-5 s; the HT dispatch at sms 0 (120.25
+     * us) and sms 20 (100.5 us): the faster, 1.005e-4 s; bfloat16 -> bf16.
+     * vLLM's fixture has no moe_a2a table: no file.
+     * sglang: 0.5.12 is newer than 0.5.6.post2, whose two-node row (58.07
+     * us) must not appear; LL keeps 22.994 and 38.757 us at ep 8 x 1 node;
+     * normal: dispatch 300 + 12.5 = 312.5 us at 20 SMs and 280 + 10 = 290
+     * at 24 SMs -> 290 us; combine 400 + 20 = 420 at 20 SMs, 420 + 10 =
+     * 430 at 24 -> 420 us. */
+    expect_rows("h100_sxm/trtllm/alltoall.tsv",
+                "implementation\tphase\tdtype\tep\tnodes\thidden\ttopk\texperts\ttokens\ttime_s\n"
+                "trtllm_deepep_ht\tdispatch\tbf16\t8\t1\t4096\t6\t128\t1024\t1.005000e-04\n"
+                "trtllm_deepep_ll\tcombine\tbf16\t8\t1\t7168\t8\t256\t64\t5.250000e-05\n"
+                "trtllm_deepep_ll\tdispatch\tfp8\t8\t1\t7168\t8\t256\t64\t3.100000e-05\n");
+    expect_rows("h100_sxm/sglang/alltoall.tsv",
+                "implementation\tphase\tdtype\tep\tnodes\thidden\ttopk\texperts\ttokens\ttime_s\n"
+                "deepep_ll\tcombine\tdefault\t8\t1\t7168\t8\t256\t64\t3.875700e-05\n"
+                "deepep_ll\tdispatch\tdefault\t8\t1\t7168\t8\t256\t64\t2.299400e-05\n"
+                "deepep_normal\tcombine\tdefault\t8\t1\t7168\t8\t256\t4096\t4.200000e-04\n"
+                "deepep_normal\tdispatch\tdefault\t8\t1\t7168\t8\t256\t4096\t2.900000e-04\n");
+    cr_expect_eq(access(fmt("%s/h100_sxm/vllm/alltoall.tsv", scratch_dir), F_OK), -1);
+    const char *head = slurp(fmt("%s/h100_sxm/sglang/alltoall.tsv", scratch_dir));
+    cr_expect(strstr(head, "# backend_version: 0.5.12\n") != NULL, "the newest version named:\n%s", head);
+    cr_expect(strstr(head, "comm/sglang/0.5.12/wideep_deepep_ll_perf.csv, ") != NULL, "its source named:\n%s", head);
+    const char *readme = slurp(fmt("%s/README.md", scratch_dir));
+    cr_expect(strstr(readme, "- h100_sxm/sglang: sglang 0.5.12\n") != NULL, "README names the version:\n%s", readme);
+}
+
 Test(import_measured, serving_runs_keep_aggregated_dense_runs_in_seconds)
 {
     import_fixture(scratch_dir);

@@ -144,3 +144,51 @@ Test(moe, an_extreme_skew_is_the_top_k_limit)
         cr_expect_eq(pi[i], 1.0);
     cr_expect(fabs(moe_expected_touched(pi, E, 1000) - K) < 1e-12);
 }
+
+Test(moe, gpus_reached_matches_a_hand_count)
+{
+    /* E = 4 experts on ep = 2 GPUs (experts 0,1 on GPU 0; 2,3 on GPU 1), top-2:
+     * the 6 pairs {01} {23} reach one GPU, {02} {03} {12} {13} reach two:
+     * (1 + 1 + 4 x 2) / 6 = 10/6 GPUs a token. */
+    cr_expect_float_eq(moe_expected_gpus_reached(4, 2, 2), 10.0 / 6, 1e-12);
+    /* top-1 always reaches one GPU; top-k with k > E - E/ep reaches every GPU:
+     * E = 4, ep = 2, k = 3 cannot avoid either pair. */
+    cr_expect_float_eq(moe_expected_gpus_reached(256, 8, 1), 1.0, 1e-12);
+    cr_expect_float_eq(moe_expected_gpus_reached(4, 2, 3), 2.0, 1e-12);
+    /* E = 6 on ep = 3 (pairs {01} {23} {45}), top-2: of the C(6,2) = 15 pairs,
+     * 3 sit on one GPU and 12 span two: (3 + 24) / 15 = 1.8. */
+    cr_expect_float_eq(moe_expected_gpus_reached(6, 3, 2), 1.8, 1e-12);
+    /* ep = 1: everything on the one GPU */
+    cr_expect_float_eq(moe_expected_gpus_reached(256, 1, 8), 1.0, 1e-12);
+    cr_expect(isnan(moe_expected_gpus_reached(256, 3, 8)), "3 does not divide 256");
+    cr_expect(isnan(moe_expected_gpus_reached(4, 2, 5)), "k above E");
+}
+
+Test(moe, gpus_reached_matches_a_seeded_count)
+{
+    /* DeepSeek-V3's router, 256 experts top-8 on EP 8 (32 a GPU): draw
+     * top-8s uniformly over the C(256, 8) sets (a partial Fisher-Yates
+     * shuffle; moe_route_token's systematic sampler keeps the marginals but
+     * not the joint law, one expert per block of 32) and count GPUs */
+    int deck[256];
+    rng_state r = rng_make(7);
+    double sum = 0;
+    const int trials = 20000;
+    for (int t = 0; t < trials; t++) {
+        for (int i = 0; i < 256; i++)
+            deck[i] = i;
+        int seen[8] = {0}, d = 0;
+        for (int q = 0; q < 8; q++) {
+            int j = q + (int)(rng_uniform(&r) * (256 - q));
+            int e = deck[j];
+            deck[j] = deck[q];
+            deck[q] = e;
+            if (!seen[e / 32]++)
+                d++;
+        }
+        sum += d;
+    }
+    /* the mean of 20000 counts in 1..8 with standard deviation under 1: within 0.03 (4 sigma) */
+    cr_expect(fabs(sum / trials - moe_expected_gpus_reached(256, 8, 8)) < 0.03, "simulated %g, formula %g",
+              sum / trials, moe_expected_gpus_reached(256, 8, 8));
+}

@@ -10,6 +10,7 @@ Run by a maintainer, never by make:
 It writes code/specs/measured/ (or --out DIR): LICENSE, NOTICE, README.md,
 <system>/<backend>/{gemm,attention_decode,attention_prefill,allreduce}.tsv,
 serving_runs.tsv and serving_runs_moe.tsv.  Output is deterministic: sorted rows, fixed number
+<system>/<engine>/alltoall.tsv (tools/measured_alltoall.py) and serving_runs.tsv.  Output is deterministic: sorted rows, fixed number
 formats, no dates, so a rerun on the same package changes nothing.
 
 Each table is read from its .parquet (needs pyarrow) or, when only a .csv
@@ -30,6 +31,7 @@ import sys
 
 import measured_moe  # noqa: E402  (the MoE tables: tools/measured_moe.py)
 import measured_mla
+import measured_alltoall
 
 PACKAGE = "aiconfigurator-core"
 SYSTEMS = ("h100_sxm", "h200_sxm")
@@ -664,6 +666,7 @@ def main(argv):
         counts["serving_runs_moe.tsv"] = import_serving_moe(ctx, args.out, devices, systems)
         write_texts(ctx, args.out, systems, backends)
         counts.update(measured_mla.import_mla(sys.modules[__name__], ctx, args.out, systems, [b for b, _ in backends]))
+        measured_alltoall.import_all(ctx, args.out, counts, sys.modules[__name__])
     except ImportError_ as e:
         print(f"import_measured: {e}", file=sys.stderr)
         return 2

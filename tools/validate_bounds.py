@@ -35,6 +35,8 @@ import sys
 # judged on its other half 25 %; a MoE or disaggregated group's TPOT 12 %
 # (issue 32's bound, stated for groups of at least 20 runs; held here to
 # every group, a smaller one that misses it saying why).
+# judged on its other half 25 %; the all-to-all's lines on their held-out
+# rows 15 % per system and engine.
 SPEC = [
     ("ops", ("fitted_on", "evaluated_on", "class"), "median_abs_err", 0.10),
     ("ops", ("fitted_on", "evaluated_on", "class"), "p99_abs_err", 0.35),
@@ -45,6 +47,7 @@ SPEC = [
     ("values", (), "tpot_median_abs_err", 0.10),
     ("sets", ("set", "held_out"), "median_abs_err", 0.25),
     ("moe_serving", ("model", "system", "backend", "mode"), "tpot_abs_err", 0.12),
+    ("alltoall", ("set",), "median_abs_err", 0.15),
 ]
 COLUMNS = ("table", "key", "metric", "target", "bound", "margin", "error", "reason")
 DEFAULT_MARGIN = 0.02

@@ -5,6 +5,7 @@
  * values the chapter quotes and writes 13-experts.tsv and 13-moe-step.tsv. */
 #include "disagg.h"
 #include "expert_parallel.h"
+#include "measured.h"
 #include "memory.h"
 #include "moe.h"
 #include "notebook.h"
@@ -15,6 +16,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define CONTEXT 8192
 #define EP 8
@@ -28,7 +30,7 @@ static void die(const char *what, const char *err)
 
 static ep_layout layout(int ep)
 {
-    ep_layout l = {ep, 8, 50e9, 1.0, 1.0, 2.0, 0}; /* fp8 dispatch, bf16 combine, 400 Gb/s per GPU across nodes */
+    ep_layout l = {ep, 8, 50e9, 1.0, 1.0, 2.0, 0, 0}; /* fp8 dispatch, bf16 combine, 400 Gb/s per GPU across nodes */
     return l;
 }
 
@@ -147,6 +149,8 @@ static void moe_step(const model_spec *m, const gpu_spec *g)
     nb_value("ch13_ridge_h200_fp8", "%.0f", gpu_peak_flops(g, DT_FP8) / g->mem_bw);
 }
 
+static void measured_layer(const model_spec *m);
+
 /* The all-to-all at 64 sequences a GPU, one node against four. */
 static void all_to_all(const model_spec *m, const gpu_spec *g)
 {
@@ -173,15 +177,72 @@ static void all_to_all(const model_spec *m, const gpu_spec *g)
         snprintf(name, sizeof name, "ch13_ep%d_step_ms", ep);
         nb_value(name, "%.1f", c.time * 1e3);
     }
-    /* the estimate beside that bound: EP 8 at the published TensorRT-LLM rates, as napkin ep prints it */
-    rate_model r;
-    gpu_spec cal = gpu_builtin_calibrated(g->key, "published:h200_sxm/trtllm", &r);
-    ep_layout l = layout(8);
-    step_shape s = decode_shape(64, CONTEXT, 1, p);
-    step_cost c;
-    if (ep_decoder_step_cost(m, &cal, &s, &l, &c, err, sizeof err) != 0)
-        die("ep calibrated", err);
-    nb_value("ch13_ep8_step_cal_ms", "%.1f", c.time * 1e3);
+    /* the estimate beside that bound: EP 8 at the published rates, as napkin ep prints it; the all-to-all
+     * now at the engine's measured kernel (TensorRT-LLM's DeepEP low-latency, SGLang's DeepEP) */
+    static const char *const cals[2] = {"published:h200_sxm/trtllm", "published:h200_sxm/sglang"};
+    static const char *const tags[2] = {"trt", "sgl"};
+    for (int i = 0; i < 2; i++) {
+        rate_model r;
+        gpu_spec cal = gpu_builtin_calibrated(g->key, cals[i], &r);
+        ep_layout l = layout(8);
+        step_shape s = decode_shape(64, CONTEXT, 1, p);
+        step_cost c;
+        ep_cost a;
+        if (ep_decoder_step_cost(m, &cal, &s, &l, &c, err, sizeof err) != 0 ||
+            ep_step_cost(m, &cal, &l, 64, &a, err, sizeof err) != 0)
+            die("ep calibrated", err);
+        char name[64];
+        if (i == 0)
+            nb_value("ch13_ep8_step_cal_ms", "%.1f", c.time * 1e3);
+        snprintf(name, sizeof name, "ch13_ep8_layer_%s_us", tags[i]);
+        nb_value(name, "%.0f", a.layer_time * 1e6);
+        snprintf(name, sizeof name, "ch13_ep8_comm_%s_ms", tags[i]);
+        nb_value(name, "%.1f", c.time_comm * 1e3);
+        snprintf(name, sizeof name, "ch13_ep8_comm_%s_pct", tags[i]);
+        nb_value(name, "%.0f", 100 * c.time_comm / c.time);
+    }
+    measured_layer(m);
+}
+
+/* The measured dispatch + combine at the chapter's shape (hidden 7168, top-8
+ * of 256 experts, 64 tokens a GPU, EP 8 in one node), as the engines' tables
+ * hold it (code/specs/measured/h200_sxm/<engine>/alltoall.tsv, from
+ * aiconfigurator-core 0.12.0): the kernel each serves decode with. */
+static void measured_layer(const model_spec *m)
+{
+    static const struct {
+        const char *engine, *impl, *dispatch_dtype, *combine_dtype, *tag;
+    } K[2] = {{"trtllm", "trtllm_deepep_ll", "fp8", "bf16", "trt"}, {"sglang", "deepep_ll", "default", "default", "sgl"}};
+    for (int i = 0; i < 2; i++) {
+        char path[256], err[256];
+        snprintf(path, sizeof path, "code/specs/measured/h200_sxm/%s/alltoall.tsv", K[i].engine);
+        measured_table t;
+        if (measured_table_load(path, &t, err, sizeof err) != 0)
+            die("measured all-to-all", err);
+        const int ci = measured_col(&t, "implementation"), cp = measured_col(&t, "phase"),
+                  cd = measured_col(&t, "dtype"), ce = measured_col(&t, "ep"), ch = measured_col(&t, "hidden"),
+                  ck = measured_col(&t, "topk"), cx = measured_col(&t, "experts"), cn = measured_col(&t, "tokens"),
+                  cs = measured_col(&t, "time_s");
+        double sum = 0;
+        int found = 0;
+        for (int r = 0; r < t.nrows; r++) {
+            const char *phase = measured_cell(&t, r, cp);
+            const char *want = strcmp(phase, "dispatch") == 0 ? K[i].dispatch_dtype : K[i].combine_dtype;
+            if (strcmp(measured_cell(&t, r, ci), K[i].impl) || strcmp(measured_cell(&t, r, cd), want) ||
+                measured_num(&t, r, ce) != EP || measured_num(&t, r, ch) != m->hidden ||
+                measured_num(&t, r, ck) != m->experts_active || measured_num(&t, r, cx) != m->experts ||
+                measured_num(&t, r, cn) != 64)
+                continue;
+            sum += measured_num(&t, r, cs);
+            found++;
+        }
+        measured_table_free(&t);
+        if (found != 2)
+            die("measured all-to-all", "no dispatch and combine row at the chapter's shape");
+        char name[64];
+        snprintf(name, sizeof name, "ch13_ep8_meas_%s_us", K[i].tag);
+        nb_value(name, "%.0f", sum * 1e6);
+    }
 }
 
 /* LLaMA-3-70B on 16 H100s in pools of tp 4: one pool against two.  The
@@ -299,26 +360,41 @@ static void skewed_group(const model_spec *m, const gpu_spec *g)
 static void serve_layouts(const model_spec *m, const gpu_spec *g)
 {
     char err[256];
-    request_setup s = {m, g, precision_uniform(DT_FP8), 8, 4096, 512, 1, 0, 0, memory_policy_default(), 0, 1};
-    request_options tp8 = {.prefix_tokens = 0}, ep8 = {.ep = layout(EP)};
-    request_estimate a, b;
-    int ca = request_best_concurrency_with(&s, &tp8, 0, 0.05, err, sizeof err);
-    s.concurrency = ca;
-    if (ca <= 0 || request_estimate_with(&s, &tp8, &a, err, sizeof err) != 0)
-        die("tp 8 layout", ca < 0 ? err : "no concurrency meets the target");
-    s.tp = 1;
-    int cb = request_best_concurrency_with(&s, &ep8, 0, 0.05, err, sizeof err);
-    s.concurrency = cb;
-    if (cb <= 0 || request_estimate_with(&s, &ep8, &b, err, sizeof err) != 0)
-        die("ep 8 layout", cb < 0 ? err : "no concurrency meets the target");
-    const double tps_tp8 = 2 * a.tokens_per_s, tps_ep8 = 16 * b.tokens_per_s; /* 2 replicas; 16 attention replicas */
-    nb_value("ch13_srch_tp8_c", "%d", ca);
-    nb_value("ch13_srch_tp8_ktps", "%.1f", tps_tp8 / 1e3);
-    nb_value("ch13_srch_ep8_c", "%d", cb);
-    nb_value("ch13_srch_ep8_ktps", "%.1f", tps_ep8 / 1e3);
-    nb_value("ch13_srch_ep8_ttft_ms", "%.0f", b.ttft * 1e3);
-    nb_value("ch13_srch_tp8_ttft_ms", "%.0f", a.ttft * 1e3);
-    nb_value("ch13_srch_gain", "%.1f", tps_ep8 / tps_tp8);
+    /* the bound (the datasheet row), then the estimate at TensorRT-LLM's published rates, its
+     * all-to-all the measured DeepEP low-latency kernel */
+    rate_model rates;
+    gpu_spec cal = gpu_builtin_calibrated(g->key, "published:h200_sxm/trtllm", &rates);
+    for (int k = 0; k < 2; k++) {
+        const char *suffix = k ? "_cal" : "";
+        request_setup s = {m, k ? &cal : g, precision_uniform(DT_FP8), 8, 4096, 512, 1, 0, 0, memory_policy_default(),
+                           0, 1};
+        request_options tp8 = {.prefix_tokens = 0}, ep8 = {.ep = layout(EP)};
+        request_estimate a, b;
+        int ca = request_best_concurrency_with(&s, &tp8, 0, 0.05, err, sizeof err);
+        s.concurrency = ca;
+        if (ca <= 0 || request_estimate_with(&s, &tp8, &a, err, sizeof err) != 0)
+            die("tp 8 layout", ca < 0 ? err : "no concurrency meets the target");
+        s.tp = 1;
+        int cb = request_best_concurrency_with(&s, &ep8, 0, 0.05, err, sizeof err);
+        s.concurrency = cb;
+        if (cb <= 0 || request_estimate_with(&s, &ep8, &b, err, sizeof err) != 0)
+            die("ep 8 layout", cb < 0 ? err : "no concurrency meets the target");
+        const double tps_tp8 = 2 * a.tokens_per_s, tps_ep8 = 16 * b.tokens_per_s; /* 2 replicas; 16 attention replicas */
+        char name[64];
+#define SRCH(key, fmt, v)                                                                                             \
+    do {                                                                                                              \
+        snprintf(name, sizeof name, "ch13_srch_%s%s", key, suffix);                                                   \
+        nb_value(name, fmt, v);                                                                                       \
+    } while (0)
+        SRCH("tp8_c", "%d", ca);
+        SRCH("tp8_ktps", "%.1f", tps_tp8 / 1e3);
+        SRCH("ep8_c", "%d", cb);
+        SRCH("ep8_ktps", "%.1f", tps_ep8 / 1e3);
+        SRCH("ep8_ttft_ms", "%.0f", b.ttft * 1e3);
+        SRCH("tp8_ttft_ms", "%.0f", a.ttft * 1e3);
+        SRCH("gain", "%.1f", tps_ep8 / tps_tp8);
+#undef SRCH
+    }
 }
 
 /* One answer of the disaggregated search for DeepSeek-V3 on 16 H200s, and

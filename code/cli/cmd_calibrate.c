@@ -3,6 +3,7 @@
 #include "cli_lookup.h"
 #include "commands.h"
 #include "published.h"
+#include "published_alltoall.h"
 #include "rate_table.h"
 
 #include <math.h>
@@ -48,20 +49,22 @@ int cmd_calibrate(int argc, char **argv)
     cli_specs specs;
     const gpu_spec *g;
     rate_model m;
-    fit_summary sums[RC_COUNT], links[RATE_TP_SLOTS];
+    fit_summary sums[RC_COUNT], links[RATE_TP_SLOTS], a2a[A2A_KERNELS];
     char err[512];
     report *r = NULL;
     if ((rc = cli_specs_load(DOC.name, &common, &specs)) != 0)
         return rc;
     if ((rc = cli_find_gpu(DOC.name, &specs, "--gpu", gpu, &g)) != 0)
         goto done;
-    if (published_fit(set, backend, g, 0, &m, sums, links, err, sizeof err) != 0) {
+    if (published_fit(set, backend, g, 0, &m, sums, links, err, sizeof err) != 0 ||
+        published_alltoall_fit(set, backend, 0, &m, a2a, err, sizeof err) != 0) {
         rc = cli_fail(DOC.name, EXIT_USAGE, "--set: %s", err);
         goto done;
     }
     snprintf(m.name, sizeof m.name, "%s", name ? name : set);
     if (rows) {
         rate_model_write(stdout, &m, sums, links, header);
+        rate_model_write_alltoall(stdout, &m, a2a);
         rc = fflush(stdout) == 0 ? 0 : cli_fail(DOC.name, 3, "writing the rows failed");
         goto done;
     }

@@ -76,6 +76,31 @@ static int report_ops(report *r, const op_validation *ops, int n)
     return ops_met;
 }
 
+/* The all-to-all class: each system's and engine's lines judged on their held-out rows. */
+static void report_alltoall(report *r, const op_validation *rows, int n)
+{
+    report_table *t = report_table_add(r, "alltoall", "All-to-all: each kernel's line (latency, per token, merged "
+                                                      "bytes / bandwidth) fitted on even rows, judged on odd ones");
+    report_col(t, "set", "system/engine", U_TEXT, 0);
+    report_col(t, "points", "held-out points", U_INT, 0);
+    report_col(t, "median_abs_err", "median |err|", U_REAL, 0);
+    report_col(t, "p90_abs_err", "p90 |err|", U_REAL, 0);
+    report_col(t, "worst_abs_err", "worst |err|", U_REAL, 0);
+    report_col(t, "median_err", "median err", U_REAL, 0);
+    report_col(t, "meets", "meets 15 %", U_TEXT, 0);
+    for (int i = 0; i < n; i++) {
+        char set[VALIDATE_NAME_MAX];
+        snprintf(set, sizeof set, "%.*s", (int)strcspn(rows[i].fitted_on, " "), rows[i].fitted_on);
+        report_cell_text(t, set);
+        report_cell_int(t, rows[i].s.points);
+        report_cell_num(t, rows[i].s.median_abs_err);
+        report_cell_num(t, rows[i].s.p90_abs_err);
+        report_cell_num(t, rows[i].s.worst_abs_err);
+        report_cell_num(t, rows[i].s.median_err);
+        report_cell_text(t, rows[i].s.median_abs_err <= VALIDATE_A2A_MEDIAN ? "yes" : "no");
+    }
+}
+
 static void report_engines(report *r, const op_validation *agree, int na)
 {
     report_table *ag = report_table_add(r, "engines",
@@ -172,10 +197,10 @@ static void report_sets(report *r, const char *sets)
 
 /* What the published sets under `dir` say against the model.  (Static: a
  * command runs once per process, and the arrays are large for the stack.) */
-static op_validation op_rows[256], engine_rows[64];
+static op_validation op_rows[256], engine_rows[64], a2a_rows[32];
 static serving_validation serving_rows[128];
 typedef struct {
-    int n, ns, na;
+    int n, ns, na, nx;
     serving_overall overall;
 } validations;
 
@@ -192,6 +217,9 @@ static int compute(const char *dir, const cli_specs *specs, validations *v)
         return cli_fail(DOC.name, EXIT_USAGE, "--measured: %s", err);
     v->na = validate_engine_agreement(dir, &specs->gpus, engine_rows, 64, err, sizeof err);
     if (v->na < 0)
+        return cli_fail(DOC.name, EXIT_USAGE, "--measured: %s", err);
+    v->nx = validate_alltoall(dir, a2a_rows, 32, err, sizeof err);
+    if (v->nx < 0)
         return cli_fail(DOC.name, EXIT_USAGE, "--measured: %s", err);
     return 0;
 }
@@ -269,6 +297,7 @@ int cmd_validate(int argc, char **argv)
     report_text(r, "measured", "published sets", dir);
     int ops_met = report_ops(r, op_rows, v.n);
     report_engines(r, engine_rows, v.na);
+    report_alltoall(r, a2a_rows, v.nx);
     report_serving(r, serving_rows, v.ns);
     char terr[512], tpath[1100];
     snprintf(tpath, sizeof tpath, "%s/serving_runs.tsv", dir);

@@ -3,6 +3,7 @@ derived again from code/specs/models.tsv, gpus.tsv and calibrations.tsv and
 the formulas of lib/ (latent attention, experts touched, expert
 parallelism, disaggregation, prefix caching; see tests/values/README.md)."""
 import math
+import os
 
 import data
 from lib import disagg, expert_parallel as ep, memory, model, moe, queueing, roofline, specdec, step
@@ -124,8 +125,33 @@ def _all_to_all(m, g):
         out[f"ch13_ep{n}_comm_ms"] = c["time_comm"] * 1e3
         out[f"ch13_ep{n}_comm_pct"] = 100 * c["time_comm"] / c["time"]
         out[f"ch13_ep{n}_step_ms"] = c["time"] * 1e3
-    cal = data.calibrations()["published:h200_sxm/trtllm"]
-    out["ch13_ep8_step_cal_ms"] = _ep_step(m, g, 64, ep.layout(EP), cal)["time"] * 1e3
+    cals = data.calibrations()
+    for tag, name in (("trt", "published:h200_sxm/trtllm"), ("sgl", "published:h200_sxm/sglang")):
+        cal = cals[name]
+        c = _ep_step(m, g, 64, ep.layout(EP), cal)
+        if tag == "trt":
+            out["ch13_ep8_step_cal_ms"] = c["time"] * 1e3
+        out[f"ch13_ep8_layer_{tag}_us"] = ep.layer_cost(m, g, ep.layout(EP), 64, cal)["layer_time"] * 1e6
+        out[f"ch13_ep8_comm_{tag}_ms"] = c["time_comm"] * 1e3
+        out[f"ch13_ep8_comm_{tag}_pct"] = 100 * c["time_comm"] / c["time"]
+    out.update(_measured_layer(m))
+    return out
+
+
+def _measured_layer(m):
+    """The engines' measured decode dispatch + combine at the chapter's shape,
+    read from the committed tables (TensorRT-LLM: DeepEP low-latency, fp8
+    dispatch and bf16 combine; SGLang: DeepEP low-latency)."""
+    out = {}
+    for tag, engine, impl, dtypes in (("trt", "trtllm", "trtllm_deepep_ll", {"dispatch": "fp8", "combine": "bf16"}),
+                                      ("sgl", "sglang", "deepep_ll", {"dispatch": "default", "combine": "default"})):
+        rows = data.table(os.path.join(data.SPECS, "measured", "h200_sxm", engine, "alltoall.tsv"))
+        hit = [float(r["time_s"]) for r in rows
+               if r["implementation"] == impl and r["dtype"] == dtypes[r["phase"]] and int(r["ep"]) == EP
+               and int(r["hidden"]) == m["hidden"] and int(r["topk"]) == m["experts_active"]
+               and int(r["experts"]) == m["experts"] and int(r["tokens"]) == 64]
+        assert len(hit) == 2, (engine, hit)
+        out[f"ch13_ep8_meas_{tag}_us"] = sum(hit) * 1e6
     return out
 
 
@@ -285,17 +311,22 @@ def _prefix(gp, mt):
 
 def _layouts(m, g):
     """16 H200s under a 50 ms TPOT: two TP 8 replicas against two EP 8
-    groups with data-parallel attention (16 attention replicas)."""
-    s = disagg.setup(m, g, FP8, 8, 4096, 512)
-    ca = disagg.best_concurrency(s, 0.05)
-    a = disagg.estimate(dict(s, concurrency=ca))
-    e = dict(s, tp=1, ep=ep.layout(EP))
-    cb = disagg.best_concurrency(e, 0.05)
-    b = disagg.estimate(dict(e, concurrency=cb))
-    tp8, ep8 = 2 * a["tokens_per_s"], 16 * b["tokens_per_s"]
-    return {"ch13_srch_tp8_c": ca, "ch13_srch_tp8_ktps": tp8 / 1e3, "ch13_srch_ep8_c": cb,
-            "ch13_srch_ep8_ktps": ep8 / 1e3, "ch13_srch_ep8_ttft_ms": b["ttft"] * 1e3,
-            "ch13_srch_tp8_ttft_ms": a["ttft"] * 1e3, "ch13_srch_gain": ep8 / tp8}
+    groups with data-parallel attention (16 attention replicas); the bound,
+    then the estimate at TensorRT-LLM's published rates ("_cal")."""
+    out = {}
+    for suffix, cal in (("", None), ("_cal", data.calibrations()["published:h200_sxm/trtllm"])):
+        s = dict(disagg.setup(m, g, FP8, 8, 4096, 512), cal=cal)
+        ca = disagg.best_concurrency(s, 0.05)
+        a = disagg.estimate(dict(s, concurrency=ca))
+        e = dict(s, tp=1, ep=ep.layout(EP))
+        cb = disagg.best_concurrency(e, 0.05)
+        b = disagg.estimate(dict(e, concurrency=cb))
+        tp8, ep8 = 2 * a["tokens_per_s"], 16 * b["tokens_per_s"]
+        out.update({"ch13_srch_tp8_c" + suffix: ca, "ch13_srch_tp8_ktps" + suffix: tp8 / 1e3,
+                    "ch13_srch_ep8_c" + suffix: cb, "ch13_srch_ep8_ktps" + suffix: ep8 / 1e3,
+                    "ch13_srch_ep8_ttft_ms" + suffix: b["ttft"] * 1e3, "ch13_srch_tp8_ttft_ms" + suffix: a["ttft"] * 1e3,
+                    "ch13_srch_gain" + suffix: ep8 / tp8})
+    return out
 
 
 # ---- the exercises' answers, from a variant's printed inputs ----

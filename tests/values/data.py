@@ -106,11 +106,17 @@ def calibrations():
     """code/specs/calibrations.tsv by calibration name: {"gpu": key,
     "ops": {class: {t0, t_item, flop_frac, byte_frac, blend, item_frac,
     t_long}}, "allreduce": {tp: (latency1, bandwidth1, latency2,
-    bandwidth2)}}, in seconds and bytes/s as the file states them."""
+    bandwidth2)}, "alltoall": {kernel: {latency, per_token, bandwidth, ep}}}
+    (kernel "decode_dispatch", ...), in seconds and bytes/s as the file
+    states them."""
     out = {}
     for r in table(os.path.join(SPECS, "calibrations.tsv")):
-        cal = out.setdefault(r["calibration"], {"gpu": r["gpu"], "ops": {}, "allreduce": {}})
-        if r["class"] == "allreduce":
+        cal = out.setdefault(r["calibration"], {"gpu": r["gpu"], "ops": {}, "allreduce": {}, "alltoall": {}})
+        if r["class"].startswith("alltoall_"):  # ep in tp, latency in t0_s, per token in t_item_s
+            cal["alltoall"][r["class"][len("alltoall_"):]] = {
+                "latency": float(r["t0_s"]), "per_token": float(r["t_item_s"]),
+                "bandwidth": float(r["bandwidth1"]), "ep": int(r["tp"])}
+        elif r["class"] == "allreduce":
             cal["allreduce"][int(r["tp"])] = tuple(float(r[c]) for c in
                                                    ("latency1_s", "bandwidth1", "latency2_s", "bandwidth2"))
         else:

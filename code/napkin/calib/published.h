@@ -12,6 +12,8 @@
  *   allreduce.tsv         implementation tp bytes time_s
  *   mla_decode.tsv        batch context heads kv_dtype time_s   (optional: latent attention,
  *   mla_prefill.tsv       batch prompt heads kv_dtype time_s     DeepSeek-V3's widths)
+ *   alltoall.tsv          implementation phase dtype ep nodes hidden topk experts tokens time_s
+ *                         (published_alltoall.h; optional: a set without it has no all-to-all lines)
  * (context: the KV length a decode step attends, the new token included.) */
 #ifndef NAPKIN_PUBLISHED_H
 #define NAPKIN_PUBLISHED_H
@@ -53,7 +55,8 @@ int published_link_points(const char *dir, const char *implementation, int tp, l
  * trtllm -> trtllm, vllm -> vllm_graph, sglang -> sglang_graph; else nccl. */
 const char *published_allreduce_implementation(const char *backend);
 
-/* Fit every class the set has (elementwise takes the fixed cost and byte
+/* Fit every class the set has, and the engine's all-to-all lines where it has
+ * alltoall.tsv (published_alltoall_fit; elementwise takes the fixed cost and byte
  * share of the bf16 GEMMs, the tables measuring no norm or add), and each
  * TP degree's all-reduce of the backend's implementation.  sums (may be
  * NULL) get each class's residuals, link_sums each TP degree's.

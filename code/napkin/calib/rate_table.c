@@ -48,6 +48,34 @@ void rate_model_write(FILE *out, const rate_model *r, const fit_summary sums[RC_
     }
 }
 
+void rate_model_write_alltoall(FILE *out, const rate_model *r, const fit_summary sums[A2A_KERNELS])
+{
+    for (int k = 0; k < A2A_KERNELS; k++) {
+        if (!r->has_alltoall[k])
+            continue;
+        const a2a_rate *a = &r->alltoall[k];
+        fprintf(out, "%s\t%s\t%s\t%d\t%.6e\t%.6e\t-\t-\t-\t-\t-\t-\t%.6e\t-\t-\t", r->name, r->gpu,
+                a2a_kernel_name((a2a_kernel)k), a->ep, a->latency, a->per_token, a->bandwidth);
+        if (sums && sums[k].points > 0)
+            fprintf(out, "%d\t%.4f\t%.4f\n", sums[k].points, sums[k].median_abs_err, sums[k].worst_abs_err);
+        else
+            fprintf(out, "-\t-\t-\n");
+    }
+}
+
+/* An all-to-all line's row: ep in tp, latency in t0_s, per token in t_item_s, bandwidth in bandwidth1. */
+static int parse_alltoall(const measured_table *t, const int *ci, int r, int k, rate_model *out)
+{
+    a2a_rate a = {measured_num(t, r, ci[4]), measured_num(t, r, ci[5]), measured_num(t, r, ci[12]),
+                  (int)measured_num(t, r, ci[3])};
+    if (!(a.latency > 0 && isfinite(a.latency)) || !(a.per_token >= 0 && isfinite(a.per_token)) ||
+        !(a.bandwidth >= 0 && isfinite(a.bandwidth)) || !(measured_num(t, r, ci[3]) >= 2))
+        return -1;
+    out->alltoall[k] = a;
+    out->has_alltoall[k] = 1;
+    return 0;
+}
+
 static int positive(const measured_table *t, int row, int col, double *v)
 {
     *v = measured_num(t, row, col);
@@ -88,6 +116,16 @@ int rate_model_parse(const char *text, const char *filename, const char *name, r
             }
             out->allreduce[slot] = l;
             out->has_allreduce[slot] = 1;
+            continue;
+        }
+        int k = a2a_kernel_parse(cls);
+        if (k >= 0) {
+            if (parse_alltoall(&t, ci, r, k, out) != 0) {
+                snprintf(err, errlen, "%s: data row %d: an all-to-all row needs an EP size of at least 2 in tp, a "
+                                      "positive t0_s, and t_item_s and bandwidth1 not negative", filename, r + 1);
+                rc = -1;
+                break;
+            }
             continue;
         }
         int c = rate_class_parse(cls);

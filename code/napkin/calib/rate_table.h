@@ -7,7 +7,11 @@
  * Columns: calibration gpu class tp t0_s t_item_s flop_frac byte_frac blend
  * item_frac t_long_s latency1_s bandwidth1 latency2_s bandwidth2 points median_abs_err
  * worst_abs_err ("-" where a column does not apply: op classes have no tp
- * or link figures, all-reduce rows, class "allreduce", no op figures). */
+ * or link figures, all-reduce rows, class "allreduce", no op figures).
+ * An all-to-all line (rates.h a2a_rate), class alltoall_{decode,prefill}_
+ * {dispatch,combine}, puts its EP group size in tp, its latency in t0_s,
+ * its per-token cost in t_item_s and its bandwidth in bandwidth1 (0: no
+ * byte term); the rest "-". */
 #ifndef NAPKIN_RATE_TABLE_H
 #define NAPKIN_RATE_TABLE_H
 
@@ -35,6 +39,10 @@ char *rate_model_names(char *buf, size_t n);
  * calibration.  Returns 0, -1 with a message, or 1 when name is absent. */
 int rate_model_parse(const char *text, const char *filename, const char *name, rate_model *out, char *err,
                      size_t errlen);
+
+/* Write r's all-to-all lines, each with its residuals where sums (may be
+ * NULL) has points. */
+void rate_model_write_alltoall(FILE *out, const rate_model *r, const fit_summary sums[A2A_KERNELS]);
 
 /* Write r's rows (header first when header is 1). */
 void rate_model_write(FILE *out, const rate_model *r, const fit_summary sums[RC_COUNT],

@@ -5,6 +5,7 @@
 #include "measured.h"
 #include "measured_set.h"
 #include "published.h"
+#include "published_alltoall.h"
 #include "rate_table.h"
 #include "request.h"
 
@@ -112,6 +113,29 @@ int validate_ops(const char *root, const gpu_table *gpus, op_validation *rows, i
         if (compare(&odd, dir, "trtllm", g, 2, fit_odd, eval_even, rows, &n, max, err, errlen) != 0)
             return -1;
     }
+    return n;
+}
+
+int validate_alltoall(const char *root, op_validation *rows, int max, char *err, size_t errlen)
+{
+    /* every system the package measured an all-to-all on (tools/measured_alltoall.py), GPU row or not */
+    static const char *const A2A_SYSTEMS[] = {"b200_sxm", "b300_sxm", "gb200", "gb300", "h100_sxm", "h200_sxm"};
+    int n = 0;
+    for (size_t si = 0; si < sizeof A2A_SYSTEMS / sizeof A2A_SYSTEMS[0]; si++)
+        for (int b = 0; b < 3; b++) {
+            char dir[1024], fit[VALIDATE_NAME_MAX], eval[VALIDATE_NAME_MAX];
+            snprintf(dir, sizeof dir, "%s/%s/%s", root, A2A_SYSTEMS[si], BACKENDS[b]);
+            fit_summary s;
+            int groups;
+            if (published_alltoall_heldout(dir, &s, &groups, err, errlen) != 0)
+                return -1;
+            snprintf(fit, sizeof fit, "%s/%s even rows", A2A_SYSTEMS[si], BACKENDS[b]);
+            snprintf(eval, sizeof eval, "%s/%s odd rows", A2A_SYSTEMS[si], BACKENDS[b]);
+            int first = n;
+            add(rows, &n, max, fit, eval, "alltoall", &s);
+            if (n > first)
+                rows[first].bounded = 1;
+        }
     return n;
 }
 

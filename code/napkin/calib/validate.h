@@ -45,6 +45,15 @@ int op_validation_meets(const op_validation *v);
  * Returns how many rows it wrote (at most max), or -1 with a message. */
 int validate_ops(const char *root, const gpu_table *gpus, op_validation *rows, int max, char *err, size_t errlen);
 
+/* The all-to-all class held out: every system's every engine's
+ * alltoall.tsv (published_alltoall.h), each (implementation, phase, dtype,
+ * EP degree) group's line fitted on its even rows and judged on its odd
+ * ones, the errors pooled per system and engine.  Rows as validate_ops's
+ * (fitted_on "h200_sxm/sglang even rows", class "alltoall"), bounded by
+ * VALIDATE_A2A_MEDIAN.  Returns the number of rows, or -1 with a message. */
+#define VALIDATE_A2A_MEDIAN 0.15
+int validate_alltoall(const char *root, op_validation *rows, int max, char *err, size_t errlen);
+
 /* How far two engines' own measurements of the same kernels disagree, class
  * by class and system by system: |measured by B / measured by A - 1| over
  * the shapes both tables hold.  No model fitted to A can predict B closer

@@ -161,7 +161,7 @@ static ep_layout run_ep(const parallel_layout *l, precision prec)
 {
     if (l->moe_ep <= 1)
         return (ep_layout){0};
-    return (ep_layout){l->moe_ep, 8, 50e9, 1, dtype_bytes(prec.act) < 2 ? 1.0 : 2.0, 2.0, 0};
+    return (ep_layout){l->moe_ep, 8, 50e9, 1, dtype_bytes(prec.act) < 2 ? 1.0 : 2.0, 2.0, 0, 0};
 }
 
 int moe_run_question(const moe_run *r, const gpu_table *gpus, const model_table *models, moe_question *q)

@@ -122,6 +122,27 @@ int moe_rank_work(int experts, int k, double s, int ep, double tokens, int balan
     return 0;
 }
 //< moe_rank_work
+//> moe_expected_gpus_reached
+double moe_expected_gpus_reached(int experts, int ep, int k)
+{
+    if (experts < 1 || ep < 1 || experts % ep != 0 || k < 1 || k > experts)
+        return NAN;
+    /* C(E - m, k) / C(E, k) = prod_{i < k} (E - m - i) / (E - i), 0 once a factor is */
+    const int m = experts / ep;
+    double missed = 1;
+    for (int i = 0; i < k && missed > 0; i++)
+        missed *= experts - m - i > 0 ? (double)(experts - m - i) / (experts - i) : 0;
+    return ep * (1 - missed);
+}
+//< moe_expected_gpus_reached
+
+//> moe_alltoall_bytes
+double moe_alltoall_bytes(double tokens, int experts, int k, int hidden, int ep, double bpv)
+{
+    /* the token's own GPU is one of those reached a share 1/ep of the time, and sends nothing */
+    return tokens * moe_expected_gpus_reached(experts, ep, k) * (ep - 1.0) / ep * hidden * bpv;
+}
+//< moe_alltoall_bytes
 
 int moe_tokens_to_cover(int experts, int k, double share)
 {

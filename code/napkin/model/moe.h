@@ -70,6 +70,24 @@ int moe_rank_work(int experts, int k, double s, int ep, double tokens, int balan
  * (1 - k/E)^T <= 1 - share.  -1 for bad arguments. */
 int moe_tokens_to_cover(int experts, int k, double share);
 
+/* Expected distinct GPUs one token's top-k reaches when `experts` experts
+ * are dealt out evenly over `ep` GPUs (experts / ep each) and the router
+ * picks k of them uniformly: GPU j is missed when all k avoid its experts,
+ * with probability C(E - E/ep, k) / C(E, k), so the count is
+ *     ep (1 - C(E - E/ep, k) / C(E, k)).
+ * Copies of a token bound for one GPU travel once (DeepEP and TensorRT-LLM
+ * send a token to a GPU once and fan it out to that GPU's experts there),
+ * so this, not k, is what a dispatch sends per token; by symmetry a share
+ * 1/ep of it is the token's own GPU, which sends nothing.  NAN for bad
+ * arguments (ep not dividing the experts, k not in 1..E). */
+double moe_expected_gpus_reached(int experts, int ep, int k);
+
+/* Bytes one GPU sends in one all-to-all phase for `tokens` tokens: each
+ * token's hidden vector (hidden values of bpv bytes) once to every other
+ * GPU its top-k reaches, moe_expected_gpus_reached x (ep-1)/ep of them.
+ * NAN for a bad router. */
+double moe_alltoall_bytes(double tokens, int experts, int k, int hidden, int ep, double bpv);
+
 /* One token's top-k: writes k distinct expert indices into out, expert i
  * chosen with probability pi[i] exactly (sum pi = k, each <= 1). */
 void moe_route_token(const double *pi, int experts, int k, rng_state *r, int *out);

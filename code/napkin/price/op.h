@@ -56,7 +56,8 @@ typedef struct {
                             from the host */
     rate_class rate;     /* the class a calibration prices it in (pricing.h) */
     double fixed_share;  /* its share of one kernel's fixed cost: 1, or 0.5 for each half of fused attention */
-    double items;        /* work items a calibration charges t_item for (rates.h); 0 for all but attention */
+    double items;        /* work items a calibration charges t_item for (rates.h); 0 for all but attention
+                            and the all-to-all (the tokens this GPU sends) */
     double span;         /* cached positions each decode attention item reads (rates.h); 0 elsewhere */
     double comm_intra_share; /* OP_ALLTOALL: share of comm_bytes that stays inside the node (NVLink) */
     double comm_net_bw;      /* OP_ALLTOALL: bytes/s per GPU across nodes */
@@ -65,6 +66,8 @@ typedef struct {
                             with link_bw 0 the row's allreduce_latency applies) */
     int group;           /* OP_ALLREDUCE, OP_ALLGATHER: GPUs in the collective when not the step's tp group
                             (a mixture's experts split over a whole attention-DP replica); 0: the tp group */
+    int comm_ranks;          /* OP_ALLTOALL: GPUs in the expert-parallel group */
+    int a2a_kernel;          /* OP_ALLTOALL: which phase and kernel (rates.h a2a_kernel); items = tokens sent */
 } op_cost;
 
 /* A lump of compute the caller prices as one op of class c (a whole

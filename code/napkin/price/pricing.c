@@ -56,6 +56,20 @@ double price_allgather(const gpu_spec *g, int tp, double bytes)
     return allgather_time(g, tp, bytes);
 }
 
+//> price_alltoall
+double price_alltoall(const gpu_spec *g, const op_cost *op)
+{
+    int k = op->a2a_kernel;
+    /* the measured kernels ran inside one node at the line's group size: a
+     * group of that size or smaller in one node takes the line (fewer peers
+     * are no slower to reach), anything across nodes the bound */
+    if (g->rates && k >= 0 && k < A2A_KERNELS && g->rates->has_alltoall[k] && op->comm_intra_share >= 1 &&
+        op->comm_ranks > 1 && op->comm_ranks <= g->rates->alltoall[k].ep)
+        return a2a_rate_time(&g->rates->alltoall[k], op->items, op->comm_bytes);
+    return alltoall_time(g, op->comm_bytes, op->comm_intra_share, op->comm_net_bw);
+}
+//< price_alltoall
+
 double price_op(const op_cost *op, const gpu_spec *g, double peak, int tp, bound_kind *bound)
 {
     if (op->group > 0) /* a collective over a group of its own, not the step's tp */
@@ -65,9 +79,9 @@ double price_op(const op_cost *op, const gpu_spec *g, double peak, int tp, bound
         return price_allreduce(g, tp, op->comm_bytes);
     case OP_ALLGATHER:
         return price_allgather(g, tp, op->comm_bytes);
-    /* the kinds below have no measured rates (pricing.h): one formula gives both answers */
     case OP_ALLTOALL:
-        return alltoall_time(g, op->comm_bytes, op->comm_intra_share, op->comm_net_bw);
+        return price_alltoall(g, op);
+    /* the kinds below have no measured rates (pricing.h): one formula gives both answers */
     case OP_P2P:
         if (op->link_bw > 0) /* a link of its own: its bandwidth and its latency (0 allowed) */
             return p2p_time(op->comm_bytes, op->link_bw, op->link_latency);

@@ -17,7 +17,10 @@
  *  - all-reduce and all-gather over the tp group: the ring of comm.h;
  *    calibrated, the measured curve of that TP degree (an all-gather as an
  *    all-reduce of half the bytes);
- *  - all-to-all (expert parallelism): comm.h's, NVLink and network at once;
+ *  - all-to-all (expert parallelism), a dispatch or a combine: comm.h's
+ *    bound, NVLink and network at once; calibrated, the engine's measured
+ *    kernel (rates.h a2a_rate: latency, per token, merged bytes over a
+ *    bandwidth) for a group inside one node, the bound across nodes;
  *  - point-to-point transfer: a latency plus comm_bytes over the link's
  *    bandwidth, the op's own link or else the row's (link_bw,
  *    allreduce_latency; NAN when the row has no link figures);

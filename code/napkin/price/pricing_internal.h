@@ -27,6 +27,11 @@ double price_allreduce(const gpu_spec *g, int tp, double bytes);
  * a ring all-reduce of the same tensor); the tables measure no all-gather. */
 double price_allgather(const gpu_spec *g, int tp, double bytes);
 
+/* One all-to-all phase (op: OP_ALLTOALL): the engine's measured kernel line
+ * (rates.h a2a_rate) where g carries one for the op's kernel and the group
+ * sits in one node within the line's size, else comm.h's bound. */
+double price_alltoall(const gpu_spec *g, const op_cost *op);
+
 /* 1 when g carries achieved rates for class c. */
 int gpu_has_rates(const gpu_spec *g, rate_class c);
 

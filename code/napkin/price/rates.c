@@ -65,6 +65,34 @@ double link_rate_time(const link_rate *l, double bytes)
 }
 //< achieved_rate
 
+static const char *const A2A_NAMES[A2A_KERNELS] = {"alltoall_decode_dispatch", "alltoall_decode_combine",
+                                                   "alltoall_prefill_dispatch", "alltoall_prefill_combine"};
+
+const char *a2a_kernel_name(a2a_kernel k)
+{
+    return k >= 0 && k < A2A_KERNELS ? A2A_NAMES[k] : "?";
+}
+
+int a2a_kernel_parse(const char *s)
+{
+    for (int k = 0; k < A2A_KERNELS; k++)
+        if (strcmp(s, A2A_NAMES[k]) == 0)
+            return k;
+    return -1;
+}
+
+a2a_kernel a2a_kernel_of(int prefill, int combine)
+{
+    return (a2a_kernel)((prefill ? A2A_PREFILL_DISPATCH : A2A_DECODE_DISPATCH) + (combine ? 1 : 0));
+}
+
+//> a2a_rate_time
+double a2a_rate_time(const a2a_rate *r, double tokens, double bytes)
+{
+    return r->latency + r->per_token * tokens + (r->bandwidth > 0 ? bytes / r->bandwidth : 0);
+}
+//< a2a_rate_time
+
 rate_class rate_class_gemm(dtype weights, dtype compute)
 {
     return (weights == DT_FP8 && compute == DT_FP8) ? RC_GEMM_FP8 : RC_GEMM_BF16;

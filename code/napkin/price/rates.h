@@ -93,6 +93,40 @@ typedef struct {
 int rate_tp_slot(int tp); /* 0, 1, 2 for tp 2, 4, 8; -1 otherwise */
 int rate_slot_tp(int slot);
 
+/* One phase of an expert-parallel all-to-all (a dispatch or a combine) on
+ * one GPU of a group of `ep` GPUs inside one node:
+ *
+ *     t = latency + per_token * tokens + bytes / bandwidth
+ *
+ *  - latency, the fixed cost of one call (launch, the peers' handshake);
+ *  - per_token, the cost of each token this GPU sends (routing metadata,
+ *    layout, the receiver's bookkeeping);
+ *  - bandwidth, the rate of the bytes it sends, each token's hidden vector
+ *    counted once per other GPU it reaches (copies to one GPU merged;
+ *    0: the measured times show no byte term).
+ * Decode and prefill run different kernels (DeepEP low-latency against
+ * normal/high-throughput), each phase its own line. */
+typedef struct {
+    double latency, per_token, bandwidth;
+    int ep; /* the group size the line was measured at */
+} a2a_rate;
+
+typedef enum {
+    A2A_DECODE_DISPATCH,
+    A2A_DECODE_COMBINE,
+    A2A_PREFILL_DISPATCH,
+    A2A_PREFILL_COMBINE,
+    A2A_KERNELS
+} a2a_kernel;
+
+/* "alltoall_decode_dispatch", ...; a2a_kernel_parse: -1 when unknown. */
+const char *a2a_kernel_name(a2a_kernel k);
+int a2a_kernel_parse(const char *s);
+/* The kernel of one phase (combine 0 or 1) in decode or prefill (1). */
+a2a_kernel a2a_kernel_of(int prefill, int combine);
+/* Seconds for one phase that sends `tokens` tokens and `bytes` merged bytes. */
+double a2a_rate_time(const a2a_rate *r, double tokens, double bytes);
+
 #define RATE_NAME_MAX 80
 
 typedef struct rate_model {
@@ -102,6 +136,8 @@ typedef struct rate_model {
     int has_op[RC_COUNT];
     link_rate allreduce[RATE_TP_SLOTS];
     int has_allreduce[RATE_TP_SLOTS];
+    a2a_rate alltoall[A2A_KERNELS]; /* the engine's own all-to-all kernels (published.h) */
+    int has_alltoall[A2A_KERNELS];
 } rate_model;
 
 const char *rate_class_name(rate_class c);

@@ -24,18 +24,29 @@ double ep_alltoall_bytes(double tokens, int k, int hidden, int ep, double imbala
     return tokens * k * (ep - 1.0) / ep * imbalance * hidden * bytes_per_value;
 }
 
+double ep_alltoall_merged_bytes(const model_spec *m, double tokens, int ep, double imbalance,
+                                double bytes_per_value)
+{
+    return moe_alltoall_bytes(tokens, m->experts, m->experts_active, m->hidden, ep, bytes_per_value) * imbalance;
+}
+
 /* One all-to-all of expert parallelism, a dispatch or a combine, as the op
- * price_op prices: `bytes` sent by this GPU, intra_share of them over
- * NVLink inside the node, the rest over the network at l->net_bw. */
-static op_cost ep_alltoall_op(const char *name, int per_layer, double bytes, double intra_share, const ep_layout *l)
+ * price_op prices: `tokens` tokens and `bytes` sent by this GPU, intra_share
+ * of them over NVLink inside the node, the rest over the network at
+ * l->net_bw; the kernel the layout's phase runs. */
+static op_cost ep_alltoall_op(const char *name, int per_layer, double tokens, double bytes, double intra_share,
+                              const ep_layout *l)
 {
     op_cost op = {.name = name,
                   .kind = OP_ALLTOALL,
                   .per_layer = per_layer,
                   .comm_bytes = bytes,
                   .fixed_share = 1,
+                  .items = tokens,
                   .comm_intra_share = intra_share,
-                  .comm_net_bw = l->net_bw};
+                  .comm_net_bw = l->net_bw,
+                  .comm_ranks = l->ep,
+                  .a2a_kernel = a2a_kernel_of(l->prefill, strcmp(name, "ep_combine") == 0)};
     return op;
 }
 
@@ -67,16 +78,16 @@ int ep_step_cost(const model_spec *m, const gpu_spec *g, const ep_layout *l, dou
         return -1;
     }
     ep_cost c = {0};
-    const double ep = l->ep, k = m->experts_active, h = m->hidden;
+    const double ep = l->ep, k = m->experts_active;
     c.experts_per_gpu = m->experts / ep;
     c.pairs_sent = tokens * k * (ep - 1) / ep * l->imbalance;
-    c.dispatch_bytes = ep_alltoall_bytes(tokens, (int)k, (int)h, l->ep, l->imbalance, l->dispatch_bytes_per_value);
-    c.combine_bytes = ep_alltoall_bytes(tokens, (int)k, (int)h, l->ep, l->imbalance, l->combine_bytes_per_value);
+    c.dispatch_bytes = ep_alltoall_merged_bytes(m, tokens, l->ep, l->imbalance, l->dispatch_bytes_per_value);
+    c.combine_bytes = ep_alltoall_merged_bytes(m, tokens, l->ep, l->imbalance, l->combine_bytes_per_value);
     const double in_node = ep < l->gpus_per_node ? ep : l->gpus_per_node;
     c.intra_share = ep > 1 ? (in_node - 1) / (ep - 1) : 1;
     if (ep > 1) {
-        op_cost dispatch = ep_alltoall_op("ep_dispatch", OP_ONCE, c.dispatch_bytes, c.intra_share, l);
-        op_cost combine = ep_alltoall_op("ep_combine", OP_ONCE, c.combine_bytes, c.intra_share, l);
+        op_cost dispatch = ep_alltoall_op("ep_dispatch", OP_ONCE, tokens, c.dispatch_bytes, c.intra_share, l);
+        op_cost combine = ep_alltoall_op("ep_combine", OP_ONCE, tokens, c.combine_bytes, c.intra_share, l);
         c.dispatch_time = price_op(&dispatch, g, 0, 1, NULL);
         c.combine_time = price_op(&combine, g, 0, 1, NULL);
     }
@@ -150,6 +161,7 @@ int layout_decoder_step_ops(const model_spec *m, const gpu_spec *g, const step_s
     const double mine = (double)s->batch * s->new_tokens / s->tp; /* tokens this GPU dispatches (a2a) */
     ep_layout busy = *links;
     busy.ep = E;
+    busy.prefill = s->new_tokens > 1; /* many new tokens a sequence: the prefill kernels */
     double touched;
     if (ep_busiest_gpu(m, &busy, N, &busy.imbalance, &touched, err, errlen) != 0)
         return -1;
@@ -186,12 +198,12 @@ int layout_decoder_step_ops(const model_spec *m, const gpu_spec *g, const step_s
             op_cost seq[3];
             int q = 0;
             if (a2a)
-                seq[q++] = ep_alltoall_op("ep_dispatch", all[i].per_layer, a2a_cost.dispatch_bytes,
-                                          a2a_cost.intra_share, links);
+                seq[q++] = ep_alltoall_op("ep_dispatch", all[i].per_layer, mine * M, a2a_cost.dispatch_bytes,
+                                          a2a_cost.intra_share, &busy);
             seq[q++] = moe_experts_op(all[i].per_layer, pairs, touched, h, fe / M, eb, ab, all[i].rate);
             if (a2a)
-                seq[q++] = ep_alltoall_op("ep_combine", all[i].per_layer, a2a_cost.combine_bytes,
-                                          a2a_cost.intra_share, links);
+                seq[q++] = ep_alltoall_op("ep_combine", all[i].per_layer, mine * M, a2a_cost.combine_bytes,
+                                          a2a_cost.intra_share, &busy);
             else if (!s->skip_comm) /* moe_ep 1 over a DP replica: gather, then reduce-scatter */
                 seq[q++] = moe_replica_allreduce(all[i].per_layer, N, h, ab, G);
             for (int j = 0; j < q && c < max_ops; j++)

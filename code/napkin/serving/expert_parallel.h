@@ -5,17 +5,22 @@
  *
  * Conventions:
  *  - Each GPU holds `tokens` tokens of the step.  Under uniform routing a
- *    (token, expert) pair stays on its own GPU with probability 1/ep, so each
- *    GPU sends tokens * k * (ep-1)/ep hidden vectors and receives as many;
- *    combine returns the same.  (A dispatcher that sends a token once per
- *    destination GPU, as DeepEP does per node, sends fewer; this is the
- *    upper bound.)
+ *    (token, expert) pair stays on its own GPU with probability 1/ep, so
+ *    tokens * k * (ep-1)/ep pairs leave each GPU; but a token's copies bound
+ *    for one GPU travel once (DeepEP and TensorRT-LLM's kernels fan them out
+ *    on arrival), so it sends each token's hidden vector once to each other
+ *    GPU its top-k reaches (moe.h moe_alltoall_bytes), and combine returns
+ *    as many.
  *  - Of the ep-1 other GPUs, those in the same node (gpus_per_node) are
  *    reached over NVLink at the GPU row's link_bw, the rest over the
  *    network at net_bw per GPU; the two run at once, so an all-to-all takes
  *    the longer of the two plus the row's fixed collective latency.
  *  - Load imbalance: the busiest GPU receives `imbalance` (>= 1) times the
- *    mean, and the step waits for it. */
+ *    mean, and the step waits for it.
+ *  - The time: price_op's, the bound above on a plain row; on a calibrated
+ *    row inside one node, the engine's measured kernel (decode's low-latency
+ *    or prefill's throughput kernel, by `prefill`), a latency, a cost per
+ *    token sent and the merged bytes over a bandwidth (rates.h a2a_rate). */
 #ifndef NAPKIN_EXPERT_PARALLEL_H
 #define NAPKIN_EXPERT_PARALLEL_H
 
@@ -35,6 +40,7 @@ typedef struct {
     double combine_bytes_per_value;  /* 2: outputs come back in bf16 */
     double routing_skew; /* 0: uniform routing; s > 0: a Zipf(s) router, whose hottest GPU
                             (moe_zipf_hot_rank) sets the imbalance and the experts it reads */
+    int prefill;         /* 1: the prefill kernels (many tokens a sequence), 0: decode's */
 } ep_layout;
 
 typedef struct {
@@ -55,10 +61,16 @@ typedef struct {
  * one byte (else bf16), the combine in bf16. */
 ep_layout ep_links_default(int ep, precision prec);
 
-/* Bytes one GPU sends in one all-to-all: `tokens` tokens, each to k
+/* The copies one GPU's tokens make, unmerged: `tokens` tokens, each to k
  * experts, (ep-1)/ep of the pairs leaving the GPU, `imbalance` times the
- * mean, a hidden vector of bytes_per_value each. */
+ * mean, a hidden vector of bytes_per_value each.  The count by hand that
+ * an exercise starts from; the model sends the merged bytes
+ * (ep_alltoall_merged_bytes), which are fewer. */
 double ep_alltoall_bytes(double tokens, int k, int hidden, int ep, double imbalance, double bytes_per_value);
+/* Bytes one GPU sends in one all-to-all with copies to one GPU merged
+ * (moe_alltoall_bytes), `imbalance` times the mean. */
+double ep_alltoall_merged_bytes(const model_spec *m, double tokens, int ep, double imbalance,
+                                double bytes_per_value);
 
 /* The all-to-all cost of one step with `tokens` tokens on each GPU.
  * Returns 0, or -1 with a message for a dense model, ep < 1, ep not

@@ -63,3 +63,14 @@ def price_allgather(cal, g, tp, nbytes):
     if tp > 1 and tp in cal["allreduce"]:
         return link_rate_time(cal["allreduce"][tp], nbytes / 2)
     return roofline.allgather_time(g, tp, nbytes)
+
+
+def price_alltoall(cal, g, op):
+    """One dispatch or combine: the engine's measured line (latency + per
+    token x tokens + merged bytes / bandwidth) for a group inside one node
+    no larger than the one measured, else the bound (lib/roofline.py)."""
+    line = cal["alltoall"].get(op["a2a_kernel"]) if cal else None
+    if line and op["intra_share"] >= 1 and 1 < op["ranks"] <= line["ep"]:
+        return line["latency"] + line["per_token"] * op["tokens"] + \
+            (op["comm"] / line["bandwidth"] if line["bandwidth"] > 0 else 0.0)
+    return roofline.alltoall_time(g, op["comm"], op["intra_share"], op["net_bw"])

@@ -3,13 +3,21 @@ mixture's routed experts spread over `ep` GPUs, the attention run in
 data-parallel replicas of tp GPUs (tp = 1: each GPU its own sequences),
 and two all-to-alls per MoE layer, dispatch and combine.
 
-- A GPU holding `tokens` tokens sends tokens*k*(ep-1)/ep (token, expert)
-  pairs (the 1/ep whose expert is at home stay), times the busiest GPU's
-  imbalance, a hidden vector each, at the dispatch's or the combine's bytes
-  per value.  Of the ep-1 other GPUs those in its node are reached over
+- A GPU holding `tokens` tokens makes tokens*k*(ep-1)/ep (token, expert)
+  pairs that leave it (alltoall_bytes: the copies unmerged, an exercise's
+  hand count), but sends each token once to each other GPU its top-k
+  reaches (merged_bytes): a GPU of E/ep experts is missed by a uniform top-k
+  with probability C(E - E/ep, k)/C(E, k), counted here by enumerating the
+  top-k's overlap with one GPU's experts (a hypergeometric law), so a token
+  reaches ep(1 - P(miss)) GPUs, (ep-1)/ep of them others; times the busiest
+  GPU's imbalance, a hidden vector each, at the dispatch's or the combine's
+  bytes per value.  Of the ep-1 other GPUs those in its node are reached over
   NVLink, the rest over the network at net_bw per GPU: the intra-node share
   of the bytes is (min(ep, gpus_per_node) - 1)/(ep - 1); the all-to-all
   takes the longer path plus the collective latency (lib/roofline.py).
+- Its time: on a calibrated row inside one node, the engine's measured line
+  for decode (one new token a sequence) or prefill, dispatch or combine
+  (lib/calibrated.py price_alltoall); otherwise the bound.
 - The busiest GPU: under uniform routing the layout's imbalance and
   (E/ep)(1 - (1 - k/E)^T) experts of its own touched by the group's T
   tokens; under a Zipf(s) router the hottest GPU's load (the larger of the
@@ -23,7 +31,7 @@ and two all-to-alls per MoE layer, dispatch and combine.
   experts whole) and 1/ep of the routed ones; its own sequences' cache."""
 import math
 
-from lib import memory, model, moe, roofline
+from lib import calibrated, memory, model, moe, roofline
 
 LAYOUT = {"ep": 8, "gpus_per_node": 8, "net_bw": 50e9, "imbalance": 1.0, "dispatch": 1.0, "combine": 2.0,
           "skew": 0.0}  # fp8 dispatch, bf16 combine, a 400 Gb/s NIC per GPU
@@ -37,13 +45,31 @@ def alltoall_bytes(tokens, k, hidden, ep, imbalance, bytes_per_value):
     return tokens * k * (ep - 1) / ep * imbalance * hidden * bytes_per_value
 
 
+def gpus_reached(E, ep, k):
+    """Expected distinct GPUs of ep (E/ep experts each) a uniform top-k reaches:
+    ep x P(a given GPU is hit), P(hit) = 1 - P(the k picks hold none of its
+    experts), the hypergeometric P(0 of E/ep among k of E)."""
+    m = E // ep
+    miss = math.comb(E - m, k) / math.comb(E, k) if E - m >= k else 0.0
+    return ep * (1 - miss)
+
+
+def merged_bytes(m, tokens, ep, imbalance, bytes_per_value):
+    """Bytes one GPU sends, a token's copies to one GPU merged."""
+    reached = gpus_reached(m["experts"], ep, m["experts_active"])
+    return tokens * reached * (ep - 1) / ep * imbalance * m["hidden"] * bytes_per_value
+
+
 def intra_share(lay):
     ep = lay["ep"]
     return (min(ep, lay["gpus_per_node"]) - 1) / (ep - 1) if ep > 1 else 1.0
 
 
-def _a2a_op(name, reps, nbytes, lay):
-    return model._op(name, "alltoall", reps, comm=nbytes) | {"intra_share": intra_share(lay), "net_bw": lay["net_bw"]}
+def _a2a_op(name, reps, nbytes, lay, tokens, prefill):
+    kernel = ("prefill_" if prefill else "decode_") + ("combine" if name == "ep_combine" else "dispatch")
+    return model._op(name, "alltoall", reps, comm=nbytes) | {"intra_share": intra_share(lay), "net_bw": lay["net_bw"],
+                                                              "tokens": tokens, "ranks": lay["ep"],
+                                                              "a2a_kernel": kernel}
 
 
 def busiest(m, lay, group_tokens):
@@ -55,15 +81,15 @@ def busiest(m, lay, group_tokens):
     return lay["imbalance"], moe.uniform_touched(E, k, group_tokens) / ep
 
 
-def layer_cost(m, g, lay, tokens):
-    """Dispatch and combine bytes and times of one MoE layer, `tokens` a GPU."""
-    k, h, ep, imb = m["experts_active"], m["hidden"], lay["ep"], lay["imbalance"]
-    d = alltoall_bytes(tokens, k, h, ep, imb, lay["dispatch"])
-    c = alltoall_bytes(tokens, k, h, ep, imb, lay["combine"])
-    share = intra_share(lay)
-    td = roofline.alltoall_time(g, d, share, lay["net_bw"]) if ep > 1 else 0.0
-    tc = roofline.alltoall_time(g, c, share, lay["net_bw"]) if ep > 1 else 0.0
-    return {"dispatch_bytes": d, "combine_bytes": c, "layer_time": td + tc}
+def layer_cost(m, g, lay, tokens, cal=None, prefill=False):
+    """Dispatch and combine bytes and times of one MoE layer, `tokens` a GPU
+    (cal: a calibration, whose measured lines price them inside a node)."""
+    ep, imb = lay["ep"], lay["imbalance"]
+    d = merged_bytes(m, tokens, ep, imb, lay["dispatch"])
+    c = merged_bytes(m, tokens, ep, imb, lay["combine"])
+    td = calibrated.price_alltoall(cal, g, _a2a_op("ep_dispatch", 1, d, lay, tokens, prefill)) if ep > 1 else 0.0
+    tc = calibrated.price_alltoall(cal, g, _a2a_op("ep_combine", 1, c, lay, tokens, prefill)) if ep > 1 else 0.0
+    return {"dispatch_bytes": d, "combine_bytes": c, "dispatch_time": td, "combine_time": tc, "layer_time": td + tc}
 
 
 def step_ops(m, lay, batch, context, tp, prec, new_tokens=1, logits_last=False):
@@ -84,9 +110,10 @@ def step_ops(m, lay, batch, context, tp, prec, new_tokens=1, logits_last=False):
             continue
         if op["name"] == "routed_experts":
             r = op["reps"]
-            out.append(_a2a_op("ep_dispatch", r, alltoall_bytes(T, k, h, lay["ep"], imb, lay["dispatch"]), lay))
+            pre = new_tokens > 1
+            out.append(_a2a_op("ep_dispatch", r, merged_bytes(m, T, lay["ep"], imb, lay["dispatch"]), lay, T, pre))
             out.append(model.experts_op(T * k * imb, touched, h, fe, eb, ab, r, op["cls"]))
-            out.append(_a2a_op("ep_combine", r, alltoall_bytes(T, k, h, lay["ep"], imb, lay["combine"]), lay))
+            out.append(_a2a_op("ep_combine", r, merged_bytes(m, T, lay["ep"], imb, lay["combine"]), lay, T, pre))
             continue
         if op["name"] == "mlp_allreduce":
             if dense == 0:

@@ -17,8 +17,8 @@ def price(op, g, peak_flops, tp, cal=None):
     if op["kind"] == "allgather":
         t = calibrated.price_allgather(cal, g, tp, op["comm"]) if cal else roofline.allgather_time(g, tp, op["comm"])
         return t, None
-    if op["kind"] == "alltoall":  # no measured rates: the formula in both answers
-        return roofline.alltoall_time(g, op["comm"], op["intra_share"], op["net_bw"]), None
+    if op["kind"] == "alltoall":  # the engine's measured kernel where the calibration has it, else the bound
+        return calibrated.price_alltoall(cal, g, op), None
     nbytes = op["w"] + op["kv"] + op["act"]
     cls, span = op["cls"], op["span"]
     if cls.startswith("mla_"):
