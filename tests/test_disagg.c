@@ -175,7 +175,7 @@ static disagg_plan dep_plan(int pw, int dw, int c)
     H200 = gpu_builtin("h200");
     request_setup b = {&DS, &H200, precision_uniform(DT_FP8), 1, 4096, 512, 1, 0, 0, memory_policy_default(), 0, 1};
     disagg_plan p = {.base = b};
-    p.opt.ep = (ep_layout){0, 8, 50e9, 1, 1, 2, 0};
+    p.opt.ep = (ep_layout){0, 8, 50e9, 1, 1, 2, 0, 0};
     parallel_layout dep8 = {1, 8, 1, 8};
     p.prefill = (disagg_pool){dep8, pw, 1};
     p.decode = (disagg_pool){dep8, dw, c};
@@ -261,13 +261,29 @@ Test(disagg_pools, prefill_wait_by_hand)
     cr_expect_eq(disagg_prefill_wait(2, 2, 2, 1.0, 40, 10, 0.5), 0, "a short loop does not wait");
 }
 
-/* What request.h cannot price yet is refused naming the pool's flag. */
-Test(disagg_pools, mixed_expert_split_refused_by_name)
+/* A mixed expert split (moe_tp 2 x moe_ep 4 over DEP 8) is priced through
+ * request.h's general layout: the pool's request carries the layout as
+ * given and the all-to-all over its 4 expert groups, and the decode step is
+ * request.h's for that layout at the pool's batch.  A split that does not
+ * cover the replica's GPUs (2 x 2 for 8) is refused naming the flag. */
+Test(disagg_pools, mixed_expert_split_priced_through_the_layout)
 {
     disagg_plan p = dep_plan(1, 1, 8);
     p.decode.layout = (parallel_layout){1, 8, 2, 4};
     disagg_pools_result r;
     char err[256];
+    cr_assert_eq(disagg_pools_estimate(&p, &r, err, sizeof err), 0, "%s", err);
+    request_setup s;
+    request_options o;
+    cr_assert_eq(disagg_pool_request(&p, &p.decode.layout, 8, "decode-", &s, &o, err, sizeof err), 0, "%s", err);
+    cr_expect(o.layout.tp == 1 && o.layout.attention_dp == 8 && o.layout.moe_tp == 2 && o.layout.moe_ep == 4);
+    cr_expect_eq(o.ep.ep, 4);
+    request_estimate e;
+    cr_assert_eq(request_estimate_with(&s, &o, &e, err, sizeof err), 0, "%s", err);
+    near(r.decode_step, e.decode_step);
+    /* 8 a rank x 8 attention ranks x 1 worker */
+    cr_expect_eq(r.concurrency, 64);
+    p.decode.layout = (parallel_layout){1, 8, 2, 2};
     cr_expect_eq(disagg_pools_estimate(&p, &r, err, sizeof err), -1);
     cr_expect(strstr(err, "--decode-moe-tp 2"), "%s", err);
 }

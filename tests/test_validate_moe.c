@@ -19,7 +19,10 @@
 #define NO_POOLS "-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-"
 
 /* The fixture's rows as imported, then a gpt-oss run in nvfp4 and a DeepSeek
- * run whose experts are split 8 x 8 (moe_tp x moe_ep), both on h200. */
+ * run whose experts are split 8 x 8 (moe_tp x moe_ep), both on h200, and two
+ * disaggregated DeepSeek runs whose ids state the concurrency: one on h200
+ * with its pools' layouts but no workers or batches (as the package's
+ * 2026_03_25 sweeps write them), one whose c100 is not its pools' 256. */
 static const char RUNS[] =
     "# measurement: serving_runs_moe\n" HEADER
     "minimax_h100_tp4\tMiniMaxAI/MiniMax-M2.5\th100_sxm\tvllm\t0.18.0\tagg\tfp8\tfp8\tfp8\t1024\t1024\t16\t4\t1\t1\t0\t"
@@ -37,9 +40,13 @@ static const char RUNS[] =
     "gptoss_h200_fp4\topenai/gpt-oss-120b\th200_sxm\ttrtllm\t1.1.0\tagg\tfp4\tnvfp4\tnvfp4\t1024\t1024\t64\t4\t1\t1\t4\t"
     "1\t" NO_POOLS "\t2.000000e-01\t1.000000e-02\n"
     "dsr1_h200_tp64\tdeepseek-ai/DeepSeek-R1\th200_sxm\ttrtllm\t1.1.0\tagg\tfp8\tfp8\tfp8\t8192\t1024\t16\t64\t1\t1\t8\t"
-    "8\t" NO_POOLS "\t1.000000e+00\t3.000000e-02\n";
+    "8\t" NO_POOLS "\t1.000000e+00\t3.000000e-02\n"
+    "dsr1_h200_disagg_1024x1024_c64_tp8_ep8\tdeepseek-ai/DeepSeek-R1\th200_sxm\ttrtllm\t1.1.0\tdisagg\tfp8\tfp8\tfp8\t"
+    "1024\t1024\t-\t-\t-\t-\t-\t-\t-\t-\t8\t1\t1\t8\t1\t-\t-\t1\t1\t8\t1\t8\t5.000000e-01\t2.000000e-02\n"
+    "dsr1_h100_disagg_c100_cfg1\tdeepseek-ai/DeepSeek-R1\th100_sxm\ttrtllm\t1.1.0rc2\tdisagg\tfp8\tfp8\tfp8\t1024\t128\t"
+    "-\t-\t-\t-\t-\t-\t2\t1\t8\t1\t1\t8\t1\t1\t32\t1\t1\t8\t1\t8\t1.500000e+00\t4.000000e-02\n";
 
-enum { MINIMAX, QWEN_TP8, DEP8, DISAGG, TP8, LLAMA_DISAGG, FP4, MIXED, NRUNS };
+enum { MINIMAX, QWEN_TP8, DEP8, DISAGG, TP8, LLAMA_DISAGG, FP4, MIXED, DISAGG_ID, DISAGG_BAD, NRUNS };
 
 static gpu_table gpus;
 static model_table models;
@@ -135,6 +142,63 @@ Test(validate_moe, a_mixed_expert_split_is_asked_with_its_layout)
     cr_expect_eq(q.options.ep.ep, 8);
 }
 
+/* The fixture's disaggregated run as serve --disaggregate --prefill-workers 2
+ * --prefill-tp 8 --decode-attention-dp 8 --decode-moe-ep 8 --decode-batch
+ * 32 states it: prefill 2 workers of TP 8 (the experts split 8 ways like
+ * the rest), a prompt a step; decode 1 worker of DEP 8 (tp 1 x 8 attention
+ * ranks = moe_tp 1 x moe_ep 8), 32 sequences a rank, so 32 x 8 x 1 = 256
+ * requests in flight; 16 + 8 = 24 GPUs span three nodes of 8, so the KV
+ * crosses the network. */
+Test(validate_moe, a_disaggregated_run_is_asked_with_its_pools)
+{
+    moe_question q;
+    cr_assert_eq(moe_run_question(&runs[DISAGG], &gpus, &models, &q), 1, "%s", q.reason);
+    cr_expect_eq(q.disagg, 1);
+    cr_expect_str_eq(q.calibration, "published:h100_sxm/trtllm");
+    const disagg_plan *p = &q.plan;
+    cr_expect_eq(p->prefill.workers, 2);
+    cr_expect_eq(p->prefill.batch, 1);
+    cr_expect(p->prefill.layout.tp == 8 && p->prefill.layout.attention_dp == 1 && p->prefill.layout.moe_tp == 8 &&
+              p->prefill.layout.moe_ep == 1);
+    cr_expect_eq(p->decode.workers, 1);
+    cr_expect_eq(p->decode.batch, 32);
+    cr_expect(p->decode.layout.tp == 1 && p->decode.layout.attention_dp == 8 && p->decode.layout.moe_tp == 1 &&
+              p->decode.layout.moe_ep == 8);
+    cr_expect_eq(p->base.prompt, 1024);
+    cr_expect_eq(p->base.output, 128);
+    cr_expect_eq(p->base.prec.weights, DT_FP8);
+    cr_expect_eq(p->base.prec.kv, DT_BF16);
+    cr_expect_eq(p->opt.ep.gpus_per_node, 8);
+    cr_expect_float_eq(p->opt.ep.net_bw, 50e9, 1);
+    /* priced on the GPU row as serve prices it (H200: DeepSeek's 84 GB a GPU does not fit an H100) */
+    disagg_plan h = *p;
+    h.base.gpu = gpu_find(&gpus, "h200");
+    disagg_pools_result r;
+    char err[256];
+    cr_assert_eq(disagg_pools_estimate(&h, &r, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(r.concurrency, 256);
+    cr_expect_eq(r.gpus, 24);
+    cr_expect_eq(r.kv_over_nvlink, 0);
+}
+
+/* A run that states its pools' layouts but no workers or batches: one
+ * worker a pool (serve's default), a prompt a prefill step, and the decode
+ * batch from the id's c64 over the DEP 8 pool's 8 ranks: 8 a rank. */
+Test(validate_moe, a_run_without_workers_takes_its_batch_from_the_id)
+{
+    moe_question q;
+    cr_assert_eq(moe_run_question(&runs[DISAGG_ID], &gpus, &models, &q), 1, "%s", q.reason);
+    cr_expect_eq(q.plan.prefill.workers, 1);
+    cr_expect_eq(q.plan.prefill.batch, 1);
+    /* the prefill pool: TP 8, its experts split 8 ways like the rest */
+    cr_expect(q.plan.prefill.layout.tp == 8 && q.plan.prefill.layout.moe_tp == 8 &&
+              q.plan.prefill.layout.moe_ep == 1);
+    cr_expect_eq(q.plan.decode.workers, 1);
+    cr_expect_eq(q.plan.decode.batch, 8);
+    cr_expect_eq(q.plan.base.concurrency, 8);
+    cr_expect_str_eq(q.gpu_key, "h200");
+}
+
 Test(validate_moe, what_the_library_cannot_state_is_refused_with_its_reason)
 {
     static const struct {
@@ -142,8 +206,8 @@ Test(validate_moe, what_the_library_cannot_state_is_refused_with_its_reason)
         const char *reason;
     } cases[] = {
         {MINIMAX, "model not in models.tsv: MiniMaxAI/MiniMax-M2.5"},
-        {DISAGG, "disaggregated pools not yet"},
-        {LLAMA_DISAGG, "disaggregated pools not yet"},
+        {LLAMA_DISAGG, "no tp stated for the pool: --prefill-"},
+        {DISAGG_BAD, "the id's concurrency is not decode batch x attention ranks x workers"},
         {FP4, "fp4 weights (issue 33)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -167,22 +231,24 @@ Test(validate_moe, groups_count_answers_and_refusals)
     cr_assert_eq(rc, 0, "%s", err);
     cr_expect_eq(v.runs, NRUNS);
     /* DeepSeek-V3 in fp8 is 671e9 bytes of weights, 84 GB a GPU over 8: more
-     * than an H100's 80 GB, so the DEP 8 and TP 8 runs on h100 do not fit;
+     * than an H100's 80 GB, so the DEP 8 and TP 8 runs on h100 do not fit,
+     * nor does the disaggregated run's TP 8 prefill pool on h100;
      * Qwen3-235B's 235 GB over 8 (29 GB a GPU) does, and so does DeepSeek-R1
-     * over 64 H200s (10.5 GB a GPU): two answers. */
-    cr_expect_eq(v.answered, 2);
-    cr_expect_eq(v.ngroups, 8); /* (model, system, engine, mode) */
+     * over 64 H200s (10.5 GB a GPU) and the disaggregated run on H200s
+     * (TP 8 prefill 84 GB a GPU of 141): three answers. */
+    cr_expect_eq(v.answered, 3);
+    cr_expect_eq(v.ngroups, 9); /* (model, system, engine, mode) */
     int fit = 0, disagg = 0;
     for (int i = 0; i < v.nrefusals; i++) {
         fit += strcmp(v.refusals[i].reason, "does not fit") == 0 ? v.refusals[i].runs : 0;
-        disagg += strcmp(v.refusals[i].reason, "disaggregated pools not yet") == 0 ? v.refusals[i].runs : 0;
+        disagg += strstr(v.refusals[i].reason, "disaggregated") != NULL ? v.refusals[i].runs : 0;
     }
-    cr_expect_eq(fit, 2);
-    cr_expect_eq(disagg, 2);
+    cr_expect_eq(fit, 3);
+    cr_expect_eq(disagg, 0, "no disaggregated run is refused for being one");
     for (int g = 0; g < v.ngroups; g++)
         if (strcmp(v.groups[g].model, "Qwen/Qwen3-235B-A22B-FP8") == 0 ||
             (strcmp(v.groups[g].model, "deepseek-ai/DeepSeek-R1") == 0 && strcmp(v.groups[g].system, "h200_sxm") == 0 &&
-             strcmp(v.groups[g].backend, "trtllm") == 0 && strcmp(v.groups[g].mode, "agg") == 0)) {
+             strcmp(v.groups[g].backend, "trtllm") == 0)) {
             cr_expect_eq(v.groups[g].answered, 1);
             cr_expect(v.groups[g].tpot_abs_err >= 0, "an answered group has its TPOT error");
         } else

@@ -164,6 +164,67 @@ static ep_layout run_ep(const parallel_layout *l, precision prec)
     return (ep_layout){l->moe_ep, 8, 50e9, 1, dtype_bytes(prec.act) < 2 ? 1.0 : 2.0, 2.0, 0, 0};
 }
 
+/* The benchmark's concurrency N as the run's id states it ("_c<N>_"), or -1. */
+static int id_concurrency(const char *id)
+{
+    for (const char *c = strstr(id, "_c"); c; c = strstr(c + 1, "_c")) {
+        char *end;
+        long n = strtol(c + 2, &end, 10);
+        if (end > c + 2 && *end == '_' && n > 0 && n < 1000000)
+            return (int)n;
+    }
+    return -1;
+}
+
+/* One pool of a disaggregated run as serve's --<name>-* flags state it
+ * (workers and batch not stated: 1, serve's defaults; the decode batch then
+ * from the id's concurrency, see validate_moe.h), or a refusal. */
+static int run_pool(const moe_run *r, const moe_pool *a, int decode, moe_question *q, disagg_pool *out)
+{
+    const char *prefix = decode ? "decode-" : "prefill-";
+    if (a->tp < 1)
+        return refuse(q, "no tp stated for the pool: --", prefix);
+    if (a->pp > 1)
+        return refuse(q, "pipeline in a disaggregated pool not yet: --", prefix);
+    char e[MOE_REASON_MAX - 32];
+    const int dense = q->model->experts <= 1;
+    if (layout_resolve(q->model, prefix, a->tp, a->attention_dp > 0 ? a->attention_dp : 0,
+                       dense || a->moe_tp < 0 ? 0 : a->moe_tp, dense || a->moe_ep < 0 ? 0 : a->moe_ep, &out->layout,
+                       e, sizeof e) != 0)
+        return refuse(q, "layout refused: ", e);
+    out->workers = a->workers >= 1 ? a->workers : 1;
+    out->batch = a->batch >= 1 ? a->batch : 1;
+    if (!decode)
+        return 1;
+    const int n = id_concurrency(r->id), ranks = out->layout.attention_dp * out->workers;
+    if (a->batch < 1) {
+        if (n < 1)
+            return refuse(q, "no decode batch and no concurrency in the id", "");
+        out->batch = (n + ranks - 1) / ranks;
+    } else if (n >= 1 && n != a->batch * ranks)
+        return refuse(q, "the id's concurrency is not decode batch x attention ranks x workers", "");
+    return 1;
+}
+
+/* A disaggregated run's plan: serve --disaggregate's (serve_disagg.c
+ * plan_of) with serve's defaults for the links (8 GPUs a node, 50 GB/s a
+ * GPU across nodes, the hand-off's link chosen from where the pools sit). */
+static int run_disagg(const moe_run *r, const gpu_spec *row, moe_question *q)
+{
+    disagg_plan *p = &q->plan;
+    if (!run_pool(r, &r->prefill, 0, q, &p->prefill) || !run_pool(r, &r->decode, 1, q, &p->decode))
+        return 0;
+    memory_policy pol;
+    resident_model rm = {q->model, q->setup.prec, p->decode.layout.tp};
+    memory_policy_engine(r->backend, row, &rm, &pol);
+    p->base = (request_setup){q->model, row, q->setup.prec, p->decode.layout.tp, r->isl, r->osl, p->decode.batch,
+                              0, 0, pol, 0, 1};
+    p->opt.ep = (ep_layout){0, 8, 50e9, 1, dtype_bytes(q->setup.prec.act) < 2 ? 1.0 : 2.0, 2.0, 0, 0};
+    q->layout = p->decode.layout;
+    q->disagg = 1;
+    return 1;
+}
+
 int moe_run_question(const moe_run *r, const gpu_table *gpus, const model_table *models, moe_question *q)
 {
     memset(q, 0, sizeof *q);
@@ -176,10 +237,13 @@ int moe_run_question(const moe_run *r, const gpu_table *gpus, const model_table 
         return refuse(q, "system without a GPU row: ", r->system);
     snprintf(q->gpu_key, sizeof q->gpu_key, "%s", gpu);
     snprintf(q->calibration, sizeof q->calibration, "published:%s/%s", r->system, r->backend);
-    if (strcmp(r->mode, "agg") != 0)
-        return strcmp(r->mode, "disagg") == 0 ? refuse(q, "disaggregated pools not yet", "")
-                                               : refuse(q, "mode not modelled: ", r->mode);
-    if (!run_precision(r, q) || !run_layout(r, q))
+    if (strcmp(r->mode, "agg") != 0 && strcmp(r->mode, "disagg") != 0)
+        return refuse(q, "mode not modelled: ", r->mode);
+    if (!run_precision(r, q))
+        return 0;
+    if (strcmp(r->mode, "disagg") == 0)
+        return run_disagg(r, row, q);
+    if (!run_layout(r, q))
         return 0;
     /* memory planned and the loop scheduled as the engine does by default, as for the dense runs */
     memory_policy pol;
@@ -246,6 +310,36 @@ static void group_medians(moe_group *x, double *tpot, double *ttft, double *roof
     x->tpot_err_roofline = s.median_err;
 }
 
+/* A disaggregated plan priced as serve --disaggregate answers it
+ * (disagg_pools_estimate), on the roofline and with rates, against the
+ * measured TTFT and TPOT: 1 priced, 0 when a pool's batch does not fit
+ * (the calibrated answer's), -1 refused. */
+static int disagg_price_run(const disagg_plan *plan, const rate_model *rates, double ttft, double tpot,
+                            serving_errors *out)
+{
+    disagg_plan p = *plan;
+    gpu_spec roof = *plan->base.gpu, cal = *plan->base.gpu;
+    roof.rates = NULL;
+    cal.rates = rates;
+    disagg_pools_result rr, rc;
+    char e[256];
+    p.base.gpu = &roof;
+    if (disagg_pools_estimate(&p, &rr, e, sizeof e) != 0)
+        return -1;
+    p.base.gpu = &cal;
+    if (disagg_pools_estimate(&p, &rc, e, sizeof e) != 0)
+        return -1;
+    if (!rc.fits)
+        return 0;
+    const double e2e = ttft + (plan->base.output - 1) * tpot;
+    memset(out, 0, sizeof *out);
+    out->tpot_roofline = rr.tpot / tpot - 1;
+    out->tpot = rc.tpot / tpot - 1;
+    out->ttft_closed = out->ttft_bench = rc.ttft / ttft - 1;
+    out->e2e = out->e2e_bench = (rc.ttft + (plan->base.output - 1) * rc.tpot) / e2e - 1;
+    return 1;
+}
+
 /* Price every run; errors[3 n] gets each answered run's (TPOT, TTFT,
  * roofline TPOT) and group[n] its group. */
 static void price_runs(moe_validation *v, const moe_run *runs, int n, const gpu_table *gpus,
@@ -264,7 +358,10 @@ static void price_runs(moe_validation *v, const moe_run *runs, int n, const gpu_
         const rate_model *rates = ok ? serving_engine_rates(cache, &ncache, 16, runs[i].system, runs[i].backend,
                                                             q.gpu_key)
                                      : NULL;
-        int priced = rates ? serving_price_run(&q.setup, &q.options, rates, q.options.overhead, runs[i].ttft, runs[i].tpot, &errs[i]) : 0;
+        int priced = !rates ? 0
+                     : q.disagg ? disagg_price_run(&q.plan, rates, runs[i].ttft, runs[i].tpot, &errs[i])
+                                : serving_price_run(&q.setup, &q.options, rates, q.options.overhead, runs[i].ttft,
+                                                    runs[i].tpot, &errs[i]);
         if (priced == 1) {
             v->groups[g].answered++;
             v->answered++;

@@ -13,10 +13,13 @@
  * like the rest, moe_tp = tp) and an expert-parallel group whose experts
  * are whole on each GPU (moe_tp 1: serving/expert_parallel.h's layout, ep =
  * moe_ep, attention ranks of tp GPUs).  concurrency is per attention rank,
- * as the runs state it (a DEP 8 run of batch 2 per rank holds 16). */
+ * as the runs state it (a DEP 8 run of batch 2 per rank holds 16).  A
+ * disaggregated run is its two pools priced by serving/disagg.h's
+ * disagg_pools_estimate, the path serve --disaggregate takes. */
 #ifndef NAPKIN_VALIDATE_MOE_H
 #define NAPKIN_VALIDATE_MOE_H
 
+#include "disagg.h"
 #include "layout.h"
 #include "measured.h"
 #include "validate.h"
@@ -54,12 +57,25 @@ typedef struct {
     parallel_layout layout;
     request_setup setup;
     request_options options;
+    int disagg;       /* 1: a disaggregated run, priced as plan (setup and options unused) */
+    disagg_plan plan; /* its pools as serve --disaggregate states them */
     char reason[MOE_REASON_MAX]; /* why not, when refused */
 } moe_question;
 
 /* Map run r to its question: 1 with *q filled, 0 refused with q->reason
- * ("model not in models.tsv: <path>", "disaggregated pools not yet",
- * "fp4 weights (issue 33)", "layout needs --moe-tp (not yet)", ...). */
+ * ("model not in models.tsv: <path>", "fp4 weights (issue 33)",
+ * "layout refused: ...", ...).
+ *
+ * A disaggregated run (mode disagg) maps to the pools it states, as
+ * serve --disaggregate --prefill-workers W --prefill-tp T ... --decode-batch
+ * C takes them: each pool's workers, tp, attention_dp, moe_tp, moe_ep and
+ * batch (the decode batch per attention rank).  The package's benchmark
+ * holds N = C x decode attention_dp x decode workers requests in flight,
+ * and the id's "_c<N>_" states N (checked against every run that states
+ * its pools in full: 1152 = 16 x 8 x 9, 154 = 77 x 1 x 2).  A run that
+ * states no worker counts or batches (the 2026_03_25 and 2026_04_06 sweeps)
+ * gets serve's defaults, one worker a pool and one prompt a prefill step,
+ * and C = N / (decode attention_dp) from its id (rounded up). */
 int moe_run_question(const moe_run *r, const gpu_table *gpus, const model_table *models, moe_question *q);
 
 /* One (model, system, engine, mode) group against the model. */

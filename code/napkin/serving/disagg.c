@@ -224,17 +224,19 @@ int disagg_pool_request(const disagg_plan *p, const parallel_layout *l, int batc
     s->chunk = 0; /* a prefill worker runs whole prompts; a decode worker none */
     s->pp = 1;
     o->ep.ep = 0;
-    if (mixture && l->moe_ep > 1 && l->moe_tp == 1) {
-        o->ep.ep = l->moe_ep; /* experts whole on each GPU: attention ranks of tp in a group of moe_ep */
-        return 0;
+    o->layout = (parallel_layout){0};
+    if (!mixture)
+        return 0; /* a dense model's attention-dp ranks are independent tp replicas */
+    if (l->tp < 1 || l->attention_dp < 1 || l->moe_tp < 1 || l->moe_ep < 1 ||
+        l->moe_tp * l->moe_ep != l->tp * l->attention_dp) {
+        snprintf(err, errlen, "--%smoe-tp %d x --%smoe-ep %d must be --%stp %d x --%sattention-dp %d", prefix,
+                 l->moe_tp, prefix, l->moe_ep, prefix, l->tp, prefix, l->attention_dp);
+        return -1;
     }
-    if (l->moe_ep <= 1 && (!mixture || l->attention_dp == 1))
-        return 0; /* tensor parallelism; a dense model's attention-dp ranks are independent replicas */
-    snprintf(err, errlen,
-             "--%smoe-tp %d with --%smoe-ep %d over --%sattention-dp %d: not modelled yet (give --%smoe-tp 1 for "
-             "the experts whole on each GPU, or --%sattention-dp 1 for tensor parallelism)",
-             prefix, l->moe_tp, prefix, l->moe_ep, prefix, l->attention_dp, prefix, prefix);
-    return -1;
+    /* any layout of a mixture, as request.h prices it: one attention rank of the replica */
+    o->layout = *l;
+    o->ep.ep = l->moe_ep > 1 ? l->moe_ep : 0;
+    return 0;
 }
 //< disagg_pool_request
 

@@ -138,13 +138,14 @@ typedef struct {
 } disagg_pools_result;
 
 /* The request_setup and request_options that price a pool of layout l with
- * `batch` sequences a rank through request.h.  Until request.h takes a
- * parallel_layout: tp = l.tp, and the experts either split like the rest
- * (moe_ep 1: attention_dp ranks of a dense model are independent tp
- * replicas) or whole on each GPU (moe_tp 1: the ep_layout of ep = moe_ep
- * GPUs, attention ranks of tp).  Other mixes (moe_tp and moe_ep both above
- * 1, or attention_dp > 1 with the experts tensor-split) are refused naming
- * `prefix` ("prefill-" or "decode-").  Returns 0, or -1 with a message. */
+ * `batch` sequences a rank through request.h: tp = l.tp, and for a mixture
+ * request_options.layout = l (any tp x attention_dp = moe_tp x moe_ep:
+ * experts tensor-split, whole on each GPU of an expert group, or both; the
+ * setup is one attention rank), ep.ep its moe_ep for the all-to-all's
+ * links.  A dense model's attention_dp ranks are independent tp replicas
+ * (no layout).  A mixture's layout whose expert split does not cover its
+ * GPUs is refused naming `prefix` ("prefill-" or "decode-").  Returns 0, or
+ * -1 with a message. */
 int disagg_pool_request(const disagg_plan *p, const parallel_layout *l, int batch, const char *prefix,
                         request_setup *s, request_options *o, char *err, size_t errlen);
 
