@@ -83,7 +83,7 @@ Test(ch13, experts_touched)
  * 64 x 32 (1 - 0.77291250) x 31/32 x 7168 = 3,229,482.15 B. */
 Test(ch13, all_to_all_bytes)
 {
-    ep_layout l8 = {8, 8, 50e9, 1, 1, 2, 0, 0}, l32 = {32, 8, 50e9, 1, 1, 2, 0, 0};
+    ep_layout l8 = {8, 8, 50e9, 1, 1, 2, 0, 0, MOE_EXCHANGE_ALLTOALL}, l32 = {32, 8, 50e9, 1, 1, 2, 0, 0, MOE_EXCHANGE_ALLTOALL};
     ep_cost a, b;
     char err[256];
     cr_assert_eq(ep_step_cost(&ds, &h200, &l8, 64, &a, err, sizeof err), 0);
@@ -193,7 +193,7 @@ Test(ch13, expert_parallel_layout_in_the_search)
 {
     const int ca = (int)chapter_value("ch13/today", "ch13_srch_tp8_c"), cb = (int)chapter_value("ch13/today", "ch13_srch_ep8_c");
     request_setup s = {&ds, &h200, precision_uniform(DT_FP8), 8, 4096, 512, ca, 0, 0, memory_policy_default(), 0, 1};
-    ep_layout l = {8, 8, 50e9, 1, 1, 2, 0, 0};
+    ep_layout l = {8, 8, 50e9, 1, 1, 2, 0, 0, MOE_EXCHANGE_ALLTOALL};
     request_options none = {.prefix_tokens = 0}, ep = {.ep = l};
     request_estimate e;
     char err[256];

@@ -175,7 +175,7 @@ static disagg_plan dep_plan(int pw, int dw, int c)
     H200 = gpu_builtin("h200");
     request_setup b = {&DS, &H200, precision_uniform(DT_FP8), 1, 4096, 512, 1, 0, 0, memory_policy_default(), 0, 1};
     disagg_plan p = {.base = b};
-    p.opt.ep = (ep_layout){0, 8, 50e9, 1, 1, 2, 0, 0};
+    p.opt.ep = (ep_layout){0, 8, 50e9, 1, 1, 2, 0, 0, MOE_EXCHANGE_ALLTOALL};
     parallel_layout dep8 = {1, 8, 1, 8};
     p.prefill = (disagg_pool){dep8, pw, 1};
     p.decode = (disagg_pool){dep8, dw, c};

@@ -16,7 +16,7 @@
 
 static ep_layout layout(int ep)
 {
-    ep_layout l = {ep, 8, 50e9, 1.0, 1.0, 2.0, 0, 0}; /* fp8 dispatch, bf16 combine, a 400 Gb/s NIC per GPU */
+    ep_layout l = {ep, 8, 50e9, 1.0, 1.0, 2.0, 0, 0, MOE_EXCHANGE_ALLTOALL}; /* fp8 dispatch, bf16 combine, a 400 Gb/s NIC per GPU */
     return l;
 }
 

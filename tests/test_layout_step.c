@@ -16,7 +16,7 @@
     cr_expect(fabs((double)(got) - (double)(want)) <= 1e-9 * fabs((double)(want)) + 1e-15,                       \
               #got " = %.9g, expected %.9g", (double)(got), (double)(want))
 
-static const ep_layout LINKS = {8, 8, 50e9, 1.0, 1.0, 2.0, 0, 0}; /* fp8 dispatch, bf16 combine */
+static const ep_layout LINKS = {8, 8, 50e9, 1.0, 1.0, 2.0, 0, 0, MOE_EXCHANGE_ALLTOALL}; /* fp8 dispatch, bf16 combine */
 
 static int ops_of(const char *key, int tp, int dp, int mt, int me, int batch, op_cost *ops)
 {
@@ -101,6 +101,77 @@ Test(layout_step, experts_sliced_over_dp_ranks)
     near(ar->comm_bytes, 512.0 * 7168);
     within(re->flop, 2.0 * 4096 * 7168 * (512 + 256), 0.01);
     near(sgu->flop, 2.0 * 512 * 7168 * 512);
+}
+
+/* TP 8 x EP 8 at attention-dp 1 (tp 8, moe-tp 1, moe-ep 8), 64 sequences:
+ * every GPU of the TP group holds all 64 tokens, so nothing is sent by
+ * all-to-all; each GPU runs its 32 experts whole on the pairs routed to
+ * them, 64 x 8 / 8 = 64 pairs, and the all-reduce the group does after the
+ * MLP sums the outputs (aiconfigurator-core prices this layout's dispatch
+ * as that all-reduce for TensorRT-LLM, SGLang and vLLM alike).  By hand:
+ * gate_up and down 2 x 64 x 7168 x (4096 + 2048) FLOP; its experts that the
+ * 64 tokens touch, 256 (1 - (248/256)^64) / 8, read at 3 x 7168 x 2048 B
+ * each; the shared expert split 8 ways like the attention, gate_up
+ * 2 x 64 x 7168 x (2 x 2048 / 8) FLOP; both all-reduces of 64 x 7168 fp8
+ * bytes on every layer, as in the plain TP 8 step, whose op list it is. */
+Test(layout_step, tp8_ep8_at_attention_dp1_by_hand)
+{
+    op_cost ops[DECODER_MAX_OPS], plain[DECODER_MAX_OPS];
+    int n = ops_of("deepseek-v3", 8, 1, 1, 8, 64, ops);
+    model_spec m = model_builtin("deepseek-v3");
+    step_shape s = decode_shape(64, 4096, 8, precision_uniform(DT_FP8));
+    cr_assert_eq(n, decoder_step_ops(&m, &s, plain, DECODER_MAX_OPS));
+    cr_expect_eq(count_named(ops, n, "ep_"), 0);
+    cr_expect_eq(count_named(ops, n, "moe_allreduce"), 0);
+    const op_cost *re = find(ops, n, "routed_experts"), *sgu = find(ops, n, "shared_gate_up_proj");
+    const op_cost *mar = find(ops, n, "mlp_allreduce"), *aar = find(ops, n, "attn_allreduce");
+    const op_cost *plain_mar = find(plain, n, "mlp_allreduce");
+    cr_assert(re && sgu && mar && aar && plain_mar);
+    within(re->flop, 2.0 * 64 * 7168 * (4096 + 2048), 0.01);
+    near(re->weight_bytes, 256 * (1 - pow(248.0 / 256, 64)) / 8 * 3 * 7168 * 2048);
+    near(sgu->flop, 2.0 * 64 * 7168 * 512);
+    near(mar->comm_bytes, 64.0 * 7168);
+    near(aar->comm_bytes, 64.0 * 7168);
+    cr_expect_eq(mar->per_layer, plain_mar->per_layer);
+}
+
+/* The one place that decides how a layout's MoE tokens travel: at
+ * attention-dp 1 they stay on every GPU whatever the expert split; with
+ * attention-DP ranks and moe-ep > 1 the all-to-all by default or the
+ * all-gather and reduce-scatter when asked; moe-ep 1 always gathers. */
+Test(layout_step, token_path_policy)
+{
+    const parallel_layout tp8ep8 = {8, 1, 1, 8}, tp4mixed = {4, 1, 2, 2}, dep8 = {1, 8, 1, 8}, dtp8 = {1, 8, 8, 1};
+    cr_expect_eq(layout_moe_token_path(&tp8ep8, MOE_EXCHANGE_ALLTOALL), MOE_TOKENS_REPLICATED);
+    cr_expect_eq(layout_moe_token_path(&tp4mixed, MOE_EXCHANGE_ALLTOALL), MOE_TOKENS_REPLICATED);
+    cr_expect_eq(layout_moe_token_path(&dep8, MOE_EXCHANGE_ALLTOALL), MOE_TOKENS_ALLTOALL);
+    cr_expect_eq(layout_moe_token_path(&dep8, MOE_EXCHANGE_GATHER), MOE_TOKENS_GATHERED);
+    cr_expect_eq(layout_moe_token_path(&dtp8, MOE_EXCHANGE_ALLTOALL), MOE_TOKENS_GATHERED);
+}
+
+/* DEP 8 with the gathered exchange: every GPU gathers the replica's 512
+ * tokens, runs its 32 experts on their 512 x 8 / 8 = 512 pairs (the FLOPs of
+ * the all-to-all's DEP 8 step, 2 x 512 x 7168 x (4096 + 2048)) and
+ * reduce-scatters back: one all-reduce's ring bytes of 512 x 7168 fp8
+ * values over the 8 GPUs, no ep_ op. */
+Test(layout_step, dep8_gathered_by_hand)
+{
+    model_spec m = model_builtin("deepseek-v3");
+    gpu_spec g = gpu_builtin("h200");
+    parallel_layout l = {1, 8, 1, 8};
+    step_shape s = decode_shape(64, 4096, 1, precision_uniform(DT_FP8));
+    ep_layout links = LINKS;
+    links.exchange = MOE_EXCHANGE_GATHER;
+    op_cost ops[DECODER_MAX_OPS];
+    char err[256] = "";
+    int n = layout_decoder_step_ops(&m, &g, &s, &l, &links, ops, DECODER_MAX_OPS, err, sizeof err);
+    cr_assert(n > 0, "%s", err);
+    const op_cost *ar = find(ops, n, "moe_allreduce"), *re = find(ops, n, "routed_experts");
+    cr_assert(ar && re);
+    cr_expect_eq(count_named(ops, n, "ep_"), 0);
+    cr_expect_eq(ar->group, 8);
+    near(ar->comm_bytes, 512.0 * 7168);
+    within(re->flop, 2.0 * 512 * 7168 * (4096 + 2048), 0.01);
 }
 
 /* tp 8 with moe-tp 8 is plain tensor parallelism: decoder_step_ops's list. */

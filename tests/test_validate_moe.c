@@ -44,9 +44,13 @@ static const char RUNS[] =
     "dsr1_h200_disagg_1024x1024_c64_tp8_ep8\tdeepseek-ai/DeepSeek-R1\th200_sxm\ttrtllm\t1.1.0\tdisagg\tfp8\tfp8\tfp8\t"
     "1024\t1024\t-\t-\t-\t-\t-\t-\t-\t-\t8\t1\t1\t8\t1\t-\t-\t1\t1\t8\t1\t8\t5.000000e-01\t2.000000e-02\n"
     "dsr1_h100_disagg_c100_cfg1\tdeepseek-ai/DeepSeek-R1\th100_sxm\ttrtllm\t1.1.0rc2\tdisagg\tfp8\tfp8\tfp8\t1024\t128\t"
-    "-\t-\t-\t-\t-\t-\t2\t1\t8\t1\t1\t8\t1\t1\t32\t1\t1\t8\t1\t8\t1.500000e+00\t4.000000e-02\n";
+    "-\t-\t-\t-\t-\t-\t2\t1\t8\t1\t1\t8\t1\t1\t32\t1\t1\t8\t1\t8\t1.500000e+00\t4.000000e-02\n"
+    "dsr1_h200_adp64\tdeepseek-ai/DeepSeek-R1\th200_sxm\ttrtllm\t1.1.0\tagg\tfp8\tfp8\tfp8\t8192\t1024\t2\t1\t1\t64\t8\t"
+    "8\t" NO_POOLS "\t1.000000e+00\t4.000000e-02\n"
+    "qwen235_h100_mixed\tQwen/Qwen3-235B-A22B-FP8\th100_sxm\ttrtllm\t1.0.0rc3\tagg\tfp8\tfp8_block\tfp8_block\t128\t128\t"
+    "16\t4\t1\t-\t2\t2\t" NO_POOLS "\t1.000000e-01\t1.700000e-02\n";
 
-enum { MINIMAX, QWEN_TP8, DEP8, DISAGG, TP8, LLAMA_DISAGG, FP4, MIXED, DISAGG_ID, DISAGG_BAD, NRUNS };
+enum { MINIMAX, QWEN_TP8, DEP8, DISAGG, TP8, LLAMA_DISAGG, FP4, MIXED, DISAGG_ID, DISAGG_BAD, SQUARED_DP, QWEN_MIXED, NRUNS };
 
 static gpu_table gpus;
 static model_table models;
@@ -132,14 +136,24 @@ Test(validate_moe, a_tp8_run_splits_the_experts_like_the_rest)
     cr_expect_eq(q.options.ep.ep, 0);
 }
 
-/* tp 64 with the experts split moe-tp 8 x moe-ep 8 (= 64 GPUs, one attention rank) */
-Test(validate_moe, a_mixed_expert_split_is_asked_with_its_layout)
+/* tp 64 with the experts split moe-tp 8 x moe-ep 8 is the package's squared
+ * writing of TP 8 x EP 8 on one 8-GPU node (its twin states tp 8, moe-tp 1,
+ * moe-ep 8 with the same TPOT): asked as the twin states it. */
+Test(validate_moe, a_squared_layout_is_read_as_its_twin_states_it)
 {
     moe_question q;
     cr_assert_eq(moe_run_question(&runs[MIXED], &gpus, &models, &q), 1, "%s", q.reason);
-    cr_expect(q.layout.tp == 64 && q.layout.attention_dp == 1 && q.layout.moe_tp == 8 && q.layout.moe_ep == 8);
+    cr_expect(q.layout.tp == 8 && q.layout.attention_dp == 1 && q.layout.moe_tp == 1 && q.layout.moe_ep == 8);
     cr_expect_eq(q.options.layout.moe_ep, 8);
     cr_expect_eq(q.options.ep.ep, 8);
+    cr_expect_eq(q.setup.concurrency, 16);
+    /* attention-dp 64 at 2 a rank: DEP 8 at 2 x 8 = 16 a rank */
+    cr_assert_eq(moe_run_question(&runs[SQUARED_DP], &gpus, &models, &q), 1, "%s", q.reason);
+    cr_expect(q.layout.tp == 1 && q.layout.attention_dp == 8 && q.layout.moe_tp == 1 && q.layout.moe_ep == 8);
+    cr_expect_eq(q.setup.concurrency, 16);
+    /* tp 4 with moe-tp 2 x moe-ep 2 fits a node as written: a real mixed split, kept */
+    cr_assert_eq(moe_run_question(&runs[QWEN_MIXED], &gpus, &models, &q), 1, "%s", q.reason);
+    cr_expect(q.layout.tp == 4 && q.layout.attention_dp == 1 && q.layout.moe_tp == 2 && q.layout.moe_ep == 2);
 }
 
 /* The fixture's disaggregated run as serve --disaggregate --prefill-workers 2
@@ -233,10 +247,11 @@ Test(validate_moe, groups_count_answers_and_refusals)
     /* DeepSeek-V3 in fp8 is 671e9 bytes of weights, 84 GB a GPU over 8: more
      * than an H100's 80 GB, so the DEP 8 and TP 8 runs on h100 do not fit,
      * nor does the disaggregated run's TP 8 prefill pool on h100;
-     * Qwen3-235B's 235 GB over 8 (29 GB a GPU) does, and so does DeepSeek-R1
-     * over 64 H200s (10.5 GB a GPU) and the disaggregated run on H200s
-     * (TP 8 prefill 84 GB a GPU of 141): three answers. */
-    cr_expect_eq(v.answered, 3);
+     * Qwen3-235B's 235 GB over 8 (29 GB a GPU) and over 4 (59 GB) does, and
+     * so does DeepSeek-R1 over 8 H200s (84 GB of 141), its two squared runs
+     * read as TP 8 x EP 8 and DEP 8, and the disaggregated run on H200s (TP 8
+     * prefill 84 GB a GPU of 141): five answers. */
+    cr_expect_eq(v.answered, 5);
     cr_expect_eq(v.ngroups, 9); /* (model, system, engine, mode) */
     int fit = 0, disagg = 0;
     for (int i = 0; i < v.nrefusals; i++) {
@@ -248,10 +263,13 @@ Test(validate_moe, groups_count_answers_and_refusals)
     for (int g = 0; g < v.ngroups; g++)
         if (strcmp(v.groups[g].model, "Qwen/Qwen3-235B-A22B-FP8") == 0 ||
             (strcmp(v.groups[g].model, "deepseek-ai/DeepSeek-R1") == 0 && strcmp(v.groups[g].system, "h200_sxm") == 0 &&
-             strcmp(v.groups[g].backend, "trtllm") == 0)) {
-            cr_expect_eq(v.groups[g].answered, 1);
+             strcmp(v.groups[g].backend, "trtllm") == 0 && strcmp(v.groups[g].mode, "agg") == 0)) {
+            cr_expect_eq(v.groups[g].answered, 2);
             cr_expect(v.groups[g].tpot_abs_err >= 0, "an answered group has its TPOT error");
-        } else
+        } else if (strcmp(v.groups[g].model, "deepseek-ai/DeepSeek-R1") == 0 &&
+                   strcmp(v.groups[g].system, "h200_sxm") == 0 && strcmp(v.groups[g].mode, "disagg") == 0)
+            cr_expect_eq(v.groups[g].answered, 1); /* the disaggregated run on H200s */
+        else
             cr_expect(v.groups[g].answered == 0 && isnan(v.groups[g].tpot_abs_err), "%s", v.groups[g].model);
     moe_validation_free(&v);
 }

@@ -30,7 +30,7 @@ static void die(const char *what, const char *err)
 
 static ep_layout layout(int ep)
 {
-    ep_layout l = {ep, 8, 50e9, 1.0, 1.0, 2.0, 0, 0}; /* fp8 dispatch, bf16 combine, 400 Gb/s per GPU across nodes */
+    ep_layout l = {ep, 8, 50e9, 1.0, 1.0, 2.0, 0, 0, MOE_EXCHANGE_ALLTOALL}; /* fp8 dispatch, bf16 combine, 400 Gb/s per GPU across nodes */
     return l;
 }
 

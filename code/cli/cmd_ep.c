@@ -97,7 +97,7 @@ static int compute(const ep_cmd_flags *f, const model_on_device *u, ep_answer *a
     const device_setup *d = &u->device;
     char err[512];
     a->l = (ep_layout){f->ep, f->per_node, f->net_gb_s * 1e9, f->imbalance, dtype_bytes(u->prec.act) < 2 ? 1.0 : 2.0,
-                       2.0, f->skew, 0};
+                       2.0, f->skew, 0, MOE_EXCHANGE_ALLTOALL};
     a->busy = a->l;
     a->touched = 0;
     memory_policy pol = device_policy(&f->device, -1, -1);

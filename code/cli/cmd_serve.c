@@ -391,7 +391,7 @@ static int plan(const serve_flags *f, const model_on_device *u, serve_plan *p)
                                               "or the other");
     if (f->do_search && !(epl.imbalance >= 1)) /* the search's EP candidates: the flags' links, uniform load */
         epl = (ep_layout){0, f->ep.gpus_per_node, f->ep.net_gb_s * 1e9, 1, dtype_bytes(u->prec.act) < 2 ? 1.0 : 2.0,
-                          2.0, f->ep.routing_skew, 0};
+                          2.0, f->ep.routing_skew, 0, MOE_EXCHANGE_ALLTOALL};
     p->opt = (request_options){.ep = epl, .prefix_tokens = f->prefix, .prefix_hit = f->prefix_hit,
                                .budget = f->budget, .requests = f->requests, .overhead = f->overhead,
                                .prefill_first = f->engine && engine_defaults_find(f->engine)->prefill_first,

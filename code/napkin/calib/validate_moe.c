@@ -137,11 +137,38 @@ static int run_precision(const moe_run *r, moe_question *q)
     return 1;
 }
 
+/* Some runs of g GPUs with expert parallelism g are written with the GPU
+ * count squared: tp g x g (or attention_dp g x g at batch / g per rank) with
+ * moe_tp = moe_ep = g.  Each such DeepSeek-R1 run on h200 under TensorRT-LLM
+ * (silicon_sample.csv, ids ..._2026_04_06_..._tp8_ep8_...) has a twin with
+ * the same isl, osl and TPOT to the microsecond stated plainly as tp 8,
+ * moe_tp 1, moe_ep 8 (or tp 1, attention_dp 8, moe_ep 8 at 8 x the batch),
+ * and no engine runs attention TP 64 inside one 8-GPU node: read as the
+ * twins state it, when g x g is more GPUs than a node holds. */
+#define RUN_NODE_GPUS 8 /* the measured systems' GPUs a node (HGX H100 and H200) */
+
+static moe_pool run_pool_unsquared(const moe_pool *a)
+{
+    moe_pool p = *a;
+    const int g = a->moe_ep;
+    if (g <= 1 || a->moe_tp != g || g * g <= RUN_NODE_GPUS) /* g x g GPUs fit one node: a real layout */
+        return p;
+    if (a->tp == g * g && a->attention_dp <= 1) {
+        p.tp = g;
+        p.moe_tp = 1;
+    } else if (a->tp == 1 && a->attention_dp == g * g) {
+        p.attention_dp = g;
+        p.moe_tp = 1;
+        p.batch = a->batch * g;
+    }
+    return p;
+}
+
 /* The layout the run's columns state, resolved as the flags would be
  * (layout.h: "-" and the package's 0 are both "not given"), or a refusal. */
 static int run_layout(const moe_run *r, moe_question *q)
 {
-    const moe_pool *a = &r->agg;
+    const moe_pool plain = run_pool_unsquared(&r->agg), *a = &plain;
     if (a->tp < 1 || a->batch < 1)
         return refuse(q, "no tp or concurrency stated", "");
     if (a->pp > 1)
@@ -161,7 +188,7 @@ static ep_layout run_ep(const parallel_layout *l, precision prec)
 {
     if (l->moe_ep <= 1)
         return (ep_layout){0};
-    return (ep_layout){l->moe_ep, 8, 50e9, 1, dtype_bytes(prec.act) < 2 ? 1.0 : 2.0, 2.0, 0, 0};
+    return (ep_layout){l->moe_ep, 8, 50e9, 1, dtype_bytes(prec.act) < 2 ? 1.0 : 2.0, 2.0, 0, 0, MOE_EXCHANGE_ALLTOALL};
 }
 
 /* The benchmark's concurrency N as the run's id states it ("_c<N>_"), or -1. */
@@ -219,7 +246,8 @@ static int run_disagg(const moe_run *r, const gpu_spec *row, moe_question *q)
     memory_policy_engine(r->backend, row, &rm, &pol);
     p->base = (request_setup){q->model, row, q->setup.prec, p->decode.layout.tp, r->isl, r->osl, p->decode.batch,
                               0, 0, pol, 0, 1};
-    p->opt.ep = (ep_layout){0, 8, 50e9, 1, dtype_bytes(q->setup.prec.act) < 2 ? 1.0 : 2.0, 2.0, 0, 0};
+    p->opt.ep = (ep_layout){0, 8, 50e9, 1, dtype_bytes(q->setup.prec.act) < 2 ? 1.0 : 2.0, 2.0, 0, 0,
+                            MOE_EXCHANGE_ALLTOALL};
     q->layout = p->decode.layout;
     q->disagg = 1;
     return 1;
@@ -249,7 +277,8 @@ int moe_run_question(const moe_run *r, const gpu_table *gpus, const model_table 
     memory_policy pol;
     resident_model rm = {q->model, q->setup.prec, q->layout.tp};
     memory_policy_engine(r->backend, row, &rm, &pol);
-    q->setup = (request_setup){q->model, row, q->setup.prec, q->layout.tp, r->isl, r->osl, r->agg.batch,
+    q->setup = (request_setup){q->model, row, q->setup.prec, q->layout.tp, r->isl, r->osl,
+                               run_pool_unsquared(&r->agg).batch,
                                0, 0, pol, 0, 1};
     const engine_defaults *eng = engine_defaults_find(r->backend);
     q->options = (request_options){.ep = run_ep(&q->layout, q->setup.prec),

@@ -19,6 +19,13 @@ int layout_has_ep(const parallel_layout *l)
     return l->moe_ep > 1;
 }
 
+moe_token_path layout_moe_token_path(const parallel_layout *l, moe_exchange exchange)
+{
+    if (l->attention_dp <= 1)
+        return MOE_TOKENS_REPLICATED;
+    return l->moe_ep > 1 && exchange == MOE_EXCHANGE_ALLTOALL ? MOE_TOKENS_ALLTOALL : MOE_TOKENS_GATHERED;
+}
+
 static int refuse(char *err, size_t errlen, const char *prefix, const char *flag, const char *why)
 {
     snprintf(err, errlen, "--%s%s: %s", prefix, flag, why);

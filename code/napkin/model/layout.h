@@ -51,4 +51,29 @@ int layout_gpus(const parallel_layout *l);
 /* 1 when the experts are split over more than one expert group. */
 int layout_has_ep(const parallel_layout *l);
 
+/* How the exchange of a MoE layer's tokens is run between the attention
+ * ranks when there are several (attention_dp > 1) and the experts are split
+ * by expert (moe_ep > 1): an all-to-all that sends each token to the GPUs of
+ * its experts and back (DeepEP's and TensorRT-LLM's kernels; the default, the
+ * kernels napkin's measured all-to-all classes time), or an all-gather of
+ * every rank's tokens and a reduce-scatter of the partial sums (the engines'
+ * plain NCCL path, which aiconfigurator-core 0.12.0 prices for its fused MoE
+ * dispatch when no wide-EP backend is chosen). */
+typedef enum { MOE_EXCHANGE_ALLTOALL = 0, MOE_EXCHANGE_GATHER } moe_exchange;
+
+/* How a MoE layer's tokens reach its experts' GPUs in a layout. */
+typedef enum {
+    MOE_TOKENS_REPLICATED, /* attention_dp 1: every GPU of the TP group holds every token of the step, runs its
+                              experts' slices on all of them, and the all-reduce the group already does after
+                              the MLP sums the partial outputs (TensorRT-LLM, vLLM and SGLang without DP
+                              attention; aiconfigurator-core prices the dispatch there as that all-reduce) */
+    MOE_TOKENS_ALLTOALL,   /* attention_dp > 1, moe_ep > 1 and the all-to-all exchange: dispatch and combine */
+    MOE_TOKENS_GATHERED    /* attention_dp > 1 otherwise: all-gather the replica's tokens, reduce-scatter back */
+} moe_token_path;
+
+/* The one place that decides the path of a layout's MoE tokens, from its
+ * attention_dp and moe_ep and the exchange the engine runs at
+ * attention_dp > 1. */
+moe_token_path layout_moe_token_path(const parallel_layout *l, moe_exchange exchange);
+
 #endif

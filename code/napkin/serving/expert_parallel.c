@@ -144,6 +144,29 @@ static int layout_check(const model_spec *m, const step_shape *s, const parallel
     return -1;
 }
 
+/* At attention_dp 1 (MOE_TOKENS_REPLICATED) the TP group's step as it is,
+ * but for the routed experts: this GPU's experts / moe_ep experts, each a
+ * 1/moe_tp slice, run on every token of the step, (k imbalance / moe_ep)
+ * pairs a token; the shared experts stay split like the rest of the group
+ * (1/tp) and both all-reduces stay on every layer. */
+static int replicated_step_ops(const model_spec *m, const step_shape *s, const parallel_layout *pl,
+                               const ep_layout *busy, double touched, op_cost *ops, int max_ops)
+{
+    op_cost all[DECODER_MAX_OPS];
+    int n = decoder_step_ops(m, s, all, DECODER_MAX_OPS);
+    const double fe = m->moe_ffn > 0 ? m->moe_ffn : m->ffn;
+    const double T = (double)s->batch * s->new_tokens;
+    const double pairs = T * m->experts_active * busy->imbalance / pl->moe_ep;
+    int c = 0;
+    for (int i = 0; i < n && c < max_ops; i++) {
+        if (strcmp(all[i].name, "routed_experts") == 0)
+            all[i] = moe_experts_op(all[i].per_layer, pairs, touched, m->hidden, fe / pl->moe_tp,
+                                    expert_weight_bytes(m, s->prec.weights), dtype_bytes(s->prec.act), all[i].rate);
+        ops[c++] = all[i];
+    }
+    return c;
+}
+
 int layout_decoder_step_ops(const model_spec *m, const gpu_spec *g, const step_shape *s, const parallel_layout *pl,
                             const ep_layout *links, op_cost *ops, int max_ops, char *err, size_t errlen)
 {
@@ -152,11 +175,11 @@ int layout_decoder_step_ops(const model_spec *m, const gpu_spec *g, const step_s
     const int D = pl->attention_dp, M = pl->moe_tp, E = pl->moe_ep, G = layout_gpus(pl);
     if (m->experts <= 1 || (D == 1 && E == 1)) /* dense ranks are independent copies; plain tensor parallelism */
         return decoder_step_ops(m, s, ops, max_ops);
-    /* moe_ep > 1: each GPU's share of its rank's tokens (a reduce-scatter in
-     * the rank) sent to the experts' GPUs and back, at any attention_dp (at
-     * attention_dp 1 an engine may instead keep the tokens on every GPU and
-     * all-reduce: not modelled); moe_ep 1: the replica's tokens gathered. */
-    const int a2a = E > 1;
+    const moe_token_path path = layout_moe_token_path(pl, links->exchange);
+    /* all-to-all: each GPU's share of its rank's tokens (a reduce-scatter in
+     * the rank) sent to the experts' GPUs and back; gathered: the replica's
+     * tokens on every GPU, its partial sums reduce-scattered back. */
+    const int a2a = path == MOE_TOKENS_ALLTOALL;
     const double N = (double)s->batch * s->new_tokens * D; /* the replica's tokens in one MoE layer */
     const double mine = (double)s->batch * s->new_tokens / s->tp; /* tokens this GPU dispatches (a2a) */
     ep_layout busy = *links;
@@ -165,6 +188,8 @@ int layout_decoder_step_ops(const model_spec *m, const gpu_spec *g, const step_s
     double touched;
     if (ep_busiest_gpu(m, &busy, N, &busy.imbalance, &touched, err, errlen) != 0)
         return -1;
+    if (path == MOE_TOKENS_REPLICATED)
+        return replicated_step_ops(m, s, pl, &busy, touched, ops, max_ops);
     ep_cost a2a_cost = {0};
     if (a2a && ep_step_cost(m, g, &busy, mine * M, &a2a_cost, err, errlen) != 0) /* a pair to each of M slices */
         return -1;
@@ -172,20 +197,21 @@ int layout_decoder_step_ops(const model_spec *m, const gpu_spec *g, const step_s
     int n = decoder_step_ops(m, s, all, DECODER_MAX_OPS);
     const double h = m->hidden, fe = m->moe_ffn > 0 ? m->moe_ffn : m->ffn, S = m->shared_experts;
     const double ab = dtype_bytes(s->prec.act), eb = expert_weight_bytes(m, s->prec.weights);
-    /* This GPU's experts: experts / E of them, each a 1/M slice, and the
-     * shared experts' 1/M slice.  With a2a it receives (k imbalance) pairs
-     * for each of the M x mine tokens of its slice group (the replica's
-     * N k / E pairs of its expert group, N = mine x tp x D) and runs the
-     * shared slice on those tokens; else (moe_ep 1) it holds a 1/M slice
-     * of every expert and sees all N tokens. */
+    /* This GPU's experts: experts / E of them, each a 1/M slice.  With a2a
+     * it receives (k imbalance) pairs for each of the M x mine tokens of its
+     * slice group (the replica's N k / E pairs of its expert group,
+     * N = mine x tp x D) and runs the shared experts' 1/M slice on those
+     * tokens; gathered, it sees all N tokens, their N k imbalance / E pairs
+     * to its experts, and runs a 1/G slice of the shared experts on them. */
     const double tokens = a2a ? mine * M : N; /* tokens whose pairs reach this GPU's slice group */
-    const double pairs = tokens * m->experts_active * busy.imbalance;
+    const double pairs = tokens * m->experts_active * busy.imbalance / (a2a ? 1 : E);
+    const double shared_split = a2a ? M : G;
     int c = 0;
     for (int i = 0; i < n && c < max_ops; i++) {
-        if (strcmp(all[i].name, "shared_gate_up_proj") == 0) { /* the shared experts' 1/M slice */
+        if (strcmp(all[i].name, "shared_gate_up_proj") == 0) { /* the shared experts' slice */
             static const char *const names[3] = {"shared_gate_up_proj", "shared_act_mul", "shared_down_proj"};
             op_cost mlp[3];
-            mlp_step_ops(names, all[i].per_layer, tokens, S, h, fe / M, S, eb, ab, mlp);
+            mlp_step_ops(names, all[i].per_layer, tokens, S, h, fe / shared_split, S, eb, ab, mlp);
             for (int j = 0; j < 3 && c < max_ops; j++) {
                 if (mlp[j].kind == OP_PROJECTION) /* priced like the step's other projections (pricing.h) */
                     mlp[j].rate = all[i].rate;
@@ -204,7 +230,7 @@ int layout_decoder_step_ops(const model_spec *m, const gpu_spec *g, const step_s
             if (a2a)
                 seq[q++] = ep_alltoall_op("ep_combine", all[i].per_layer, mine * M, a2a_cost.combine_bytes,
                                           a2a_cost.intra_share, &busy);
-            else if (!s->skip_comm) /* moe_ep 1 over a DP replica: gather, then reduce-scatter */
+            else if (!s->skip_comm) /* over a DP replica: gather, then reduce-scatter */
                 seq[q++] = moe_replica_allreduce(all[i].per_layer, N, h, ab, G);
             for (int j = 0; j < q && c < max_ops; j++)
                 ops[c++] = seq[j];

@@ -41,6 +41,8 @@ typedef struct {
     double routing_skew; /* 0: uniform routing; s > 0: a Zipf(s) router, whose hottest GPU
                             (moe_zipf_hot_rank) sets the imbalance and the experts it reads */
     int prefill;         /* 1: the prefill kernels (many tokens a sequence), 0: decode's */
+    moe_exchange exchange; /* at attention_dp > 1: the all-to-all (0, the default) or all-gather and
+                              reduce-scatter (layout.h); at attention_dp 1 no exchange is run */
 } ep_layout;
 
 typedef struct {
@@ -111,17 +113,22 @@ int ep_decoder_step_ops(const model_spec *m, const gpu_spec *g, const step_shape
  * attention, KV and dense projections split tp ways, decoder_step_ops).
  * The routed experts: each GPU holds experts / moe_ep of them, each a
  * 1/moe_tp slice (the shared experts 1/moe_tp), and the replica's
- * N = batch x new_tokens x attention_dp tokens reach them so:
- *  - moe_ep > 1: each GPU dispatches its batch x new_tokens / tp tokens
+ * N = batch x new_tokens x attention_dp tokens reach them by the path
+ * layout_moe_token_path (layout.h) decides from the layout and
+ * links->exchange:
+ *  - attention_dp 1 (replicated): decoder_step_ops at tp with the routed
+ *    experts replaced by this GPU's: N k imbalance / moe_ep pairs at width
+ *    ffn / moe_tp, no all-to-all, both TP all-reduces on every layer;
+ *  - the all-to-all (attention_dp > 1, moe_ep > 1): each GPU dispatches its batch x new_tokens / tp tokens
  *    (links: the all-to-all's links, router and imbalance; its ep is set
  *    to moe_ep), every (token, expert) pair to the moe_tp GPUs of its
  *    expert's slices, and combines the outputs back: ep_step_cost's
  *    dispatch and combine at moe_ep with tokens x moe_tp; the GPU serves
  *    (k imbalance + shared) x moe_tp pairs per token it dispatches at
  *    width ffn / moe_tp; the MLP's all-reduce stays for the dense layers;
- *  - moe_ep 1 with attention_dp > 1 (moe_tp = every GPU): each GPU
- *    gathers all N tokens, runs its 1/moe_tp slice of every expert touched
- *    on them, and reduce-scatters the partial sums back: one all-reduce of
+ *  - gathered (attention_dp > 1 with moe_ep 1, or the gather exchange):
+ *    each GPU gathers all N tokens, runs its experts' 1/moe_tp slices on
+ *    their N k imbalance / moe_ep pairs, and reduce-scatters the partial sums back: one all-reduce of
  *    N x hidden over the replica's GPUs (op.group) per MoE layer;
  *  - a dense model, or attention_dp = moe_ep = 1: decoder_step_ops (the
  *    ranks of a dense model are independent copies).
