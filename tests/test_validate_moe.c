@@ -19,10 +19,13 @@
 #define NO_POOLS "-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-"
 
 /* The fixture's rows as imported, then a gpt-oss run in nvfp4 and a DeepSeek
- * run whose experts are split 8 x 8 (moe_tp x moe_ep), both on h200, and two
+ * run whose experts are split 8 x 8 (moe_tp x moe_ep), both on h200, two
  * disaggregated DeepSeek runs whose ids state the concurrency: one on h200
  * with its pools' layouts but no workers or batches (as the package's
- * 2026_03_25 sweeps write them), one whose c100 is not its pools' 256. */
+ * 2026_03_25 sweeps write them), one whose c100 is not its pools' 256; the
+ * package's squared layouts and a real mixed split; and one run each of
+ * Kimi-K2.5 (int4 experts), GLM-5 and Qwen3.5-397B-A17B at TP 8 (the
+ * package's own columns), all on h200. */
 static const char RUNS[] =
     "# measurement: serving_runs_moe\n" HEADER
     "minimax_h100_tp4\tMiniMaxAI/MiniMax-M2.5\th100_sxm\tvllm\t0.18.0\tagg\tfp8\tfp8\tfp8\t1024\t1024\t16\t4\t1\t1\t0\t"
@@ -48,9 +51,16 @@ static const char RUNS[] =
     "dsr1_h200_adp64\tdeepseek-ai/DeepSeek-R1\th200_sxm\ttrtllm\t1.1.0\tagg\tfp8\tfp8\tfp8\t8192\t1024\t2\t1\t1\t64\t8\t"
     "8\t" NO_POOLS "\t1.000000e+00\t4.000000e-02\n"
     "qwen235_h100_mixed\tQwen/Qwen3-235B-A22B-FP8\th100_sxm\ttrtllm\t1.0.0rc3\tagg\tfp8\tfp8_block\tfp8_block\t128\t128\t"
-    "16\t4\t1\t-\t2\t2\t" NO_POOLS "\t1.000000e-01\t1.700000e-02\n";
+    "16\t4\t1\t-\t2\t2\t" NO_POOLS "\t1.000000e-01\t1.700000e-02\n"
+    "kimi_h200_tp8\tmoonshotai/Kimi-K2.5\th200_sxm\tvllm\t0.16.0\tagg\tint4\tint4_wo\tint4_wo\t1024\t1024\t16\t8\t1\t"
+    "1\t8\t1\t" NO_POOLS "\t1.927737e-01\t1.634938e-02\n"
+    "glm5_h200_tp8\tzhipuai/GLM-5\th200_sxm\tsglang\tglm5-hopper\tagg\tfp8\tfp8\tfp8_block\t1024\t1024\t16\t8\t1\t"
+    "1\t8\t1\t" NO_POOLS "\t3.480040e-01\t2.638931e-02\n"
+    "qwen35_h200_tp8\tQwen/Qwen3.5-397B-A17B\th200_sxm\tsglang\t0.5.9\tagg\tfp8\tfp8\tfp8\t1024\t1024\t16\t8\t1\t1\t"
+    "8\t1\t" NO_POOLS "\t2.000000e-01\t1.500000e-02\n";
 
-enum { MINIMAX, QWEN_TP8, DEP8, DISAGG, TP8, LLAMA_DISAGG, FP4, MIXED, DISAGG_ID, DISAGG_BAD, SQUARED_DP, QWEN_MIXED, NRUNS };
+enum { MINIMAX, QWEN_TP8, DEP8, DISAGG, TP8, LLAMA_DISAGG, FP4, MIXED, DISAGG_ID, DISAGG_BAD, SQUARED_DP, QWEN_MIXED,
+       KIMI, GLM5, QWEN35, NRUNS };
 
 static gpu_table gpus;
 static model_table models;
@@ -213,15 +223,55 @@ Test(validate_moe, a_run_without_workers_takes_its_batch_from_the_id)
     cr_expect_str_eq(q.gpu_key, "h200");
 }
 
+/* MiniMax-M2.5 at tp 4 with its experts over moe_ep 4 (the package's
+ * moe_tp 0: not given): four GPUs, EP 4, fp8 weights and GQA cache. */
+Test(validate_moe, a_minimax_run_is_its_own_row_at_ep4)
+{
+    moe_question q;
+    cr_assert_eq(moe_run_question(&runs[MINIMAX], &gpus, &models, &q), 1, "%s", q.reason);
+    cr_expect_str_eq(q.model->key, "minimax-m2.5");
+    cr_expect_str_eq(q.calibration, "published:h100_sxm/vllm");
+    cr_expect(q.layout.tp == 4 && q.layout.moe_tp == 1 && q.layout.moe_ep == 4);
+    cr_expect_eq(q.options.ep.ep, 4);
+    cr_expect_eq(q.setup.prec.weights, DT_FP8);
+    cr_expect_eq(q.setup.prec.kv, DT_FP8);
+}
+
+/* Kimi-K2.5's int4_wo columns name its checkpoint: routed experts int4
+ * (the model's experts=int4g32), everything else bf16, the latent cache
+ * bf16; GLM-5 in fp8_block with its latent cache bf16, as DeepSeek's. */
+Test(validate_moe, kimi_and_glm_runs_are_asked_as_released)
+{
+    moe_question q;
+    cr_assert_eq(moe_run_question(&runs[KIMI], &gpus, &models, &q), 1, "%s", q.reason);
+    cr_expect_str_eq(q.model->key, "kimi-k2.5");
+    cr_expect_eq(q.model->expert_format, EXPERTS_INT4_G32);
+    cr_expect_eq(q.setup.prec.weights, DT_BF16);
+    cr_expect_eq(q.setup.prec.compute, DT_BF16);
+    cr_expect_eq(q.setup.prec.kv, DT_BF16);
+    cr_expect(q.layout.tp == 8 && q.layout.moe_tp == 8 && q.layout.moe_ep == 1);
+    cr_expect_eq(q.setup.concurrency, 16);
+    cr_assert_eq(moe_run_question(&runs[GLM5], &gpus, &models, &q), 1, "%s", q.reason);
+    cr_expect_str_eq(q.model->key, "glm-5");
+    cr_expect_str_eq(q.calibration, "published:h200_sxm/sglang");
+    cr_expect_eq(q.setup.prec.weights, DT_FP8);
+    cr_expect_eq(q.setup.prec.kv, DT_BF16);
+    /* int4_wo for a model whose checkpoint is not int4 stays refused */
+    moe_run r = runs[GLM5];
+    snprintf(r.moe_quant, sizeof r.moe_quant, "int4_wo");
+    cr_expect_eq(moe_run_question(&r, &gpus, &models, &q), 0);
+    cr_expect_str_eq(q.reason, "weights not yet (--weights): int4_wo");
+}
+
 Test(validate_moe, what_the_library_cannot_state_is_refused_with_its_reason)
 {
     static const struct {
         int run;
         const char *reason;
     } cases[] = {
-        {MINIMAX, "model not in models.tsv: MiniMaxAI/MiniMax-M2.5"},
         {LLAMA_DISAGG, "no tp stated for the pool: --prefill-"},
         {DISAGG_BAD, "the id's concurrency is not decode batch x attention ranks x workers"},
+        {QWEN35, "linear attention not modelled: 45 of 60 layers Gated DeltaNet (issue 33)"},
         {FP4, "fp4 weights (issue 33)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -250,9 +300,12 @@ Test(validate_moe, groups_count_answers_and_refusals)
      * Qwen3-235B's 235 GB over 8 (29 GB a GPU) and over 4 (59 GB) does, and
      * so does DeepSeek-R1 over 8 H200s (84 GB of 141), its two squared runs
      * read as TP 8 x EP 8 and DEP 8, and the disaggregated run on H200s (TP 8
-     * prefill 84 GB a GPU of 141): five answers. */
-    cr_expect_eq(v.answered, 5);
-    cr_expect_eq(v.ngroups, 9); /* (model, system, engine, mode) */
+     * prefill 84 GB a GPU of 141): five answers.  MiniMax-M2.5's 229 GB in
+     * fp8 over 4 H100s (57 GB a GPU), GLM-5's 743 GB over 8 H200s (93 GB)
+     * and Kimi-K2.5's 594 GB (int4 experts) over 8 H200s (74 GB) fit: three
+     * more.  Qwen3.5 is refused (linear attention). */
+    cr_expect_eq(v.answered, 8);
+    cr_expect_eq(v.ngroups, 12); /* (model, system, engine, mode) */
     int fit = 0, disagg = 0;
     for (int i = 0; i < v.nrefusals; i++) {
         fit += strcmp(v.refusals[i].reason, "does not fit") == 0 ? v.refusals[i].runs : 0;
@@ -261,7 +314,10 @@ Test(validate_moe, groups_count_answers_and_refusals)
     cr_expect_eq(fit, 3);
     cr_expect_eq(disagg, 0, "no disaggregated run is refused for being one");
     for (int g = 0; g < v.ngroups; g++)
-        if (strcmp(v.groups[g].model, "Qwen/Qwen3-235B-A22B-FP8") == 0 ||
+        if (strcmp(v.groups[g].model, "MiniMaxAI/MiniMax-M2.5") == 0 ||
+            strcmp(v.groups[g].model, "moonshotai/Kimi-K2.5") == 0 || strcmp(v.groups[g].model, "zhipuai/GLM-5") == 0)
+            cr_expect_eq(v.groups[g].answered, 1, "%s", v.groups[g].model);
+        else if (strcmp(v.groups[g].model, "Qwen/Qwen3-235B-A22B-FP8") == 0 ||
             (strcmp(v.groups[g].model, "deepseek-ai/DeepSeek-R1") == 0 && strcmp(v.groups[g].system, "h200_sxm") == 0 &&
              strcmp(v.groups[g].backend, "trtllm") == 0 && strcmp(v.groups[g].mode, "agg") == 0)) {
             cr_expect_eq(v.groups[g].answered, 2);

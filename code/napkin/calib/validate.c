@@ -249,6 +249,8 @@ const char *serving_model_key(const char *name)
         {"DeepSeek-V3", "deepseek-v3"}, {"DeepSeek-R1", "deepseek-v3"},
         {"Qwen3-235B-A22B-FP8", "qwen3-235b-a22b"}, {"Qwen3-235B-A22B", "qwen3-235b-a22b"},
         {"gpt-oss-120b", "gpt-oss-120b"},
+        /* GLM-5's attention as dense MLA (models.tsv's row says so); Kimi-K2.5's experts int4 as released */
+        {"MiniMax-M2.5", "minimax-m2.5"}, {"GLM-5", "glm-5"}, {"Kimi-K2.5", "kimi-k2.5"},
     };
     const char *slash = strrchr(name, '/');
     const char *base = slash ? slash + 1 : name;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---------------------------------------------------------------- reading */
 
@@ -114,13 +115,25 @@ static int fp8_or_bf16(const char *quant)
            strcmp(quant, "bfloat16") == 0;
 }
 
+/* int4 weight-only named by a run of a model whose checkpoint stores its
+ * routed experts so (models.tsv's experts=int4g32): the run's quant columns
+ * name the checkpoint, whose other weights are bf16 (Kimi-K2.5's
+ * quantization_config leaves attention, the shared experts, the dense MLP
+ * and the head unquantized), so the model's own format prices it. */
+static int int4_as_released(const moe_run *r, const model_spec *m)
+{
+    return m->expert_format == EXPERTS_INT4_G32 && strcmp(r->moe_quant, "int4_wo") == 0 &&
+           (strcmp(r->gemm_quant, "int4_wo") == 0 || fp8_or_bf16(r->gemm_quant));
+}
+
 /* The run's precision, or a refusal.  fp8 weights: fp8 GEMMs and KV cache,
  * activations between ops bf16 (the engines' fp8 recipes, as the dense
  * runs are priced in validate.c). */
 static int run_precision(const moe_run *r, moe_question *q)
 {
     const char *quant[] = {r->gemm_quant, r->moe_quant};
-    for (int i = 0; i < 2; i++) {
+    const int int4 = int4_as_released(r, q->model);
+    for (int i = 0; i < 2 && !int4; i++) {
         if (strstr(quant[i], "fp4"))
             return refuse(q, "fp4 weights (issue 33)", "");
         if (!fp8_or_bf16(quant[i]))
@@ -257,6 +270,9 @@ int moe_run_question(const moe_run *r, const gpu_table *gpus, const model_table 
 {
     memset(q, 0, sizeof *q);
     const char *key = serving_model_key(r->model);
+    const char *slash = strrchr(r->model, '/');
+    if (!key && strcasecmp(slash ? slash + 1 : r->model, "Qwen3.5-397B-A17B") == 0)
+        return refuse(q, "linear attention not modelled: 45 of 60 layers Gated DeltaNet (issue 33)", "");
     if (!key || !(q->model = model_find(models, key)))
         return refuse(q, "model not in models.tsv: ", r->model);
     const char *gpu = strcmp(r->system, "h200_sxm") == 0 ? "h200" : strcmp(r->system, "h100_sxm") == 0 ? "h100" : NULL;

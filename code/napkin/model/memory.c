@@ -10,7 +10,7 @@
 double weight_bytes(const model_spec *m, dtype w)
 {
     param_count p = model_params(m);
-    if (m->expert_format == EXPERTS_MXFP4) /* the routed experts as released, the rest at w */
+    if (m->expert_format != EXPERTS_AS_WEIGHTS) /* the routed experts as released, the rest at w */
         return (p.total - p.routed) * dtype_bytes(w) + p.routed * expert_weight_bytes(m, w);
     return p.total * dtype_bytes(w);
 }

@@ -83,7 +83,9 @@ param_count model_params(const model_spec *m)
 
 double expert_weight_bytes(const model_spec *m, dtype weights)
 {
-    return m->expert_format == EXPERTS_MXFP4 ? MXFP4_BYTES_PER_WEIGHT : dtype_bytes(weights);
+    return m->expert_format == EXPERTS_MXFP4      ? MXFP4_BYTES_PER_WEIGHT
+           : m->expert_format == EXPERTS_INT4_G32 ? INT4_G32_BYTES_PER_WEIGHT
+                                                  : dtype_bytes(weights);
 }
 
 step_shape decode_shape(int batch, int context, int tp, precision prec)
@@ -521,7 +523,7 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
         if (all[i].kind == OP_PROJECTION || all[i].kind == OP_LOGITS)
             all[i].rate = gemm;
     if (routed >= 0)
-        all[routed].rate = rate_class_moe(s->prec.weights, s->prec.compute, m->expert_format == EXPERTS_MXFP4, 0);
+        all[routed].rate = rate_class_moe(s->prec.weights, s->prec.compute, m->expert_format != EXPERTS_AS_WEIGHTS, 0);
     int count = c < max_ops ? c : max_ops;
     for (int i = 0; i < count; i++)
         ops[i] = all[i];

@@ -26,7 +26,7 @@
  *    mixture's dense layers (dense_layers) run one MLP ffn wide.
  *  - Multi-head latent attention (kv_lora_rank > 0): see mla_ops in
  *    transformer.c; windowed layers attend to at most `window` positions;
- *    MXFP4 experts are read at 4.25 bits. */
+ *    MXFP4 experts are read at 4.25 bits, int4 group-32 experts at 4.5. */
 #ifndef NAPKIN_TRANSFORMER_H
 #define NAPKIN_TRANSFORMER_H
 

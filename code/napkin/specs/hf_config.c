@@ -8,16 +8,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const KNOWN_TYPES[] = {"llama",      "mistral",     "mixtral", "qwen2",
-                                          "qwen3",      "qwen3_moe",   "deepseek_v3", "gpt_oss",
-                                          "llama4_text", "llama4"};
-static const char *const KNOWN_ARCHS[] = {"LlamaForCausalLM",  "MistralForCausalLM",    "MixtralForCausalLM",
-                                          "Qwen2ForCausalLM",  "Qwen3ForCausalLM",      "Qwen3MoeForCausalLM",
-                                          "DeepseekV3ForCausalLM", "GptOssForCausalLM", "Llama4ForCausalLM",
-                                          "Llama4ForConditionalGeneration"};
-/* Families whose keys differ from llama's (indices into the lists above). */
-enum { ARCH_QWEN3_MOE = 5, ARCH_DEEPSEEK_V3 = 6, ARCH_GPT_OSS = 7, ARCH_LLAMA4_TEXT = 8, ARCH_LLAMA4 = 9 };
-#define KNOWN_LIST "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v3, gpt_oss, llama4"
+static const char *const KNOWN_TYPES[] = {"llama",       "mistral",    "mixtral",     "qwen2",
+                                          "qwen3",       "qwen3_moe",  "deepseek_v3", "gpt_oss",
+                                          "llama4_text", "llama4",     "minimax_m2",  "glm_moe_dsa",
+                                          "kimi_k2"};
+static const char *const KNOWN_ARCHS[] = {"LlamaForCausalLM",      "MistralForCausalLM",    "MixtralForCausalLM",
+                                          "Qwen2ForCausalLM",      "Qwen3ForCausalLM",      "Qwen3MoeForCausalLM",
+                                          "DeepseekV3ForCausalLM", "GptOssForCausalLM",     "Llama4ForCausalLM",
+                                          "Llama4ForConditionalGeneration", "MiniMaxM2ForCausalLM",
+                                          "GlmMoeDsaForCausalLM",  "KimiK2ForCausalLM"};
+/* Families whose keys differ from llama's (indices into the lists above).
+ * minimax_m2 has mixtral's keys (num_local_experts; intermediate_size is
+ * the experts' width, every layer has experts, no shared one); GLM-5's
+ * glm_moe_dsa and Kimi's kimi_k2 have DeepSeek-V3's. */
+enum {
+    ARCH_QWEN3_MOE = 5,
+    ARCH_DEEPSEEK_V3 = 6,
+    ARCH_GPT_OSS = 7,
+    ARCH_LLAMA4_TEXT = 8,
+    ARCH_LLAMA4 = 9,
+    ARCH_MINIMAX_M2 = 10,
+    ARCH_GLM_MOE_DSA = 11,
+    ARCH_KIMI_K2 = 12
+};
+#define KNOWN_LIST "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v3, gpt_oss, llama4, minimax_m2, glm_moe_dsa, kimi_k2"
 #define NKNOWN ((int)(sizeof KNOWN_TYPES / sizeof KNOWN_TYPES[0]))
 
 static int failf(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -150,6 +164,39 @@ static long long mark_layers(json_t *cfg, const char *origin, const char *name, 
     return distinct;
 }
 
+/* A compressed-tensors quantization_config whose one weight group is
+ * symmetric int4 in groups of 32 while attention, the shared experts and
+ * the dense MLPs stay unquantized (its ignore list names them): the routed
+ * experts are int4 (Kimi-K2.5 as released).  Anything else: 0, the experts
+ * at the weights' dtype. */
+static int int4_group32_experts(json_t *cfg)
+{
+    json_t *qc = json_object_get(cfg, "quantization_config");
+    json_t *method = json_object_get(qc, "quant_method");
+    if (!json_is_string(method) || strcmp(json_string_value(method), "compressed-tensors") != 0)
+        return 0;
+    json_t *groups = json_object_get(qc, "config_groups");
+    if (json_object_size(groups) != 1)
+        return 0;
+    json_t *w = json_object_get(json_object_iter_value(json_object_iter(groups)), "weights");
+    json_t *bits = json_object_get(w, "num_bits"), *size = json_object_get(w, "group_size");
+    json_t *type = json_object_get(w, "type"), *sym = json_object_get(w, "symmetric");
+    if (!json_is_integer(bits) || json_integer_value(bits) != 4 || !json_is_integer(size) ||
+        json_integer_value(size) != 32 || !json_is_string(type) || strcmp(json_string_value(type), "int") != 0 ||
+        !json_is_true(sym))
+        return 0;
+    int attention = 0, shared = 0;
+    size_t i;
+    json_t *x;
+    json_array_foreach(json_object_get(qc, "ignore"), i, x)
+    {
+        const char *pat = json_is_string(x) ? json_string_value(x) : "";
+        attention |= strstr(pat, "self_attn") != NULL;
+        shared |= strstr(pat, "shared_experts") != NULL;
+    }
+    return attention && shared;
+}
+
 /* The keys of the families the table's `arch` column describes: Qwen3-MoE
  * (num_experts, moe_intermediate_size, mlp_only_layers, decoder_sparse_step),
  * DeepSeek-V3 (n_routed_experts, n_shared_experts, first_k_dense_replace and
@@ -186,7 +233,7 @@ static int family_shape(json_t *cfg, json_t *root, int family, const char *origi
         for (long long i = step - 1; step > 0 && i < layers; i += step)
             moe_layers += !listed[i];
         dense = layers - moe_layers;
-    } else if (family == ARCH_DEEPSEEK_V3) {
+    } else if (family == ARCH_DEEPSEEK_V3 || family == ARCH_GLM_MOE_DSA || family == ARCH_KIMI_K2) {
         long long q, kv, nope, rope, v, freq, mtp;
         if (need_count(cfg, origin, "n_routed_experts", experts, err, errlen) ||
             need_count(cfg, origin, "moe_intermediate_size", &moe_ffn, err, errlen) ||
@@ -203,10 +250,17 @@ static int family_shape(json_t *cfg, json_t *root, int family, const char *origi
         if (freq != 1)
             return failf(err, errlen, "%s: key 'moe_layer_freq' is %lld; napkin reads 1 (every layer past "
                                       "first_k_dense_replace has experts)", origin, freq);
+        /* GLM-5 (glm_moe_dsa) adds DeepSeek sparse attention: an indexer of
+         * index_n_heads x index_head_dim picks index_topk cached tokens for
+         * each query.  Its index_* keys are not read: attention is priced as
+         * dense MLA over the whole cache, which reads more than the model
+         * does past index_topk tokens of context (issue 33). */
         *head_dim = nope + rope; /* the query-key width; the config's head_dim, if any, is the rope part */
         ARCH_ADD("mla=%lld/%lld/%lld/%lld/%lld", q, kv, nope, rope, v);
         if (mtp > 0) /* multi-token-prediction modules, counted apart */
             ARCH_ADD("mtp=%lld", mtp);
+        if (int4_group32_experts(cfg) || int4_group32_experts(root))
+            ARCH_ADD("experts=int4g32");
     } else if (family == ARCH_GPT_OSS) {
         long long window, sliding = count_in_array(cfg, "layer_types", "sliding_attention", 0);
         if (get_count0(cfg, origin, "sliding_window", 0, &window, err, errlen))
@@ -309,6 +363,19 @@ int model_from_hf_config(const char *json_text, const char *path, const char *ke
     int known = architecture(cfg, &type, &arch);
     if (known < 0 && cfg != root)
         known = architecture(root, &type, &arch);
+
+    /* Qwen3.5's qwen3_5_moe (and any config so marked): layers of linear
+     * attention keep a fixed-size state per sequence, not a growing KV cache;
+     * read as softmax attention they would be priced wrong, so refused. */
+    long long linear = count_in_array(cfg, "layer_types", "linear_attention", 0);
+    if (linear > 0) {
+        failf(err, errlen,
+              "%s: %lld of the layers in layer_types are linear_attention (Gated DeltaNet: a fixed-size state per "
+              "sequence, not a KV cache); napkin does not price linear attention yet (issue 33)",
+              origin, linear);
+        json_decref(root);
+        return -1;
+    }
 
     char unknown_note[384] = "", arch_shown[96], type_shown[96];
     text_escape(arch, arch_shown, sizeof arch_shown);

@@ -3,10 +3,14 @@
  * reader's own model (napkin --model-config FILE).
  *
  * Architectures read: llama, mistral, mixtral, qwen2, qwen3, qwen3_moe,
- * deepseek_v3, gpt_oss, llama4 (model_type, or the architectures list; a
- * multimodal config's text_config).  The later families' own keys (experts,
- * latent ranks, windows, MXFP4) are read as the table's `arch` column; see
- * family_shape in hf_config.c.  Keys: num_hidden_layers, hidden_size,
+ * deepseek_v3, gpt_oss, llama4, minimax_m2 (mixtral's keys), glm_moe_dsa
+ * (GLM-5: DeepSeek-V3's keys; its sparse-attention indexer is not read, the
+ * attention priced as dense MLA) and kimi_k2 (model_type, or the
+ * architectures list; a multimodal config's text_config, as Kimi-K2.5's).
+ * The later families' own keys (experts, latent ranks, windows, MXFP4 or
+ * int4 group-32 experts) are read as the table's `arch` column; see
+ * family_shape in hf_config.c.  A config with linear_attention layers
+ * (Qwen3.5's qwen3_5_moe) is refused: linear attention is not priced yet.  Keys: num_hidden_layers, hidden_size,
  * num_attention_heads, intermediate_size, vocab_size (required);
  * num_key_value_heads (default: the attention heads, as transformers does),
  * head_dim (default hidden_size / num_attention_heads), num_local_experts and

@@ -98,8 +98,9 @@ static int arch_item(spec_tsv_ctx *c, model_spec *m, const char *item)
     }
     if (!eq)
         return spec_tsv_fail(c, "arch", "'%s' is not name=value (or sinks)", item);
-    if (strcmp(eq + 1, "mxfp4") == 0 && nlen == 7 && strncmp(item, "experts", 7) == 0) {
-        m->expert_format = EXPERTS_MXFP4;
+    if (nlen == 7 && strncmp(item, "experts", 7) == 0 &&
+        (strcmp(eq + 1, "mxfp4") == 0 || strcmp(eq + 1, "int4g32") == 0)) {
+        m->expert_format = eq[1] == 'm' ? EXPERTS_MXFP4 : EXPERTS_INT4_G32;
         return 0;
     }
     char buf[64];
@@ -127,7 +128,7 @@ static int arch_item(spec_tsv_ctx *c, model_spec *m, const char *item)
                 *kinds[k].dst[i] = a[i];
             return 0;
         }
-    return spec_tsv_fail(c, "arch", "'%s' is not one of mla, moe_ffn, shared, dense, window, mtp, sinks, experts=mxfp4", item);
+    return spec_tsv_fail(c, "arch", "'%s' is not one of mla, moe_ffn, shared, dense, window, mtp, sinks, experts=mxfp4, experts=int4g32", item);
 }
 
 /* The arch column: "-" or comma-separated items, checked against the row. */
@@ -151,7 +152,7 @@ static int parse_arch(spec_tsv_ctx *c, model_spec *m, const char *s)
     if ((m->window > 0) != (m->window_layers > 0))
         return spec_tsv_fail(c, "arch", "'%s': a window needs both its tokens and its layers", s);
     if (m->experts == 1 && (m->moe_ffn || m->shared_experts || m->dense_layers || m->expert_format))
-        return spec_tsv_fail(c, "arch", "'%s': moe_ffn, shared, dense and experts=mxfp4 are for a mixture of experts", s);
+        return spec_tsv_fail(c, "arch", "'%s': moe_ffn, shared, dense and experts= are for a mixture of experts", s);
     return 0;
 }
 

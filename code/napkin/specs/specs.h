@@ -51,14 +51,19 @@ typedef struct {
     int dense_layers;   /* layers with one dense MLP ffn wide instead of experts */
     int window, window_layers; /* sliding or chunked attention: window_layers layers keep the last `window` tokens */
     int sinks;          /* 1: a learned sink logit per head (gpt-oss) */
-    int expert_format;  /* EXPERTS_AS_WEIGHTS, or EXPERTS_MXFP4: routed experts released at 4.25 bits */
+    int expert_format;  /* EXPERTS_AS_WEIGHTS, EXPERTS_MXFP4 (routed experts released at 4.25 bits) or
+                           EXPERTS_INT4_G32 (at 4.5 bits) */
     int mtp_layers;     /* multi-token-prediction modules released beside the model (DeepSeek-V3: 1);
                            counted apart (param_count.mtp), not served */
 } model_spec;
 
-enum { EXPERTS_AS_WEIGHTS = 0, EXPERTS_MXFP4 = 1 };
+enum { EXPERTS_AS_WEIGHTS = 0, EXPERTS_MXFP4 = 1, EXPERTS_INT4_G32 = 2 };
 /* MXFP4: 4-bit values with one 8-bit scale per 32 (OCP Microscaling). */
 #define MXFP4_BYTES_PER_WEIGHT (4.25 / 8)
+/* int4 weight-only in groups of 32 with one bf16 scale each, symmetric (no
+ * zero point): compressed-tensors' "pack-quantized" int4 group 32, the
+ * routed experts of Kimi-K2.5 as released. */
+#define INT4_G32_BYTES_PER_WEIGHT ((4.0 + 16.0 / 32) / 8)
 
 typedef struct {
     gpu_spec *rows;
