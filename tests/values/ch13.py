@@ -228,6 +228,9 @@ def _mtp(m, g):
                         f"ch13_mtp{n}_tpot_ms{tag}": tpot * 1e3, f"ch13_mtp{n}_speedup{tag}": plain / tpot})
             if not tag:
                 out[f"ch13_mtp{n}_tokens"] = e
+    return out
+
+
 NET_BW = 50e9  # a 400 Gb/s NIC a GPU: the network the chapter assumes across nodes
 
 # The search's choice as the chapter prints it (echoed above): DEP 8 pools

@@ -36,6 +36,8 @@ typedef struct {
     moe_pool agg;             /* an aggregated run's (batch: concurrency per attention rank; workers -1) */
     moe_pool prefill, decode; /* a disaggregated run's pools */
     double ttft, tpot;        /* seconds, measured */
+    int benchmark_concurrency; /* the requests the replica kept in flight, as the package states them; -1: unstated
+                                  (or no such column) */
 } moe_run;
 
 /* The runs of t (serving_runs_moe.tsv's columns; name for messages) into
@@ -59,7 +61,7 @@ typedef struct {
 
 /* Map run r to its question: 1 with *q filled, 0 refused with q->reason
  * ("model not in models.tsv: <path>", "disaggregated pools not yet",
- * "fp4 weights (issue 33)", "layout needs --moe-tp (not yet)", ...). */
+ * "fp4 weights of a model not released in fp4 (issue 33)", "layout refused: ...", ...). */
 int moe_run_question(const moe_run *r, const gpu_table *gpus, const model_table *models, moe_question *q);
 
 /* One (model, system, engine, mode) group against the model. */

@@ -57,8 +57,8 @@ typedef struct {
 } model_spec;
 
 enum { EXPERTS_AS_WEIGHTS = 0, EXPERTS_MXFP4 = 1 };
-/* MXFP4: 4-bit values with one 8-bit scale per 32 (OCP Microscaling). */
-#define MXFP4_BYTES_PER_WEIGHT (4.25 / 8)
+/* EXPERTS_MXFP4's bytes a weight are block_format_bytes_per_weight(BF_MXFP4)
+ * (core/block_formats.h, the one place the 4-bit formats are counted). */
 
 typedef struct {
     gpu_spec *rows;
