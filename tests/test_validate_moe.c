@@ -4,6 +4,9 @@
  * test_import_measured.c), plus two refusals the fixture lacks. */
 #include "validate_moe.h"
 
+#include "rates.h"
+#include "transformer.h"
+
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +18,7 @@
     "id\tmodel\tsystem\tbackend\tbackend_version\tmode\tprecision\tgemm_quant\tmoe_quant\tisl\tosl\tconcurrency\t" \
     "tp\tpp\tattention_dp\tmoe_tp\tmoe_ep\tprefill_workers\tprefill_batch\tprefill_tp\tprefill_pp\t"               \
     "prefill_attention_dp\tprefill_moe_tp\tprefill_moe_ep\tdecode_workers\tdecode_batch\tdecode_tp\tdecode_pp\t"    \
-    "decode_attention_dp\tdecode_moe_tp\tdecode_moe_ep\tttft_s\ttpot_s\n"
+    "decode_attention_dp\tdecode_moe_tp\tdecode_moe_ep\tttft_s\ttpot_s\tbenchmark_concurrency\n"
 #define NO_POOLS "-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-"
 
 /* The fixture's rows as imported, then a gpt-oss run in nvfp4 and a DeepSeek
@@ -25,42 +28,46 @@
  * 2026_03_25 sweeps write them), one whose c100 is not its pools' 256; the
  * package's squared layouts and a real mixed split; and one run each of
  * Kimi-K2.5 (int4 experts), GLM-5 and Qwen3.5-397B-A17B at TP 8 (the
- * package's own columns), all on h200. */
+ * package's own columns), all on h200; and a
+ * gpt-oss h100 trtllm run as the package states it (attention_dp empty, the
+ * benchmark's 160 requests = batch 40 x tp 4). */
 static const char RUNS[] =
     "# measurement: serving_runs_moe\n" HEADER
     "minimax_h100_tp4\tMiniMaxAI/MiniMax-M2.5\th100_sxm\tvllm\t0.18.0\tagg\tfp8\tfp8\tfp8\t1024\t1024\t16\t4\t1\t1\t0\t"
-    "4\t" NO_POOLS "\t3.000000e-01\t1.250000e-02\n"
+    "4\t" NO_POOLS "\t3.000000e-01\t1.250000e-02\t-\n"
     "qwen235_h100\tQwen/Qwen3-235B-A22B-FP8\th100_sxm\ttrtllm\t1.0.0rc3\tagg\tfp8\t-\t-\t1024\t128\t16\t8\t1\t1\t-\t-\t"
-    NO_POOLS "\t9.900000e-02\t9.000000e-03\n"
+    NO_POOLS "\t9.900000e-02\t9.000000e-03\t-\n"
     "dsr1_h100_dep8\tdeepseek-ai/DeepSeek-R1\th100_sxm\ttrtllm\t1.1.0rc2\tagg\tfp8\tfp8\tfp8\t1024\t128\t4\t1\t1\t8\t1\t"
-    "8\t" NO_POOLS "\t2.505000e-01\t2.025000e-02\n"
+    "8\t" NO_POOLS "\t2.505000e-01\t2.025000e-02\t32\n"
     "dsr1_h100_disagg\tdeepseek-ai/DeepSeek-R1\th100_sxm\ttrtllm\t1.1.0rc2\tdisagg\tfp8\tfp8\tfp8\t1024\t128\t-\t-\t-\t-\t"
-    "-\t-\t2\t1\t8\t1\t1\t8\t1\t1\t32\t1\t1\t8\t1\t8\t1.500000e+00\t4.000000e-02\n"
+    "-\t-\t2\t1\t8\t1\t1\t8\t1\t1\t32\t1\t1\t8\t1\t8\t1.500000e+00\t4.000000e-02\t-\n"
     "dsv3_h100_tp8\tdeepseek-ai/DeepSeek-V3\th100_sxm\tsglang\t0.5.8\tagg\tfp8\tfp8\tfp8_block\t2048\t256\t16\t8\t1\t-\t"
-    "8\t1\t" NO_POOLS "\t8.000000e-01\t3.012500e-02\n"
+    "8\t1\t" NO_POOLS "\t8.000000e-01\t3.012500e-02\t-\n"
     "llama8b_h100_disagg\tmeta-llama/Llama-3.1-8B-Instruct\th100_sxm\ttrtllm\t1.0.0rc3\tdisagg\t-\t-\t-\t1024\t128\t16\t"
-    "2\t1\t1\t-\t-\t" NO_POOLS "\t9.900000e-02\t9.000000e-03\n"
+    "2\t1\t1\t-\t-\t" NO_POOLS "\t9.900000e-02\t9.000000e-03\t-\n"
     "gptoss_h200_fp4\topenai/gpt-oss-120b\th200_sxm\ttrtllm\t1.1.0\tagg\tfp4\tnvfp4\tnvfp4\t1024\t1024\t64\t4\t1\t1\t4\t"
-    "1\t" NO_POOLS "\t2.000000e-01\t1.000000e-02\n"
+    "1\t" NO_POOLS "\t2.000000e-01\t1.000000e-02\t-\n"
     "dsr1_h200_tp64\tdeepseek-ai/DeepSeek-R1\th200_sxm\ttrtllm\t1.1.0\tagg\tfp8\tfp8\tfp8\t8192\t1024\t16\t64\t1\t1\t8\t"
-    "8\t" NO_POOLS "\t1.000000e+00\t3.000000e-02\n"
+    "8\t" NO_POOLS "\t1.000000e+00\t3.000000e-02\t-\n"
     "dsr1_h200_disagg_1024x1024_c64_tp8_ep8\tdeepseek-ai/DeepSeek-R1\th200_sxm\ttrtllm\t1.1.0\tdisagg\tfp8\tfp8\tfp8\t"
-    "1024\t1024\t-\t-\t-\t-\t-\t-\t-\t-\t8\t1\t1\t8\t1\t-\t-\t1\t1\t8\t1\t8\t5.000000e-01\t2.000000e-02\n"
+    "1024\t1024\t-\t-\t-\t-\t-\t-\t-\t-\t8\t1\t1\t8\t1\t-\t-\t1\t1\t8\t1\t8\t5.000000e-01\t2.000000e-02\t-\n"
     "dsr1_h100_disagg_c100_cfg1\tdeepseek-ai/DeepSeek-R1\th100_sxm\ttrtllm\t1.1.0rc2\tdisagg\tfp8\tfp8\tfp8\t1024\t128\t"
-    "-\t-\t-\t-\t-\t-\t2\t1\t8\t1\t1\t8\t1\t1\t32\t1\t1\t8\t1\t8\t1.500000e+00\t4.000000e-02\n"
+    "-\t-\t-\t-\t-\t-\t2\t1\t8\t1\t1\t8\t1\t1\t32\t1\t1\t8\t1\t8\t1.500000e+00\t4.000000e-02\t-\n"
     "dsr1_h200_adp64\tdeepseek-ai/DeepSeek-R1\th200_sxm\ttrtllm\t1.1.0\tagg\tfp8\tfp8\tfp8\t8192\t1024\t2\t1\t1\t64\t8\t"
-    "8\t" NO_POOLS "\t1.000000e+00\t4.000000e-02\n"
+    "8\t" NO_POOLS "\t1.000000e+00\t4.000000e-02\t-\n"
     "qwen235_h100_mixed\tQwen/Qwen3-235B-A22B-FP8\th100_sxm\ttrtllm\t1.0.0rc3\tagg\tfp8\tfp8_block\tfp8_block\t128\t128\t"
-    "16\t4\t1\t-\t2\t2\t" NO_POOLS "\t1.000000e-01\t1.700000e-02\n"
+    "16\t4\t1\t-\t2\t2\t" NO_POOLS "\t1.000000e-01\t1.700000e-02\t-\n"
     "kimi_h200_tp8\tmoonshotai/Kimi-K2.5\th200_sxm\tvllm\t0.16.0\tagg\tint4\tint4_wo\tint4_wo\t1024\t1024\t16\t8\t1\t"
-    "1\t8\t1\t" NO_POOLS "\t1.927737e-01\t1.634938e-02\n"
+    "1\t8\t1\t" NO_POOLS "\t1.927737e-01\t1.634938e-02\t-\n"
     "glm5_h200_tp8\tzhipuai/GLM-5\th200_sxm\tsglang\tglm5-hopper\tagg\tfp8\tfp8\tfp8_block\t1024\t1024\t16\t8\t1\t"
-    "1\t8\t1\t" NO_POOLS "\t3.480040e-01\t2.638931e-02\n"
+    "1\t8\t1\t" NO_POOLS "\t3.480040e-01\t2.638931e-02\t-\n"
     "qwen35_h200_tp8\tQwen/Qwen3.5-397B-A17B\th200_sxm\tsglang\t0.5.9\tagg\tfp8\tfp8\tfp8\t1024\t1024\t16\t8\t1\t1\t"
-    "8\t1\t" NO_POOLS "\t2.000000e-01\t1.500000e-02\n";
+    "8\t1\t" NO_POOLS "\t2.000000e-01\t1.500000e-02\t-\n"
+    "gptoss_h100_c160_tp4\topenai/gpt-oss-120b\th100_sxm\ttrtllm\t1.3.0rc1\tagg\tfp8\tfp8\tfp8\t4000\t1000\t40\t4\t1\t-\t"
+    "2\t2\t" NO_POOLS "\t1.371867e+00\t4.726231e-02\t160\n";
 
 enum { MINIMAX, QWEN_TP8, DEP8, DISAGG, TP8, LLAMA_DISAGG, FP4, MIXED, DISAGG_ID, DISAGG_BAD, SQUARED_DP, QWEN_MIXED,
-       KIMI, GLM5, QWEN35, NRUNS };
+       KIMI, GLM5, QWEN35, DP_UNSTATED, NRUNS };
 
 static gpu_table gpus;
 static model_table models;
@@ -103,6 +110,8 @@ Test(validate_moe, reads_the_layout_columns_as_written)
     cr_expect_eq(d->decode.moe_ep, 8);
     cr_expect_float_eq(runs[DEP8].ttft, 0.2505, 1e-12);
     cr_expect_float_eq(runs[DEP8].tpot, 0.02025, 1e-12);
+    cr_expect_eq(runs[DEP8].benchmark_concurrency, 32);
+    cr_expect_eq(runs[MINIMAX].benchmark_concurrency, -1);
 }
 
 Test(validate_moe, a_dep8_run_is_an_ep8_group_of_eight_attention_ranks)
@@ -144,6 +153,52 @@ Test(validate_moe, a_tp8_run_splits_the_experts_like_the_rest)
     cr_expect_str_eq(q.model->key, "qwen3-235b-a22b");
     cr_expect_eq(q.layout.moe_tp, 8);
     cr_expect_eq(q.options.ep.ep, 0);
+}
+
+/* gpt-oss-120b's fp4 runs on H200 load the checkpoint as released (no fp4
+ * tensor cores on Hopper): experts MXFP4 at 4.25 bits into bf16 math (the
+ * moe_w4a16 class), attention and the dense GEMMs bf16, the cache bf16. */
+Test(validate_moe, gpt_oss_fp4_on_hopper_runs_as_released)
+{
+    moe_question q;
+    cr_assert_eq(moe_run_question(&runs[FP4], &gpus, &models, &q), 1, "%s", q.reason);
+    cr_expect_str_eq(q.model->key, "gpt-oss-120b");
+    cr_expect_eq(q.setup.prec.weights, DT_BF16);
+    cr_expect_eq(q.setup.prec.compute, DT_BF16);
+    cr_expect_eq(q.setup.prec.kv, DT_BF16);
+    cr_expect_eq(q.model->expert_format, EXPERTS_MXFP4);
+    cr_expect_eq(rate_class_moe(q.setup.prec.weights, q.setup.prec.compute, q.model->expert_format == EXPERTS_MXFP4, 0),
+                 RC_MOE_W4A16);
+    /* 4.25 bits: an expert weight is 0.53125 B */
+    cr_expect_eq(expert_weight_bytes(q.model, q.setup.prec.weights), 0.53125);
+    /* nvfp4 for a model not released in fp4 stays refused */
+    moe_run r = runs[TP8];
+    snprintf(r.gemm_quant, sizeof r.gemm_quant, "nvfp4");
+    snprintf(r.moe_quant, sizeof r.moe_quant, "nvfp4");
+    cr_expect_eq(moe_run_question(&r, &gpus, &models, &q), 0);
+    cr_expect_str_eq(q.reason, "fp4 weights of a model not released in fp4 (issue 33)");
+}
+
+/* attention_dp empty, batch 40, tp 4, and the benchmark's 160 requests
+ * (40 x 4): four data-parallel attention ranks of one GPU with 40 sequences
+ * each, the experts 2 x 2 over the same 4 GPUs.  Where the benchmark's
+ * concurrency equals the batch (or is unstated), tp stays tensor parallel. */
+Test(validate_moe, attention_dp_read_from_the_benchmark_concurrency)
+{
+    moe_question q;
+    cr_assert_eq(moe_run_question(&runs[DP_UNSTATED], &gpus, &models, &q), 1, "%s", q.reason);
+    cr_expect_eq(q.layout.tp, 1);
+    cr_expect_eq(q.layout.attention_dp, 4);
+    cr_expect(q.layout.moe_tp == 2 && q.layout.moe_ep == 2);
+    cr_expect_eq(q.setup.tp, 1);
+    cr_expect_eq(q.setup.concurrency, 40);
+    moe_run r = runs[DP_UNSTATED];
+    r.benchmark_concurrency = 40;
+    cr_assert_eq(moe_run_question(&r, &gpus, &models, &q), 1, "%s", q.reason);
+    cr_expect(q.layout.tp == 4 && q.layout.attention_dp == 1, "tp %d dp %d", q.layout.tp, q.layout.attention_dp);
+    r.benchmark_concurrency = -1;
+    cr_assert_eq(moe_run_question(&r, &gpus, &models, &q), 1, "%s", q.reason);
+    cr_expect(q.layout.tp == 4 && q.layout.attention_dp == 1);
 }
 
 /* tp 64 with the experts split moe-tp 8 x moe-ep 8 is the package's squared
@@ -272,7 +327,6 @@ Test(validate_moe, what_the_library_cannot_state_is_refused_with_its_reason)
         {LLAMA_DISAGG, "no tp stated for the pool: --prefill-"},
         {DISAGG_BAD, "the id's concurrency is not decode batch x attention ranks x workers"},
         {QWEN35, "linear attention not modelled: 45 of 60 layers Gated DeltaNet (issue 33)"},
-        {FP4, "fp4 weights (issue 33)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         moe_question q;
@@ -303,9 +357,10 @@ Test(validate_moe, groups_count_answers_and_refusals)
      * prefill 84 GB a GPU of 141): five answers.  MiniMax-M2.5's 229 GB in
      * fp8 over 4 H100s (57 GB a GPU), GLM-5's 743 GB over 8 H200s (93 GB)
      * and Kimi-K2.5's 594 GB (int4 experts) over 8 H200s (74 GB) fit: three
-     * more.  Qwen3.5 is refused (linear attention). */
-    cr_expect_eq(v.answered, 8);
-    cr_expect_eq(v.ngroups, 12); /* (model, system, engine, mode) */
+     * more, and gpt-oss-120b as released (65 GB) over 4 H200s in fp4 and 4
+     * H100s in fp8: two more.  Qwen3.5 is refused (linear attention). */
+    cr_expect_eq(v.answered, 10);
+    cr_expect_eq(v.ngroups, 13); /* (model, system, engine, mode) */
     int fit = 0, disagg = 0;
     for (int i = 0; i < v.nrefusals; i++) {
         fit += strcmp(v.refusals[i].reason, "does not fit") == 0 ? v.refusals[i].runs : 0;
@@ -315,7 +370,8 @@ Test(validate_moe, groups_count_answers_and_refusals)
     cr_expect_eq(disagg, 0, "no disaggregated run is refused for being one");
     for (int g = 0; g < v.ngroups; g++)
         if (strcmp(v.groups[g].model, "MiniMaxAI/MiniMax-M2.5") == 0 ||
-            strcmp(v.groups[g].model, "moonshotai/Kimi-K2.5") == 0 || strcmp(v.groups[g].model, "zhipuai/GLM-5") == 0)
+            strcmp(v.groups[g].model, "moonshotai/Kimi-K2.5") == 0 || strcmp(v.groups[g].model, "zhipuai/GLM-5") == 0 ||
+            strcmp(v.groups[g].model, "openai/gpt-oss-120b") == 0)
             cr_expect_eq(v.groups[g].answered, 1, "%s", v.groups[g].model);
         else if (strcmp(v.groups[g].model, "Qwen/Qwen3-235B-A22B-FP8") == 0 ||
             (strcmp(v.groups[g].model, "deepseek-ai/DeepSeek-R1") == 0 && strcmp(v.groups[g].system, "h200_sxm") == 0 &&

@@ -2,6 +2,7 @@
 #include "published_internal.h"
 #include "published_alltoall.h"
 
+#include "block_formats.h"
 #include "measured.h"
 #include "moe.h"
 #include "transformer.h"
@@ -107,7 +108,7 @@ static int moe_dtype_of(const char *s, rate_class *c, double *eb, double *ab, dt
         *eb = dtype_bytes(DT_INT4);
     } else if (strcmp(s, "w4a16_mxfp4") == 0) {
         *c = RC_MOE_W4A16;
-        *eb = MXFP4_BYTES_PER_WEIGHT;
+        *eb = block_format_bytes_per_weight(BF_MXFP4);
     } else {
         return -1;
     }

@@ -65,6 +65,7 @@ int moe_runs_read(const measured_table *t, const char *name, moe_run **out, char
     if (pool_cols(t, name, "", agg, err, errlen) != 0 || pool_cols(t, name, "prefill_", pre, err, errlen) != 0 ||
         pool_cols(t, name, "decode_", dec, err, errlen) != 0)
         return -1;
+    const int bench = measured_col(t, "benchmark_concurrency"); /* optional: tables written before it lack it */
     moe_run *v = calloc((size_t)(t->nrows > 0 ? t->nrows : 1), sizeof *v);
     if (!v) {
         snprintf(err, errlen, "out of memory");
@@ -93,6 +94,7 @@ int moe_runs_read(const measured_table *t, const char *name, moe_run **out, char
         pool_read(t, r, dec, &x->decode);
         x->ttft = measured_num(t, r, c[TTFT]);
         x->tpot = measured_num(t, r, c[TPOT]);
+        x->benchmark_concurrency = count_of(t, r, bench);
     }
     *out = v;
     return t->nrows;
@@ -126,20 +128,41 @@ static int int4_as_released(const moe_run *r, const model_spec *m)
            (strcmp(r->gemm_quant, "int4_wo") == 0 || fp8_or_bf16(r->gemm_quant));
 }
 
+/* An fp4 run of a model released with MXFP4 experts (gpt-oss) on a GPU
+ * without fp4 tensor cores (H100, H200: the only systems asked here): the
+ * engine serves the checkpoint as released.  The package's "nvfp4" in
+ * gemm_quant and moe_quant is the benchmark's fp4 label, not the format
+ * loaded: the runs load openai/gpt-oss-120b, whose config.json says
+ * quant_method mxfp4 with self_attn, router, embedding and head not
+ * converted, which the package itself reads as dense GEMMs bfloat16 and
+ * experts w4a16_mxfp4 ("native data format for gpt oss", sdk/common.py;
+ * sdk/models/helpers.py _infer_quant_modes_from_raw_config), and on a
+ * non-Blackwell system it turns any nvfp4 into weight-only, bf16 math
+ * (helpers.py resolve_nvfp4_for_system: "Non-Blackwell hardware has no
+ * native FP4 tensor cores").  So: experts MXFP4 into 16-bit math (the
+ * model's expert_format prices them as moe_w4a16 at 4.25 bits), attention,
+ * dense GEMMs and KV cache bf16 (the config states no KV quantization). */
+static int fp4_as_released(const moe_run *r, const moe_question *q)
+{
+    return q->model->expert_format == EXPERTS_MXFP4 && strstr(r->gemm_quant, "fp4") && strstr(r->moe_quant, "fp4");
+}
+
 /* The run's precision, or a refusal.  fp8 weights: fp8 GEMMs and KV cache,
  * activations between ops bf16 (the engines' fp8 recipes, as the dense
- * runs are priced in validate.c). */
+ * runs are priced in validate.c); fp4 as fp4_as_released says. */
 static int run_precision(const moe_run *r, moe_question *q)
 {
+    q->setup.prec = precision_uniform(DT_BF16);
+    if (fp4_as_released(r, q))
+        return 1;
     const char *quant[] = {r->gemm_quant, r->moe_quant};
     const int int4 = int4_as_released(r, q->model);
     for (int i = 0; i < 2 && !int4; i++) {
         if (strstr(quant[i], "fp4"))
-            return refuse(q, "fp4 weights (issue 33)", "");
+            return refuse(q, "fp4 weights of a model not released in fp4 (issue 33)", "");
         if (!fp8_or_bf16(quant[i]))
             return refuse(q, "weights not yet (--weights): ", quant[i]);
     }
-    q->setup.prec = precision_uniform(DT_BF16);
     if (strcmp(r->gemm_quant, "fp8") == 0 || strcmp(r->gemm_quant, "fp8_block") == 0 ||
         strcmp(r->precision, "fp8") == 0)
         q->setup.prec.weights = q->setup.prec.compute = q->setup.prec.kv = DT_FP8;
@@ -177,6 +200,21 @@ static moe_pool run_pool_unsquared(const moe_pool *a)
     return p;
 }
 
+/* A run whose attention is data-parallel over its tp GPUs although its
+ * attention_dp column is empty: the batch it states is per attention rank,
+ * the benchmark's concurrency over tp (TensorRT-LLM states attention DP as
+ * tensor_parallel_size = the GPUs with enable_attention_dp, and the
+ * package's rows from those configs keep tp = GPUs with no attention_dp).
+ * gpt-oss-120b's five h100_sxm trtllm 1.3.0rc1 runs read so: id "c160_tp4"
+ * with batch 40, "c320_tp2" with batch 160, and their experts moe_tp x
+ * moe_ep = tp GPUs; asked as TP 4 with 40 sequences they are a quarter of
+ * the load measured. */
+static int attention_dp_unstated(const moe_run *r)
+{
+    const moe_pool *a = &r->agg;
+    return a->attention_dp < 0 && a->tp > 1 && r->benchmark_concurrency == a->batch * a->tp;
+}
+
 /* The layout the run's columns state, resolved as the flags would be
  * (layout.h: "-" and the package's 0 are both "not given"), or a refusal. */
 static int run_layout(const moe_run *r, moe_question *q)
@@ -187,8 +225,8 @@ static int run_layout(const moe_run *r, moe_question *q)
     if (a->pp > 1)
         return refuse(q, "pipeline of a mixture not yet (--pp with --ep)", "");
     char e[MOE_REASON_MAX - 32];
-    const int dense = q->model->experts <= 1;
-    if (layout_resolve(q->model, "", a->tp, a->attention_dp > 0 ? a->attention_dp : 0,
+    const int dense = q->model->experts <= 1, dp = attention_dp_unstated(r);
+    if (layout_resolve(q->model, "", dp ? 1 : a->tp, dp ? a->tp : a->attention_dp > 0 ? a->attention_dp : 0,
                        dense || a->moe_tp < 0 ? 0 : a->moe_tp, dense || a->moe_ep < 0 ? 0 : a->moe_ep, &q->layout, e,
                        sizeof e) != 0)
         return refuse(q, "layout refused: ", e);

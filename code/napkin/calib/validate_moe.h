@@ -39,6 +39,8 @@ typedef struct {
     moe_pool agg;             /* an aggregated run's (batch: concurrency per attention rank; workers -1) */
     moe_pool prefill, decode; /* a disaggregated run's pools */
     double ttft, tpot;        /* seconds, measured */
+    int benchmark_concurrency; /* the requests the replica kept in flight, as the package states them; -1: unstated
+                                  (or no such column) */
 } moe_run;
 
 /* The runs of t (serving_runs_moe.tsv's columns; name for messages) into
@@ -63,7 +65,7 @@ typedef struct {
 } moe_question;
 
 /* Map run r to its question: 1 with *q filled, 0 refused with q->reason
- * ("model not in models.tsv: <path>", "fp4 weights (issue 33)",
+ * ("model not in models.tsv: <path>", "fp4 weights of a model not released in fp4 (issue 33)",
  * "layout refused: ...", ...).
  *
  * A disaggregated run (mode disagg) maps to the pools it states, as

@@ -1,5 +1,7 @@
 #include "transformer.h"
 
+#include "block_formats.h"
+
 #include "moe.h"
 
 #include <math.h>
@@ -83,7 +85,7 @@ param_count model_params(const model_spec *m)
 
 double expert_weight_bytes(const model_spec *m, dtype weights)
 {
-    return m->expert_format == EXPERTS_MXFP4      ? MXFP4_BYTES_PER_WEIGHT
+    return m->expert_format == EXPERTS_MXFP4      ? block_format_bytes_per_weight(BF_MXFP4)
            : m->expert_format == EXPERTS_INT4_G32 ? INT4_G32_BYTES_PER_WEIGHT
                                                   : dtype_bytes(weights);
 }

@@ -58,9 +58,9 @@ typedef struct {
 } model_spec;
 
 enum { EXPERTS_AS_WEIGHTS = 0, EXPERTS_MXFP4 = 1, EXPERTS_INT4_G32 = 2 };
-/* MXFP4: 4-bit values with one 8-bit scale per 32 (OCP Microscaling). */
-#define MXFP4_BYTES_PER_WEIGHT (4.25 / 8)
-/* int4 weight-only in groups of 32 with one bf16 scale each, symmetric (no
+/* EXPERTS_MXFP4's bytes a weight are block_format_bytes_per_weight(BF_MXFP4)
+ * (core/block_formats.h, the one place the 4-bit formats are counted).
+ * int4 weight-only in groups of 32 with one bf16 scale each, symmetric (no
  * zero point): compressed-tensors' "pack-quantized" int4 group 32, the
  * routed experts of Kimi-K2.5 as released. */
 #define INT4_G32_BYTES_PER_WEIGHT ((4.0 + 16.0 / 32) / 8)
