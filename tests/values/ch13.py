@@ -460,9 +460,9 @@ def practice(seed, inputs):
     out["13.3(c)"] = moe.tokens_to_cover(qw["experts"], qw["experts_active"], share)
     # 4: one fp8 dispatch from one GPU, one node and the group over the nodes
     t4, k, h = v["ch13_ex4_tokens"], ds["experts_active"], ds["hidden"]
-    one = ep.alltoall_bytes(t4, k, h, 8, 1.0, 1.0)
+    one = ep.merged_bytes(ds, t4, 8, 1.0, 1.0)  # a token once to each other GPU its top-8 reaches
     out["13.4(a)"] = one / MB
-    out["13.4(b)"] = ep.alltoall_bytes(t4, k, h, int(8 * v["ch13_ex4_nodes"]), 1.0, 1.0) / MB
+    out["13.4(b)"] = ep.merged_bytes(ds, t4, int(8 * v["ch13_ex4_nodes"]), 1.0, 1.0) / MB
     out["13.4(c)"] = roofline.alltoall_time(h200, one, 1.0, 50e9) * 1e6
     # 5: 16 GPUs as four aggregated replicas of 4 at C = 100, or 8 + 8
     p, d, o, C = v["ch13_ex5_prefill"], v["ch13_ex5_decode_ms"] / 1e3, int(v["ch13_ex5_output"]), 100
