@@ -32,9 +32,9 @@ int ex13_tokens_to_cover(int experts, int k, double share)
     return -1;
 }
 
-double ex13_dispatch_bytes(double tokens, int k, int hidden, int ep, double bytes_per_value)
+double ex13_dispatch_bytes(double tokens, int experts, int k, int hidden, int ep, double bytes_per_value)
 {
-    /* TODO: the (token, expert) pairs that leave the GPU */
+    /* TODO: the other GPUs each token's top-k reaches, one vector to each */
     return NAN;
 }
 

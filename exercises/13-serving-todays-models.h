@@ -26,9 +26,11 @@ double ex13_experts_touched(int experts, int k, double tokens);
 /* The fewest tokens that touch at least `share` of the experts, in expectation. */
 int ex13_tokens_to_cover(int experts, int k, double share);
 
-/* Bytes one GPU sends in a dispatch: `tokens` tokens, top-k, hidden width,
- * ep GPUs, uniform routing, `bytes_per_value` a value. */
-double ex13_dispatch_bytes(double tokens, int k, int hidden, int ep, double bytes_per_value);
+/* Bytes one GPU sends in a dispatch: `tokens` tokens, top-k of `experts`
+ * spread evenly over ep GPUs, uniform routing, hidden width,
+ * `bytes_per_value` a value; a token's copies bound for one GPU merged (sent
+ * once to each other GPU its top-k reaches). */
+double ex13_dispatch_bytes(double tokens, int experts, int k, int hidden, int ep, double bytes_per_value);
 
 /* A closed-loop aggregated replica's TPOT: d + (C - 1) p / (output - 1). */
 double ex13_aggregated_tpot(double p, double d, int concurrency, int output);

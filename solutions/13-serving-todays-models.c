@@ -69,11 +69,12 @@ int ex13_tokens_to_cover(int experts, int k, double share)
     return moe_tokens_to_cover(experts, k, share);
 }
 
-double ex13_dispatch_bytes(double tokens, int k, int hidden, int ep, double bytes_per_value)
+double ex13_dispatch_bytes(double tokens, int experts, int k, int hidden, int ep, double bytes_per_value)
 {
-    if (!(tokens >= 0) || k < 1 || hidden < 1 || ep < 1 || !(bytes_per_value > 0))
+    if (!(tokens >= 0) || k < 1 || k > experts || hidden < 1 || ep < 1 || experts % ep != 0 ||
+        !(bytes_per_value > 0))
         return NAN;
-    return ep_alltoall_bytes(tokens, k, hidden, ep, 1.0, bytes_per_value);
+    return moe_alltoall_bytes(tokens, experts, k, hidden, ep, bytes_per_value);
 }
 
 double ex13_aggregated_tpot(double p, double d, int concurrency, int output)
@@ -131,7 +132,7 @@ int main(void)
     nb_value("ch13_ex3_64", "%.1f", ex13_experts_touched(256, 8, 64));
     nb_value("ch13_ex3_cover", "%d", ex13_tokens_to_cover(256, 8, 0.9));
     nb_value("ch13_ex3_qwen_cover", "%d", ex13_tokens_to_cover(128, 8, 0.9));
-    double b8 = ex13_dispatch_bytes(64, 8, 7168, 8, 1), b32 = ex13_dispatch_bytes(64, 8, 7168, 32, 1);
+    double b8 = ex13_dispatch_bytes(64, 256, 8, 7168, 8, 1), b32 = ex13_dispatch_bytes(64, 256, 8, 7168, 32, 1);
     nb_value("ch13_ex4_b8", "%.0f", b8);
     nb_value("ch13_ex4_b32", "%.0f", b32);
     nb_value("ch13_ex4_us", "%.1f", alltoall_time(&g, b8, 1.0, 50e9) * 1e6);

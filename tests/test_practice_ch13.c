@@ -29,15 +29,17 @@ Test(practice_ch13, seed_zero_is_the_printed_book)
     expect_rel(seeds_answer_of(&s, "13.3(a)"), 256 * (1 - pow(31.0 / 32, 64)), 1e-9);
     cr_expect_eq(seeds_answer_of(&s, "13.3(b)"), 73);
     cr_expect_eq(seeds_answer_of(&s, "13.3(c)"), 36);
-    /* 64 tokens x 8 copies x 7168 B in fp8, 7/8 of them leaving an 8-GPU
-     * group: 3,211,264 B; 31/32 over four nodes: 3,555,328 B; over NVLink
-     * 4.8 us + 3,211,264 / 450e9 s = 4.8 + 7.13614 us */
+    /* a token reaches 8 (1 - C(224,8)/C(256,8)) = 8 x 0.6618315 GPUs of an
+     * 8-GPU group (32 experts each), 7/8 of them others: 4.6328205 vectors of
+     * 7168 fp8 values, x 64 tokens = 2,125,315.67 B; over four nodes (8
+     * experts a GPU) 32 (1 - 0.7729125) 31/32 = 7.0397124 others: 3,229,482.15 B;
+     * over NVLink 4.8 us + 2,125,315.67 / 450e9 s = 4.8 + 4.722924 us */
     cr_expect_eq(seeds_input_of(&s, "ch13_ex4_tokens"), 64);
     cr_expect_eq(seeds_input_of(&s, "ch13_ex4_nodes"), 4);
     cr_expect_eq(seeds_input_of(&s, "ch13_ex4_gpus"), 32);
-    expect_rel(seeds_answer_of(&s, "13.4(a)"), 3.211264, 1e-12);
-    expect_rel(seeds_answer_of(&s, "13.4(b)"), 3.555328, 1e-12);
-    expect_rel(seeds_answer_of(&s, "13.4(c)"), 4.8 + 3211264 / 450e9 * 1e6, 1e-9);
+    expect_rel(seeds_answer_of(&s, "13.4(a)"), 2.12531567, 1e-8);
+    expect_rel(seeds_answer_of(&s, "13.4(b)"), 3.22948215, 1e-8);
+    expect_rel(seeds_answer_of(&s, "13.4(c)"), 4.8 + 4.722924, 1e-6);
     /* t_p 0.2 s, t_d 25 ms, C 100, 512 out: TPOT 25 + 99 x 200 / 511 =
      * 63.7476 ms; the split: prefill 2 / 0.2 = 10, decode 2 x 100 / (511 x
      * 0.025) = 15.66: 10; four replicas 4 x 100 / (20 + 12.775) = 12.2044 */
@@ -81,7 +83,7 @@ Test(practice_ch13, hand_answers_to_three_figures_pass)
         const char *id;
         double given;
     } hand[] = {{"13.1(a)", 576},  {"13.1(b)", 1580}, {"13.1(c)", 307},  {"13.3(a)", 222},  {"13.3(b)", 73},
-                {"13.3(c)", 36},   {"13.4(a)", 3.21}, {"13.4(b)", 3.56}, {"13.4(c)", 11.9}, {"13.5(a)", 63.7},
+                {"13.3(c)", 36},   {"13.4(a)", 2.13}, {"13.4(b)", 3.23}, {"13.4(c)", 9.52}, {"13.5(a)", 63.7},
                 {"13.5(b)", 10},   {"13.5(c)", 12.2}, {"13.6(a)", 105},  {"13.6(b)", 355},  {"13.6(c)", 286}};
     for (size_t i = 0; i < sizeof hand / sizeof hand[0]; i++) {
         judge_result r = judge_answer(&practice_find(&s, hand[i].id)->judge, hand[i].given);
@@ -97,12 +99,13 @@ Test(practice_ch13, part_slips_are_recognised)
     /* the latent without its RoPE key: 61 x 512 x 2 x 8192 = 511.7 MB; 64
      * query heads for Qwen3: 16 x 1577 MB; gpt-oss without windows: 36 x
      * 2048 x 8192 = 604.0 MB; 64 x 8 = 512 experts, capped at 256; a linear
-     * 90 % of 256 / 8 = 28.8 -> 29; every copy sent: 3.670 MB; the bytes
-     * without the latency 7.136 us; decode steps alone 25 ms; the split at
+     * 90 % of 256 / 8 = 28.8 -> 29; each (token, expert) copy sent apart:
+     * 64 x 8 x 7/8 x 7168 = 3.211 MB; the own GPU counted: 2.1253 x 8/7 =
+     * 2.429 MB; the bytes without the latency 4.723 us; decode steps alone 25 ms; the split at
      * its faster pool 15.66; one replica 3.051; 60 GiB: 112; all hits 355 */
     const seeds_slip slips[] = {{"13.1(a)", 511.7, "RoPE"},      {"13.1(b)", 25233, "KV heads"}, {"13.1(c)", 604.0, "window"},
                  {"13.3(a)", 256, "share experts"}, {"13.3(b)", 29, "1 - (1 - k/E)^T"}, {"13.3(b)", 72, "round up"},
-                 {"13.4(a)", 3.670, "own GPU"},   {"13.4(c)", 7.136, "latency"},  {"13.5(a)", 25, "prefills"},
+                 {"13.4(a)", 3.211, "once to each GPU"}, {"13.4(a)", 2.429, "own GPU"}, {"13.4(c)", 4.723, "latency"},  {"13.5(a)", 25, "prefills"},
                  {"13.5(b)", 15.66, "slower"},    {"13.5(c)", 3.051, "four replicas"}, {"13.6(a)", 112, "GiB"},
                  {"13.6(c)", 355, "share"}};
     seeds_expect_slips(&s, slips, sizeof slips / sizeof slips[0]);

@@ -426,6 +426,7 @@ static void deployed_one(const model_spec *m, const gpu_spec *g, const char *pre
     V("%d", "d_workers", best.decode.workers);
     V("%d", "d_dp", best.decode.layout.attention_dp);
     V("%d", "d_ep", best.decode.layout.moe_ep);
+    V("%d", "d_tp", best.decode.layout.tp);
     V("%d", "d_batch", best.decode.batch);
     V("%d", "n", r.concurrency);
     V("%d", "gpus", r.gpus);

@@ -112,17 +112,18 @@ static int exercise_4(practice_set *s, rng_state *r)
     if (model_lookup("deepseek-v3", &ds) != 0)
         return -1;
     int k = ds.experts_active, ep = 8 * (int)nodes;
-    double one = ep_alltoall_bytes(tokens, k, ds.hidden, 8, 1.0, 1);
-    double many = ep_alltoall_bytes(tokens, k, ds.hidden, ep, 1.0, 1);
-    const char *home = "a token's experts on its own GPU need no transfer: (ep - 1)/ep of the copies leave";
+    double one = moe_alltoall_bytes(tokens, ds.experts, k, ds.hidden, 8, 1);
+    double many = moe_alltoall_bytes(tokens, ds.experts, k, ds.hidden, ep, 1);
+    const char *merged = "the kernels send a token once to each GPU its top-8 reaches, not once an expert";
+    const char *home = "a token's own GPU needs no transfer: (ep - 1)/ep of the GPUs reached are others";
     practice_part *p = practice_add_part(s, "13.4(a)", 4, "bytes one GPU sends, one node", "MB", JUDGE_RELATIVE,
                                          one / 1e6, JUDGE_HAND_TOL);
-    practice_add_slip(p, tokens * k * ds.hidden / 1e6, home);
-    practice_add_slip(p, tokens * ds.hidden * 7.0 / 8 / 1e6, "each token goes to its 8 experts: 8 copies, not one");
+    practice_add_slip(p, ep_alltoall_bytes(tokens, k, ds.hidden, 8, 1.0, 1) / 1e6, merged);
+    practice_add_slip(p, one * 8.0 / 7 / 1e6, home);
     p = practice_add_part(s, "13.4(b)", 4, "bytes one GPU sends, the group over the nodes", "MB", JUDGE_RELATIVE,
                           many / 1e6, JUDGE_HAND_TOL);
-    practice_add_slip(p, tokens * k * ds.hidden / 1e6, home);
-    practice_add_slip(p, one / 1e6, "more GPUs in the group: a larger share of the copies leaves the GPU");
+    practice_add_slip(p, ep_alltoall_bytes(tokens, k, ds.hidden, ep, 1.0, 1) / 1e6, merged);
+    practice_add_slip(p, one / 1e6, "more GPUs in the group: a token's top-8 reaches more of them");
     double us = alltoall_time(&h200, one, 1.0, 50e9) * 1e6;
     p = practice_add_part(s, "13.4(c)", 4, "time of the one-node dispatch", "us", JUDGE_RELATIVE, us, JUDGE_HAND_TOL);
     practice_add_slip(p, one / h200.link_bw * 1e6, "the all-to-all also pays its 4.8 us latency");

@@ -34,8 +34,8 @@ static inline kit_answers kit_answers_13(const practice_set *s, int exercise)
     }
     if (exercise == 0 || exercise == 4) {
         double tokens = kit_input_(s, "ch13_ex4_tokens");
-        kit_answer_(&a, "13.4(a)", ex13_dispatch_bytes(tokens, 8, 7168, 8, 1) / 1e6);
-        kit_answer_(&a, "13.4(b)", ex13_dispatch_bytes(tokens, 8, 7168, (int)kit_input_(s, "ch13_ex4_gpus"), 1) / 1e6);
+        kit_answer_(&a, "13.4(a)", ex13_dispatch_bytes(tokens, 256, 8, 7168, 8, 1) / 1e6);
+        kit_answer_(&a, "13.4(b)", ex13_dispatch_bytes(tokens, 256, 8, 7168, (int)kit_input_(s, "ch13_ex4_gpus"), 1) / 1e6);
     }
     if (exercise == 0 || exercise == 5) {
         double p = kit_input_(s, "ch13_ex5_prefill"), d = kit_input_(s, "ch13_ex5_decode_ms") / 1e3;

@@ -61,11 +61,19 @@ Test(ex13, e3_experts_touched)
 Test(ex13, e4_all_to_all)
 {
 #ifndef NB_STUDENT_KIT /* the student kit checks these parts through its variant */
-    /* 64 x 8 x 7/8 x 7168 x 1 = 3,211,264;  64 x 8 x 31/32 x 7168 = 3,555,328 */
-    ex_check_rel("13.4(a) dispatch bytes, one node", ex13_dispatch_bytes(64, 8, 7168, 8, 1), 3211264.0, 1e-12);
-    ex_check_rel("13.4(b) dispatch bytes, 32 GPUs", ex13_dispatch_bytes(64, 8, 7168, 32, 1), 3555328.0, 1e-12);
+    /* EP 8: a GPU holds 32 of 256 experts; a uniform top-8 misses it with
+     * probability C(224,8)/C(256,8) = prod_{i<8} (224-i)/(256-i) = 0.338168500, so a token
+     * reaches 8 x 0.661831500 = 5.294652 GPUs, 7/8 of them others: 4.6328205;
+     * x 64 tokens x 7168 B = 2,125,315.67 B (unmerged: 64 x 8 x 7/8 x 7168 = 3,211,264).
+     * EP 32: 8 experts a GPU, missed with prod (248-i)/(256-i) = 0.772912503; 32 x 0.227087497
+     * x 31/32 = 7.0397124 others; x 64 x 7168 = 3,229,482.15 B. */
+    ex_check_rel("13.4(a) dispatch bytes, one node", ex13_dispatch_bytes(64, 256, 8, 7168, 8, 1), 2125315.67, 1e-8);
+    ex_check_rel("13.4(b) dispatch bytes, 32 GPUs", ex13_dispatch_bytes(64, 256, 8, 7168, 32, 1), 3229482.15, 1e-8);
+    /* one expert a GPU, top 1: a token reaches exactly one GPU, another with probability 7/8: 7/8 x 10 x 4 */
+    ex_check_near("13.4 top 1 of 8 over 8", ex13_dispatch_bytes(10, 8, 1, 4, 8, 1), 35, 1e-9);
 #endif
-    ex_check_near("13.4 nothing leaves a group of one", ex13_dispatch_bytes(64, 8, 7168, 1, 1), 0, 0);
+    ex_check_near("13.4 nothing leaves a group of one", ex13_dispatch_bytes(64, 256, 8, 7168, 1, 1), 0, 0);
+    ex_check_nan("13.4 experts not spread evenly", ex13_dispatch_bytes(64, 256, 8, 7168, 3, 1), "256 over 3 GPUs");
 }
 
 Test(ex13, e5_when_disaggregation_wins)
