@@ -116,8 +116,14 @@ Test(validate_moe, a_tp8_run_splits_the_experts_like_the_rest)
     cr_expect_eq(q.layout.moe_ep, 1);
     cr_expect_eq(q.options.ep.ep, 0);
     cr_expect_eq(q.setup.concurrency, 16);
-    /* fp8_block experts are fp8 weights */
+    /* fp8_block experts are fp8 weights, asked in their format (--moe-weights fp8_block), the GEMMs
+     * in the gemm_quant column's per-tensor fp8 (--weights fp8) */
     cr_expect_eq(q.setup.prec.weights, DT_FP8);
+    cr_expect_eq(q.setup.prec.moe_format, WF_FP8_BLOCK);
+    cr_expect_eq(q.setup.prec.weights_format, WF_FP8);
+    /* a TensorRT-LLM run stating fp8 experts: per tensor */
+    cr_assert_eq(moe_run_question(&runs[DEP8], &gpus, &models, &q), 1, "%s", q.reason);
+    cr_expect_eq(q.setup.prec.moe_format, WF_FP8);
     /* a run without expert columns resolves the same way (moe_tp = tp) */
     cr_assert_eq(moe_run_question(&runs[QWEN_TP8], &gpus, &models, &q), 1, "%s", q.reason);
     cr_expect_str_eq(q.model->key, "qwen3-235b-a22b");
