@@ -40,7 +40,7 @@ double ex01_ridge_batch(const char *gpu_key, const char *weight_dtype, const cha
     gpu_spec g;
     if (gpu_lookup(gpu_key, &g) != 0 || dtype_parse(weight_dtype, &w) != 0 || dtype_parse(compute_dtype, &c) != 0)
         return NAN;
-    precision p = {w, w, c, c};
+    precision p = {w, w, c, c, WF_AS_DTYPE, WF_AS_DTYPE};
     double b = ridge_batch(&g, p); /* ridge * bytes-per-weight / 2 */
     return b > 0 ? b : NAN;
 }
@@ -76,7 +76,7 @@ int ex01_max_batch(const char *model_key, const char *gpu_key, int tp, int conte
         return -1;
     /* The library's fit check, with the reserve given in bytes as the
      * exercise states it (extra fixed allocation) instead of a token count. */
-    precision p = {w, kv, DT_BF16, DT_BF16};
+    precision p = {w, kv, DT_BF16, DT_BF16, WF_AS_DTYPE, WF_AS_DTYPE};
     memory_policy pol = {usable_fraction, 0, 0, 0};
     resident_model rm = {&m, p, tp};
     fit_check f;

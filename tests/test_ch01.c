@@ -46,7 +46,7 @@ Test(ch01, ridge_is_batch_295_in_bf16)
     gpu_spec g = gpu_builtin("h100");
     REL(ridge_intensity(gpu_peak_flops(&g, DT_BF16), g.mem_bw), 295.343, 1e-5);
     REL(ridge_batch(&g, precision_uniform(DT_BF16)), 295.343, 1e-5);
-    precision w8a16 = {DT_INT8, DT_BF16, DT_BF16, DT_BF16};
+    precision w8a16 = {DT_INT8, DT_BF16, DT_BF16, DT_BF16, WF_AS_DTYPE, WF_AS_DTYPE};
     REL(ridge_batch(&g, w8a16), 147.672, 1e-5);
 }
 
@@ -197,7 +197,7 @@ Test(ch01, fp8_math_lifts_the_int8_weight_fp8_kv_ceiling)
      * the driver's capacity. */
     model_spec m = model_builtin("llama3-70b");
     gpu_spec g = gpu_builtin("h100");
-    precision w8 = {DT_INT8, DT_FP8, DT_BF16, DT_BF16}, w8f = {DT_FP8, DT_FP8, DT_BF16, DT_FP8};
+    precision w8 = {DT_INT8, DT_FP8, DT_BF16, DT_BF16, WF_AS_DTYPE, WF_AS_DTYPE}, w8f = {DT_FP8, DT_FP8, DT_BF16, DT_FP8, WF_AS_DTYPE, WF_AS_DTYPE};
     resident_model rm = {&m, w8, 4};
     fit_check f;
     char err[256];

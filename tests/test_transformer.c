@@ -187,7 +187,7 @@ Test(step, ridge_batch_scales_with_bytes_per_weight)
     /* bf16: 989.4/3.35 = 295.34 FLOP/B, and 2 FLOP per 2-byte weight per sequence -> batch 295.34 */
     REL(ridge_batch(&h, precision_uniform(DT_BF16)), 295.343, 1e-5);
     /* int8 weights, bf16 compute: each sequence adds 2 FLOP per 1-byte weight -> half: 147.67 */
-    precision w8a16 = {DT_INT8, DT_BF16, DT_BF16, DT_BF16};
+    precision w8a16 = {DT_INT8, DT_BF16, DT_BF16, DT_BF16, WF_AS_DTYPE, WF_AS_DTYPE};
     REL(ridge_batch(&h, w8a16), 147.672, 1e-5);
     /* fp8 throughout: ridge 1978.9/3.35 = 590.716, over 2 FLOP per byte -> 295.358 */
     REL(ridge_batch(&h, precision_uniform(DT_FP8)), 295.358, 1e-5);

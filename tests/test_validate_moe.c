@@ -146,8 +146,14 @@ Test(validate_moe, a_tp8_run_splits_the_experts_like_the_rest)
     cr_expect_eq(q.layout.moe_ep, 1);
     cr_expect_eq(q.options.ep.ep, 0);
     cr_expect_eq(q.setup.concurrency, 16);
-    /* fp8_block experts are fp8 weights */
+    /* fp8_block experts are fp8 weights, asked in their format (--moe-weights fp8_block), the GEMMs
+     * in the gemm_quant column's per-tensor fp8 (--weights fp8) */
     cr_expect_eq(q.setup.prec.weights, DT_FP8);
+    cr_expect_eq(q.setup.prec.moe_format, WF_FP8_BLOCK);
+    cr_expect_eq(q.setup.prec.weights_format, WF_FP8);
+    /* a run stating fp8 experts of a mixture released in fp8: the checkpoint's block-scaled fp8 */
+    cr_assert_eq(moe_run_question(&runs[DEP8], &gpus, &models, &q), 1, "%s", q.reason);
+    cr_expect_eq(q.setup.prec.moe_format, WF_FP8_BLOCK);
     /* a run without expert columns resolves the same way (moe_tp = tp) */
     cr_assert_eq(moe_run_question(&runs[QWEN_TP8], &gpus, &models, &q), 1, "%s", q.reason);
     cr_expect_str_eq(q.model->key, "qwen3-235b-a22b");
@@ -311,11 +317,12 @@ Test(validate_moe, kimi_and_glm_runs_are_asked_as_released)
     cr_expect_str_eq(q.calibration, "published:h200_sxm/sglang");
     cr_expect_eq(q.setup.prec.weights, DT_FP8);
     cr_expect_eq(q.setup.prec.kv, DT_BF16);
-    /* int4_wo for a model whose checkpoint is not int4 stays refused */
+    /* int4_wo for a model whose checkpoint is not int4: asked in the stated format (--moe-weights
+     * int4_wo, group 128), not the model's own */
     moe_run r = runs[GLM5];
     snprintf(r.moe_quant, sizeof r.moe_quant, "int4_wo");
-    cr_expect_eq(moe_run_question(&r, &gpus, &models, &q), 0);
-    cr_expect_str_eq(q.reason, "weights not yet (--weights): int4_wo");
+    cr_assert_eq(moe_run_question(&r, &gpus, &models, &q), 1, "%s", q.reason);
+    cr_expect_eq(q.setup.prec.moe_format, WF_INT4_WO);
 }
 
 Test(validate_moe, what_the_library_cannot_state_is_refused_with_its_reason)

@@ -44,9 +44,9 @@ int main(void)
     const variant vs[] = {
         {"bf16", precision_uniform(DT_BF16)},
         /* weight-only: int8 in memory, dequantized and multiplied in bf16 */
-        {"w8a16", {DT_INT8, DT_BF16, DT_BF16, DT_BF16}},
+        {"w8a16", {DT_INT8, DT_BF16, DT_BF16, DT_BF16, WF_AS_DTYPE, WF_AS_DTYPE}},
         /* weight-only with an fp8 KV cache */
-        {"w8kv8", {DT_INT8, DT_FP8, DT_BF16, DT_BF16}},
+        {"w8kv8", {DT_INT8, DT_FP8, DT_BF16, DT_BF16, WF_AS_DTYPE, WF_AS_DTYPE}},
         /* everything fp8, fp8 tensor cores */
         {"fp8", precision_uniform(DT_FP8)},
     };
@@ -93,7 +93,7 @@ int main(void)
      * under bf16 math, and what do fp8 tensor cores (fp8 weights: the same
      * bytes as int8) buy at that same batch and memory? */
     {
-        precision w8 = vs[2].p, w8f = {DT_FP8, DT_FP8, DT_BF16, DT_FP8};
+        precision w8 = vs[2].p, w8f = {DT_FP8, DT_FP8, DT_BF16, DT_FP8, WF_AS_DTYPE, WF_AS_DTYPE};
         replica_memory r;
         if (replica_memory_plan(&m, &g, w8, TP, memory_policy_default(), &r, err, sizeof err) != 0) {
             fprintf(stderr, "quantized: %s\n", err);

@@ -123,14 +123,44 @@ int cli_dtype(const char *cmd, const char *flag, const char *name, dtype *out)
     return cli_fail(cmd, EXIT_USAGE, "unknown dtype '%s' for %s (choices: %s)", name, flag, dtype_choices());
 }
 
-int cli_precision(const char *cmd, const char *all, const char *weights, const char *kv, const char *act,
-                  const char *compute, precision *out)
+/* The weight format `flag` names into *format; legacy_dtype_ok: a plain
+ * dtype is taken too, as WF_AS_DTYPE with out->weights set to it (the
+ * weights at its own bytes, as --weights has always taken them).  0, or
+ * EXIT_USAGE after the message. */
+static int weights_flag(const char *cmd, const char *flag, const char *name, int legacy_dtype_ok, precision *out,
+                        weight_format *format)
+{
+    if (weight_format_parse(name, format) == 0)
+        return 0;
+    dtype d;
+    if (legacy_dtype_ok && dtype_parse(name, &d) == 0) {
+        *format = WF_AS_DTYPE;
+        out->weights = d;
+        return 0;
+    }
+    return cli_fail(cmd, EXIT_USAGE, "unknown weight format '%s' for %s (choices: %s%s%s)", name, flag,
+                    weight_format_choices(), legacy_dtype_ok ? "; or a dtype: " : "",
+                    legacy_dtype_ok ? dtype_choices() : "");
+}
+
+int cli_precision(const char *cmd, const char *all, const char *weights, const char *moe_weights, const char *kv,
+                  const char *act, const char *compute, precision *out)
 {
     dtype d = DT_BF16;
     if (all && cli_dtype(cmd, "--dtype", all, &d))
         return EXIT_USAGE;
     *out = precision_uniform(d);
-    if (weights && cli_dtype(cmd, "--weights", weights, &out->weights))
+    if (weights) { /* every weight, the experts too unless --moe-weights; a format states its math */
+        weight_format f;
+        if (weights_flag(cmd, "--weights", weights, 1, out, &f))
+            return EXIT_USAGE;
+        if (f != WF_AS_DTYPE) {
+            out->weights = weight_format_values(f);
+            out->compute = weight_format_math(f);
+        }
+        out->weights_format = out->moe_format = f;
+    }
+    if (moe_weights && weights_flag(cmd, "--moe-weights", moe_weights, 0, out, &out->moe_format))
         return EXIT_USAGE;
     if (kv && cli_dtype(cmd, "--kv", kv, &out->kv))
         return EXIT_USAGE;
@@ -138,6 +168,19 @@ int cli_precision(const char *cmd, const char *all, const char *weights, const c
         return EXIT_USAGE;
     if (compute && cli_dtype(cmd, "--compute", compute, &out->compute))
         return EXIT_USAGE;
+    return 0;
+}
+
+int cli_precision_check(const char *cmd, const model_spec *m, const gpu_spec *g, const precision *p,
+                        const char *moe_weights)
+{
+    if (moe_weights && m->experts <= 1)
+        return cli_fail(cmd, EXIT_USAGE, "--moe-weights %s: %s is dense (no routed experts)", moe_weights, m->key);
+    const weight_format f = p->moe_format;
+    if (m->experts > 1 && f != WF_AS_DTYPE && !(gpu_peak_flops(g, weight_format_math(f)) > 0))
+        return cli_fail(cmd, EXIT_USAGE, "--%s %s: %s has no %s tensor-core rate for the experts' math",
+                        moe_weights ? "moe-weights" : "weights", weight_format_name(f), g->key,
+                        dtype_name(weight_format_math(f)));
     return 0;
 }
 

@@ -33,9 +33,20 @@ int cli_find_model(const char *cmd, const cli_specs *s, const char *flag, const 
 int cli_dtype(const char *cmd, const char *flag, const char *name, dtype *out);
 
 /* Precision from --dtype D (all four; the compute dtype of int4 is bf16)
- * overridden by any of --weights, --kv, --act, --compute (NULL = not given). */
-int cli_precision(const char *cmd, const char *all, const char *weights, const char *kv, const char *act,
-                  const char *compute, precision *out);
+ * overridden by any of --weights, --moe-weights, --kv, --act, --compute
+ * (NULL = not given).  --weights Q: a weight format (weight_format.h) for
+ * every weight, the routed experts too unless --moe-weights Q gives theirs;
+ * a format sets the compute dtype to its math (fp8 for fp8 and fp8_block,
+ * bf16 for bf16 and int4_wo); a plain dtype (int4, int8, ...) sets the
+ * weights dtype alone, as before.  Unknown names: EXIT_USAGE naming the flag. */
+int cli_precision(const char *cmd, const char *all, const char *weights, const char *moe_weights, const char *kv,
+                  const char *act, const char *compute, precision *out);
+/* Once the model and the device are known: --moe-weights on a dense model,
+ * or experts whose format's math the GPU has no rate for (fp8 on an A100),
+ * refused naming the flag (moe_weights: --moe-weights's value, NULL when
+ * not given).  0, or EXIT_USAGE after the message. */
+int cli_precision_check(const char *cmd, const model_spec *m, const gpu_spec *g, const precision *p,
+                        const char *moe_weights);
 
 /* The GPU's dense peak for dtype d, or EXIT_USAGE naming the dtypes it has a
  * rate for when it has none (an A100 has no fp8 tensor cores). */

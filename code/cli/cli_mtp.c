@@ -86,7 +86,7 @@ void mtp_report(report *r, const mtp_round *m, int steps, double accept, double 
 void mtp_report_memory(report *r, const model_spec *m, precision prec, int tp)
 {
     report_num(r, "mtp_weight_bytes_per_gpu", "MTP module weights per GPU (embedding and head shared)", U_BYTES,
-               mtp_weight_bytes_per_gpu(m, prec.weights, tp));
+               mtp_weight_bytes_per_gpu_at(m, prec, tp));
     report_num(r, "mtp_kv_per_token", "MTP module KV per token per GPU", U_BYTES,
                mtp_kv_bytes_per_token_per_gpu(m, prec.kv, tp));
 }

@@ -9,8 +9,8 @@
 
 replica_flags replica_flags_default(unsigned device_takes)
 {
-    replica_flags f = {NULL, device_flags_default(device_takes, NULL), NULL, NULL, NULL, NULL, NULL, 1, 4096, 1, -1, -1,
-                       NULL, "", ""};
+    replica_flags f = {NULL, device_flags_default(device_takes, NULL), NULL, NULL, NULL, NULL, NULL, NULL, 1, 4096, 1,
+                       -1, -1, NULL, "", ""};
     memory_policy p = memory_policy_default();
     snprintf(f.activation_help, sizeof f.activation_help,
              "tokens per step the activation reserve is sized for (default %d)", p.activation_tokens);
@@ -29,7 +29,8 @@ int replica_flag_opts(replica_flags *f, cli_opt *o)
         {"--context", OPT_TOKENS, &f->context, "C", "tokens in each sequence's KV cache (default 4096)", 0, 0},
         {"--pp", OPT_POS_INT, &f->pp, "N", "pipeline stages, each of --tp GPUs (default 1)", 0, 0},
         {"--dtype", OPT_STRING, &f->dtype, "D", "weights, KV, activations and compute (default bf16)", 0, 0},
-        {"--weights", OPT_STRING, &f->weights, "D", "weight dtype, overriding --dtype (int4, int8, fp8, ...)", 0, 0},
+        {"--weights", OPT_STRING, &f->weights, "Q", WEIGHTS_FLAG_HELP, 0, 0},
+        {"--moe-weights", OPT_STRING, &f->moe_weights, "Q", MOE_WEIGHTS_FLAG_HELP, 0, 0},
         {"--kv", OPT_STRING, &f->kv, "D", "KV cache dtype, overriding --dtype", 0, 0},
         {"--act", OPT_STRING, &f->act, "D", "activation dtype, overriding --dtype", 0, 0},
     };
@@ -50,7 +51,7 @@ int replica_flag_opts(replica_flags *f, cli_opt *o)
 static int hold_expert_share(replica_setup *out, char *err, size_t errlen)
 {
     const parallel_layout *l = &out->layout;
-    double held = layout_weight_bytes_per_gpu(out->model, out->prec.weights, l);
+    double held = layout_weight_bytes_per_gpu_at(out->model, out->prec, l);
     out->mem.kv_budget += out->mem.weights - held;
     out->mem.weights = held;
     if (out->mem.kv_budget > 0)
@@ -66,8 +67,9 @@ int replica_setup_resolve(const char *cmd, const cli_specs *specs, const replica
     memset(out, 0, sizeof *out);
     int rc;
     if ((rc = cli_find_model(cmd, specs, "--model", f->model, &out->model)) != 0 ||
-        (rc = cli_precision(cmd, f->dtype, f->weights, f->kv, f->act, f->compute, &out->prec)) != 0 ||
-        (rc = device_setup_resolve(cmd, specs, &f->device, out->prec.compute, device)) != 0)
+        (rc = cli_precision(cmd, f->dtype, f->weights, f->moe_weights, f->kv, f->act, f->compute, &out->prec)) != 0 ||
+        (rc = device_setup_resolve(cmd, specs, &f->device, out->prec.compute, device)) != 0 ||
+        (rc = cli_precision_check(cmd, out->model, &device->timed, &out->prec, f->moe_weights)) != 0)
         return rc;
     out->gpu = &device->timed;
     out->tp = f->tp;
@@ -113,6 +115,7 @@ void replica_report_inputs(report *r, const replica_setup *s)
     report_int(r, "pp", "pipeline stages", s->pp);
     report_int(r, "context", "context (tokens)", s->context);
     report_text(r, "weights_dtype", "weights dtype", dtype_name(s->prec.weights));
+    precision_report_formats(r, s->full, &s->prec);
     report_text(r, "kv_dtype", "KV dtype", dtype_name(s->prec.kv));
     report_text(r, "act_dtype", "activation dtype", dtype_name(s->prec.act));
     report_num(r, "usable_fraction", "usable share of HBM", U_REAL, s->policy.usable_fraction);

@@ -7,11 +7,13 @@
 #include "cli_device.h"
 #include "cli_ep.h"
 #include "cli_lookup.h"
+#include "cli_precision.h"
 
 typedef struct {
     const char *model;
     device_flags device;   /* --gpu, --usable, --hbm here; --calibrate and --roofline where the command prices */
     const char *dtype, *weights, *kv, *act, *compute; /* NULL = not given */
+    const char *moe_weights; /* the routed experts' weight format; NULL = not given (--weights, else --dtype) */
     int tp, context;
     int pp;                /* pipeline stages (default 1) */
     int activation_tokens; /* -1 = policy default */
@@ -27,7 +29,7 @@ typedef struct {
 replica_flags replica_flags_default(unsigned device_takes);
 
 /* The most cli_opt entries replica_flag_opts writes. */
-#define REPLICA_NOPTS_MAX 16
+#define REPLICA_NOPTS_MAX 17
 /* The shared flags, into opts (--model, --gpu, the replica's shape and
  * dtypes, --usable, --hbm; --calibrate and --roofline are the command's to
  * place); returns how many.  --compute comes last, so a command without a

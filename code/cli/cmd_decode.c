@@ -15,7 +15,7 @@ static const cli_doc DOC = {
     "decode",
     "one decode step op by op: memory, intensity, step time, tokens per second",
     "--model M --gpu G [--tp N] [--batch B] [--context C]\n"
-    "                     [--dtype D | --weights D --kv D --act D --compute D]\n"
+    "                     [--dtype D | --weights Q --moe-weights Q --kv D --act D --compute D]\n"
     "                     [--usable F] [--activation-tokens T] [--sampled-tokens S] [--hbm BYTES]\n"
     "                     [--no-comm] [--pp N [--microbatches M]] [--routing-skew S]\n"
     "                     [--ep N [--gpus-per-node N] [--net-gb-s B] [--imbalance F]]\n"

@@ -171,7 +171,7 @@ static int resolve(const image_flags *f, const cli_common *common, image_resolve
 {
     char err[512];
     int rc, row;
-    if ((rc = cli_precision("image", f->dtype_s, NULL, NULL, NULL, NULL, &u->prec)) != 0)
+    if ((rc = cli_precision("image", f->dtype_s, NULL, NULL, NULL, NULL, NULL, &u->prec)) != 0)
         return rc;
     if ((f->table ? vision_table_load(f->table, &u->vt, err, sizeof err)
                   : vision_table_builtin(&u->vt, err, sizeof err)) != 0)

@@ -7,7 +7,7 @@
 static const cli_doc DOC = {
     "memory",
     "weights, KV cache and the largest batch that fits one GPU of a replica",
-    "--model M --gpu G [--tp N] [--context C] [--dtype D | --weights D --kv D --act D]\n"
+    "--model M --gpu G [--tp N] [--context C] [--dtype D | --weights Q --moe-weights Q --kv D --act D]\n"
     "                     [--attention-dp D] [--moe-tp M] [--moe-ep E | --ep E]\n"
     "                     [--usable F] [--activation-tokens T] [--format table|tsv|json]",
     "Per GPU of a tensor-parallel group: usable = HBM x usable share; left for KV =\n"
@@ -19,6 +19,10 @@ static const cli_doc DOC = {
     "routed experts split --moe-tp M x --moe-ep E (M x E = tp x D): one GPU\n"
     "holds the dense part / tp, the shared experts / M, the routed / (M x E), and\n"
     "its rank's KV.\n"
+    "--weights Q stores every weight in format Q (bf16; fp8, one scale a tensor;\n"
+    "fp8_block, an fp32 scale per 128 x 128 block; int4_wo, a 16-bit scale and\n"
+    "a 4-bit zero per group of 128), the scales counted; --moe-weights Q the\n"
+    "routed experts alone.\n"
     "Exit status 1 when the weights and reserve alone exceed the usable memory\n"
     "(try a larger --tp or smaller --weights); 2 for a bad flag or a tp that does\n"
     "not divide the heads.",

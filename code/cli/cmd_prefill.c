@@ -16,7 +16,8 @@ static const char NO_RUN_LIKE_IT[] = "no measured run like this one (the serving
 static const cli_doc DOC = {
     "prefill",
     "one prefill step: FLOPs, bytes, time and bound of a prompt, logits where the server samples",
-    "--model M --gpu G [--tp N] [--prompt T] [--batch B] [--all-logits] [--dtype D]\n"
+    "--model M --gpu G [--tp N] [--prompt T] [--batch B] [--all-logits]\n"
+    "                     [--dtype D] [--weights Q] [--moe-weights Q] [--kv D]\n"
     "                     [--efficiency F | --bw-efficiency F --flops-efficiency F | --calibrate DIR|NAME]\n"
     "                     [--roofline] [--no-comm] [--routing-skew S] [--ep N [--gpus-per-node N] [--net-gb-s B]\n"
     "                     [--imbalance F]] [--format table|tsv|json]",
@@ -56,27 +57,29 @@ static int price_step(const model_spec *m, const gpu_spec *g, const step_shape *
 typedef struct {
     device_flags device;
     ep_flags ep;
-    const char *model_key, *dtype_s;
+    precision_flags prec;
+    const char *model_key;
     int tp, prompt, batch, all_logits, no_comm;
 } prefill_flags;
 
 static int parse(int argc, char **argv, prefill_flags *f, cli_common *common)
 {
     *f = (prefill_flags){.device = device_flags_default(DEVICE_PRICING | DEVICE_EFFICIENCY, NULL),
-                         .ep = ep_flags_default(), .dtype_s = "bf16", .tp = 1, .prompt = 2048, .batch = 1};
-    cli_opt opts[DEVICE_NOPTS_MAX + 7 + EP_NOPTS];
+                         .ep = ep_flags_default(), .prec = precision_flags_default(), .tp = 1, .prompt = 2048, .batch = 1};
+    cli_opt opts[DEVICE_NOPTS_MAX + 6 + PRECISION_NOPTS + EP_NOPTS];
     const cli_opt mine[] = {
         {"--model", OPT_STRING, &f->model_key, "M", "model key (napkin specs --models)", 1, 0},
         {"--tp", OPT_POS_INT, &f->tp, "N", "tensor-parallel degree (default 1)", 0, 0},
         {"--prompt", OPT_POS_INT, &f->prompt, "T", "prompt tokens per sequence (default 2048)", 0, 0},
         {"--batch", OPT_POS_INT, &f->batch, "B", "sequences prefilled together (default 1)", 0, 0},
         {"--all-logits", OPT_FLAG, &f->all_logits, NULL, "logits at every prompt position", 0, 0},
-        {"--dtype", OPT_STRING, &f->dtype_s, "D", "weights, KV, activations and compute (default bf16)", 0, 0},
         {"--no-comm", OPT_FLAG, &f->no_comm, NULL, "leave the tensor-parallel collectives out", 0, 0},
     };
     int n = device_flag_opts(&f->device, DEVICE_PRICING | DEVICE_EFFICIENCY, opts);
     memcpy(opts + n, mine, sizeof mine);
     n += CLI_NOPTS(mine);
+    precision_flag_opts(&f->prec, opts + n);
+    n += PRECISION_NOPTS;
     ep_flag_opts(&f->ep, opts + n);
     n += EP_NOPTS;
     return cli_parse(&DOC, argc, argv, opts, n, common);
@@ -198,7 +201,7 @@ int cmd_prefill(int argc, char **argv)
     model_on_device u;
     prefill_answer a;
     report *r = NULL;
-    if ((rc = model_on_device_resolve(DOC.name, &common, f.dtype_s, f.model_key, &f.device, &u)) != 0 ||
+    if ((rc = model_on_device_resolve(DOC.name, &common, &f.prec, f.model_key, &f.device, &u)) != 0 ||
         (rc = resolve(&f, &u, &a)) != 0 || (rc = compute(&f, &u, &a)) != 0)
         goto done;
     r = report_new(DOC.name);

@@ -19,7 +19,8 @@ static const cli_doc DOC = {
     "serve",
     "one request end to end: TTFT, TPOT, throughput and cost per million tokens at a concurrency or rate",
     "--model M --gpu G [--tp N] [--pp N] [--prompt T] [--output T] [--concurrency C | --rate R]\n"
-    "                     [--chunked-prefill T] [--all-logits] [--price P] [--dtype D] [--usable F] [--hbm BYTES]\n"
+    "                     [--chunked-prefill T] [--all-logits] [--price P] [--usable F] [--hbm BYTES]\n"
+    "                     [--dtype D] [--weights Q] [--moe-weights Q] [--kv D]\n"
     "                     [--efficiency F | --bw-efficiency F --flops-efficiency F | --calibrate DIR|NAME]\n"
     "                     [--roofline] [--search [--ttft S] [--tpot S] [--gpus N]] [--format table|tsv|json]\n"
     "                     [--prefix T [--prefix-hit F]] [--routing-skew S]\n"
@@ -233,7 +234,8 @@ typedef struct {
     ep_flags ep;
     mtp_flags mtp;
     disagg_flags dg;
-    const char *model_key, *dtype_s;
+    precision_flags prec;
+    const char *model_key;
     int tp, pp, prompt, output, concurrency, chunk, all_logits, do_search, gpus, disaggregate, prefix;
     double rate, price, ttft, tpot, prefix_hit;
     const char *engine;
@@ -244,7 +246,7 @@ typedef struct {
 static int parse(int argc, char **argv, serve_flags *f, cli_common *common)
 {
     *f = (serve_flags){.device = device_flags_default(DEVICE_PRICING | DEVICE_EFFICIENCY | DEVICE_MEMORY, NULL),
-                       .ep = ep_flags_default(), .mtp = mtp_flags_default(), .dtype_s = "bf16", .tp = 1, .pp = 1, .prompt = 2048, .output = 256,
+                       .ep = ep_flags_default(), .mtp = mtp_flags_default(), .prec = precision_flags_default(), .tp = 1, .pp = 1, .prompt = 2048, .output = 256,
                        .gpus = 8};
     const cli_opt request[] = {
         {"--model", OPT_STRING, &f->model_key, "M", "model key (napkin specs --models)", 1, 0},
@@ -258,7 +260,6 @@ static int parse(int argc, char **argv, serve_flags *f, cli_common *common)
          0},
         {"--all-logits", OPT_FLAG, &f->all_logits, NULL, "logits at every prompt position", 0, 0},
         {"--price", OPT_POS_REAL, &f->price, "P", "price of one GPU-hour (for the costs)", 0, 0},
-        {"--dtype", OPT_STRING, &f->dtype_s, "D", "weights, KV, activations and compute (default bf16)", 0, 0},
     };
     const cli_opt layouts[] = {
         {"--search", OPT_FLAG, &f->do_search, NULL, "try every tp x pp layout and EP group up to --gpus", 0, 0},
@@ -282,10 +283,12 @@ static int parse(int argc, char **argv, serve_flags *f, cli_common *common)
         {"--simulate", OPT_FLAG, &f->simulate, NULL, "replay the benchmark step by step: TTFT and TPOT percentiles",
          0, 0},
     };
-    cli_opt opts[2 * DEVICE_NOPTS_MAX + 26 + EP_NOPTS + MTP_NOPTS + DISAGG_NOPTS];
+    cli_opt opts[2 * DEVICE_NOPTS_MAX + 25 + PRECISION_NOPTS + EP_NOPTS + MTP_NOPTS + DISAGG_NOPTS];
     int n = device_flag_opts(&f->device, DEVICE_PRICING | DEVICE_EFFICIENCY, opts);
     memcpy(opts + n, request, sizeof request);
     n += CLI_NOPTS(request);
+    precision_flag_opts(&f->prec, opts + n);
+    n += PRECISION_NOPTS;
     n += device_flag_opts(&f->device, DEVICE_MEMORY, opts + n);
     memcpy(opts + n, layouts, sizeof layouts);
     n += CLI_NOPTS(layouts);
@@ -659,7 +662,7 @@ int cmd_serve(int argc, char **argv)
     model_on_device u;
     serve_plan p;
     report *r = NULL;
-    if ((rc = model_on_device_resolve(DOC.name, &common, f.dtype_s, f.model_key, &f.device, &u)) != 0 ||
+    if ((rc = model_on_device_resolve(DOC.name, &common, &f.prec, f.model_key, &f.device, &u)) != 0 ||
         (rc = plan(&f, &u, &p)) != 0)
         goto done;
     r = report_new(DOC.name);

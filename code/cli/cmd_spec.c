@@ -193,7 +193,7 @@ static int resolve(const spec_flags *f, const cli_common *common, spec_resolved 
 {
     precision prec;
     int rc;
-    if ((rc = cli_precision("spec", f->dtype_s, NULL, NULL, NULL, NULL, &prec)) != 0 ||
+    if ((rc = cli_precision("spec", f->dtype_s, NULL, NULL, NULL, NULL, NULL, &prec)) != 0 ||
         (rc = cli_specs_load("spec", common, &u->specs)) != 0)
         return rc;
     const model_spec *target, *draft = NULL;

@@ -30,7 +30,7 @@ static double ridge_of(const char *gpu, dtype d)
 static int ridge_batch_of(const char *gpu, dtype w, dtype c)
 {
     gpu_spec g = gpu_builtin(gpu);
-    precision p = {w, w, c, c};
+    precision p = {w, w, c, c, WF_AS_DTYPE, WF_AS_DTYPE};
     return (int)lround(ridge_batch(&g, p));
 }
 
@@ -41,7 +41,7 @@ static int max_batch(const model_spec *m, const char *gpu, int tp, int context, 
                      double reserve)
 {
     gpu_spec g = gpu_builtin(gpu);
-    precision p = {w, kv, DT_BF16, DT_BF16};
+    precision p = {w, kv, DT_BF16, DT_BF16, WF_AS_DTYPE, WF_AS_DTYPE};
     memory_policy pol = {usable, 0, 0, 0};
     resident_model rm = {m, p, tp};
     fit_check f;

@@ -109,12 +109,21 @@ static int refuse(moe_question *q, const char *reason, const char *detail)
     return 0;
 }
 
-/* A weight format the library prices: fp8 per tensor and fp8_block are
- * both fp8 weights ("-": none stated, the model's bf16). */
-static int fp8_or_bf16(const char *quant)
+/* The weight format a quant column states: fp8 (per tensor), fp8_block,
+ * int4_wo, bf16 ("bfloat16"); "-" (none stated) WF_AS_DTYPE, the run's
+ * precision column deciding.  0, or -1 for one the library does not price
+ * (the fp4 formats: issue 33). */
+static int quant_format(const char *quant, weight_format *f)
 {
-    return strcmp(quant, "fp8") == 0 || strcmp(quant, "fp8_block") == 0 || strcmp(quant, "-") == 0 ||
-           strcmp(quant, "bfloat16") == 0;
+    if (strcmp(quant, "-") == 0) {
+        *f = WF_AS_DTYPE;
+        return 0;
+    }
+    if (strcmp(quant, "bfloat16") == 0) {
+        *f = WF_BF16;
+        return 0;
+    }
+    return weight_format_parse(quant, f);
 }
 
 /* int4 weight-only named by a run of a model whose checkpoint stores its
@@ -125,7 +134,7 @@ static int fp8_or_bf16(const char *quant)
 static int int4_as_released(const moe_run *r, const model_spec *m)
 {
     return m->expert_format == EXPERTS_INT4_G32 && strcmp(r->moe_quant, "int4_wo") == 0 &&
-           (strcmp(r->gemm_quant, "int4_wo") == 0 || fp8_or_bf16(r->gemm_quant));
+           !strstr(r->gemm_quant, "fp4");
 }
 
 /* An fp4 run of a model released with MXFP4 experts (gpt-oss) on a GPU
@@ -147,29 +156,48 @@ static int fp4_as_released(const moe_run *r, const moe_question *q)
     return q->model->expert_format == EXPERTS_MXFP4 && strstr(r->gemm_quant, "fp4") && strstr(r->moe_quant, "fp4");
 }
 
-/* The run's precision, or a refusal.  fp8 weights: fp8 GEMMs and KV cache,
- * activations between ops bf16 (the engines' fp8 recipes, as the dense
- * runs are priced in validate.c); fp4 as fp4_as_released says. */
+/* The run's precision, or a refusal: the dense GEMMs in gemm_quant's
+ * format and the routed experts in moe_quant's, as --weights and
+ * --moe-weights state them (weight_format.h; a column without one: fp8
+ * weights where the precision column says fp8, else bf16); with fp8 GEMMs
+ * an fp8 KV cache; activations between ops bf16 (the engines' fp8 recipes,
+ * as the dense runs are priced in validate.c); fp4 and int4 as
+ * fp4_as_released and int4_as_released say.  An "fp8" expert column of a
+ * mixture released in fp8 is its checkpoint's block-scaled fp8: the fp8
+ * checkpoints of the mixtures measured (Qwen3-235B-A22B-FP8, DeepSeek-V3/R1,
+ * MiniMax-M2.5, GLM-5-FP8) carry 128 x 128 block scales in their
+ * quantization_config (weight_block_size), and an engine serves what the
+ * checkpoint holds. */
 static int run_precision(const moe_run *r, moe_question *q)
 {
     q->setup.prec = precision_uniform(DT_BF16);
-    if (fp4_as_released(r, q))
+    if (fp4_as_released(r, q) || int4_as_released(r, q->model))
         return 1;
     const char *quant[] = {r->gemm_quant, r->moe_quant};
-    const int int4 = int4_as_released(r, q->model);
-    for (int i = 0; i < 2 && !int4; i++) {
+    weight_format f[2];
+    for (int i = 0; i < 2; i++) {
         if (strstr(quant[i], "fp4"))
             return refuse(q, "fp4 weights of a model not released in fp4 (issue 33)", "");
-        if (!fp8_or_bf16(quant[i]))
+        if (quant_format(quant[i], &f[i]) != 0)
             return refuse(q, "weights not yet (--weights): ", quant[i]);
     }
-    if (strcmp(r->gemm_quant, "fp8") == 0 || strcmp(r->gemm_quant, "fp8_block") == 0 ||
-        strcmp(r->precision, "fp8") == 0)
-        q->setup.prec.weights = q->setup.prec.compute = q->setup.prec.kv = DT_FP8;
+    precision *p = &q->setup.prec;
+    *p = precision_uniform(DT_BF16);
+    if (f[0] != WF_AS_DTYPE) {
+        p->weights = weight_format_values(f[0]);
+        p->compute = weight_format_math(f[0]);
+    } else if (strcmp(r->precision, "fp8") == 0)
+        p->weights = p->compute = DT_FP8;
+    if (f[1] == WF_FP8 && q->model->expert_format == EXPERTS_AS_WEIGHTS)
+        f[1] = WF_FP8_BLOCK;
+    p->weights_format = f[0];
+    p->moe_format = f[1];
+    if (p->compute == DT_FP8 || strcmp(r->precision, "fp8") == 0)
+        p->kv = DT_FP8;
     /* a latent cache stays bf16: the engines' default KV dtype is "auto", the model's activations'
      * (the fp8 checkpoints of DeepSeek-V3/R1 state no KV quantization) */
     if (q->model->kv_lora_rank > 0)
-        q->setup.prec.kv = DT_BF16;
+        p->kv = DT_BF16;
     return 1;
 }
 

@@ -7,12 +7,23 @@
 #include <stdio.h>
 #include <string.h>
 
-double weight_bytes(const model_spec *m, dtype w)
+double weight_bytes_at(const model_spec *m, precision prec)
 {
     param_count p = model_params(m);
-    if (m->expert_format != EXPERTS_AS_WEIGHTS) /* the routed experts as released, the rest at w */
-        return (p.total - p.routed) * dtype_bytes(w) + p.routed * expert_weight_bytes(m, w);
-    return p.total * dtype_bytes(w);
+    const double dense = dense_weight_bytes(prec), routed = routed_weight_bytes(m, prec);
+    if (routed == dense) /* one format throughout */
+        return p.total * dense;
+    return (p.total - p.routed) * dense + p.routed * routed;
+}
+
+double weight_bytes(const model_spec *m, dtype w)
+{
+    return weight_bytes_at(m, precision_uniform(w));
+}
+
+double weight_bytes_per_gpu_at(const model_spec *m, precision prec, int tp)
+{
+    return weight_bytes_at(m, prec) / tp;
 }
 
 double weight_bytes_per_gpu(const model_spec *m, dtype w, int tp)
@@ -20,14 +31,19 @@ double weight_bytes_per_gpu(const model_spec *m, dtype w, int tp)
     return weight_bytes(m, w) / tp;
 }
 
-double mtp_weight_bytes_per_gpu(const model_spec *m, dtype w, int tp)
+double mtp_weight_bytes_per_gpu_at(const model_spec *m, precision prec, int tp)
 {
     if (m->mtp_layers < 1)
         return 0;
     const model_spec mm = mtp_module_model(m, m->mtp_layers);
     const double routed = model_params(&mm).routed; /* the modules' routed experts, stored as the model's are */
     const double served = model_params(m).mtp_served;
-    return ((served - routed) * dtype_bytes(w) + routed * expert_weight_bytes(m, w)) / tp;
+    return ((served - routed) * dense_weight_bytes(prec) + routed * routed_weight_bytes(m, prec)) / tp;
+}
+
+double mtp_weight_bytes_per_gpu(const model_spec *m, dtype w, int tp)
+{
+    return mtp_weight_bytes_per_gpu_at(m, precision_uniform(w), tp);
 }
 
 double mtp_kv_bytes_per_token_per_gpu(const model_spec *m, dtype kv, int tp)
@@ -38,16 +54,21 @@ double mtp_kv_bytes_per_token_per_gpu(const model_spec *m, dtype kv, int tp)
     return kv_bytes_per_token_per_gpu(&mm, kv, tp);
 }
 
-double layout_weight_bytes_per_gpu(const model_spec *m, dtype w, const parallel_layout *l)
+double layout_weight_bytes_per_gpu_at(const model_spec *m, precision prec, const parallel_layout *l)
 {
     param_count p = model_params(m);
-    double routed = p.routed * expert_weight_bytes(m, w);
+    double routed = p.routed * routed_weight_bytes(m, prec);
     double shared = model_moe_layers(m) * m->shared_experts * 3.0 * m->hidden *
-                    (m->moe_ffn > 0 ? m->moe_ffn : m->ffn) * dtype_bytes(w);
+                    (m->moe_ffn > 0 ? m->moe_ffn : m->ffn) * dense_weight_bytes(prec);
     if (m->experts <= 1) /* dense: no experts, the MLP is split with the rest */
         routed = shared = 0;
-    return (weight_bytes(m, w) - routed - shared) / l->tp + shared / l->moe_tp +
+    return (weight_bytes_at(m, prec) - routed - shared) / l->tp + shared / l->moe_tp +
            routed / ((double)l->moe_tp * l->moe_ep);
+}
+
+double layout_weight_bytes_per_gpu(const model_spec *m, dtype w, const parallel_layout *l)
+{
+    return layout_weight_bytes_per_gpu_at(m, precision_uniform(w), l);
 }
 
 int layout_fit_adjust(const model_spec *m, precision prec, const parallel_layout *l, int batch, int context,
@@ -58,8 +79,7 @@ int layout_fit_adjust(const model_spec *m, precision prec, const parallel_layout
                  l->tp, l->moe_tp, l->moe_ep, m->key, m->experts);
         return -1;
     }
-    const double freed =
-        weight_bytes_per_gpu(m, prec.weights, l->tp) - layout_weight_bytes_per_gpu(m, prec.weights, l);
+    const double freed = weight_bytes_per_gpu_at(m, prec, l->tp) - layout_weight_bytes_per_gpu_at(m, prec, l);
     f->weights -= freed;
     f->kv_budget += freed;
     double per_seq = kv_sequence_bytes(f->kv_per_token, kv_window_bytes_per_token_per_gpu(m, prec.kv, l->tp),
@@ -218,7 +238,7 @@ int memory_policy_engine(const char *engine, const gpu_spec *g, const resident_m
         return out->usable_fraction > 0 ? 0 : -1;
     }
     if (strcmp(engine, "trtllm") == 0) {
-        double held = weight_bytes_per_gpu(rm->model, rm->prec.weights, rm->tp) +
+        double held = weight_bytes_per_gpu_at(rm->model, rm->prec, rm->tp) +
                       activation_bytes(rm->model, p.activation_tokens, p.sampled_tokens, rm->prec.act, rm->tp);
         out->usable_fraction = fmin(1.0, 0.9 + 0.1 * held / cap);
         return 0;
@@ -264,7 +284,7 @@ int memory_fit(const gpu_spec *g, memory_policy pol, const resident_model *rm, i
         step_shape probe = decode_shape(1, 0, rm[i].tp, rm[i].prec);
         if (step_shape_check(rm[i].model, &probe, err, errlen) != 0)
             return -1;
-        f.weights += weight_bytes_per_gpu(rm[i].model, rm[i].prec.weights, rm[i].tp);
+        f.weights += weight_bytes_per_gpu_at(rm[i].model, rm[i].prec, rm[i].tp);
         f.kv_per_token += kv_bytes_per_token_per_gpu(rm[i].model, rm[i].prec.kv, rm[i].tp);
         const model_spec *mi = rm[i].model; /* windowed layers hold at most `window` tokens */
         window_saving += kv_window_bytes_per_token_per_gpu(mi, rm[i].prec.kv, rm[i].tp) *
@@ -288,7 +308,7 @@ int mtp_fit_adjust(const resident_model *rm, int batch, int context, fit_check *
         snprintf(err, errlen, "%s ships no multi-token-prediction module", m->key);
         return -1;
     }
-    f->weights += mtp_weight_bytes_per_gpu(m, rm->prec.weights, rm->tp);
+    f->weights += mtp_weight_bytes_per_gpu_at(m, rm->prec, rm->tp);
     f->kv_per_token += mtp_kv_bytes_per_token_per_gpu(m, rm->prec.kv, rm->tp); /* the modules keep no window */
     const double window_saving =
         kv_window_bytes_per_token_per_gpu(m, rm->prec.kv, rm->tp) * (context > m->window ? (double)context - m->window : 0);

@@ -7,9 +7,13 @@
 #include "specs.h"
 #include "transformer.h"
 
-/* All parameters stored at dtype w. */
+/* All parameters stored at prec's formats: the routed experts at
+ * routed_weight_bytes, the rest at dense_weight_bytes (transformer.h). */
+double weight_bytes_at(const model_spec *m, precision prec);
+/* All parameters stored at dtype w (precision_uniform(w): the experts as released). */
 double weight_bytes(const model_spec *m, dtype w);
 /* Weights on one GPU of a tp group (everything sharded evenly). */
+double weight_bytes_per_gpu_at(const model_spec *m, precision prec, int tp);
 double weight_bytes_per_gpu(const model_spec *m, dtype w, int tp);
 /* Weights on one GPU of a replica laid out as l (layout.h): the routed
  * experts 1/(moe_tp x moe_ep) (experts / moe_ep of them, each a 1/moe_tp
@@ -18,6 +22,7 @@ double weight_bytes_per_gpu(const model_spec *m, dtype w, int tp);
  * 1/tp: each attention rank holds it whole over its tp GPUs.  At
  * moe_tp = moe_ep = 1 and tp = 1 it is the whole model; at moe_tp = tp
  * (moe_ep = 1, attention_dp = 1) weight_bytes_per_gpu's 1/tp. */
+double layout_weight_bytes_per_gpu_at(const model_spec *m, precision prec, const parallel_layout *l);
 double layout_weight_bytes_per_gpu(const model_spec *m, dtype w, const parallel_layout *l);
 
 /* K and V of every layer for one token: 2 * layers * kv_heads * head_dim * bytes.
@@ -95,6 +100,7 @@ typedef struct {
 /* What the MTP modules a server drafts with add to one GPU of a tp group:
  * their weights (param_count.mtp_served, split like the model's) and the
  * KV of their layers per token of a sequence (0 and 0 without modules). */
+double mtp_weight_bytes_per_gpu_at(const model_spec *m, precision prec, int tp);
 double mtp_weight_bytes_per_gpu(const model_spec *m, dtype w, int tp);
 double mtp_kv_bytes_per_token_per_gpu(const model_spec *m, dtype kv, int tp);
 

@@ -9,7 +9,7 @@
 
 precision precision_uniform(dtype d)
 {
-    precision p = {d, d, d, d};
+    precision p = {d, d, d, d, WF_AS_DTYPE, WF_AS_DTYPE};
     if (d == DT_INT4) { /* int4 weights are dequantized and multiplied in bf16 */
         p.act = DT_BF16;
         p.compute = DT_BF16;
@@ -88,6 +88,23 @@ double expert_weight_bytes(const model_spec *m, dtype weights)
     return m->expert_format == EXPERTS_MXFP4      ? block_format_bytes_per_weight(BF_MXFP4)
            : m->expert_format == EXPERTS_INT4_G32 ? INT4_G32_BYTES_PER_WEIGHT
                                                   : dtype_bytes(weights);
+}
+
+double dense_weight_bytes(precision p)
+{
+    return p.weights_format != WF_AS_DTYPE ? weight_format_bytes(p.weights_format) : dtype_bytes(p.weights);
+}
+
+double routed_weight_bytes(const model_spec *m, precision p)
+{
+    return p.moe_format != WF_AS_DTYPE ? weight_format_bytes(p.moe_format) : expert_weight_bytes(m, p.weights);
+}
+
+rate_class routed_rate_class(const model_spec *m, precision p)
+{
+    if (p.moe_format != WF_AS_DTYPE)
+        return weight_format_moe_class(p.moe_format);
+    return rate_class_moe(p.weights, p.compute, m->expert_format != EXPERTS_AS_WEIGHTS, 0);
 }
 
 step_shape decode_shape(int batch, int context, int tp, precision prec)
@@ -420,7 +437,7 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
     const double tp = s->tp, B = s->batch, n = s->new_tokens, ctx = s->context;
     const double T = B * n; /* tokens in the step */
     const double h = m->hidden, hd = m->head_dim;
-    const double wb = dtype_bytes(s->prec.weights), kb = dtype_bytes(s->prec.kv), ab = dtype_bytes(s->prec.act);
+    const double wb = dense_weight_bytes(s->prec), kb = dtype_bytes(s->prec.kv), ab = dtype_bytes(s->prec.act);
     const double heads_l = m->heads / tp, kvh_l = kv_heads_local(m, s->tp);
     const double vocab_l = m->vocab / tp;
     projection_shape w[LAYER_PROJECTIONS];
@@ -475,12 +492,12 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
     }
     static const char *const mlp_names[3] = {"gate_up_proj", "act_mul", "down_proj"};
     static const char *const shared_names[3] = {"shared_gate_up_proj", "shared_act_mul", "shared_down_proj"};
-    const double eb = E > 1 ? expert_weight_bytes(m, s->prec.weights) : wb;
+    const double eb = E > 1 ? routed_weight_bytes(m, s->prec) : wb;
     const double S = m->shared_experts;
     int routed = -1;
-    if (E > 1) { /* the shared experts every token visits, then the routed ones' grouped GEMM */
+    if (E > 1) { /* the shared experts every token visits (dense weights), then the routed ones' grouped GEMM */
         if (S > 0)
-            c += mlp_step_ops(shared_names, moe_kind, T, S, h, ffn_l, S, eb, ab, all + c);
+            c += mlp_step_ops(shared_names, moe_kind, T, S, h, ffn_l, S, wb, ab, all + c);
         routed = c;
         all[c++] = moe_experts_op(moe_kind, T * k, experts_touched, h, ffn_l, eb, ab, RC_GEMM_BF16);
     } else {
@@ -524,8 +541,10 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
     for (int i = 0; i < c; i++)
         if (all[i].kind == OP_PROJECTION || all[i].kind == OP_LOGITS)
             all[i].rate = gemm;
-    if (routed >= 0)
-        all[routed].rate = rate_class_moe(s->prec.weights, s->prec.compute, m->expert_format != EXPERTS_AS_WEIGHTS, 0);
+    if (routed >= 0) { /* the experts' own class, and their own math when their format states it */
+        all[routed].rate = routed_rate_class(m, s->prec);
+        all[routed].math = weight_format_op_math(s->prec.moe_format);
+    }
     int count = c < max_ops ? c : max_ops;
     for (int i = 0; i < count; i++)
         ops[i] = all[i];

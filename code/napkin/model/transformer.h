@@ -36,18 +36,33 @@
 #include "roofline.h"
 #include "specs.h"
 #include "units.h"
+#include "weight_format.h"
 
 #include <stddef.h>
 
 typedef struct {
-    dtype weights; /* stored weights */
+    dtype weights; /* stored weights (the values' dtype of weights_format when it is given) */
     dtype kv;      /* KV cache */
     dtype act;     /* activations moved between ops */
     dtype compute; /* whose tensor-core rate applies (bf16 for weight-only quantization) */
+    weight_format weights_format; /* every weight but the routed experts (--weights); WF_AS_DTYPE: `weights` */
+    weight_format moe_format;     /* the routed experts (--moe-weights); WF_AS_DTYPE: as released, else `weights` */
 } precision;
 
-/* All four the same; for int4 weights the compute dtype is bf16. */
+/* All four the same, both formats WF_AS_DTYPE; for int4 weights the compute
+ * dtype is bf16. */
 precision precision_uniform(dtype d);
+/* Bytes one dense weight occupies (everything but the routed experts:
+ * attention, shared experts, dense layers, router, embedding, head, norms):
+ * its format's (scales included), or the weights dtype's. */
+double dense_weight_bytes(precision p);
+/* Bytes one routed-expert weight occupies: its format's, or with
+ * WF_AS_DTYPE expert_weight_bytes of the weights dtype. */
+double routed_weight_bytes(const model_spec *m, precision p);
+/* The class the routed experts are priced in: their format's, or with
+ * WF_AS_DTYPE rate_class_moe of the weights and compute dtypes (block-scaled
+ * fp8, MXFP4 as W4A16). */
+rate_class routed_rate_class(const model_spec *m, precision p);
 
 typedef struct {
     double embedding; /* vocab x hidden */

@@ -43,6 +43,13 @@ enum {
     OP_DENSE_LAYERS      /* a mixture's dense layers (DeepSeek-V3's first three) */
 };
 
+/* Whose tensor-core peak an op's math runs at (op_cost.math). */
+typedef enum {
+    OP_MATH_STEP = 0, /* the peak the step is priced at (its compute dtype) */
+    OP_MATH_BF16,     /* 16-bit math whatever the step's: experts in bf16 or int4_wo beside fp8 GEMMs */
+    OP_MATH_FP8       /* fp8 math whatever the step's: fp8 experts beside 16-bit GEMMs */
+} op_math;
+
 typedef struct {
     const char *name; /* "qkv_proj", "attn_score", ... (static) */
     op_kind kind;
@@ -68,6 +75,7 @@ typedef struct {
                             (a mixture's experts split over a whole attention-DP replica); 0: the tp group */
     int comm_ranks;          /* OP_ALLTOALL: GPUs in the expert-parallel group */
     int a2a_kernel;          /* OP_ALLTOALL: which phase and kernel (rates.h a2a_kernel); items = tokens sent */
+    op_math math;            /* a compute op whose weights state their own math (--moe-weights); 0: the step's */
 } op_cost;
 
 /* A lump of compute the caller prices as one op of class c (a whole

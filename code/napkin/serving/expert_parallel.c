@@ -196,7 +196,7 @@ int layout_decoder_step_ops(const model_spec *m, const gpu_spec *g, const step_s
     op_cost all[DECODER_MAX_OPS];
     int n = decoder_step_ops(m, s, all, DECODER_MAX_OPS);
     const double h = m->hidden, fe = m->moe_ffn > 0 ? m->moe_ffn : m->ffn, S = m->shared_experts;
-    const double ab = dtype_bytes(s->prec.act), eb = expert_weight_bytes(m, s->prec.weights);
+    const double ab = dtype_bytes(s->prec.act), eb = routed_weight_bytes(m, s->prec), wb = dense_weight_bytes(s->prec);
     /* This GPU's experts: experts / E of them, each a 1/M slice.  With a2a
      * it receives (k imbalance) pairs for each of the M x mine tokens of its
      * slice group (the replica's N k / E pairs of its expert group,
@@ -211,7 +211,7 @@ int layout_decoder_step_ops(const model_spec *m, const gpu_spec *g, const step_s
         if (strcmp(all[i].name, "shared_gate_up_proj") == 0) { /* the shared experts' slice */
             static const char *const names[3] = {"shared_gate_up_proj", "shared_act_mul", "shared_down_proj"};
             op_cost mlp[3];
-            mlp_step_ops(names, all[i].per_layer, tokens, S, h, fe / shared_split, S, eb, ab, mlp);
+            mlp_step_ops(names, all[i].per_layer, tokens, S, h, fe / shared_split, S, wb, ab, mlp);
             for (int j = 0; j < 3 && c < max_ops; j++) {
                 if (mlp[j].kind == OP_PROJECTION) /* priced like the step's other projections (pricing.h) */
                     mlp[j].rate = all[i].rate;
@@ -227,6 +227,7 @@ int layout_decoder_step_ops(const model_spec *m, const gpu_spec *g, const step_s
                 seq[q++] = ep_alltoall_op("ep_dispatch", all[i].per_layer, mine * M, a2a_cost.dispatch_bytes,
                                           a2a_cost.intra_share, &busy);
             seq[q++] = moe_experts_op(all[i].per_layer, pairs, touched, h, fe / M, eb, ab, all[i].rate);
+            seq[q - 1].math = all[i].math; /* the experts' format's own math (weight_format.h) */
             if (a2a)
                 seq[q++] = ep_alltoall_op("ep_combine", all[i].per_layer, mine * M, a2a_cost.combine_bytes,
                                           a2a_cost.intra_share, &busy);

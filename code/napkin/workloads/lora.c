@@ -198,7 +198,7 @@ int lora_tenancy_compare(const lora_config *c, precision base_prec, int tenants,
     if (lora_adapter_size(c, &s, err, errlen) != 0)
         return -1;
     lora_tenancy t = {0};
-    double base = weight_bytes(c->model, base_prec.weights);
+    double base = weight_bytes_at(c->model, base_prec);
     t.tenants = tenants;
     t.gpus_per_deployment = c->tp;
     t.copies_deployments = tenants;
