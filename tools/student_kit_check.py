@@ -70,6 +70,14 @@ COINCIDENCES = {
         "chapter 10's hand-derived break-even batch (30.96 ms / 202.8 us); 1.1 at seed 4711 lands on the same digits",
     ("tests/test_judge.c", "41.58"):
         "the judge's 1 % boundary around 41.17 (41.5817); 7.x at seed 4711 lands on the same digits",
+    ("tests/test_import_measured.c", "5.250"):
+        "an all-to-all fixture row as the importer writes it (5.250000e-05 s); 3.x at seed 0 lands on the same digits",
+    ("tests/test_import_measured.c", "9.000"):
+        "a serving-run fixture row's TPOT as the importer writes it (9.000000e-03 s); 12.x at seed 4711 lands on "
+        "the same digits",
+    ("tests/test_validate_moe.c", "9.000"):
+        "the same fixture run's TPOT (9.000000e-03 s) in the MoE runs' fixture; 12.x at seed 4711 lands on the "
+        "same digits",
 }
 
 MEASURED_DATA = ("code/specs/measured/", "tests/published_fixture/", "tests/measured_fixture/",
