@@ -217,26 +217,27 @@ Test(import_measured, serving_runs_moe_keep_mixtures_and_disaggregated_runs_with
      * workers before batch; 250.5 ms = 0.2505 s, 20.25 ms, 800 ms, 30.125 ms,
      * 1500 ms, 40 ms, 300 ms, 12.5 ms, 99 ms, 9 ms; benchmark_concurrency
      * is the "silicon_concurrency=32" of the DEP 8 run's silicon_data_source,
-     * "-" where the source states none. */
+     * "-" where the source states none, and measured the day of its
+     * "measured=2026-01-14T22:26:21Z", "-" where none. */
     const char *dash14 = "-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-";
     expect_rows("serving_runs_moe.tsv",
                 fmt("id\tmodel\tsystem\tbackend\tbackend_version\tmode\tprecision\tgemm_quant\tmoe_quant\tisl\tosl\t"
                     "concurrency\ttp\tpp\tattention_dp\tmoe_tp\tmoe_ep\tprefill_workers\tprefill_batch\tprefill_tp\t"
                     "prefill_pp\tprefill_attention_dp\tprefill_moe_tp\tprefill_moe_ep\tdecode_workers\tdecode_batch\t"
                     "decode_tp\tdecode_pp\tdecode_attention_dp\tdecode_moe_tp\tdecode_moe_ep\tttft_s\ttpot_s\t"
-                    "benchmark_concurrency\n"
+                    "benchmark_concurrency\tmeasured\n"
                     "minimax_h100_tp4\tMiniMaxAI/MiniMax-M2.5\th100_sxm\tvllm\t0.18.0\tagg\tfp8\tfp8\tfp8\t1024\t1024\t"
-                    "16\t4\t1\t1\t0\t4\t%s\t3.000000e-01\t1.250000e-02\t-\n"
+                    "16\t4\t1\t1\t0\t4\t%s\t3.000000e-01\t1.250000e-02\t-\t-\n"
                     "qwen235_h100\tQwen/Qwen3-235B-A22B-FP8\th100_sxm\ttrtllm\t1.0.0rc3\tagg\tfp8\t-\t-\t1024\t128\t"
-                    "16\t8\t1\t1\t-\t-\t%s\t9.900000e-02\t9.000000e-03\t-\n"
+                    "16\t8\t1\t1\t-\t-\t%s\t9.900000e-02\t9.000000e-03\t-\t-\n"
                     "dsr1_h100_dep8\tdeepseek-ai/DeepSeek-R1\th100_sxm\ttrtllm\t1.1.0rc2\tagg\tfp8\tfp8\tfp8\t1024\t128\t"
-                    "4\t1\t1\t8\t1\t8\t%s\t2.505000e-01\t2.025000e-02\t32\n"
+                    "4\t1\t1\t8\t1\t8\t%s\t2.505000e-01\t2.025000e-02\t32\t2026-01-14\n"
                     "dsr1_h100_disagg\tdeepseek-ai/DeepSeek-R1\th100_sxm\ttrtllm\t1.1.0rc2\tdisagg\tfp8\tfp8\tfp8\t1024\t"
-                    "128\t-\t-\t-\t-\t-\t-\t2\t1\t8\t1\t1\t8\t1\t1\t32\t1\t1\t8\t1\t8\t1.500000e+00\t4.000000e-02\t-\n"
+                    "128\t-\t-\t-\t-\t-\t-\t2\t1\t8\t1\t1\t8\t1\t1\t32\t1\t1\t8\t1\t8\t1.500000e+00\t4.000000e-02\t-\t-\n"
                     "dsv3_h100_tp8\tdeepseek-ai/DeepSeek-V3\th100_sxm\tsglang\t0.5.8\tagg\tfp8\tfp8\tfp8_block\t2048\t256\t"
-                    "16\t8\t1\t-\t8\t1\t%s\t8.000000e-01\t3.012500e-02\t-\n"
+                    "16\t8\t1\t-\t8\t1\t%s\t8.000000e-01\t3.012500e-02\t-\t-\n"
                     "llama8b_h100_disagg\tmeta-llama/Llama-3.1-8B-Instruct\th100_sxm\ttrtllm\t1.0.0rc3\tdisagg\t-\t-\t-\t"
-                    "1024\t128\t16\t2\t1\t1\t-\t-\t%s\t9.900000e-02\t9.000000e-03\t-\n",
+                    "1024\t128\t16\t2\t1\t1\t-\t-\t%s\t9.900000e-02\t9.000000e-03\t-\t-\n",
                     dash14, dash14, dash14, dash14, dash14));
     measured_table t;
     char err[256];

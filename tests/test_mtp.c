@@ -6,7 +6,9 @@
 
 #include "accepted_tokens.h"
 #include "memory.h"
+#include "expert_parallel.h"
 #include "mtp.h"
+#include "request.h"
 #include "specs.h"
 
 /* A = 0.8, N = 2: 1 + 0.8 + 0.8^2 = 2.44 tokens a step; N = 1: 1.8. */
@@ -140,4 +142,48 @@ Test(mtp, refusals_name_the_flag)
     expect_refused("serve --model llama3-8b --gpu h100 --mtp 2 --mtp-accept 0.7", "--mtp 2: llama3-8b ships no");
     expect_refused("serve --model deepseek-v3 --gpu h200 --tp 8 --dtype fp8 --mtp 1 --mtp-accept 0.7 --disaggregate "
                    "--prefill-gpus 8 --decode-gpus 8", "--mtp with --disaggregate");
+}
+
+/* Under expert parallelism (TP 8 attention, experts EP 8) the round is the
+ * layout's parts: the verification is the layout's step with 2 tokens a
+ * sequence, the module's layer is split as the main model's
+ * (layout_mtp_pass_cost), and one draft accepted with A = 0.875 yields
+ * 1 + 0.875 = 1.875 tokens a round (chapter 10's closed form, N = 1); each
+ * part is the mean of its two ends, contexts 1024 and 1024 + 1024 - 2. */
+Test(mtp, expert_parallel_round_is_the_layouts_parts)
+{
+    model_spec ds = model_builtin("deepseek-v3");
+    gpu_spec g = gpu_builtin("h200");
+    const precision prec = precision_uniform(DT_FP8);
+    const parallel_layout l = {8, 1, 1, 8};
+    request_setup s = {&ds, &g, prec, 8, 1024, 1024, 16, 0, 0, memory_policy_default(), 0, 1};
+    request_options o = {.ep = ep_links_default(8, prec), .layout = l, .mtp_steps = 1, .mtp_accept = 0.875};
+    request_estimate e;
+    char err[256];
+    cr_assert_eq(request_estimate_with(&s, &o, &e, err, sizeof err), 0, "%s", err);
+    cr_expect_float_eq(e.mtp.tokens, 1.875, 1e-12);
+    double verify = 0, pass = 0;
+    const int ctx[2] = {1024, 2046};
+    for (int i = 0; i < 2; i++) {
+        step_shape d = decode_shape(16, ctx[i], 8, prec);
+        step_cost v, p;
+        step_shape vs = mtp_verify_shape(&d, 1);
+        cr_assert_eq(layout_decoder_step_cost(&ds, &g, &vs, &l, &o.ep, &v, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(layout_mtp_pass_cost(&ds, &g, &d, &l, &o.ep, &p, err, sizeof err), 0, "%s", err);
+        verify += v.time / 2;
+        pass += p.time / 2;
+    }
+    cr_expect_float_eq(e.mtp.verify, verify, 1e-12 * verify);
+    cr_expect_float_eq(e.mtp.pass, pass, 1e-12 * pass);
+    cr_expect_float_eq(e.decode_step, (verify + pass) / 1.875, 1e-9 * verify);
+    /* the module's layer over 8 GPUs reads less than its whole layer on one (module_pass_reads_the_module) */
+    step_shape one = decode_shape(1, 0, 8, prec);
+    step_cost split, whole;
+    cr_assert_eq(layout_mtp_pass_cost(&ds, &g, &one, &l, &o.ep, &split, err, sizeof err), 0, "%s", err);
+    step_shape one_tp1 = decode_shape(1, 0, 1, prec);
+    cr_assert_eq(mtp_pass_cost(&ds, &g, &one_tp1, &whole, err, sizeof err), 0, "%s", err);
+    cr_expect(split.weight_bytes < whole.weight_bytes, "%.0f vs %.0f", split.weight_bytes, whole.weight_bytes);
+    /* a pass drafts one position a sequence */
+    one.new_tokens = 2;
+    cr_expect_eq(layout_mtp_pass_cost(&ds, &g, &one, &l, &o.ep, &split, err, sizeof err), -1);
 }

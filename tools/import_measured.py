@@ -485,6 +485,15 @@ def benchmark_concurrency(row):
     return int(m.group(1)) if m else "-"
 
 
+def measured_date(row):
+    """The day the run was measured, where silicon_data_source states it
+    ("measured=2026-01-14T22:26:21Z" or "...T00:00:00.000Z"), else "-": it
+    tells apart two measurements of the same columns (validate_moe.c reads
+    the DeepSeek-R1 sweep with multi-token prediction by it)."""
+    m = re.search(r"(?:^|;)\s*measured=(\d{4}-\d{2}-\d{2})", row["silicon_data_source"] or "")
+    return m.group(1) if m else "-"
+
+
 def import_serving_moe(ctx, out, devices, systems):
     rel = "systems/silicon_sample.csv"
     t = Table(ctx["root"], rel, SERVING_COLS + ("moe_quant_mode", "silicon_data_source") + MOE_COLS)
@@ -501,7 +510,8 @@ def import_serving_moe(ctx, out, devices, systems):
                      r["precision"] or "-", r["gemm_quant_mode"] or "-", r["moe_quant_mode"] or "-",
                      num(r, "isl", t), num(r, "osl", t), *layout, *pools,
                      fmt_time(num(r, "silicon_ttft_ms", t, float) * MS),
-                     fmt_time(num(r, "silicon_tpot_ms", t, float) * MS), benchmark_concurrency(r)))
+                     fmt_time(num(r, "silicon_tpot_ms", t, float) * MS), benchmark_concurrency(r),
+                     measured_date(r)))
     rows.sort(key=lambda x: x[:5])
     sel = ("rows on " + " and ".join(systems) + " of the mixtures of experts " + ", ".join(MOE_MODELS)
            + " (those present), any mode, and every mode disagg row (dense models too); "
@@ -510,7 +520,8 @@ def import_serving_moe(ctx, out, devices, systems):
            "batch = batch_size per attention rank); a count the package leaves empty is written -, "
            "its 0 (unknown) kept as 0; empty precision, backend_version or quant modes written -; "
            "benchmark_concurrency = the silicon_concurrency=N that silicon_data_source states (the requests "
-           "the replica kept in flight), - where it states none; "
+           "the replica kept in flight), - where it states none; measured = the day of its measured= "
+           "(YYYY-MM-DD), - where it states none; "
            f"sorted by model, system, backend, mode, id; {len(rows)} of {len(t.rows)} rows")
     present = ", ".join(sorted({r[1] for r in rows}))
     meta = common_meta("serving_runs_moe", ctx, present,
@@ -522,7 +533,7 @@ def import_serving_moe(ctx, out, devices, systems):
     header = ("id", "model", "system", "backend", "backend_version", "mode", "precision", "gemm_quant", "moe_quant",
               "isl", "osl", *(name for name, _ in MOE_LAYOUT),
               *(f"{pool}_{name}" for pool in ("prefill", "decode") for name, _ in MOE_POOL), "ttft_s", "tpot_s",
-              "benchmark_concurrency")
+              "benchmark_concurrency", "measured")
     return write_tsv(os.path.join(out, "serving_runs_moe.tsv"), meta, header,
                      [(r[4], r[0], r[1], r[2], r[5], r[3], *r[6:]) for r in rows])
 
@@ -568,7 +579,7 @@ About LICENSE: {ctx['licence_source']}.
 - `serving_runs.tsv`: id model system backend backend_version precision isl osl concurrency tp pp ttft_s tpot_s gemm_quant
 - `serving_runs_moe.tsv`: id model system backend backend_version mode precision gemm_quant moe_quant isl osl
   concurrency tp pp attention_dp moe_tp moe_ep, then prefill_ and decode_ workers batch tp pp attention_dp
-  moe_tp moe_ep, ttft_s tpot_s benchmark_concurrency
+  moe_tp moe_ep, ttft_s tpot_s benchmark_concurrency measured
 
 Systems: {', '.join(systems)}. Backends: {backend_list}. Each file starts with
 `# key: value` provenance lines (the package, the file inside it and its
@@ -606,7 +617,8 @@ licence and copyright, the rows kept), then a header row, then rows.
   disaggregated one (`prefill_*`, `decode_*`).  A count the package leaves
   empty is `-`; its 0 (unknown) is kept as 0.  `benchmark_concurrency` is
   the `silicon_concurrency=N` the row's `silicon_data_source` states (the
-  requests the whole replica kept in flight), `-` where it states none.
+  requests the whole replica kept in flight), `-` where it states none;
+  `measured` is the day of its `measured=` (YYYY-MM-DD), `-` where none.
 {measured_moe.README_SELECTION}
 - A shape measured more than once keeps its median (each file says how many).
 

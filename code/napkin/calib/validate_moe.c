@@ -66,6 +66,7 @@ int moe_runs_read(const measured_table *t, const char *name, moe_run **out, char
         pool_cols(t, name, "decode_", dec, err, errlen) != 0)
         return -1;
     const int bench = measured_col(t, "benchmark_concurrency"); /* optional: tables written before it lack it */
+    const int day = measured_col(t, "measured");                /* optional too */
     moe_run *v = calloc((size_t)(t->nrows > 0 ? t->nrows : 1), sizeof *v);
     if (!v) {
         snprintf(err, errlen, "out of memory");
@@ -95,6 +96,7 @@ int moe_runs_read(const measured_table *t, const char *name, moe_run **out, char
         x->ttft = measured_num(t, r, c[TTFT]);
         x->tpot = measured_num(t, r, c[TPOT]);
         x->benchmark_concurrency = count_of(t, r, bench);
+        snprintf(x->measured, sizeof x->measured, "%s", day < 0 ? "-" : measured_cell(t, r, day));
     }
     *out = v;
     return t->nrows;
@@ -282,8 +284,39 @@ static int id_concurrency(const char *id)
     return -1;
 }
 
+/* Multi-token prediction in the runs that used it, which no column
+ * states.  DeepSeek-R1 at TP 8 x EP 8 under TensorRT-LLM 1.1.0rc2 on h200
+ * was measured twice with the same columns: 2026-01-14 (the 2026_03_25
+ * and 2026_04_06 rows of that day; 14 shapes) and once more 2026-01-28
+ * (1024 x 8192 at 64 sequences): 19.4 ms against 32.2 ms a token, the
+ * second equal to DeepSeek-V3's run of the same layout (cfg181, 32.1 ms),
+ * which napkin meets within 1 to 13 % without MTP.  The 2026-01-14 runs
+ * are 0.52 to 0.78 of DeepSeek-V3's at every shape, the gain shrinking as
+ * the batch grows (8192 x 1024: 0.57 at 4 sequences, 0.78 at 32), which is
+ * MTP's shape: the verification step carries 2 tokens a sequence, so its
+ * cost grows with the batch while the tokens a step stay 1 + A.  The same
+ * day's DEP 8 runs are not faster than their 2026-01-28 twin (30.7 against
+ * 30.4 ms at 1024 x 8192, 32 a rank): read without it.  Asked with the
+ * one module DeepSeek-R1 ships (config.json num_nextn_predict_layers 1)
+ * and the acceptance DeepSeek's report states for the second token,
+ * 85 to 90 % (DeepSeek-V3 Technical Report, chapters/references.bib
+ * deepseekv3, on speculative decoding with the MTP module): its middle,
+ * not fitted to these runs. */
+#define RUN_MTP_DAY "2026-01-14"
+#define RUN_MTP_ACCEPT 0.875
+
+static void run_mtp(const moe_run *r, moe_question *q)
+{
+    if (strcmp(r->model, "deepseek-ai/DeepSeek-R1") == 0 && strcmp(r->backend, "trtllm") == 0 &&
+        strcmp(r->measured, RUN_MTP_DAY) == 0 && q->layout.attention_dp == 1 && q->layout.moe_ep > 1) {
+        q->options.mtp_steps = 1;
+        q->options.mtp_accept = RUN_MTP_ACCEPT;
+    }
+}
+
 /* One pool of a disaggregated run as serve's --<name>-* flags state it
- * (workers and batch not stated: 1, serve's defaults; the decode batch then
+ * (a count not stated: 1, serve's defaults, where the other pool or count is
+ * stated, the decode batch then
  * from the id's concurrency, see validate_moe.h), or a refusal. */
 static int run_pool(const moe_run *r, const moe_pool *a, int decode, moe_question *q, disagg_pool *out)
 {
@@ -320,6 +353,9 @@ static int run_disagg(const moe_run *r, const gpu_spec *row, moe_question *q)
     disagg_plan *p = &q->plan;
     if (!run_pool(r, &r->prefill, 0, q, &p->prefill) || !run_pool(r, &r->decode, 1, q, &p->decode))
         return 0;
+    if (r->prefill.workers < 1 && r->prefill.batch < 1 && r->decode.workers < 1 && r->decode.batch < 1)
+        return refuse(q, "no workers or batches stated for either pool: the id's concurrency fixes workers x batch, "
+                         "not the two (validate_moe.h)", "");
     memory_policy pol;
     resident_model rm = {q->model, q->setup.prec, p->decode.layout.tp};
     memory_policy_engine(r->backend, row, &rm, &pol);
@@ -366,6 +402,7 @@ int moe_run_question(const moe_run *r, const gpu_table *gpus, const model_table 
     q->options = (request_options){.ep = run_ep(&q->layout, q->setup.prec),
                                    .prefill_first = eng && eng->prefill_first,
                                    .layout = q->layout};
+    run_mtp(r, q);
     return 1;
 }
 

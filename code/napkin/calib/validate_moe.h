@@ -41,6 +41,7 @@ typedef struct {
     double ttft, tpot;        /* seconds, measured */
     int benchmark_concurrency; /* the requests the replica kept in flight, as the package states them; -1: unstated
                                   (or no such column) */
+    char measured[16];         /* the day it was measured (YYYY-MM-DD); "-" unstated or no such column */
 } moe_run;
 
 /* The runs of t (serving_runs_moe.tsv's columns; name for messages) into
@@ -75,9 +76,17 @@ typedef struct {
  * holds N = C x decode attention_dp x decode workers requests in flight,
  * and the id's "_c<N>_" states N (checked against every run that states
  * its pools in full: 1152 = 16 x 8 x 9, 154 = 77 x 1 x 2).  A run that
- * states no worker counts or batches (the 2026_03_25 and 2026_04_06 sweeps)
- * gets serve's defaults, one worker a pool and one prompt a prefill step,
- * and C = N / (decode attention_dp) from its id (rounded up). */
+ * states no worker count and no batch for either pool (DeepSeek-R1's
+ * 2026_03_25 and 2026_04_06 sweeps, every one of their 248 disaggregated
+ * runs) is refused: its N fixes workers x batch, not the two, and the
+ * 60 of them that repeat a DeepSeek-V3 run (same TPOT and TTFT to the
+ * microsecond) show 1 to 9 decode workers and DEP 8 pools where the sweep
+ * writes TP 8, so no rule on its columns recovers the pools.
+ *
+ * An aggregated DeepSeek-R1 run of TensorRT-LLM's sweep measured
+ * 2026-01-14 at attention-DP 1 with expert parallelism is asked with
+ * multi-token prediction (request_options.mtp_steps 1, mtp_accept 0.875):
+ * see run_mtp in validate_moe.c for the evidence. */
 int moe_run_question(const moe_run *r, const gpu_table *gpus, const model_table *models, moe_question *q);
 
 /* One (model, system, engine, mode) group against the model. */

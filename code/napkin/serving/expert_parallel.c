@@ -2,6 +2,7 @@
 
 #include "comm.h"
 #include "moe.h"
+#include "mtp.h"
 #include "pricing.h"
 #include "transformer.h"
 
@@ -270,6 +271,22 @@ int layout_decoder_step_cost(const model_spec *m, const gpu_spec *g, const step_
     if (n < 0)
         return -1;
     return step_cost_of_ops(m, g, s, ops, n, out, err, errlen);
+}
+
+int layout_mtp_pass_cost(const model_spec *m, const gpu_spec *g, const step_shape *s, const parallel_layout *pl,
+                         const ep_layout *links, step_cost *out, char *err, size_t errlen)
+{
+    if (s->new_tokens != 1) {
+        snprintf(err, errlen, "a module pass drafts one token a sequence (new_tokens %d)", s->new_tokens);
+        return -1;
+    }
+    const model_spec mm = mtp_module_model(m, 1);
+    op_cost ops[DECODER_MAX_OPS + MTP_GLUE_OPS];
+    int n = layout_decoder_step_ops(&mm, g, s, pl, links, ops, DECODER_MAX_OPS, err, errlen);
+    if (n < 0)
+        return -1;
+    n += mtp_glue_ops(m, s, ops + n);
+    return step_cost_of_ops(&mm, g, s, ops, n, out, err, errlen);
 }
 
 int ep_decoder_step_cost(const model_spec *m, const gpu_spec *g, const step_shape *s, const ep_layout *l,

@@ -140,6 +140,15 @@ int layout_decoder_step_ops(const model_spec *m, const gpu_spec *g, const step_s
 int layout_decoder_step_cost(const model_spec *m, const gpu_spec *g, const step_shape *s, const parallel_layout *pl,
                              const ep_layout *links, step_cost *out, char *err, size_t errlen);
 
+/* One pass of m's multi-token-prediction module (mtp.h's mtp_pass_cost)
+ * on one GPU of the layout pl: the module's decoder layer, of the MoE kind,
+ * split as the main model's layers are (its experts over the same moe_tp x
+ * moe_ep GPUs, its tokens through the same all-to-all), and the module's
+ * glue ops.  s is the decode shape (new_tokens 1).  0, or -1 with a
+ * message. */
+int layout_mtp_pass_cost(const model_spec *m, const gpu_spec *g, const step_shape *s, const parallel_layout *pl,
+                         const ep_layout *links, step_cost *out, char *err, size_t errlen);
+
 /* Their cost (step_cost_of_ops).  Returns 0, or -1 with a message. */
 int ep_decoder_step_cost(const model_spec *m, const gpu_spec *g, const step_shape *s, const ep_layout *l,
                          step_cost *out, char *err, size_t errlen);

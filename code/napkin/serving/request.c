@@ -107,8 +107,14 @@ static int decode_time(const request_setup *s, const request_options *o, int bat
     }
     step_cost pass;
     sh.routing_skew = o->ep.routing_skew;
-    if (step(s, o, mtp_verify_shape(&sh, o->mtp_steps), &c, err, errlen) ||
-        mtp_pass_cost(s->model, s->gpu, &sh, &pass, err, errlen))
+    const parallel_layout l = request_layout(s, o);
+    if (step(s, o, mtp_verify_shape(&sh, o->mtp_steps), &c, err, errlen))
+        return -1;
+    if (layout_split(&l)) { /* the module's layer split as the main model's are */
+        const ep_layout links = layout_links(s, o, &l);
+        if (layout_mtp_pass_cost(s->model, s->gpu, &sh, &l, &links, &pass, err, errlen))
+            return -1;
+    } else if (mtp_pass_cost(s->model, s->gpu, &sh, &pass, err, errlen))
         return -1;
     *round = mtp_round_of(c.time, pass.time, o->mtp_steps, o->mtp_accept);
     *t = round->per_token;
@@ -250,9 +256,9 @@ static int estimate_in_flight(const request_setup *s, const request_options *opt
     }
     if (mtp_on(opt) && (mtp_check(s->model, opt->mtp_steps, opt->mtp_accept, err, errlen) != 0))
         return -1;
-    if (mtp_on(opt) && (split || s->pp > 1 || (s->chunk > 0 && s->chunk < s->prompt))) {
-        snprintf(err, errlen, "multi-token prediction with expert parallelism, a pipeline or chunked prefill is "
-                              "not modelled: give one or the other");
+    if (mtp_on(opt) && (s->pp > 1 || (s->chunk > 0 && s->chunk < s->prompt))) {
+        snprintf(err, errlen, "multi-token prediction with a pipeline or chunked prefill is not modelled: give one "
+                              "or the other");
         return -1;
     }
     const int cached = prefix_tokens > 0 && prefix_hit > 0;

@@ -116,7 +116,9 @@ typedef struct {
  *  - mtp_steps > 0: the model's MTP module drafts mtp_steps tokens a step,
  *    each accepted with probability mtp_accept (mtp.h); the decode step d
  *    becomes the round's time per output token, the module is resident.
- *    Not with expert parallelism, a pipeline or chunked prefill. */
+ *    With a layout the verification is the layout's step and the module's
+ *    layer is split as the main model's (layout_mtp_pass_cost).  Not with a
+ *    pipeline or chunked prefill. */
 typedef struct {
     ep_layout ep; /* with a layout: the all-to-all's links, router and imbalance (its ep is the layout's
                      moe_ep; gpus_per_node 0: ep_links_default's) */
