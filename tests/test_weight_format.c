@@ -40,7 +40,7 @@ Test(weight_format, names_parse_back_and_unknown_ones_do_not)
     weight_format g;
     cr_expect_eq(weight_format_parse("dtype", &g), -1, "the --dtype convention is no format a flag names");
     cr_expect_eq(weight_format_parse("int4", &g), -1);
-    cr_expect_eq(weight_format_parse("nvfp4", &g), -1, "issue 33");
+    cr_expect_eq(weight_format_parse("fp4", &g), -1, "a 4-bit float is named with its blocks: nvfp4, mxfp4");
 }
 
 /* DeepSeek-V3's routed experts: 58 MoE layers x 256 experts x 3 x 7168 x

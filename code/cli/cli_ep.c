@@ -5,7 +5,7 @@
 
 ep_flags ep_flags_default(void)
 {
-    ep_flags f = {0, 0, 0, 0, 8, 50, 0, 0};
+    ep_flags f = {0, 0, 0, 0, 0, 50, 0, 0}; /* gpus_per_node 0: the GPU row's node_gpus */
     return f;
 }
 
@@ -20,8 +20,9 @@ void ep_flag_opts(ep_flags *f, cli_opt *o)
          "the routed experts' tensor split (moe-tp x moe-ep = tp x attention-dp)", 0, 0},
         {"--attention-dp", OPT_POS_INT, &f->attention_dp, "D",
          "data-parallel attention ranks of --tp GPUs each: the replica spans tp x D GPUs", 0, 0},
-        {"--gpus-per-node", OPT_POS_INT, &f->gpus_per_node, "N", "with --ep: GPUs joined by NVLink (default 8)", 0,
-         0},
+        {"--gpus-per-node", OPT_POS_INT, &f->gpus_per_node, "N",
+         "with --ep: GPUs joined by NVLink (default: the GPU row's node_gpus, 8 on an HGX board, 72 in an NVL72 "
+         "rack)", 0, 0},
         {"--net-gb-s", OPT_POS_REAL, &f->net_gb_s, "B", "with --ep: network GB/s per GPU across nodes (default 50)",
          0, 0},
         {"--imbalance", OPT_POS_REAL, &f->imbalance, "F",
@@ -30,6 +31,11 @@ void ep_flag_opts(ep_flags *f, cli_opt *o)
          "a mixture's router skewed as Zipf(S) over its experts (default uniform)", 0, 0},
     };
     memcpy(o, opts, sizeof opts);
+}
+
+int ep_flags_node_gpus(const ep_flags *f, const gpu_spec *g)
+{
+    return f->gpus_per_node > 0 ? f->gpus_per_node : gpu_node_gpus(g);
 }
 
 int layout_is_split(const parallel_layout *pl)
@@ -47,8 +53,8 @@ int ep_flags_parallel(const char *cmd, const ep_flags *f, const model_spec *m, i
     return 0;
 }
 
-int ep_flags_layout(const char *cmd, const ep_flags *f, const model_spec *m, int tp, precision prec,
-                    ep_layout *out, parallel_layout *pl)
+int ep_flags_layout(const char *cmd, const ep_flags *f, const model_spec *m, const gpu_spec *g, int tp,
+                    precision prec, ep_layout *out, parallel_layout *pl)
 {
     ep_flags d = ep_flags_default();
     memset(out, 0, sizeof *out);
@@ -72,7 +78,7 @@ int ep_flags_layout(const char *cmd, const ep_flags *f, const model_spec *m, int
     if (!split)
         return 0;
     out->ep = pl->moe_ep > 1 ? pl->moe_ep : 0;
-    out->gpus_per_node = f->gpus_per_node;
+    out->gpus_per_node = ep_flags_node_gpus(f, g);
     out->net_bw = f->net_gb_s * 1e9;
     out->imbalance = f->imbalance > 0 ? f->imbalance : 1;
     out->dispatch_bytes_per_value = dtype_bytes(prec.act) < 2 ? 1.0 : 2.0;

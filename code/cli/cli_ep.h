@@ -13,13 +13,14 @@ typedef struct {
     int moe_ep;          /* --moe-ep; 0: not given */
     int attention_dp;    /* --attention-dp; 0: not given (layout.h's defaults) */
     int moe_tp;          /* --moe-tp; 0: not given */
-    int gpus_per_node;
+    int gpus_per_node;   /* --gpus-per-node; 0: not given (the GPU row's node_gpus) */
     double net_gb_s;
     double imbalance;    /* 0: not given (1) */
     double routing_skew; /* 0: not given (uniform) */
 } ep_flags;
 
-/* Defaults: no EP, 8 GPUs a node, 50 GB/s per GPU across nodes, uniform routing. */
+/* Defaults: no EP, the GPU row's GPUs a node, 50 GB/s per GPU across nodes,
+ * uniform routing. */
 ep_flags ep_flags_default(void);
 
 #define EP_NOPTS 8
@@ -31,15 +32,20 @@ void ep_flag_opts(ep_flags *f, cli_opt *opts);
 
 /* The replica's layout of the flags for model m at tensor-parallel degree
  * tp (layout_resolve: --attention-dp, --moe-tp, --moe-ep or its alias
- * --ep), into *pl, and the all-to-all's links into *out: the dispatch in
+ * --ep), into *pl, and the all-to-all's links on GPU g into *out (its
+ * node: ep_flags_node_gpus): the dispatch in
  * fp8 where the activations are one byte, else bf16; the combine in bf16.
  * out->ep is the layout's moe_ep when above 1, else 0 (the skew still
  * applies).  Refuses, naming the flag: a layout layout_resolve refuses,
  * --ep with --moe-ep, the link flags without a split layout, and
  * --imbalance < 1 or with --routing-skew.  Returns 0, or EXIT_USAGE after
  * the message. */
-int ep_flags_layout(const char *cmd, const ep_flags *f, const model_spec *m, int tp, precision prec,
-                    ep_layout *out, parallel_layout *pl);
+int ep_flags_layout(const char *cmd, const ep_flags *f, const model_spec *m, const gpu_spec *g, int tp,
+                    precision prec, ep_layout *out, parallel_layout *pl);
+
+/* The GPUs a node of the all-to-all's links: --gpus-per-node, or the GPU
+ * row's NVLink domain (gpu_node_gpus: 8 on an HGX board, 72 in an NVL72). */
+int ep_flags_node_gpus(const ep_flags *f, const gpu_spec *g);
 
 /* The layout alone (the first step of ep_flags_layout), refused naming the
  * flag.  Returns 0, or EXIT_USAGE after the message. */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define CHOICES_MAX 2048
 
@@ -120,6 +121,9 @@ int cli_dtype(const char *cmd, const char *flag, const char *name, dtype *out)
 {
     if (dtype_parse(name, out) == 0)
         return 0;
+    if (strcasecmp(name, "fp4") == 0) /* a bare fp4 has no scales: the block formats carry them */
+        return cli_fail(cmd, EXIT_USAGE, "%s fp4: 4-bit floats are weight formats with their block scales "
+                                         "(--weights nvfp4 or mxfp4)", flag);
     return cli_fail(cmd, EXIT_USAGE, "unknown dtype '%s' for %s (choices: %s)", name, flag, dtype_choices());
 }
 
@@ -156,7 +160,7 @@ int cli_precision(const char *cmd, const char *all, const char *weights, const c
             return EXIT_USAGE;
         if (f != WF_AS_DTYPE) {
             out->weights = weight_format_values(f);
-            out->compute = weight_format_math(f);
+            out->compute = weight_format_step_compute(f, out->compute);
         }
         out->weights_format = out->moe_format = f;
     }
@@ -176,11 +180,18 @@ int cli_precision_check(const char *cmd, const model_spec *m, const gpu_spec *g,
 {
     if (moe_weights && m->experts <= 1)
         return cli_fail(cmd, EXIT_USAGE, "--moe-weights %s: %s is dense (no routed experts)", moe_weights, m->key);
-    const weight_format f = p->moe_format;
+    /* a format's math needs the GPU's tensor cores for it: nvfp4's fp4 only on a row with an fp4 rate,
+     * while the weight-only formats (int4_wo, mxfp4) run in bf16 anywhere */
+    const weight_format w = p->weights_format, f = p->moe_format;
+    if (w != WF_AS_DTYPE && !(gpu_peak_flops(g, weight_format_math(w)) > 0))
+        return cli_fail(cmd, EXIT_USAGE, "--weights %s: %s has no %s tensor-core rate for the GEMMs' math%s",
+                        weight_format_name(w), g->key, dtype_name(weight_format_math(w)),
+                        weight_format_math(w) == DT_FP4 ? " (mxfp4 is weight-only, into bf16)" : "");
     if (m->experts > 1 && f != WF_AS_DTYPE && !(gpu_peak_flops(g, weight_format_math(f)) > 0))
-        return cli_fail(cmd, EXIT_USAGE, "--%s %s: %s has no %s tensor-core rate for the experts' math",
+        return cli_fail(cmd, EXIT_USAGE, "--%s %s: %s has no %s tensor-core rate for the experts' math%s",
                         moe_weights ? "moe-weights" : "weights", weight_format_name(f), g->key,
-                        dtype_name(weight_format_math(f)));
+                        dtype_name(weight_format_math(f)),
+                        weight_format_math(f) == DT_FP4 ? " (mxfp4 is weight-only, into bf16)" : "");
     return 0;
 }
 

@@ -217,7 +217,7 @@ static int resolve(const cli_common *common, decode_flags *f, decode_setup *u)
     f->replica.layout = &f->ep;
     parallel_layout pl;
     if ((rc = replica_setup_resolve(DOC.name, &u->specs, &f->replica, &u->device, &u->s)) != 0 ||
-        (rc = ep_flags_layout(DOC.name, &f->ep, u->s.full, u->s.tp, u->s.prec, &u->epl, &pl)) != 0 ||
+        (rc = ep_flags_layout(DOC.name, &f->ep, u->s.full, u->s.gpu, u->s.tp, u->s.prec, &u->epl, &pl)) != 0 ||
         (rc = cli_gpu_peak(DOC.name, u->s.gpu, u->s.prec.compute, &u->peak)) != 0 ||
         (rc = mtp_flags_resolve(DOC.name, &f->mtp, u->s.full, &u->mtp_steps, &u->mtp_accept)) != 0)
         return rc;

@@ -110,7 +110,7 @@ static int compute(const ep_cmd_flags *f, const model_on_device *u, ep_answer *a
     if (rc != 0)
         return rc;
     const int D = a->pl.attention_dp, M = a->pl.moe_tp, E = a->pl.moe_ep;
-    a->l = (ep_layout){E, e->gpus_per_node, e->net_gb_s * 1e9, e->imbalance > 0 ? e->imbalance : 1,
+    a->l = (ep_layout){E, ep_flags_node_gpus(e, &d->timed), e->net_gb_s * 1e9, e->imbalance > 0 ? e->imbalance : 1,
                        dtype_bytes(u->prec.act) < 2 ? 1.0 : 2.0, 2.0, e->routing_skew, 0,
                        MOE_EXCHANGE_ALLTOALL};
     a->busy = a->l;

@@ -114,7 +114,7 @@ typedef struct {
 static int resolve(const prefill_flags *f, const model_on_device *u, prefill_answer *a)
 {
     int rc;
-    if ((rc = ep_flags_layout(DOC.name, &f->ep, u->model, f->tp, u->prec, &a->epl, &a->pl)) != 0)
+    if ((rc = ep_flags_layout(DOC.name, &f->ep, u->model, &u->device.timed, f->tp, u->prec, &a->epl, &a->pl)) != 0)
         return rc;
     a->sh = prefill_shape(f->batch, 0, f->prompt, f->tp, u->prec);
     a->sh.logits_last = !f->all_logits;

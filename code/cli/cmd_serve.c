@@ -387,13 +387,13 @@ static int plan(const serve_flags *f, const model_on_device *u, serve_plan *p)
         links.gpus_per_node = ep_flags_default().gpus_per_node;
         links.net_gb_s = ep_flags_default().net_gb_s;
     }
-    if ((rc = ep_flags_layout(DOC.name, &links, m, f->do_search ? 1 : f->tp, u->prec, &epl, &pl)) != 0)
+    if ((rc = ep_flags_layout(DOC.name, &links, m, &u->device.timed, f->do_search ? 1 : f->tp, u->prec, &epl, &pl)) != 0)
         return rc;
     if (!f->do_search && layout_is_split(&pl) && f->pp > 1)
         return cli_fail(DOC.name, EXIT_USAGE, "--ep (--moe-ep) or --attention-dp with --pp is not modelled: give one "
                                               "or the other");
     if (f->do_search && !(epl.imbalance >= 1)) /* the search's EP candidates: the flags' links, uniform load */
-        epl = (ep_layout){0, f->ep.gpus_per_node, f->ep.net_gb_s * 1e9, 1, dtype_bytes(u->prec.act) < 2 ? 1.0 : 2.0,
+        epl = (ep_layout){0, ep_flags_node_gpus(&f->ep, &u->device.timed), f->ep.net_gb_s * 1e9, 1, dtype_bytes(u->prec.act) < 2 ? 1.0 : 2.0,
                           2.0, f->ep.routing_skew, 0, MOE_EXCHANGE_ALLTOALL};
     p->opt = (request_options){.ep = epl, .prefix_tokens = f->prefix, .prefix_hit = f->prefix_hit,
                                .budget = f->budget, .requests = f->requests, .overhead = f->overhead,

@@ -32,11 +32,13 @@ static void gpu_rows(report *r, const gpu_table *gt)
     report_col(t, "name", "name", U_TEXT, 0);
     report_col(t, "bf16_flops", "bf16", U_FLOPS, 0);
     report_col(t, "fp8_flops", "fp8", U_FLOPS, 0);
+    report_col(t, "fp4_flops", "fp4", U_FLOPS, 0);
     report_col(t, "int8_ops", "int8 (OP/s)", U_FLOPS, 0);
     report_col(t, "mem_bw", "HBM bandwidth", U_BANDWIDTH, 0);
     report_col(t, "mem_datasheet_bytes", "memory (datasheet)", U_BYTES, 0);
     report_col(t, "mem_bytes", "memory (driver)", U_BYTES, 0);
     report_col(t, "link_bw", "link", U_BANDWIDTH, 0);
+    report_col(t, "node_gpus", "GPUs on the link", U_INT, 0);
     report_col(t, "allreduce_latency", "all-reduce", U_SECONDS, 0);
     report_col(t, "host_bw", "PCIe", U_BANDWIDTH, 0);
     report_col(t, "ridge_bf16", "bf16 ridge", U_INTENSITY, 0);
@@ -49,11 +51,13 @@ static void gpu_rows(report *r, const gpu_table *gt)
         report_cell_text(t, g->name);
         cell_rate(t, g, DT_BF16);
         cell_rate(t, g, DT_FP8);
+        cell_rate(t, g, DT_FP4);
         cell_rate(t, g, DT_INT8);
         report_cell_num(t, g->mem_bw);
         report_cell_num(t, g->mem_bytes_datasheet);
         report_cell_num(t, g->mem_bytes);
         report_cell_num(t, g->link_bw > 0 ? g->link_bw : NAN);
+        report_cell_int(t, gpu_node_gpus(g));
         report_cell_num(t, g->allreduce_latency > 0 ? g->allreduce_latency : NAN);
         report_cell_num(t, g->host_bw > 0 ? g->host_bw : NAN);
         report_cell_num(t, bf16 > 0 ? ridge_intensity(bf16, g->mem_bw) : NAN);

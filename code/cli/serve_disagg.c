@@ -87,7 +87,7 @@ static int plan_of(const request_setup *s, const ep_flags *ef, const disagg_flag
 {
     int rc;
     *p = (disagg_plan){.base = *s, .kv_link_bw = f->kv_link_gb_s * 1e9, .kv_link_latency = f->kv_link_us * 1e-6};
-    p->opt.ep = (ep_layout){0, ef->gpus_per_node, ef->net_gb_s * 1e9, ef->imbalance > 0 ? ef->imbalance : 1,
+    p->opt.ep = (ep_layout){0, ep_flags_node_gpus(ef, s->gpu), ef->net_gb_s * 1e9, ef->imbalance > 0 ? ef->imbalance : 1,
                             dtype_bytes(s->prec.act) < 2 ? 1.0 : 2.0, 2.0, ef->routing_skew, 0, MOE_EXCHANGE_ALLTOALL};
     if ((rc = pool_of(s->model, "prefill", &f->prefill, f->prefill_gpus, s->tp, 1, &p->prefill)) != 0 ||
         (rc = pool_of(s->model, "decode", &f->decode, f->decode_gpus, s->tp, s->concurrency, &p->decode)) != 0)

@@ -187,7 +187,7 @@ static int run_precision(const moe_run *r, moe_question *q)
     *p = precision_uniform(DT_BF16);
     if (f[0] != WF_AS_DTYPE) {
         p->weights = weight_format_values(f[0]);
-        p->compute = weight_format_math(f[0]);
+        p->compute = weight_format_step_compute(f[0], p->compute);
     } else if (strcmp(r->precision, "fp8") == 0)
         p->weights = p->compute = DT_FP8;
     if (f[1] == WF_FP8 && q->model->expert_format == EXPERTS_AS_WEIGHTS)
@@ -210,14 +210,13 @@ static int run_precision(const moe_run *r, moe_question *q)
  * the same isl, osl and TPOT to the microsecond stated plainly as tp 8,
  * moe_tp 1, moe_ep 8 (or tp 1, attention_dp 8, moe_ep 8 at 8 x the batch),
  * and no engine runs attention TP 64 inside one 8-GPU node: read as the
- * twins state it, when g x g is more GPUs than a node holds. */
-#define RUN_NODE_GPUS 8 /* the measured systems' GPUs a node (HGX H100 and H200) */
-
-static moe_pool run_pool_unsquared(const moe_pool *a)
+ * twins state it, when g x g is more GPUs than a node of the run's GPU row
+ * holds (gpu_node_gpus: an HGX H100 or H200 board's 8). */
+static moe_pool run_pool_unsquared(const moe_pool *a, const gpu_spec *row)
 {
     moe_pool p = *a;
     const int g = a->moe_ep;
-    if (g <= 1 || a->moe_tp != g || g * g <= RUN_NODE_GPUS) /* g x g GPUs fit one node: a real layout */
+    if (g <= 1 || a->moe_tp != g || g * g <= gpu_node_gpus(row)) /* g x g GPUs fit one node: a real layout */
         return p;
     if (a->tp == g * g && a->attention_dp <= 1) {
         p.tp = g;
@@ -247,9 +246,9 @@ static int attention_dp_unstated(const moe_run *r)
 
 /* The layout the run's columns state, resolved as the flags would be
  * (layout.h: "-" and the package's 0 are both "not given"), or a refusal. */
-static int run_layout(const moe_run *r, moe_question *q)
+static int run_layout(const moe_run *r, const gpu_spec *row, moe_question *q)
 {
-    const moe_pool plain = run_pool_unsquared(&r->agg), *a = &plain;
+    const moe_pool plain = run_pool_unsquared(&r->agg, row), *a = &plain;
     if (a->tp < 1 || a->batch < 1)
         return refuse(q, "no tp or concurrency stated", "");
     if (a->pp > 1)
@@ -264,12 +263,12 @@ static int run_layout(const moe_run *r, moe_question *q)
 }
 
 /* The expert-parallel group of serve --ep with its defaults (cli_ep.c):
- * 8 GPUs a node, 50 GB/s per GPU across nodes, uniform routing. */
-static ep_layout run_ep(const parallel_layout *l, precision prec)
+ * the row's GPUs a node, 50 GB/s per GPU across nodes, uniform routing. */
+static ep_layout run_ep(const parallel_layout *l, precision prec, const gpu_spec *row)
 {
     if (l->moe_ep <= 1)
         return (ep_layout){0};
-    return (ep_layout){l->moe_ep, 8, 50e9, 1, dtype_bytes(prec.act) < 2 ? 1.0 : 2.0, 2.0, 0, 0, MOE_EXCHANGE_ALLTOALL};
+    return ep_links_default(l->moe_ep, prec, row);
 }
 
 /* The benchmark's concurrency N as the run's id states it ("_c<N>_"), or -1. */
@@ -346,7 +345,7 @@ static int run_pool(const moe_run *r, const moe_pool *a, int decode, moe_questio
 }
 
 /* A disaggregated run's plan: serve --disaggregate's (serve_disagg.c
- * plan_of) with serve's defaults for the links (8 GPUs a node, 50 GB/s a
+ * plan_of) with serve's defaults for the links (the row's GPUs a node, 50 GB/s a
  * GPU across nodes, the hand-off's link chosen from where the pools sit). */
 static int run_disagg(const moe_run *r, const gpu_spec *row, moe_question *q)
 {
@@ -361,8 +360,7 @@ static int run_disagg(const moe_run *r, const gpu_spec *row, moe_question *q)
     memory_policy_engine(r->backend, row, &rm, &pol);
     p->base = (request_setup){q->model, row, q->setup.prec, p->decode.layout.tp, r->isl, r->osl, p->decode.batch,
                               0, 0, pol, 0, 1};
-    p->opt.ep = (ep_layout){0, 8, 50e9, 1, dtype_bytes(q->setup.prec.act) < 2 ? 1.0 : 2.0, 2.0, 0, 0,
-                            MOE_EXCHANGE_ALLTOALL};
+    p->opt.ep = ep_links_default(0, q->setup.prec, row);
     q->layout = p->decode.layout;
     q->disagg = 1;
     return 1;
@@ -389,17 +387,17 @@ int moe_run_question(const moe_run *r, const gpu_table *gpus, const model_table 
         return 0;
     if (strcmp(r->mode, "disagg") == 0)
         return run_disagg(r, row, q);
-    if (!run_layout(r, q))
+    if (!run_layout(r, row, q))
         return 0;
     /* memory planned and the loop scheduled as the engine does by default, as for the dense runs */
     memory_policy pol;
     resident_model rm = {q->model, q->setup.prec, q->layout.tp};
     memory_policy_engine(r->backend, row, &rm, &pol);
     q->setup = (request_setup){q->model, row, q->setup.prec, q->layout.tp, r->isl, r->osl,
-                               run_pool_unsquared(&r->agg).batch,
+                               run_pool_unsquared(&r->agg, row).batch,
                                0, 0, pol, 0, 1};
     const engine_defaults *eng = engine_defaults_find(r->backend);
-    q->options = (request_options){.ep = run_ep(&q->layout, q->setup.prec),
+    q->options = (request_options){.ep = run_ep(&q->layout, q->setup.prec, row),
                                    .prefill_first = eng && eng->prefill_first,
                                    .layout = q->layout};
     run_mtp(r, q);

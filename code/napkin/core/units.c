@@ -15,6 +15,7 @@ static const struct {
 } DTYPES[DT_COUNT] = {
     [DT_FP32] = {"fp32", 4.0}, [DT_BF16] = {"bf16", 2.0}, [DT_FP16] = {"fp16", 2.0},
     [DT_FP8] = {"fp8", 1.0},   [DT_INT8] = {"int8", 1.0}, [DT_INT4] = {"int4", 0.5},
+    [DT_FP4] = {"fp4", 0.5},
 };
 
 double dtype_bytes(dtype d)
@@ -32,7 +33,7 @@ int dtype_parse(const char *s, dtype *out)
     if (!s)
         return -1;
     for (int i = 0; i < DT_COUNT; i++)
-        if (strcasecmp(s, DTYPES[i].name) == 0) {
+        if (i != DT_FP4 && strcasecmp(s, DTYPES[i].name) == 0) {
             *out = (dtype)i;
             return 0;
         }

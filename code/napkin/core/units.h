@@ -22,14 +22,17 @@ typedef enum {
     DT_FP8,
     DT_INT8,
     DT_INT4,
+    DT_FP4, /* E2M1: the values of the block formats (core/block_formats.h) and the math of
+               Blackwell's fp4 tensor cores; not a --dtype (a bare fp4 has no scales) */
     DT_COUNT
 } dtype;
 
-/* Bytes one element occupies: 4, 2, 2, 1, 1, 0.5. */
+/* Bytes one element occupies: 4, 2, 2, 1, 1, 0.5, 0.5. */
 double dtype_bytes(dtype d);
 /* "fp32", "bf16", ... */
 const char *dtype_name(dtype d);
-/* Parse a name (case-insensitive; "int8" also as "i8"? no: exact names only).
+/* Parse a name (case-insensitive, exact names only; not "fp4", which is
+ * given as a weight format, nvfp4 or mxfp4, with its scales).
  * Returns 0 and sets *out, or -1 for an unknown name. */
 int dtype_parse(const char *s, dtype *out);
 /* "fp32, bf16, fp16, fp8, int8, int4": for error messages. */

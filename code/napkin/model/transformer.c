@@ -537,10 +537,16 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
         all[c++] = gather;
     }
 
-    const rate_class gemm = rate_class_gemm(s->prec.weights, s->prec.compute);
+    /* fp4 is a GEMM's math only (weight_format.h): nvfp4 projections run in
+     * fp4 beside attention in the step's compute dtype */
+    const int fp4 = weight_format_math(s->prec.weights_format) == DT_FP4;
+    const rate_class gemm = rate_class_gemm(s->prec.weights, fp4 ? DT_FP4 : s->prec.compute);
     for (int i = 0; i < c; i++)
-        if (all[i].kind == OP_PROJECTION || all[i].kind == OP_LOGITS)
+        if (all[i].kind == OP_PROJECTION || all[i].kind == OP_LOGITS) {
             all[i].rate = gemm;
+            if (fp4)
+                all[i].math = OP_MATH_FP4;
+        }
     if (routed >= 0) { /* the experts' own class, and their own math when their format states it */
         all[routed].rate = routed_rate_class(m, s->prec);
         all[routed].math = weight_format_op_math(s->prec.moe_format);

@@ -1,11 +1,16 @@
 #include "weight_format.h"
 
+#include "block_formats.h"
+
+#include <math.h>
 #include <string.h>
 
 typedef struct {
     const char *name;
     dtype values, math;
-    double bytes; /* a weight, scales and zero points included */
+    double bytes; /* a weight, scales and zero points included (0 for the block formats) */
+    int blocked;  /* 1: a 4-bit block format, its bytes block_formats.h's */
+    block_format_id block;
 } format_row;
 
 /* One row a format (weight_format.h states each one's layout). */
@@ -15,6 +20,8 @@ static const format_row FORMATS[WF_COUNT] = {
     [WF_FP8] = {"fp8", DT_FP8, DT_FP8, 1.0},
     [WF_FP8_BLOCK] = {"fp8_block", DT_FP8, DT_FP8, 1.0 + 4.0 / (WEIGHT_FP8_BLOCK * WEIGHT_FP8_BLOCK)},
     [WF_INT4_WO] = {"int4_wo", DT_INT4, DT_BF16, 0.5 + (2.0 + 0.5) / WEIGHT_INT4_GROUP},
+    [WF_NVFP4] = {"nvfp4", DT_FP4, DT_FP4, 0, 1, BF_NVFP4},
+    [WF_MXFP4] = {"mxfp4", DT_FP4, DT_BF16, 0, 1, BF_MXFP4},
 };
 
 const char *weight_format_name(weight_format f)
@@ -34,12 +41,19 @@ int weight_format_parse(const char *s, weight_format *out)
 
 const char *weight_format_choices(void)
 {
-    return "bf16, fp8, fp8_block, int4_wo";
+    return "bf16, fp8, fp8_block, int4_wo, nvfp4, mxfp4";
 }
 
 double weight_format_bytes(weight_format f)
 {
-    return FORMATS[f].bytes;
+    return FORMATS[f].blocked ? block_format_bytes_per_weight(FORMATS[f].block) : FORMATS[f].bytes;
+}
+
+double weight_format_tensor_bytes(weight_format f, double rows, double cols)
+{
+    if (FORMATS[f].blocked)
+        return block_format_tensor_bytes(FORMATS[f].block, rows, cols);
+    return rows >= 0 && cols >= 0 ? rows * cols * FORMATS[f].bytes : NAN;
 }
 
 dtype weight_format_values(weight_format f)
@@ -52,12 +66,21 @@ dtype weight_format_math(weight_format f)
     return FORMATS[f].math;
 }
 
+dtype weight_format_step_compute(weight_format f, dtype given)
+{
+    return f == WF_AS_DTYPE || FORMATS[f].math == DT_FP4 ? given : FORMATS[f].math;
+}
+
 op_math weight_format_op_math(weight_format f)
 {
-    return f == WF_AS_DTYPE ? OP_MATH_STEP : FORMATS[f].math == DT_FP8 ? OP_MATH_FP8 : OP_MATH_BF16;
+    if (f == WF_AS_DTYPE)
+        return OP_MATH_STEP;
+    return FORMATS[f].math == DT_FP4 ? OP_MATH_FP4 : FORMATS[f].math == DT_FP8 ? OP_MATH_FP8 : OP_MATH_BF16;
 }
 
 rate_class weight_format_moe_class(weight_format f)
 {
-    return rate_class_moe(FORMATS[f].values, FORMATS[f].math, f == WF_INT4_WO, f == WF_FP8);
+    /* the weight-only 4-bit formats (int4_wo, mxfp4) are the W4A16 kernels */
+    const int four_bit_wo = dtype_bytes(FORMATS[f].values) < 1 && FORMATS[f].math == DT_BF16;
+    return rate_class_moe(FORMATS[f].values, FORMATS[f].math, four_bit_wo, f == WF_FP8);
 }

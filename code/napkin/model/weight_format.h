@@ -15,12 +15,23 @@
  *              the input, each group with one 16-bit scale and one 4-bit
  *              zero point (asymmetric, AWQ's and GPTQ's group-128 format,
  *              lin2024awq, frantar2023gptq): 0.5 + (2 + 0.5) / 128 =
- *              0.519531 bytes a weight, dequantized into bf16 math.
+ *              0.519531 bytes a weight, dequantized into bf16 math;
+ *   nvfp4      4-bit E2M1 values in 16-value blocks with an fp8 E4M3 scale
+ *              (NVIDIA's fp4 checkpoints), fp4 math: weights and activations
+ *              in fp4 on the GPU's fp4 tensor cores (W4A4), so only on a row
+ *              with an fp4 rate;
+ *   mxfp4      4-bit E2M1 values in 32-value blocks with an E8M0 scale (OCP
+ *              MX, gpt-oss's released experts), weight-only into bf16 math
+ *              (W4A16): how Hopper serves them, and allowed on any GPU.
+ * The two block formats' bytes are counted in core/block_formats.h alone
+ * (nvfp4 0.5625, mxfp4 0.53125 bytes a weight).  fp4 is the math of the
+ * GEMMs only: no attention kernel runs in fp4, so nvfp4 leaves the step's
+ * compute dtype (--dtype's) to the rest and states its GEMMs' math itself
+ * (weight_format_op_math).
  * WF_AS_DTYPE is the convention of --dtype alone: the precision's weights
  * dtype at its own bytes, no scales counted, and the experts as the model
  * releases them (gpt-oss's MXFP4) in the class of the release (rates.h:
- * the fp8 mixtures we price carry block scales).  Issue 33 adds nvfp4 and
- * mxfp4 as rows of the table in weight_format.c. */
+ * the fp8 mixtures we price carry block scales). */
 #ifndef NAPKIN_WEIGHT_FORMAT_H
 #define NAPKIN_WEIGHT_FORMAT_H
 
@@ -34,7 +45,8 @@ typedef enum {
     WF_FP8,
     WF_FP8_BLOCK,
     WF_INT4_WO,
-    /* issue 33: WF_NVFP4, WF_MXFP4 */
+    WF_NVFP4,
+    WF_MXFP4,
     WF_COUNT
 } weight_format;
 
@@ -42,18 +54,27 @@ typedef enum {
 #define WEIGHT_FP8_BLOCK 128
 #define WEIGHT_INT4_GROUP 128
 
-/* "bf16", "fp8", "fp8_block", "int4_wo" ("dtype" for WF_AS_DTYPE). */
+/* "bf16", "fp8", "fp8_block", "int4_wo", "nvfp4", "mxfp4" ("dtype" for WF_AS_DTYPE). */
 const char *weight_format_name(weight_format f);
 /* A format's name to the format (not WF_AS_DTYPE): 0, or -1 when unknown. */
 int weight_format_parse(const char *s, weight_format *out);
-/* "bf16, fp8, fp8_block, int4_wo": for error messages. */
+/* "bf16, fp8, fp8_block, int4_wo, nvfp4, mxfp4": for error messages. */
 const char *weight_format_choices(void);
 /* Bytes one weight occupies, its share of the scales and zero points included. */
 double weight_format_bytes(weight_format f);
-/* The dtype of the stored values (bf16, fp8, fp8, int4). */
+/* Bytes of a rows x cols weight tensor in format f, scales along cols (the
+ * input dimension): the block formats' by block_format_tensor_bytes (a
+ * started block carries its scale, NVFP4's per-tensor scale counted), the
+ * others rows x cols x weight_format_bytes.  NAN for a negative size. */
+double weight_format_tensor_bytes(weight_format f, double rows, double cols);
+/* The dtype of the stored values (bf16, fp8, fp8, int4, fp4, fp4). */
 dtype weight_format_values(weight_format f);
-/* The dtype of the math the kernels run it in (bf16, fp8, fp8, bf16). */
+/* The dtype of the math the kernels run it in (bf16, fp8, fp8, bf16, fp4, bf16). */
 dtype weight_format_math(weight_format f);
+/* The step's compute dtype once --weights names format f over `given`
+ * (--dtype's): the format's math, except where that is fp4, the GEMMs'
+ * alone (the attention keeps `given`), and for WF_AS_DTYPE. */
+dtype weight_format_step_compute(weight_format f, dtype given);
 /* The op's math (op.h) of a kernel over weights of format f. */
 op_math weight_format_op_math(weight_format f);
 /* The class the routed experts in format f are priced in (rates.h). */

@@ -23,3 +23,8 @@ int op_is_comm(const op_cost *op)
 {
     return op->kind == OP_ALLREDUCE || op->kind == OP_ALLGATHER || op->kind == OP_ALLTOALL || op->kind == OP_P2P;
 }
+
+dtype op_math_dtype(op_math m)
+{
+    return m == OP_MATH_FP4 ? DT_FP4 : m == OP_MATH_FP8 ? DT_FP8 : DT_BF16;
+}

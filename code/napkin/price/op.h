@@ -47,8 +47,13 @@ enum {
 typedef enum {
     OP_MATH_STEP = 0, /* the peak the step is priced at (its compute dtype) */
     OP_MATH_BF16,     /* 16-bit math whatever the step's: experts in bf16 or int4_wo beside fp8 GEMMs */
-    OP_MATH_FP8       /* fp8 math whatever the step's: fp8 experts beside 16-bit GEMMs */
+    OP_MATH_FP8,      /* fp8 math whatever the step's: fp8 experts beside 16-bit GEMMs */
+    OP_MATH_FP4       /* fp4 math (nvfp4 weights): GEMMs on the fp4 tensor cores beside bf16 or fp8 attention */
 } op_math;
+
+/* The dtype whose peak an op of math m runs at (DT_BF16 for OP_MATH_STEP:
+ * the caller keeps the step's peak then). */
+dtype op_math_dtype(op_math m);
 
 typedef struct {
     const char *name; /* "qkv_proj", "attn_score", ... (static) */

@@ -93,8 +93,8 @@ double price_op(const op_cost *op, const gpu_spec *g, double peak, int tp, bound
         return memory_time(op_bytes(op), g->mem_bw);
     default:
         /* weights in a format of their own run at that format's peak (a row without it keeps the one given) */
-        if (op->math != OP_MATH_STEP && gpu_peak_flops(g, op->math == OP_MATH_FP8 ? DT_FP8 : DT_BF16) > 0)
-            peak = gpu_peak_flops(g, op->math == OP_MATH_FP8 ? DT_FP8 : DT_BF16);
+        if (op->math != OP_MATH_STEP && gpu_peak_flops(g, op_math_dtype(op->math)) > 0)
+            peak = gpu_peak_flops(g, op_math_dtype(op->math));
         /* Latent attention computes in bf16 over an fp8 cache and beside fp8 weights (the measured
          * tables' mla_dtype): its ceiling is the bf16 peak, in the roofline as in the calibration. */
         if (rate_class_is_mla(op->rate)) {

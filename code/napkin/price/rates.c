@@ -95,11 +95,15 @@ double a2a_rate_time(const a2a_rate *r, double tokens, double bytes)
 
 rate_class rate_class_gemm(dtype weights, dtype compute)
 {
+    if (weights == DT_FP4 && compute == DT_FP4) /* nvfp4: see rates.h */
+        return RC_GEMM_FP8;
     return (weights == DT_FP8 && compute == DT_FP8) ? RC_GEMM_FP8 : RC_GEMM_BF16;
 }
 
 rate_class rate_class_moe(dtype weights, dtype compute, int four_bit, int fp8_per_tensor)
 {
+    if (weights == DT_FP4 && compute == DT_FP4) /* nvfp4: see rates.h */
+        return RC_MOE_FP8_BLOCK;
     if (four_bit || weights == DT_INT4)
         return RC_MOE_W4A16;
     if (weights == DT_FP8 && compute == DT_FP8)

@@ -151,7 +151,12 @@ double op_rate_time(const op_rate *r, double flop, double bytes, double items, d
 /* The time of one collective of `bytes` under l. */
 double link_rate_time(const link_rate *l, double bytes);
 
-/* The class a GEMM with weights (and compute) of dtype d is priced in. */
+/* The class a GEMM with weights (and compute) of dtype d is priced in.
+ * fp4 math (nvfp4 weights and activations) has no class of its own yet:
+ * no fp4 GEMM table is fitted, so its GEMMs take the block-scaled
+ * low-precision classes (gemm_fp8, and moe_fp8_block for the experts), a
+ * calibration's achieved shares of them applied to the fp4 peak; the
+ * roofline, which has no classes, is exact either way. */
 rate_class rate_class_gemm(dtype weights, dtype compute);
 /* The class the routed experts are priced in: weights (the experts' stored
  * dtype; four_bit when they are stored at 4 bits whatever the dtype, as

@@ -11,9 +11,9 @@
 #include <limits.h>
 #include <string.h>
 
-ep_layout ep_links_default(int ep, precision prec)
+ep_layout ep_links_default(int ep, precision prec, const gpu_spec *g)
 {
-    ep_layout l = {.ep = ep, .gpus_per_node = 8, .net_bw = 50e9, .imbalance = 1};
+    ep_layout l = {.ep = ep, .gpus_per_node = gpu_node_gpus(g), .net_bw = 50e9, .imbalance = 1};
     l.dispatch_bytes_per_value = dtype_bytes(prec.act) < 2 ? 1.0 : 2.0;
     l.combine_bytes_per_value = 2.0;
     return l;

@@ -33,7 +33,7 @@
 
 typedef struct {
     int ep;              /* GPUs the experts are spread over */
-    int gpus_per_node;   /* GPUs joined by NVLink (8 on an HGX board) */
+    int gpus_per_node;   /* GPUs joined by NVLink (the row's node_gpus: 8 on an HGX board, 72 in an NVL72) */
     double net_bw;       /* bytes/s per GPU across nodes (a 400 Gb/s NIC: 50e9) */
     double imbalance;    /* busiest GPU's load over the mean, >= 1 */
     double dispatch_bytes_per_value; /* 1 for fp8 dispatch, 2 for bf16 */
@@ -57,11 +57,12 @@ typedef struct {
     double step_time;         /* every MoE layer of a step */
 } ep_cost;
 
-/* The links and router of a group of ep GPUs when none are given: 8 GPUs a
- * node (an HGX board), 50 GB/s per GPU across nodes (a 400 Gb/s NIC), no
- * imbalance, uniform routing, the dispatch in fp8 where the activations are
- * one byte (else bf16), the combine in bf16. */
-ep_layout ep_links_default(int ep, precision prec);
+/* The links and router of a group of ep GPUs on g when none are given: the
+ * row's GPUs a node (gpu_node_gpus: 8 on an HGX board, 72 in an NVL72
+ * rack), 50 GB/s per GPU across nodes (a 400 Gb/s NIC), no imbalance,
+ * uniform routing, the dispatch in fp8 where the activations are one byte
+ * (else bf16), the combine in bf16. */
+ep_layout ep_links_default(int ep, precision prec, const gpu_spec *g);
 
 /* The copies one GPU's tokens make, unmerged: `tokens` tokens, each to k
  * experts, (ep-1)/ep of the pairs leaving the GPU, `imbalance` times the

@@ -50,7 +50,7 @@ static int layout_split(const parallel_layout *l)
 /* The all-to-all's links for the layout: the options' when given. */
 static ep_layout layout_links(const request_setup *s, const request_options *o, const parallel_layout *l)
 {
-    ep_layout links = o && o->ep.gpus_per_node > 0 ? o->ep : ep_links_default(l->moe_ep, s->prec);
+    ep_layout links = o && o->ep.gpus_per_node > 0 ? o->ep : ep_links_default(l->moe_ep, s->prec, s->gpu);
     if (o)
         links.routing_skew = o->ep.routing_skew;
     links.ep = l->moe_ep;

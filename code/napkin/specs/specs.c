@@ -16,12 +16,15 @@ extern const char napkin_models_tsv[];
 
 static const char *const GPU_COLUMNS[] = {"key",       "name",     "bf16_tflops", "fp16_tflops", "fp8_tflops",
                                           "int8_tops", "hbm_tb_s", "hbm_gb",      "driver_mib", "link_gb_s",
-                                          "allreduce_us", "pcie_gb_s", "source", "link_source"};
+                                          "allreduce_us", "pcie_gb_s", "source", "link_source", "fp4_tflops",
+                                          "node_gpus"};
+/* fp4_tflops and node_gpus are optional: tables written before them still
+ * parse (no fp4 rate, GPU_NODE_GPUS_DEFAULT a node). */
+#define GPU_NREQUIRED 14
 #define GPU_NCOLUMNS ((int)(sizeof GPU_COLUMNS / sizeof GPU_COLUMNS[0]))
 
 static int gpu_row(spec_tsv_ctx *c, char **f, int n, void *table)
 {
-    (void)n; /* every GPU column is required: the parser checked the count */
     gpu_table *t = table;
     gpu_spec g;
     memset(&g, 0, sizeof g);
@@ -58,6 +61,15 @@ static int gpu_row(spec_tsv_ctx *c, char **f, int n, void *table)
     if (spec_tsv_text(c, "source", f[12], g.source, sizeof g.source) ||
         spec_tsv_text(c, "link_source", f[13], g.link_source, sizeof g.link_source))
         return -1;
+    if (n > 14 && spec_tsv_number_or_none(c, "fp4_tflops", f[14], 1e-3, 1e6, &v))
+        return -1;
+    g.flops[DT_FP4] = n > 14 ? v * TERA : 0;
+    /* "-": the default, one HGX board's 8; an NVL72 rack is 72, a 576-GPU NVLink domain the most */
+    if (n > 15 && spec_tsv_number_or_none(c, "node_gpus", f[15], 1, 576, &v))
+        return -1;
+    if (n > 15 && v != floor(v))
+        return spec_tsv_fail(c, "node_gpus", "'%s' is not a whole number of GPUs", f[15]);
+    g.node_gpus = n > 15 && v > 0 ? (int)v : 0;
     if (spec_tsv_grow(c, (void **)&t->rows, t->n, sizeof *t->rows) != 0)
         return spec_tsv_fail(c, NULL, "out of memory%s", "");
     t->rows[t->n++] = g;
@@ -68,7 +80,8 @@ int gpu_table_parse(const char *text, const char *filename, gpu_table *out, char
 {
     out->rows = NULL;
     out->n = 0;
-    if (spec_tsv_parse_optional(text, filename, GPU_COLUMNS, GPU_NCOLUMNS, GPU_NCOLUMNS, gpu_row, out, err, errlen) != 0) {
+    if (spec_tsv_parse_optional(text, filename, GPU_COLUMNS, GPU_NREQUIRED, GPU_NCOLUMNS, gpu_row, out, err, errlen) !=
+        0) {
         gpu_table_free(out);
         return -1;
     }
@@ -338,6 +351,11 @@ model_spec model_builtin(const char *key)
     model_spec copy = *m;
     model_table_free(&t);
     return copy;
+}
+
+int gpu_node_gpus(const gpu_spec *g)
+{
+    return g->node_gpus > 0 ? g->node_gpus : GPU_NODE_GPUS_DEFAULT;
 }
 
 double gpu_peak_flops(const gpu_spec *g, dtype compute)

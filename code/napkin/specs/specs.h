@@ -18,13 +18,15 @@
 typedef struct {
     char key[SPEC_KEY_MAX];
     char name[SPEC_NAME_MAX];
-    double flops[DT_COUNT]; /* dense FLOP/s (OP/s for int8) per compute dtype; 0 = none */
+    double flops[DT_COUNT]; /* dense FLOP/s (OP/s for int8) per compute dtype (fp4: fp4_tflops); 0 = none */
     double mem_bw;          /* bytes/s */
     double mem_bytes;       /* bytes the driver reports (what an engine can allocate from) */
     double mem_bytes_datasheet; /* bytes as the datasheet states them (decimal GB), for display */
     double link_bw;         /* GPU-to-GPU bytes/s per direction (NVLink, Infinity Fabric or PCIe); 0 = unknown */
     double allreduce_latency; /* seconds: the fixed cost of one small all-reduce in a TP group; 0 = unknown */
     double host_bw;         /* host-to-GPU bytes/s per direction (PCIe); 0 = unknown */
+    int node_gpus;          /* GPUs joined by link_bw, one NVLink domain (node_gpus column); 0 = unknown:
+                               gpu_node_gpus gives the default */
     char source[SPEC_SOURCE_MAX];
     char link_source[SPEC_SOURCE_MAX]; /* where the capacity and link figures come from */
     /* Achieved rates that price each op class (pricing.h), or NULL: the
@@ -103,6 +105,13 @@ int model_lookup(const char *key, model_spec *out);
 /* Convenience for programs: the built-in row or exit(1) with a message. */
 gpu_spec gpu_builtin(const char *key);
 model_spec model_builtin(const char *key);
+
+/* GPUs a node holds when its row leaves node_gpus out: one HGX board. */
+#define GPU_NODE_GPUS_DEFAULT 8
+/* The GPUs that reach each other over the row's link (its NVLink domain):
+ * the row's node_gpus, or GPU_NODE_GPUS_DEFAULT.  Expert parallelism and
+ * disaggregated pools stay on the link inside it, the network beyond. */
+int gpu_node_gpus(const gpu_spec *g);
 
 /* Dense peak FLOP/s of a GPU for a compute dtype; 0 when it has none. */
 double gpu_peak_flops(const gpu_spec *g, dtype compute);
