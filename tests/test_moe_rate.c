@@ -74,7 +74,12 @@ Test(moe_rate, experts_op_by_hand)
     cr_expect_eq(rate_class_moe(DT_FP8, DT_FP8, 0, 0), RC_MOE_FP8_BLOCK);
     cr_expect_eq(rate_class_moe(DT_FP8, DT_FP8, 0, 1), RC_MOE_FP8);
     cr_expect_eq(rate_class_moe(DT_BF16, DT_BF16, 1, 0), RC_MOE_W4A16);
-    cr_expect_eq(rate_class_moe(DT_INT4, DT_BF16, 0, 0), RC_MOE_W4A16);
+    /* int4 weight-only is its own kernel (Marlin WNA16), not the MXFP4 one */
+    cr_expect_eq(rate_class_moe(DT_INT4, DT_BF16, 0, 0), RC_MOE_INT4);
+    cr_expect_eq(rate_class_moe(DT_INT4, DT_BF16, 1, 0), RC_MOE_INT4);
+    cr_expect_eq(rate_class_fallback(RC_MOE_INT4), RC_GEMM_BF16);
+    cr_expect_str_eq(rate_class_name(RC_MOE_INT4), "moe_int4");
+    cr_expect_eq(rate_class_parse("moe_int4"), RC_MOE_INT4);
     cr_expect_eq(rate_class_fallback(RC_MOE_FP8_BLOCK), RC_GEMM_FP8);
     cr_expect_eq(rate_class_fallback(RC_ATTN_PREFILL), RC_ATTN_PREFILL);
 }
@@ -148,4 +153,17 @@ Test(moe_rate, fit_recovers_known_parameters)
     cr_assert_eq(published_rate_points(scratch_dir, RC_MOE_BF16, &g, &p, &n, err, sizeof err), 0, "%s", err);
     cr_expect_eq(n, 0);
     free(p);
+}
+
+/* Kimi-K2.5's routed experts are released int4 in groups of 32 (a bf16
+ * scale each: 4 + 16/32 = 4.5 bits = 0.5625 B a weight) and run the int4
+ * kernel's class, not the MXFP4 one gpt-oss's experts run (4.25 bits). */
+Test(moe_rate, int4_experts_run_their_own_class)
+{
+    model_spec kimi = model_builtin("kimi-k2.5"), oss = model_builtin("gpt-oss-120b");
+    precision p = precision_uniform(DT_BF16);
+    cr_expect_eq(routed_rate_class(&kimi, p), RC_MOE_INT4);
+    cr_expect_eq(expert_weight_bytes(&kimi, p.weights), 0.5625);
+    cr_expect_eq(routed_rate_class(&oss, p), RC_MOE_W4A16);
+    cr_expect_eq(expert_weight_bytes(&oss, p.weights), 0.53125);
 }

@@ -75,7 +75,7 @@ Test(weight_format, deepseek_v3_memory_by_expert_format)
 static const op_cost *routed_op(const op_cost *ops, int n)
 {
     for (int i = 0; i < n; i++)
-        if (ops[i].rate >= RC_MOE_BF16 && ops[i].rate <= RC_MOE_W4A16)
+        if (ops[i].rate >= RC_MOE_BF16 && ops[i].rate <= RC_MOE_INT4)
             return &ops[i];
     cr_assert_fail("no routed experts op");
     return NULL;
@@ -92,7 +92,7 @@ Test(weight_format, the_experts_format_reaches_their_op)
     op_cost ops[DECODER_MAX_OPS];
     step_shape s = decode_shape(1, 0, 1, p);
     const weight_format f[] = {WF_FP8, WF_FP8_BLOCK, WF_INT4_WO, WF_BF16};
-    const rate_class want[] = {RC_MOE_FP8, RC_MOE_FP8_BLOCK, RC_MOE_W4A16, RC_MOE_BF16};
+    const rate_class want[] = {RC_MOE_FP8, RC_MOE_FP8_BLOCK, RC_MOE_INT4, RC_MOE_BF16};
     const op_math math[] = {OP_MATH_FP8, OP_MATH_FP8, OP_MATH_BF16, OP_MATH_BF16};
     for (int i = 0; i < 4; i++) {
         s.prec.moe_format = f[i];

@@ -36,7 +36,12 @@ MOE_SHAPES = {
     (4096, 14336, 2, 8): "Mixtral-8x7B",
     (5120, 8192, 1, 16): "Llama-4-Scout",
     (5120, 8192, 1, 128): "Llama-4-Maverick",
+    (7168, 2048, 8, 384): "Kimi-K2.5",
 }
+# Shapes kept in one dtype only: the format the model's checkpoint is
+# released in (Kimi-K2.5's routed experts: int4 weight-only, group 32,
+# compressed-tensors, which the engines serve with a Marlin WNA16 kernel).
+MOE_SHAPE_DTYPES = {(7168, 2048, 8, 384): ("int4_wo",)}
 MOE_DTYPES = {"bfloat16": "bf16", "fp8": "fp8", "fp8_block": "fp8_block", "int4_wo": "int4_wo",
               "w4a16_mxfp4": "w4a16_mxfp4"}
 MOE_TOKENS = tuple(2 ** i for i in range(15))  # 1 .. 16384
@@ -100,6 +105,8 @@ def import_moe(im, ctx, system, engine, out):
         tp, ep = im.num(r, "moe_tp_size", t), im.num(r, "moe_ep_size", t)
         if shape not in MOE_SHAPES or dtype is None or tokens not in MOE_TOKENS or tp * ep > MOE_MAX_GPUS:
             continue
+        if dtype not in MOE_SHAPE_DTYPES.get(shape, (dtype,)):
+            continue
         key = (dtype, tokens, *shape, tp, ep, str(r["distribution"]))
         by_kernel.setdefault(dtype, {}).setdefault(str(r["kernel_source"]), []).append(
             (key, im.num(r, "latency", t, float) * im.MS))
@@ -112,7 +119,8 @@ def import_moe(im, ctx, system, engine, out):
     rows, dups = im.median_of_duplicates(keyed)
     rel_dir = f"systems/data/{system}/moe/{engine}/{version}"
     shapes = "; ".join(f"{h}/{i}/{k}/{e} {name}" for (h, i, k, e), name in sorted(MOE_SHAPES.items()))
-    sel = (f"shapes hidden/inter/topk/experts {shapes} (those present); num_tokens powers of two 1..16384; "
+    only = "; ".join(f"{h}/{i}/{k}/{e} only {'/'.join(d)}" for (h, i, k, e), d in sorted(MOE_SHAPE_DTYPES.items()))
+    sel = (f"shapes hidden/inter/topk/experts {shapes} (those present; {only}); num_tokens powers of two 1..16384; "
            f"moe_tp x moe_ep <= {MOE_MAX_GPUS}; every distribution; one kernel per dtype (a SwiGLU kernel, "
            f"the one timed on most of these shapes); {im.dup_note(dups)}; {len(rows)} of {len(t.rows)} rows")
     meta = im.common_meta("moe", ctx, system, t.devices(), engine, version, [t], im.timing_of(root, rel_dir), sel)
@@ -139,4 +147,5 @@ README_SELECTION = (
     "  per engine the newest moe_perf version holding them; one SwiGLU kernel per\n"
     "  dtype (each file's kernel_source line names it); tokens powers of two 1 to\n"
     "  16384 (the whole expert-parallel group's); moe_tp x moe_ep <= 8; the\n"
-    "  distributions balanced, power_law_1.01 and power_law_1.2 as timed.")
+    "  distributions balanced, power_law_1.01 and power_law_1.2 as timed; Kimi-K2.5's\n"
+    "  shape in its released format only (int4_wo: the moe_int4 class).")

@@ -73,6 +73,7 @@ static const char *class_file(rate_class c)
     case RC_MOE_FP8:
     case RC_MOE_FP8_BLOCK:
     case RC_MOE_W4A16:
+    case RC_MOE_INT4:
         return "moe.tsv";
     case RC_MLA_DECODE_BF16:
     case RC_MLA_DECODE_FP8:
@@ -86,7 +87,7 @@ static const char *class_file(rate_class c)
 
 static int is_moe_class(rate_class c)
 {
-    return c == RC_MOE_BF16 || c == RC_MOE_FP8 || c == RC_MOE_FP8_BLOCK || c == RC_MOE_W4A16;
+    return c == RC_MOE_BF16 || c == RC_MOE_FP8 || c == RC_MOE_FP8_BLOCK || c == RC_MOE_W4A16 || c == RC_MOE_INT4;
 }
 
 /* A MoE table's dtype: its class, the bytes of one expert weight and of one
@@ -104,8 +105,11 @@ static int moe_dtype_of(const char *s, rate_class *c, double *eb, double *ab, dt
         *eb = *ab = dtype_bytes(DT_FP8);
         *compute = DT_FP8;
     } else if (strcmp(s, "int4_wo") == 0) {
-        *c = RC_MOE_W4A16;
-        *eb = dtype_bytes(DT_INT4);
+        /* the tables' int4_wo rows are of Kimi-K2.5's shape, served from its
+         * checkpoint (compressed-tensors int4, a bf16 scale per 32 weights),
+         * counted as the step counts that checkpoint's experts */
+        *c = RC_MOE_INT4;
+        *eb = INT4_G32_BYTES_PER_WEIGHT;
     } else if (strcmp(s, "w4a16_mxfp4") == 0) {
         *c = RC_MOE_W4A16;
         *eb = block_format_bytes_per_weight(BF_MXFP4);
@@ -355,7 +359,7 @@ int published_fit(const char *dir, const char *backend, const gpu_spec *g, int e
      * fp8 cast an engine's table may time with its fp8 GEMMs (published_quantize_apart) */
     static const rate_class ORDER[] = {RC_GEMM_BF16,       RC_GEMM_FP8,       RC_ATTN_DECODE_BF16, RC_ATTN_DECODE_FP8,
                                        RC_ATTN_PREFILL,    RC_MOE_BF16,       RC_MOE_FP8,          RC_MOE_FP8_BLOCK,
-                                       RC_MOE_W4A16,       RC_MLA_DECODE_BF16, RC_MLA_DECODE_FP8,  RC_MLA_PREFILL};
+                                       RC_MOE_W4A16,       RC_MOE_INT4,       RC_MLA_DECODE_BF16, RC_MLA_DECODE_FP8,  RC_MLA_PREFILL};
     _Static_assert(sizeof ORDER / sizeof ORDER[0] == RC_COUNT - 1, "every class a table measures");
     for (size_t o = 0; o < sizeof ORDER / sizeof ORDER[0]; o++) {
         rate_class c = ORDER[o];

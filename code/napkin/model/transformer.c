@@ -104,7 +104,9 @@ rate_class routed_rate_class(const model_spec *m, precision p)
 {
     if (p.moe_format != WF_AS_DTYPE)
         return weight_format_moe_class(p.moe_format);
-    return rate_class_moe(p.weights, p.compute, m->expert_format != EXPERTS_AS_WEIGHTS, 0);
+    /* int4 group-32 experts run the int4 kernel; MXFP4 ones the 4-bit block-float kernel */
+    const dtype w = m->expert_format == EXPERTS_INT4_G32 ? DT_INT4 : p.weights;
+    return rate_class_moe(w, p.compute, m->expert_format != EXPERTS_AS_WEIGHTS, 0);
 }
 
 step_shape decode_shape(int batch, int context, int tp, precision prec)

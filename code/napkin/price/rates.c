@@ -5,7 +5,7 @@
 
 static const char *const CLASS_NAMES[RC_COUNT] = {
     "gemm_bf16", "gemm_fp8", "attn_decode_bf16", "attn_decode_fp8", "attn_prefill", "elementwise",
-    "moe_bf16",  "moe_fp8",  "moe_fp8_block",    "moe_w4a16",
+    "moe_bf16",  "moe_fp8",  "moe_fp8_block",    "moe_w4a16",   "moe_int4",
     "mla_decode_bf16", "mla_decode_fp8", "mla_prefill",
 };
 
@@ -104,7 +104,9 @@ rate_class rate_class_moe(dtype weights, dtype compute, int four_bit, int fp8_pe
 {
     if (weights == DT_FP4 && compute == DT_FP4) /* nvfp4: see rates.h */
         return RC_MOE_FP8_BLOCK;
-    if (four_bit || weights == DT_INT4)
+    if (weights == DT_INT4)
+        return RC_MOE_INT4;
+    if (four_bit)
         return RC_MOE_W4A16;
     if (weights == DT_FP8 && compute == DT_FP8)
         return fp8_per_tensor ? RC_MOE_FP8 : RC_MOE_FP8_BLOCK;
@@ -119,6 +121,7 @@ rate_class rate_class_fallback(rate_class c)
         return RC_GEMM_FP8;
     case RC_MOE_BF16:
     case RC_MOE_W4A16:
+    case RC_MOE_INT4:
         return RC_GEMM_BF16;
     default:
         return c;

@@ -63,7 +63,8 @@ typedef enum {
     RC_MOE_BF16,         /* 16-bit expert weights */
     RC_MOE_FP8,          /* fp8 weights and activations, per-tensor scales */
     RC_MOE_FP8_BLOCK,    /* fp8 with 128 x 128 block scales (DeepSeek-V3's and Qwen3's fp8 releases) */
-    RC_MOE_W4A16,        /* 4-bit weights (int4 weight-only, MXFP4) into 16-bit math */
+    RC_MOE_W4A16,        /* MXFP4 weights into 16-bit math (gpt-oss's released experts, a Triton kernel) */
+    RC_MOE_INT4,         /* int4 weight-only, group-scaled, into 16-bit math (a Marlin WNA16 kernel) */
     RC_MLA_DECODE_BF16,  /* latent attention, absorbed (FlashMLA): queries against a 16-bit cached latent */
     RC_MLA_DECODE_FP8,   /* the same against an fp8 latent (an engine may run another kernel for it) */
     RC_MLA_PREFILL,      /* latent attention, expanded: prefill over per-head K and V made by kv_b */

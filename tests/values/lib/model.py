@@ -316,11 +316,14 @@ def mlp_ops(T, k, h, width, weights_read, eb, ab, reps, cls, prefix=""):
                 w=weights_read * width * h * eb, act=T * k * (width + h) * ab, cls=cls)]
 
 
-def moe_class(prec, four_bit):
-    """The routed experts' class: 4-bit experts (int4, MXFP4) moe_w4a16;
-    fp8 ones block-scaled (the fp8 releases of DeepSeek-V3 and Qwen3's
-    mixtures carry 128 x 128 block scales); else moe_bf16."""
-    if four_bit or prec.weights == "int4":
+def moe_class(prec, released=None):
+    """The routed experts' class: int4 weight-only moe_int4 (a Marlin
+    kernel), other 4-bit experts (MXFP4) moe_w4a16; fp8 ones block-scaled
+    (the fp8 releases of DeepSeek-V3 and Qwen3's mixtures carry 128 x 128
+    block scales); else moe_bf16."""
+    if prec.weights == "int4" or released == "int4g32":
+        return "moe_int4"
+    if released == "mxfp4":
         return "moe_w4a16"
     if prec.weights == "fp8" and prec.compute == "fp8":
         return "moe_fp8_block"
@@ -388,7 +391,7 @@ def step_ops(m, batch, context, tp, prec, new_tokens=1, comm=True, logits_last=F
         if S > 0:
             ops += mlp_ops(T, S, h, f, S, eb, ab, Lm, gemm, "shared_")
         ops.append(experts_op(T * k, experts_touched(m, T), h, f, eb, ab, Lm,
-                              moe_class(prec, m["arch"].get("experts") == "mxfp4")))
+                              moe_class(prec, m["arch"].get("experts"))))
     else:
         ops += mlp_ops(T, 1, h, f, 1, wb, ab, Lm, gemm)
     if L - Lm > 0:  # a mixture's dense layers

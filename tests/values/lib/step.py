@@ -6,7 +6,7 @@ with its summed byte time, communication aside."""
 from lib import calibrated, model, roofline
 
 # the class a calibration without a MoE class prices the routed experts in
-FALLBACK = {"moe_bf16": "gemm_bf16", "moe_w4a16": "gemm_bf16", "moe_fp8": "gemm_fp8", "moe_fp8_block": "gemm_fp8"}
+FALLBACK = {"moe_bf16": "gemm_bf16", "moe_w4a16": "gemm_bf16", "moe_int4": "gemm_bf16", "moe_fp8": "gemm_fp8", "moe_fp8_block": "gemm_fp8"}
 
 
 def price(op, g, peak_flops, tp, cal=None):
