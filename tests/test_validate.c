@@ -160,12 +160,12 @@ Test(validate, held_out_op_table_covers_every_class_and_system)
     }
     /* 3 engines x 2 directions for each compute class (per-tensor fp8 MoE: SGLang's table has none, so 2
      * engines; latent attention: the 2 engines with MLA kernel tables, TensorRT-LLM and SGLang); all-reduce:
-     * x 3 TP degrees; halves: 2 systems x 12 classes of TensorRT-LLM's sets (all but elementwise) */
+     * x 3 TP degrees; halves: 2 systems x 13 classes of TensorRT-LLM's sets (all but elementwise) */
     for (int c = 0; c < RC_COUNT; c++)
         cr_assert_eq(bounded[c], c == RC_ELEMENTWISE ? 0 : c == RC_MOE_FP8 || rate_class_is_mla(c) ? 4 : 6, "%s: %d",
                      rate_class_name(c), bounded[c]);
     cr_assert_eq(bounded[RC_COUNT], 18);
-    cr_assert_eq(halves, 2 * 12);
+    cr_assert_eq(halves, 2 * 13);
     gpu_table_free(&g);
     model_table_free(&m);
 }
@@ -240,7 +240,8 @@ Test(validate, engines_disagree_with_each_other)
         cr_assert(v[i].s.points > (is_moe ? 100 : is_mla ? 700 : 1000), "%s %s: %d shapes in both", v[i].evaluated_on,
                   v[i].op_class, v[i].s.points);
     }
-    cr_assert_eq(dense, 2 * 2 * 5);
+    /* GEMMs bf16, fp8 and fp8_block, decode attention over a bf16 and an fp8 cache, prefill attention */
+    cr_assert_eq(dense, 2 * 2 * 6);
     /* vLLM: bf16, fp8, fp8_block, w4a16; SGLang: all but per-tensor fp8; on both systems */
     cr_assert_eq(moe, 2 * (4 + 3));
     /* SGLang's 3 latent attention classes on both systems (vLLM has no MLA kernel table) */

@@ -100,6 +100,13 @@ double routed_weight_bytes(const model_spec *m, precision p)
     return p.moe_format != WF_AS_DTYPE ? weight_format_bytes(p.moe_format) : expert_weight_bytes(m, p.weights);
 }
 
+rate_class dense_rate_class(precision p)
+{
+    if (p.weights_format == WF_FP8_BLOCK && p.compute == DT_FP8)
+        return RC_GEMM_FP8_BLOCK;
+    return rate_class_gemm(p.weights, p.compute);
+}
+
 rate_class routed_rate_class(const model_spec *m, precision p)
 {
     if (p.moe_format != WF_AS_DTYPE)
@@ -537,7 +544,7 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
         all[c++] = gather;
     }
 
-    const rate_class gemm = rate_class_gemm(s->prec.weights, s->prec.compute);
+    const rate_class gemm = dense_rate_class(s->prec);
     for (int i = 0; i < c; i++)
         if (all[i].kind == OP_PROJECTION || all[i].kind == OP_LOGITS)
             all[i].rate = gemm;
