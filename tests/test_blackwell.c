@@ -35,7 +35,7 @@ Test(blackwell, format_names_and_math)
     cr_expect_eq(weight_format_op_math(WF_MXFP4), OP_MATH_BF16);
     /* the experts' kernels: mxfp4 the W4A16 one gpt-oss runs on Hopper */
     cr_expect_eq(weight_format_moe_class(WF_MXFP4), RC_MOE_W4A16);
-    cr_expect_eq(weight_format_moe_class(WF_INT4_WO), RC_MOE_W4A16);
+    cr_expect_eq(weight_format_moe_class(WF_INT4_WO), RC_MOE_INT4); /* the int4 (Marlin) kernel class */
     /* fp4 is the GEMMs' math alone: the step keeps --dtype's for attention */
     cr_expect_eq(weight_format_step_compute(WF_NVFP4, DT_FP8), DT_FP8);
     cr_expect_eq(weight_format_step_compute(WF_MXFP4, DT_FP8), DT_BF16);

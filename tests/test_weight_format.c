@@ -4,6 +4,7 @@
  * experts' format gives their op. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <string.h>
 
 #include "memory.h"
 #include "pricing.h"
@@ -128,4 +129,65 @@ Test(weight_format, an_op_with_its_own_math_takes_that_peak)
     cr_expect(fabs(price_op(&op, &g, 1978.9e12, 1, NULL) / (1e15 / 989.4e12) - 1) < 1e-12);
     op.math = OP_MATH_STEP;
     cr_expect(fabs(price_op(&op, &g, 1978.9e12, 1, NULL) / (1e15 / 1978.9e12) - 1) < 1e-12);
+}
+
+/* The dense GEMMs' format picks their class: --weights fp8_block in fp8
+ * math is the block-scaled kernel's own class (the engines' tables time a
+ * different kernel: vLLM's at M = 16, N = 4096, K = 4096 takes 58.8 us
+ * against per-tensor fp8's 10.3 us, h200_sxm/vllm/gemm.tsv), per-tensor fp8
+ * and --dtype fp8 alone the per-tensor one; the routed experts keep theirs.
+ * Priced: qwen3-235b-a22b's qkv_proj (bf16 activations) at batch 1 and TP 1 against rates whose
+ * block class is t0 = 60 us with every share 1, and whose per-tensor class
+ * is t0 = 10 us: 4096 in, (64 + 2 x 4) x 128 = 9216 out, so 2 x 4096 x 9216
+ * = 75,497,472 FLOP and 37,748,736 weight bytes x 1.000244 (fp8_block:
+ * 1 + 4 / 128^2) plus 4096 x 2 + 9216 x 2 = 26,624 activation bytes.  At
+ * 1978.9 TFLOP/s and 3.35 TB/s (the H100 row) the memory term, 37,784,576.6
+ * / 3.35e12 = 11.279 us, is above the FLOP term, 0.038 us, and blend 50
+ * takes it alone: 60 + 11.279 = 71.279 us with the block class, and
+ * 10 + 11.279 us when the calibration lacks it (the per-tensor class). */
+Test(weight_format, the_dense_block_format_takes_its_own_gemm_class)
+{
+    model_spec m = model_builtin("qwen3-235b-a22b");
+    precision p = precision_uniform(DT_FP8);
+    p.act = DT_BF16; /* the engines' fp8 recipe: 16-bit activations between ops */
+    op_cost ops[DECODER_MAX_OPS];
+    const weight_format f[] = {WF_FP8_BLOCK, WF_FP8, WF_AS_DTYPE};
+    const rate_class want[] = {RC_GEMM_FP8_BLOCK, RC_GEMM_FP8, RC_GEMM_FP8};
+    const op_cost *qkv = NULL;
+    for (int i = 0; i < 3; i++) {
+        p.weights_format = f[i];
+        step_shape s = decode_shape(1, 0, 1, p);
+        int n = decoder_step_ops(&m, &s, ops, DECODER_MAX_OPS);
+        qkv = NULL;
+        for (int k = 0; k < n; k++)
+            if (strcmp(ops[k].name, "qkv_proj") == 0)
+                qkv = &ops[k];
+        cr_assert(qkv);
+        cr_expect_eq(qkv->rate, want[i], "%s", weight_format_name(f[i]));
+        cr_expect_eq(routed_op(ops, n)->rate, RC_MOE_FP8_BLOCK, "the experts keep their class");
+    }
+    p.weights_format = WF_FP8_BLOCK;
+    step_shape s = decode_shape(1, 0, 1, p);
+    int n = decoder_step_ops(&m, &s, ops, DECODER_MAX_OPS);
+    op_cost q = {0};
+    for (int k = 0; k < n; k++)
+        if (strcmp(ops[k].name, "qkv_proj") == 0)
+            q = ops[k];
+    cr_expect(fabs(q.flop - 75497472.0) < 1e-6);
+    cr_expect(fabs(q.weight_bytes - 37748736.0 * (1 + 4.0 / (128 * 128))) < 1e-3);
+    cr_expect(fabs(q.act_bytes - 26624.0) < 1e-9);
+    rate_model r;
+    memset(&r, 0, sizeof r);
+    r.op[RC_GEMM_FP8] = (op_rate){10e-6, 0, 1, 1, 50, 0, 0};
+    r.op[RC_GEMM_FP8_BLOCK] = (op_rate){60e-6, 0, 1, 1, 50, 0, 0};
+    r.has_op[RC_GEMM_FP8] = r.has_op[RC_GEMM_FP8_BLOCK] = 1;
+    gpu_spec g = gpu_builtin("h100");
+    g.rates = &r;
+    const double mem = (37748736.0 * (1 + 4.0 / (128 * 128)) + 26624.0) / 3.35e12;
+    cr_expect(fabs(mem - 11.279e-6) < 1e-9);
+    double t = price_op(&q, &g, gpu_peak_flops(&g, DT_FP8), 1, NULL);
+    cr_expect(fabs(t - (60e-6 + mem)) < 1e-9, "block class: %g s", t);
+    r.has_op[RC_GEMM_FP8_BLOCK] = 0;
+    t = price_op(&q, &g, gpu_peak_flops(&g, DT_FP8), 1, NULL);
+    cr_expect(fabs(t - (10e-6 + mem)) < 1e-9, "fallback to per-tensor fp8: %g s", t);
 }

@@ -63,6 +63,7 @@ static const char *class_file(rate_class c)
     switch (c) {
     case RC_GEMM_BF16:
     case RC_GEMM_FP8:
+    case RC_GEMM_FP8_BLOCK:
         return "gemm.tsv";
     case RC_ATTN_DECODE_BF16:
     case RC_ATTN_DECODE_FP8:
@@ -83,6 +84,11 @@ static const char *class_file(rate_class c)
     default:
         return NULL;
     }
+}
+
+static int is_gemm_class(rate_class c)
+{
+    return c == RC_GEMM_BF16 || c == RC_GEMM_FP8 || c == RC_GEMM_FP8_BLOCK;
 }
 
 static int is_moe_class(rate_class c)
@@ -167,11 +173,15 @@ static int point_of_row(const measured_table *t, const int *c, int row, rate_cla
     if (rate_class_is_mla(rc))
         return published_mla_point(t, c, row, rc, g, mla, p, keep);
     const double bf16_peak = gpu_peak_flops(g, DT_BF16);
-    if (rc == RC_GEMM_BF16 || rc == RC_GEMM_FP8) {
+    if (is_gemm_class(rc)) {
         dtype d;
-        if (dtype_of(measured_cell(t, row, c[0]), &d) != 0)
-            return 0; /* fp8_block and others: not a class of their own here */
-        if ((d == DT_FP8) != (rc == RC_GEMM_FP8))
+        const char *name = measured_cell(t, row, c[0]);
+        const int block = strcmp(name, "fp8_block") == 0; /* fp8 values, 128 x 128 block scales */
+        if (block)
+            d = DT_FP8;
+        else if (dtype_of(name, &d) != 0)
+            return 0; /* a dtype of no class */
+        if (block != (rc == RC_GEMM_FP8_BLOCK) || (!block && (d == DT_FP8) != (rc == RC_GEMM_FP8)))
             return 0;
         double m = measured_num(t, row, c[1]), n = measured_num(t, row, c[2]), k = measured_num(t, row, c[3]);
         double time = measured_num(t, row, c[4]);
@@ -242,7 +252,7 @@ int published_rate_points_apart(const char *dir, rate_class c, const gpu_spec *g
     static const char *const mla_dec_cols[] = {"batch", "context", "heads", "kv_dtype", "time_s"};
     static const char *const mla_pre_cols[] = {"batch", "prompt", "heads", "kv_dtype", "time_s"};
     const char *const *names = c == RC_ATTN_PREFILL                                    ? pre_cols
-                               : (c == RC_GEMM_BF16 || c == RC_GEMM_FP8)               ? gemm_cols
+                               : is_gemm_class(c)                                      ? gemm_cols
                                : c == RC_MLA_DECODE_BF16 || c == RC_MLA_DECODE_FP8     ? mla_dec_cols
                                : c == RC_MLA_PREFILL                                   ? mla_pre_cols
                                : is_moe_class(c)                                       ? moe_cols
@@ -359,7 +369,8 @@ int published_fit(const char *dir, const char *backend, const gpu_spec *g, int e
      * fp8 cast an engine's table may time with its fp8 GEMMs (published_quantize_apart) */
     static const rate_class ORDER[] = {RC_GEMM_BF16,       RC_GEMM_FP8,       RC_ATTN_DECODE_BF16, RC_ATTN_DECODE_FP8,
                                        RC_ATTN_PREFILL,    RC_MOE_BF16,       RC_MOE_FP8,          RC_MOE_FP8_BLOCK,
-                                       RC_MOE_W4A16,       RC_MOE_INT4,       RC_MLA_DECODE_BF16, RC_MLA_DECODE_FP8,  RC_MLA_PREFILL};
+                                       RC_MOE_W4A16,       RC_MOE_INT4,       RC_MLA_DECODE_BF16, RC_MLA_DECODE_FP8,  RC_MLA_PREFILL,
+                                       RC_GEMM_FP8_BLOCK};
     _Static_assert(sizeof ORDER / sizeof ORDER[0] == RC_COUNT - 1, "every class a table measures");
     for (size_t o = 0; o < sizeof ORDER / sizeof ORDER[0]; o++) {
         rate_class c = ORDER[o];

@@ -100,6 +100,13 @@ double routed_weight_bytes(const model_spec *m, precision p)
     return p.moe_format != WF_AS_DTYPE ? weight_format_bytes(p.moe_format) : expert_weight_bytes(m, p.weights);
 }
 
+rate_class dense_rate_class(precision p)
+{
+    if (p.weights_format == WF_FP8_BLOCK && p.compute == DT_FP8)
+        return RC_GEMM_FP8_BLOCK;
+    return rate_class_gemm(p.weights, p.compute);
+}
+
 rate_class routed_rate_class(const model_spec *m, precision p)
 {
     if (p.moe_format != WF_AS_DTYPE)
@@ -542,7 +549,7 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
     /* fp4 is a GEMM's math only (weight_format.h): nvfp4 projections run in
      * fp4 beside attention in the step's compute dtype */
     const int fp4 = weight_format_math(s->prec.weights_format) == DT_FP4;
-    const rate_class gemm = rate_class_gemm(s->prec.weights, fp4 ? DT_FP4 : s->prec.compute);
+    const rate_class gemm = fp4 ? rate_class_gemm(s->prec.weights, DT_FP4) : dense_rate_class(s->prec);
     for (int i = 0; i < c; i++)
         if (all[i].kind == OP_PROJECTION || all[i].kind == OP_LOGITS) {
             all[i].rate = gemm;

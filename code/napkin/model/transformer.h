@@ -63,6 +63,11 @@ double routed_weight_bytes(const model_spec *m, precision p);
  * WF_AS_DTYPE rate_class_moe of the weights and compute dtypes (block-scaled
  * fp8, MXFP4 as W4A16). */
 rate_class routed_rate_class(const model_spec *m, precision p);
+/* The class the dense GEMMs (projections, router, head) are priced in:
+ * block-scaled fp8 weights (--weights fp8_block) in fp8 math have their own
+ * (the engines run another kernel for them: per-group activation scales),
+ * else rate_class_gemm of the weights and compute dtypes. */
+rate_class dense_rate_class(precision p);
 
 typedef struct {
     double embedding; /* vocab x hidden */

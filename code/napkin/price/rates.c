@@ -6,7 +6,7 @@
 static const char *const CLASS_NAMES[RC_COUNT] = {
     "gemm_bf16", "gemm_fp8", "attn_decode_bf16", "attn_decode_fp8", "attn_prefill", "elementwise",
     "moe_bf16",  "moe_fp8",  "moe_fp8_block",    "moe_w4a16",   "moe_int4",
-    "mla_decode_bf16", "mla_decode_fp8", "mla_prefill",
+    "mla_decode_bf16", "mla_decode_fp8", "mla_prefill", "gemm_fp8_block",
 };
 
 const char *rate_class_name(rate_class c)
@@ -118,6 +118,7 @@ rate_class rate_class_fallback(rate_class c)
     switch (c) {
     case RC_MOE_FP8:
     case RC_MOE_FP8_BLOCK:
+    case RC_GEMM_FP8_BLOCK:
         return RC_GEMM_FP8;
     case RC_MOE_BF16:
     case RC_MOE_W4A16:

@@ -68,6 +68,9 @@ typedef enum {
     RC_MLA_DECODE_BF16,  /* latent attention, absorbed (FlashMLA): queries against a 16-bit cached latent */
     RC_MLA_DECODE_FP8,   /* the same against an fp8 latent (an engine may run another kernel for it) */
     RC_MLA_PREFILL,      /* latent attention, expanded: prefill over per-head K and V made by kv_b */
+    RC_GEMM_FP8_BLOCK,   /* projections with fp8 weights in 128 x 128 blocks and fp8 activations scaled per
+                            128-wide group (the fp8 releases of the mixtures; the engines run their own
+                            kernel for it: a calibration without the class prices it as RC_GEMM_FP8) */
     RC_COUNT
 } rate_class;
 
@@ -168,7 +171,8 @@ rate_class rate_class_gemm(dtype weights, dtype compute);
 rate_class rate_class_moe(dtype weights, dtype compute, int four_bit, int fp8_per_tensor);
 /* The class a calibration without class c prices its ops in instead (a
  * MoE class: the GEMM class of its weights, items dropped, as before the
- * MoE classes existed); c itself for every other class. */
+ * MoE classes existed; block-scaled fp8 GEMMs: the per-tensor fp8 class);
+ * c itself for every other class. */
 rate_class rate_class_fallback(rate_class c);
 /* 1 for the latent attention classes, which compute in bf16 whatever the
  * weights or the cache (the measured tables' mla_dtype is bfloat16): priced
