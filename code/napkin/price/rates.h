@@ -67,6 +67,10 @@ typedef enum {
     RC_MLA_DECODE_BF16,  /* latent attention, absorbed (FlashMLA): queries against a 16-bit cached latent */
     RC_MLA_DECODE_FP8,   /* the same against an fp8 latent (an engine may run another kernel for it) */
     RC_MLA_PREFILL,      /* latent attention, expanded: prefill over per-head K and V made by kv_b */
+    /* Gated DeltaNet linear attention (linear_attention.h): items = the
+     * state matrices (sequences x value heads; in prefill times the chunks). */
+    RC_GDN_DECODE,       /* the recurrent step: each state read and written once */
+    RC_GDN_PREFILL,      /* the chunked scan */
     RC_COUNT
 } rate_class;
 
@@ -168,6 +172,9 @@ rate_class rate_class_fallback(rate_class c);
  * weights or the cache (the measured tables' mla_dtype is bfloat16): priced
  * at the bf16 peak, roofline and calibration alike (pricing.c). */
 int rate_class_is_mla(rate_class c);
+/* 1 for the Gated DeltaNet classes, whose kernels compute in bf16 and fp32
+ * whatever the step's weights: priced at the bf16 peak, as latent attention. */
+int rate_class_is_gdn(rate_class c);
 /* The class of absorbed latent attention over a latent cache of dtype kv. */
 rate_class rate_class_mla_decode(dtype kv);
 /* The class of decode attention over a KV cache of dtype kv. */
