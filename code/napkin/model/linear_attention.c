@@ -53,7 +53,8 @@ op_cost linear_gdn_op(double B, double n, double kh, double vh, double kd, doubl
         op.flop = 7 * B * vh * kd * vd;
         op.kv_bytes = 2 * B * vh * kd * vd * sb;
         op.rate = RC_GDN_DECODE;
-        op.items = B * vh; /* one state matrix per sequence and value head */
+        /* no work items: every state matrix is the same kd x vd, so a per-item cost would be
+         * one more price of its bytes, which the fit cannot tell from the byte share */
         return op;
     }
     /* The chunked scan, per chunk of C tokens and value head: K K^T (2 C^2 kd), the triangular
@@ -64,7 +65,6 @@ op_cost linear_gdn_op(double B, double n, double kh, double vh, double kd, doubl
     op.flop = B * vh * chunks * (6 * C * kd * vd + 6 * C * C * kd + 4 * C * C * vd + 2 * C * C * C / 3);
     op.kv_bytes = 2 * B * chunks * vh * kd * vd * sb;
     op.rate = RC_GDN_PREFILL;
-    op.items = B * vh * chunks;
     return op;
 }
 //< linear_gdn_op

@@ -67,8 +67,8 @@ typedef enum {
     RC_MLA_DECODE_BF16,  /* latent attention, absorbed (FlashMLA): queries against a 16-bit cached latent */
     RC_MLA_DECODE_FP8,   /* the same against an fp8 latent (an engine may run another kernel for it) */
     RC_MLA_PREFILL,      /* latent attention, expanded: prefill over per-head K and V made by kv_b */
-    /* Gated DeltaNet linear attention (linear_attention.h): items = the
-     * state matrices (sequences x value heads; in prefill times the chunks). */
+    /* Gated DeltaNet linear attention (linear_attention.h): no work items
+     * (each state matrix is the same size, its cost is its bytes). */
     RC_GDN_DECODE,       /* the recurrent step: each state read and written once */
     RC_GDN_PREFILL,      /* the chunked scan */
     RC_COUNT
