@@ -129,6 +129,21 @@ Test(import_measured, latent_attention_keeps_deepseek_heads_and_the_newest_table
     cr_expect(access(fmt("%s/h100_sxm/vllm/mla_decode.tsv", scratch_dir), F_OK) != 0);
 }
 
+Test(import_measured, gated_deltanet_keeps_qwen35_recurrent_and_chunked_kernels)
+{
+    import_fixture(scratch_dir);
+    /* decode: batch 8, 2 key and 8 value heads a GPU (TP 8), measured 0.006, 0.008, 0.007 ms:
+     * median 0.007 ms; dropped: Qwen3.5-9B's row and the convolution's kernel.  Prefill: the
+     * chunked kernel at 4096 tokens, 0.5 ms; its convolution dropped. */
+    expect_rows("h100_sxm/trtllm/gdn_decode.tsv", "batch\tk_heads\tv_heads\tk_dim\tv_dim\ttime_s\n"
+                                                  "8\t2\t8\t128\t128\t7.000000e-06\n");
+    expect_rows("h100_sxm/trtllm/gdn_prefill.tsv", "batch\tprompt\tk_heads\tv_heads\tk_dim\tv_dim\ttime_s\n"
+                                                   "1\t4096\t16\t64\t128\t128\t5.000000e-04\n");
+    const char *readme = slurp(fmt("%s/README.md", scratch_dir));
+    cr_expect(strstr(readme, "h100_sxm/vllm: no gdn_perf table"), "%s", readme);
+    cr_expect(access(fmt("%s/h100_sxm/vllm/gdn_decode.tsv", scratch_dir), F_OK) != 0);
+}
+
 Test(import_measured, prefill_keeps_bf16_attention_and_window_zero)
 {
     import_fixture(scratch_dir);

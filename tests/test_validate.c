@@ -164,13 +164,15 @@ Test(validate, held_out_op_table_covers_every_class_and_system)
      * classes of TensorRT-LLM's sets (all but elementwise and int4 MoE) */
     for (int c = 0; c < RC_COUNT; c++)
         cr_assert_eq(bounded[c],
-                     c == RC_ELEMENTWISE                                           ? 0
-                     : c == RC_MOE_FP8 || c == RC_MOE_INT4 || rate_class_is_mla(c) ? 4
-                                                                                   : 6,
+                     c == RC_ELEMENTWISE ? 0
+                     : c == RC_MOE_FP8 || c == RC_MOE_INT4 || rate_class_is_mla(c) || c == RC_GDN_PREFILL ? 4
+                                                                                                         : 6,
                      "%s: %d",
                      rate_class_name(c), bounded[c]);
     cr_assert_eq(bounded[RC_COUNT], 18);
-    cr_assert_eq(halves, 2 * 13);
+    /* Gated DeltaNet prefill: TensorRT-LLM's and SGLang's chunked tables (vLLM's holds no prompt of two
+     * tokens or more); its decode halves (ten shapes) too few to fit: halves gain gdn_prefill only */
+    cr_assert_eq(halves, 2 * 14); /* the 13 above and gdn_prefill */
     gpu_table_free(&g);
     model_table_free(&m);
 }
@@ -235,18 +237,23 @@ Test(validate, engines_disagree_with_each_other)
     static op_validation v[64];
     int n = validate_engine_agreement(root(base, sizeof base), &g, v, 64, err, sizeof err);
     cr_assert_gt(n, 0, "%s", err);
-    int dense = 0, moe = 0, mla = 0;
+    int dense = 0, moe = 0, mla = 0, gdn = 0;
     for (int i = 0; i < n; i++) {
-        /* the MoE tables time the same expert shapes in each engine: hundreds of rows in both */
+        /* the MoE tables time the same expert shapes in each engine: hundreds of rows in both;
+         * the Gated DeltaNet ones Qwen3.5-397B's: TensorRT-LLM's ten decode shapes, 90-95 prefill */
         int is_moe = strncmp(v[i].op_class, "moe_", 4) == 0, is_mla = rate_class_is_mla(rate_class_parse(v[i].op_class));
-        dense += !is_moe && !is_mla;
+        int is_gdn = rate_class_is_gdn(rate_class_parse(v[i].op_class));
+        dense += !is_moe && !is_mla && !is_gdn;
         moe += is_moe;
         mla += is_mla;
-        cr_assert(v[i].s.points > (is_moe ? 100 : is_mla ? 700 : 1000), "%s %s: %d shapes in both", v[i].evaluated_on,
-                  v[i].op_class, v[i].s.points);
+        gdn += is_gdn;
+        cr_assert(v[i].s.points > (is_gdn ? 9 : is_moe ? 100 : is_mla ? 700 : 1000), "%s %s: %d shapes in both",
+                  v[i].evaluated_on, v[i].op_class, v[i].s.points);
     }
     /* GEMMs bf16, fp8 and fp8_block, decode attention over a bf16 and an fp8 cache, prefill attention */
     cr_assert_eq(dense, 2 * 2 * 6);
+    /* decode in vLLM and SGLang, prefill in SGLang, against TensorRT-LLM's, on both systems */
+    cr_assert_eq(gdn, 2 * 3);
     /* vLLM: bf16, fp8, fp8_block, w4a16; SGLang: all but per-tensor fp8; on both systems */
     cr_assert_eq(moe, 2 * (4 + 3));
     /* SGLang's 3 latent attention classes on both systems (vLLM has no MLA kernel table) */

@@ -358,7 +358,6 @@ Test(validate_moe, what_the_library_cannot_state_is_refused_with_its_reason)
     } cases[] = {
         {LLAMA_DISAGG, "no tp stated for the pool: --prefill-"},
         {DISAGG_BAD, "the id's concurrency is not decode batch x attention ranks x workers"},
-        {QWEN35, "linear attention not modelled: 45 of 60 layers Gated DeltaNet (issue 33)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         moe_question q;
@@ -390,8 +389,11 @@ Test(validate_moe, groups_count_answers_and_refusals)
      * fp8 over 4 H100s (57 GB a GPU), GLM-5's 743 GB over 8 H200s (93 GB)
      * and Kimi-K2.5's 594 GB (int4 experts) over 8 H200s (74 GB) fit: three
      * more, and gpt-oss-120b as released (65 GB) over 4 H200s in fp4 and 4
-     * H100s in fp8: two more.  Qwen3.5 is refused (linear attention). */
-    cr_expect_eq(v.answered, 9); /* the H200 disaggregated run states no workers or batches: refused */
+     * H100s in fp8: two more.  Qwen3.5-397B in fp8 over 8 H200s (397 GB,
+     * 50 GB a GPU, beside 15 full-attention layers' KV and the Gated
+     * DeltaNet state) fits: one more.  The H200 disaggregated run states no
+     * workers or batches: refused. */
+    cr_expect_eq(v.answered, 10);
     cr_expect_eq(v.ngroups, 13); /* (model, system, engine, mode) */
     int fit = 0, disagg = 0;
     for (int i = 0; i < v.nrefusals; i++) {
@@ -403,6 +405,7 @@ Test(validate_moe, groups_count_answers_and_refusals)
     for (int g = 0; g < v.ngroups; g++)
         if (strcmp(v.groups[g].model, "MiniMaxAI/MiniMax-M2.5") == 0 ||
             strcmp(v.groups[g].model, "moonshotai/Kimi-K2.5") == 0 || strcmp(v.groups[g].model, "zhipuai/GLM-5") == 0 ||
+            strcmp(v.groups[g].model, "Qwen/Qwen3.5-397B-A17B") == 0 ||
             strcmp(v.groups[g].model, "openai/gpt-oss-120b") == 0)
             cr_expect_eq(v.groups[g].answered, 1, "%s", v.groups[g].model);
         else if (strcmp(v.groups[g].model, "Qwen/Qwen3-235B-A22B-FP8") == 0 ||

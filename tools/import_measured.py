@@ -31,6 +31,7 @@ import sys
 
 import measured_moe  # noqa: E402  (the MoE tables: tools/measured_moe.py)
 import measured_mla
+import measured_gdn  # the Gated DeltaNet tables: tools/measured_gdn.py
 import measured_alltoall
 
 PACKAGE = "aiconfigurator-core"
@@ -691,6 +692,7 @@ def main(argv):
         counts["serving_runs_moe.tsv"] = import_serving_moe(ctx, args.out, devices, systems)
         write_texts(ctx, args.out, systems, backends)
         counts.update(measured_mla.import_mla(sys.modules[__name__], ctx, args.out, systems, [b for b, _ in backends]))
+        counts.update(measured_gdn.import_gdn(sys.modules[__name__], ctx, args.out, systems, [b for b, _ in backends]))
         measured_alltoall.import_all(ctx, args.out, counts, sys.modules[__name__])
     except ImportError_ as e:
         print(f"import_measured: {e}", file=sys.stderr)

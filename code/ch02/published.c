@@ -368,10 +368,10 @@ static void validation_values(void)
     for (int i = 0; i < n; i++) {
         const char *f = v[i].fitted_on, *e = v[i].evaluated_on, *c = v[i].op_class;
         /* chapter 2's classes, the dense models' kernels: the routed experts' grouped GEMM, latent
-         * attention (moe_*, mla_*) and the block-scaled fp8 GEMM of the mixtures' fp8 releases are
-         * chapter 13's */
+         * attention and Gated DeltaNet (moe_*, mla_*, gdn_*) and the block-scaled fp8 GEMM of the mixtures'
+         * fp8 releases are chapter 13's */
         if (strcmp(f, "h100_sxm/trtllm") == 0 && strcmp(e, "h200_sxm/trtllm") == 0 && strncmp(c, "moe_", 4) != 0 &&
-            strncmp(c, "mla_", 4) != 0 && strcmp(c, "gemm_fp8_block") != 0) {
+            strncmp(c, "mla_", 4) != 0 && strncmp(c, "gdn_", 4) != 0 && strcmp(c, "gemm_fp8_block") != 0) {
             char name[64];
             snprintf(name, sizeof name, "ch02_pub_xsys_%s_median", c);
             nb_value(name, "%.0f", v[i].s.median_abs_err * 100);

@@ -81,6 +81,10 @@ static const char *class_file(rate_class c)
         return "mla_decode.tsv";
     case RC_MLA_PREFILL:
         return "mla_prefill.tsv";
+    case RC_GDN_DECODE:
+        return "gdn_decode.tsv";
+    case RC_GDN_PREFILL:
+        return "gdn_prefill.tsv";
     default:
         return NULL;
     }
@@ -172,6 +176,8 @@ static int point_of_row(const measured_table *t, const int *c, int row, rate_cla
     *keep = 0;
     if (rate_class_is_mla(rc))
         return published_mla_point(t, c, row, rc, g, mla, p, keep);
+    if (rate_class_is_gdn(rc))
+        return published_gdn_point(t, c, row, rc, g, p, keep);
     const double bf16_peak = gpu_peak_flops(g, DT_BF16);
     if (is_gemm_class(rc)) {
         dtype d;
@@ -251,15 +257,19 @@ int published_rate_points_apart(const char *dir, rate_class c, const gpu_spec *g
                                            "experts", "moe_tp", "moe_ep", "distribution", "time_s"};
     static const char *const mla_dec_cols[] = {"batch", "context", "heads", "kv_dtype", "time_s"};
     static const char *const mla_pre_cols[] = {"batch", "prompt", "heads", "kv_dtype", "time_s"};
+    static const char *const gdn_dec_cols[] = {"batch", "k_heads", "v_heads", "k_dim", "v_dim", "time_s"};
+    static const char *const gdn_pre_cols[] = {"batch", "prompt", "k_heads", "v_heads", "k_dim", "v_dim", "time_s"};
     const char *const *names = c == RC_ATTN_PREFILL                                    ? pre_cols
+                               : c == RC_GDN_DECODE                                    ? gdn_dec_cols
+                               : c == RC_GDN_PREFILL                                   ? gdn_pre_cols
                                : is_gemm_class(c)                                      ? gemm_cols
                                : c == RC_MLA_DECODE_BF16 || c == RC_MLA_DECODE_FP8     ? mla_dec_cols
                                : c == RC_MLA_PREFILL                                   ? mla_pre_cols
                                : is_moe_class(c)                                       ? moe_cols
                                                                                        : dec_cols;
-    int ncol = names == gemm_cols || rate_class_is_mla(c) ? 5 : names == moe_cols ? 10 : 7;
-    if (names == moe_cols && !published_has_file(dir, file))
-        return 0; /* a set that measured no MoE kernel: no points, no error */
+    int ncol = names == gemm_cols || rate_class_is_mla(c) ? 5 : names == moe_cols ? 10 : c == RC_GDN_DECODE ? 6 : 7;
+    if ((names == moe_cols || rate_class_is_gdn(c)) && !published_has_file(dir, file))
+        return 0; /* a set that measured no MoE (or linear-attention) kernel: no points, no error */
     /* the latent attention tables are there only for engines that measured them (not vLLM's
      * module-only tables, not a reader's set): a set without one has no point of the class */
     model_spec mla = {0};
@@ -370,7 +380,7 @@ int published_fit(const char *dir, const char *backend, const gpu_spec *g, int e
     static const rate_class ORDER[] = {RC_GEMM_BF16,       RC_GEMM_FP8,       RC_ATTN_DECODE_BF16, RC_ATTN_DECODE_FP8,
                                        RC_ATTN_PREFILL,    RC_MOE_BF16,       RC_MOE_FP8,          RC_MOE_FP8_BLOCK,
                                        RC_MOE_W4A16,       RC_MOE_INT4,       RC_MLA_DECODE_BF16, RC_MLA_DECODE_FP8,  RC_MLA_PREFILL,
-                                       RC_GEMM_FP8_BLOCK};
+                                       RC_GEMM_FP8_BLOCK,  RC_GDN_DECODE,     RC_GDN_PREFILL};
     _Static_assert(sizeof ORDER / sizeof ORDER[0] == RC_COUNT - 1, "every class a table measures");
     for (size_t o = 0; o < sizeof ORDER / sizeof ORDER[0]; o++) {
         rate_class c = ORDER[o];
@@ -380,7 +390,9 @@ int published_fit(const char *dir, const char *backend, const gpu_spec *g, int e
                                         errlen) != 0)
             return -1;
         n = published_half(p, n, every_other);
-        if (n == 0) {
+        /* TensorRT-LLM's linear-attention decode table has ten shapes: half of them (a held-out
+         * fit) cannot fit the class's five parameters, so that half has no such class */
+        if (n == 0 || (rate_class_is_gdn(c) && n < 6)) {
             free(p);
             continue;
         }

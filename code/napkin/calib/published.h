@@ -12,6 +12,8 @@
  *   allreduce.tsv         implementation tp bytes time_s
  *   mla_decode.tsv        batch context heads kv_dtype time_s   (optional: latent attention,
  *   mla_prefill.tsv       batch prompt heads kv_dtype time_s     DeepSeek-V3's widths)
+ *   gdn_decode.tsv        batch k_heads v_heads k_dim v_dim time_s   (optional: Gated DeltaNet,
+ *   gdn_prefill.tsv       batch prompt k_heads v_heads k_dim v_dim time_s   heads per GPU)
  *   alltoall.tsv          implementation phase dtype ep nodes hidden topk experts tokens time_s
  *                         (published_alltoall.h; optional: a set without it has no all-to-all lines)
  * (context: the KV length a decode step attends, the new token included.) */

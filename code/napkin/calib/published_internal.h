@@ -27,4 +27,11 @@ void published_elementwise_from_gemm(rate_model *m);
 int published_mla_point(const measured_table *t, const int *c, int row, rate_class rc, const gpu_spec *g,
                         const model_spec *m, rate_point *p, int *keep);
 
+/* One row of gdn_decode.tsv (batch k_heads v_heads k_dim v_dim time_s at
+ * c[0..5]) or gdn_prefill.tsv (batch prompt k_heads v_heads k_dim v_dim
+ * time_s at c[0..6]) as a point of class rc (RC_GDN_DECODE or
+ * RC_GDN_PREFILL).  Returns 0, or -1 for a bad number. */
+int published_gdn_point(const measured_table *t, const int *c, int row, rate_class rc, const gpu_spec *g,
+                        rate_point *p, int *keep);
+
 #endif

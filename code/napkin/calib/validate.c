@@ -251,6 +251,7 @@ const char *serving_model_key(const char *name)
         {"gpt-oss-120b", "gpt-oss-120b"},
         /* GLM-5's attention as dense MLA (models.tsv's row says so); Kimi-K2.5's experts int4 as released */
         {"MiniMax-M2.5", "minimax-m2.5"}, {"GLM-5", "glm-5"}, {"Kimi-K2.5", "kimi-k2.5"},
+        {"Qwen3.5-397B-A17B", "qwen3.5-397b-a17b"},
     };
     const char *slash = strrchr(name, '/');
     const char *base = slash ? slash + 1 : name;

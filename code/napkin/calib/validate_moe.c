@@ -370,9 +370,6 @@ int moe_run_question(const moe_run *r, const gpu_table *gpus, const model_table 
 {
     memset(q, 0, sizeof *q);
     const char *key = serving_model_key(r->model);
-    const char *slash = strrchr(r->model, '/');
-    if (!key && strcasecmp(slash ? slash + 1 : r->model, "Qwen3.5-397B-A17B") == 0)
-        return refuse(q, "linear attention not modelled: 45 of 60 layers Gated DeltaNet (issue 33)", "");
     if (!key || !(q->model = model_find(models, key)))
         return refuse(q, "model not in models.tsv: ", r->model);
     const char *gpu = strcmp(r->system, "h200_sxm") == 0 ? "h200" : strcmp(r->system, "h100_sxm") == 0 ? "h100" : NULL;

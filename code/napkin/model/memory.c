@@ -1,5 +1,6 @@
 #include "memory.h"
 
+#include "linear_attention.h"
 #include "mtp.h"
 
 #include <limits.h>
@@ -83,7 +84,8 @@ int layout_fit_adjust(const model_spec *m, precision prec, const parallel_layout
     f->weights -= freed;
     f->kv_budget += freed;
     double per_seq = kv_sequence_bytes(f->kv_per_token, kv_window_bytes_per_token_per_gpu(m, prec.kv, l->tp),
-                                       m->window, context);
+                                       m->window, context) +
+                     state_bytes_per_sequence_per_gpu(m, l->tp);
     if (f->kv_budget <= 0)
         f->max_batch = 0;
     else if (context == 0 || !(per_seq > 0))
@@ -101,8 +103,9 @@ double kv_bytes_per_token(const model_spec *m, dtype kv)
 {
     if (m->kv_lora_rank > 0) /* MLA: one latent and one rope key per layer, shared by every head */
         return (double)m->layers * (m->kv_lora_rank + m->qk_rope_dim) * dtype_bytes(kv);
-    /* K and V, every layer, every KV head (not attention head: GQA) */
-    return 2.0 * m->layers * m->kv_heads * m->head_dim * dtype_bytes(kv);
+    /* K and V, every softmax-attention layer (linear layers keep a state instead: linear_attention.h),
+     * every KV head (not attention head: GQA) */
+    return 2.0 * (m->layers - m->linear_layers) * m->kv_heads * m->head_dim * dtype_bytes(kv);
 }
 //< kv_bytes_per_token
 
@@ -111,8 +114,17 @@ double kv_bytes_per_token_per_gpu(const model_spec *m, dtype kv, int tp)
     if (m->kv_lora_rank > 0) /* every GPU of the group keeps the whole latent (its heads all read it) */
         return kv_bytes_per_token(m, kv);
     double heads_here = m->kv_heads >= tp ? (double)m->kv_heads / tp : 1.0; /* replicated past kv_heads */
-    return 2.0 * m->layers * heads_here * m->head_dim * dtype_bytes(kv);
+    return 2.0 * (m->layers - m->linear_layers) * heads_here * m->head_dim * dtype_bytes(kv);
 }
+
+//> state_per_sequence
+double state_bytes_per_sequence_per_gpu(const model_spec *m, int tp)
+{
+    /* the recurrent state at the config's state dtype, the convolution's inputs at the model's bf16
+     * (SGLang's mamba pool: ssm state at mamba_ssm_dtype, conv state at the model dtype) */
+    return linear_state_bytes_per_sequence(m, dtype_bytes(DT_BF16), tp);
+}
+//< state_per_sequence
 
 double kv_window_bytes_per_token_per_gpu(const model_spec *m, dtype kv, int tp)
 {
@@ -131,7 +143,8 @@ double kv_sequence_bytes(double per_token, double window_per_token, int window, 
 double kv_bytes_per_sequence(const model_spec *m, dtype kv, int context)
 {
     return kv_sequence_bytes(kv_bytes_per_token(m, kv), kv_window_bytes_per_token_per_gpu(m, kv, 1), m->window,
-                             context);
+                             context) +
+           state_bytes_per_sequence_per_gpu(m, 1);
 }
 
 //> activation_bytes
@@ -194,6 +207,7 @@ int replica_memory_plan(const model_spec *m, const gpu_spec *g, precision prec, 
     r.kv_per_token = f.kv_per_token;
     r.kv_window_per_token = kv_window_bytes_per_token_per_gpu(m, prec.kv, tp);
     r.window = m->window;
+    r.state_per_sequence = state_bytes_per_sequence_per_gpu(m, tp);
     *out = r;
     if (r.kv_budget <= 0) {
         snprintf(err, errlen,
@@ -210,7 +224,8 @@ int max_batch_for_memory(const replica_memory *r, int context)
 {
     if (r->kv_budget <= 0 || context <= 0)
         return 0;
-    double seqs = floor(r->kv_budget / kv_sequence_bytes(r->kv_per_token, r->kv_window_per_token, r->window, context));
+    double seqs = floor(r->kv_budget / (kv_sequence_bytes(r->kv_per_token, r->kv_window_per_token, r->window, context) +
+                                        r->state_per_sequence));
     return seqs > INT_MAX ? INT_MAX : (int)seqs;
 }
 //< max_batch
@@ -248,19 +263,21 @@ int memory_policy_engine(const char *engine, const gpu_spec *g, const resident_m
 
 //> memory_fit
 /* The budget, the KV the batch needs, the largest batch and the verdict
- * of a fit whose weights, reserve, extra and KV per token are set;
- * window_saving: the KV bytes per sequence the windows spare at context. */
+ * of a fit whose weights, reserve, extra, KV per token and linear-attention
+ * state per sequence are set; window_saving: the KV bytes per sequence the
+ * windows spare at context. */
 static void fit_verdict(fit_check *f, int batch, int context, double window_saving)
 {
     f->kv_budget = f->usable - f->weights - f->activations - f->extra;
-    const double seq_bytes = context * f->kv_per_token - window_saving;
-    f->kv_needed = window_saving > 0 ? batch * seq_bytes : (double)batch * context * f->kv_per_token;
+    const double seq_bytes = context * f->kv_per_token - window_saving + f->state_per_sequence;
+    const int per_seq = window_saving > 0 || f->state_per_sequence > 0;
+    f->kv_needed = per_seq ? batch * seq_bytes : (double)batch * context * f->kv_per_token;
     if (f->kv_budget <= 0)
         f->max_batch = 0;
-    else if (context == 0)
+    else if (context == 0 && !(f->state_per_sequence > 0))
         f->max_batch = INT_MAX;
     else {
-        double seqs = floor(f->kv_budget / (window_saving > 0 ? seq_bytes : f->kv_per_token * context));
+        double seqs = floor(f->kv_budget / (per_seq ? seq_bytes : f->kv_per_token * context));
         f->max_batch = seqs > INT_MAX ? INT_MAX : (int)seqs;
     }
     f->fits = f->kv_budget > 0 && batch <= f->max_batch;
@@ -286,6 +303,7 @@ int memory_fit(const gpu_spec *g, memory_policy pol, const resident_model *rm, i
             return -1;
         f.weights += weight_bytes_per_gpu_at(rm[i].model, rm[i].prec, rm[i].tp);
         f.kv_per_token += kv_bytes_per_token_per_gpu(rm[i].model, rm[i].prec.kv, rm[i].tp);
+        f.state_per_sequence += state_bytes_per_sequence_per_gpu(rm[i].model, rm[i].tp);
         const model_spec *mi = rm[i].model; /* windowed layers hold at most `window` tokens */
         window_saving += kv_window_bytes_per_token_per_gpu(mi, rm[i].prec.kv, rm[i].tp) *
                          (context > mi->window ? (double)context - mi->window : 0);

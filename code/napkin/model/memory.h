@@ -39,7 +39,11 @@ double kv_window_bytes_per_token_per_gpu(const model_spec *m, dtype kv, int tp);
  * every token but window_per_token of them stop at `window` tokens:
  * per_token * context - window_per_token * max(0, context - window). */
 double kv_sequence_bytes(double per_token, double window_per_token, int window, int context);
-/* One sequence of `context` tokens, whole model (windows counted). */
+/* Linear-attention layers' state of one sequence on one GPU of a tp group,
+ * whatever its length (linear_attention.h; 0 without such layers): what a
+ * sequence holds beside its KV, counted with it in every fit. */
+double state_bytes_per_sequence_per_gpu(const model_spec *m, int tp);
+/* One sequence of `context` tokens, whole model (windows and linear-attention state counted). */
 double kv_bytes_per_sequence(const model_spec *m, dtype kv, int context);
 
 /* Transient activations of one forward step over `tokens` tokens on one GPU,
@@ -73,6 +77,7 @@ typedef struct {
     double kv_per_token; /* per GPU */
     double kv_window_per_token; /* the windowed layers' share of it (0 without a window) */
     int window;          /* tokens a windowed layer keeps */
+    double state_per_sequence; /* linear-attention state of one sequence (0 without linear layers) */
 } replica_memory;
 
 /* Plan one GPU of a tp replica.  Returns 0, or -1 with a message when the
@@ -125,7 +130,8 @@ typedef struct {
     double extra;        /* other fixed allocations: adapter slots, graph pools */
     double kv_budget;    /* usable - weights - activations - extra */
     double kv_per_token; /* every resident model's KV per token of one sequence, this GPU */
-    double kv_needed;    /* batch * context * kv_per_token */
+    double state_per_sequence; /* every resident model's linear-attention state of one sequence, this GPU */
+    double kv_needed;    /* batch * (context * kv_per_token + state_per_sequence) (windows spared) */
     int max_batch;       /* sequences of `context` tokens the budget holds (0 when none) */
     int fits;            /* 1 when the weights fit and batch <= max_batch */
 } fit_check;

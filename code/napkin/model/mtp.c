@@ -30,6 +30,7 @@ model_spec mtp_module_model(const model_spec *m, int layers)
     mm.dense_layers = 0; /* the module's layer is of the MoE kind */
     mm.window_layers = 0;
     mm.window = 0;
+    mm.linear_layers = 0; /* Qwen3.5's module layer is full attention */
     mm.mtp_layers = 0;
     return mm;
 }

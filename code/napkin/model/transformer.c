@@ -2,6 +2,7 @@
 
 #include "block_formats.h"
 
+#include "linear_attention.h"
 #include "moe.h"
 
 #include <math.h>
@@ -26,8 +27,11 @@ static double attention_params_per_layer(const model_spec *m)
 {
     double h = m->hidden, hd = m->head_dim, H = m->heads;
     double sinks = m->sinks ? H : 0; /* one learned logit per head */
+    /* Qwen3.5's output gate: q_proj makes a second heads x hd (sigmoid(gate) scales the output),
+     * and q_norm, k_norm (one gain of hd each) */
+    double gate = m->attn_gate ? h * H * hd + 2 * hd : 0;
     if (m->kv_lora_rank <= 0)
-        return 2 * h * H * hd + 2 * h * m->kv_heads * hd + sinks;
+        return 2 * h * H * hd + 2 * h * m->kv_heads * hd + sinks + gate;
     double q = m->q_lora_rank, kv = m->kv_lora_rank, rope = m->qk_rope_dim, v = m->v_head_dim;
     double q_part = q > 0 ? h * q + q + q * H * hd : h * H * hd; /* q_a, its norm, q_b; or one q_proj */
     double kv_part = h * (kv + rope) + kv + kv * H * (m->qk_nope_dim + v); /* kv_a, its norm, kv_b */
@@ -53,7 +57,9 @@ param_count model_params(const model_spec *m)
     param_count p;
     p.embedding = (double)m->vocab * h;
     p.head = m->tied_embeddings ? 0 : (double)m->vocab * h;
-    p.attention = L * attention_params_per_layer(m);
+    /* linear-attention layers have their own weights in place of attention's */
+    p.attention = (L - m->linear_layers) * attention_params_per_layer(m) +
+                  (m->linear_layers > 0 ? m->linear_layers * linear_params_per_layer(m) : 0);
     if (E > 1) { /* gate, up, down of every expert; a mixture's dense layers one MLP ffn wide */
         p.routed = Lm * E * 3 * h * fe;
         p.mlp = (L - Lm) * 3 * h * m->ffn + p.routed + Lm * S * 3 * h * fe;
@@ -169,7 +175,7 @@ int layer_projection_shapes(const model_spec *m, int tp, projection_shape *out)
     int q = m->heads / tp * m->head_dim;
     int kv = (int)kv_heads_local(m, tp) * m->head_dim;
     int ffn = (int)expert_ffn(m) / tp; /* a mixture's experts' width (its dense layers aside) */
-    out[0] = (projection_shape){"qkv_proj", m->hidden, q + 2 * kv};
+    out[0] = (projection_shape){"qkv_proj", m->hidden, (m->attn_gate ? 2 : 1) * q + 2 * kv}; /* q (and its gate), k, v */
     out[1] = (projection_shape){"o_proj", q, m->hidden};
     out[2] = (projection_shape){"gate_up_proj", m->hidden, 2 * ffn};
     out[3] = (projection_shape){"down_proj", ffn, m->hidden};
@@ -461,6 +467,7 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
     if (m->kv_lora_rank > 0) {
         c += mla_attention(m, s, wb, kb, ab, all + c);
     } else {
+        const int first = c; /* the full-attention layers' ops: only those layers have them beside linear ones */
         all[c++] = projection(w[0].name, T, w[0].in, w[0].out, wb, ab);
         attention_view a = {B, n, ctx, heads_l, kvh_l, hd, kb, ab, m->sinks, 0};
         op_cost score, value;
@@ -478,6 +485,11 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
             all[c++] = value;
         }
         all[c++] = projection(w[1].name, T, w[1].in, w[1].out, wb, ab);
+        if (m->linear_layers > 0) {
+            for (int i = first; i < c; i++)
+                all[i].per_layer = OP_FULL_ATTN_LAYERS;
+            c += linear_attention_ops(m, B, n, s->tp, wb, ab, all + c);
+        }
     }
 
     //> tp_collectives
@@ -572,7 +584,9 @@ int op_repeats(const model_spec *m, const op_cost *op)
     case OP_ONCE:
         return 1;
     case OP_FULL_ATTN_LAYERS:
-        return m->layers > m->window_layers ? m->layers - m->window_layers : 0;
+        return m->layers > m->window_layers + m->linear_layers ? m->layers - m->window_layers - m->linear_layers : 0;
+    case OP_LINEAR_LAYERS:
+        return m->linear_layers;
     case OP_WINDOW_LAYERS:
         return m->window_layers;
     case OP_MOE_LAYERS:

@@ -40,7 +40,8 @@ enum {
     OP_FULL_ATTN_LAYERS, /* layers attending to the whole context */
     OP_WINDOW_LAYERS,    /* sliding-window or chunked layers */
     OP_MOE_LAYERS,       /* layers whose MLP is the experts */
-    OP_DENSE_LAYERS      /* a mixture's dense layers (DeepSeek-V3's first three) */
+    OP_DENSE_LAYERS,     /* a mixture's dense layers (DeepSeek-V3's first three) */
+    OP_LINEAR_LAYERS     /* linear-attention layers (Qwen3.5's Gated DeltaNet: linear_attention.h) */
 };
 
 /* Whose tensor-core peak an op's math runs at (op_cost.math). */

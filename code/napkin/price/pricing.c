@@ -106,6 +106,9 @@ double price_op(const op_cost *op, const gpu_spec *g, double peak, int tp, bound
                 return price_compute_items(g, RC_ATTN_PREFILL, op->flop, op_bytes(op), op->items, 0, peak,
                                            op->fixed_share, bound);
         }
+        /* Gated DeltaNet's kernels too compute in bf16 (and fp32) beside fp8 weights */
+        if (rate_class_is_gdn(op->rate) && gpu_peak_flops(g, DT_BF16) > 0)
+            peak = gpu_peak_flops(g, DT_BF16);
         return price_compute_items(g, op->rate, op->flop, op_bytes(op), op->items, op->span, peak, op->fixed_share,
                                    bound);
     }

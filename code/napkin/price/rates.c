@@ -7,6 +7,7 @@ static const char *const CLASS_NAMES[RC_COUNT] = {
     "gemm_bf16", "gemm_fp8", "attn_decode_bf16", "attn_decode_fp8", "attn_prefill", "elementwise",
     "moe_bf16",  "moe_fp8",  "moe_fp8_block",    "moe_w4a16",   "moe_int4",
     "mla_decode_bf16", "mla_decode_fp8", "mla_prefill", "gemm_fp8_block",
+    "gdn_decode", "gdn_prefill",
 };
 
 const char *rate_class_name(rate_class c)
@@ -124,6 +125,9 @@ rate_class rate_class_fallback(rate_class c)
     case RC_MOE_W4A16:
     case RC_MOE_INT4:
         return RC_GEMM_BF16;
+    case RC_GDN_DECODE:
+    case RC_GDN_PREFILL:
+        return RC_ELEMENTWISE; /* a set without the tables: a streaming pass over the state */
     default:
         return c;
     }
@@ -137,6 +141,11 @@ rate_class rate_class_decode_attention(dtype kv)
 int rate_class_is_mla(rate_class c)
 {
     return c == RC_MLA_DECODE_BF16 || c == RC_MLA_DECODE_FP8 || c == RC_MLA_PREFILL;
+}
+
+int rate_class_is_gdn(rate_class c)
+{
+    return c == RC_GDN_DECODE || c == RC_GDN_PREFILL;
 }
 
 rate_class rate_class_mla_decode(dtype kv)

@@ -71,6 +71,10 @@ typedef enum {
     RC_GEMM_FP8_BLOCK,   /* projections with fp8 weights in 128 x 128 blocks and fp8 activations scaled per
                             128-wide group (the fp8 releases of the mixtures; the engines run their own
                             kernel for it: a calibration without the class prices it as RC_GEMM_FP8) */
+    /* Gated DeltaNet linear attention (linear_attention.h): no work items
+     * (each state matrix is the same size, its cost is its bytes). */
+    RC_GDN_DECODE,       /* the recurrent step: each state read and written once */
+    RC_GDN_PREFILL,      /* the chunked scan */
     RC_COUNT
 } rate_class;
 
@@ -178,6 +182,9 @@ rate_class rate_class_fallback(rate_class c);
  * weights or the cache (the measured tables' mla_dtype is bfloat16): priced
  * at the bf16 peak, roofline and calibration alike (pricing.c). */
 int rate_class_is_mla(rate_class c);
+/* 1 for the Gated DeltaNet classes, whose kernels compute in bf16 and fp32
+ * whatever the step's weights: priced at the bf16 peak, as latent attention. */
+int rate_class_is_gdn(rate_class c);
 /* The class of absorbed latent attention over a latent cache of dtype kv. */
 rate_class rate_class_mla_decode(dtype kv);
 /* The class of decode attention over a KV cache of dtype kv. */

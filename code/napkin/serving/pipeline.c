@@ -19,6 +19,8 @@ int pipeline_stage_model(const model_spec *m, int pp, model_spec *stage, char *e
         int dense = (int)lround((double)m->dense_layers / pp), window = (int)lround((double)m->window_layers / pp);
         stage->dense_layers = dense < stage->layers ? dense : stage->layers - 1;
         stage->window_layers = window < stage->layers ? window : stage->layers;
+        int linear = (int)lround((double)m->linear_layers / pp);
+        stage->linear_layers = m->linear_layers > 0 && linear < stage->layers ? linear : m->linear_layers > 0 ? stage->layers - 1 : 0;
     }
     /* one vocabulary matrix a stage: the embedding on the first, the head on
      * the last (tied, the step model counts the matrix once) */

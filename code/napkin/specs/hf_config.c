@@ -11,12 +11,13 @@
 static const char *const KNOWN_TYPES[] = {"llama",       "mistral",    "mixtral",     "qwen2",
                                           "qwen3",       "qwen3_moe",  "deepseek_v3", "gpt_oss",
                                           "llama4_text", "llama4",     "minimax_m2",  "glm_moe_dsa",
-                                          "kimi_k2"};
+                                          "kimi_k2",     "qwen3_5_moe", "qwen3_5_moe_text"};
 static const char *const KNOWN_ARCHS[] = {"LlamaForCausalLM",      "MistralForCausalLM",    "MixtralForCausalLM",
                                           "Qwen2ForCausalLM",      "Qwen3ForCausalLM",      "Qwen3MoeForCausalLM",
                                           "DeepseekV3ForCausalLM", "GptOssForCausalLM",     "Llama4ForCausalLM",
                                           "Llama4ForConditionalGeneration", "MiniMaxM2ForCausalLM",
-                                          "GlmMoeDsaForCausalLM",  "KimiK2ForCausalLM"};
+                                          "GlmMoeDsaForCausalLM",  "KimiK2ForCausalLM",
+                                          "Qwen3_5MoeForConditionalGeneration", "Qwen3_5MoeForCausalLM"};
 /* Families whose keys differ from llama's (indices into the lists above).
  * minimax_m2 has mixtral's keys (num_local_experts; intermediate_size is
  * the experts' width, every layer has experts, no shared one); GLM-5's
@@ -29,9 +30,11 @@ enum {
     ARCH_LLAMA4 = 9,
     ARCH_MINIMAX_M2 = 10,
     ARCH_GLM_MOE_DSA = 11,
-    ARCH_KIMI_K2 = 12
+    ARCH_KIMI_K2 = 12,
+    ARCH_QWEN3_5_MOE = 13, /* Qwen3.5: qwen3_moe's experts, Gated DeltaNet on the linear_attention layers */
+    ARCH_QWEN3_5_MOE_TEXT = 14
 };
-#define KNOWN_LIST "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v3, gpt_oss, llama4, minimax_m2, glm_moe_dsa, kimi_k2"
+#define KNOWN_LIST "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v3, gpt_oss, llama4, minimax_m2, glm_moe_dsa, kimi_k2, qwen3_5_moe"
 #define NKNOWN ((int)(sizeof KNOWN_TYPES / sizeof KNOWN_TYPES[0]))
 
 static int failf(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -197,6 +200,47 @@ static int int4_group32_experts(json_t *cfg)
     return attention && shared;
 }
 
+/* Qwen3.5's Gated DeltaNet layers (transformers' Qwen3_5MoeGatedDeltaNet):
+ * the layer_types marked linear_attention, with linear_num_key_heads x
+ * linear_key_head_dim for q and k, linear_num_value_heads x
+ * linear_value_head_dim for v, a causal convolution of
+ * linear_conv_kernel_dim taps, the state at mamba_ssm_dtype (float32 when
+ * absent); attn_output_gate doubles the full-attention layers' q_proj (a
+ * sigmoid gate on the output); mtp_num_hidden_layers modules counted apart.
+ * Appends "linear=...,linear_conv=...,linear_state=...[,attn_gate][,mtp=n]"
+ * to the arch text at buf + *used. */
+static int qwen3_5_linear(json_t *cfg, const char *origin, long long layers, char *buf, size_t buflen, size_t *used,
+                          char *err, size_t errlen)
+{
+    long long linear = count_in_array(cfg, "layer_types", "linear_attention", 0), kh, vh, kd, vd, conv, mtp;
+    if (linear < 1 || linear >= layers)
+        return failf(err, errlen, "%s: key 'layer_types' must mark some but not all of the %lld layers "
+                                  "linear_attention", origin, layers);
+    if (need_count(cfg, origin, "linear_num_key_heads", &kh, err, errlen) ||
+        need_count(cfg, origin, "linear_num_value_heads", &vh, err, errlen) ||
+        need_count(cfg, origin, "linear_key_head_dim", &kd, err, errlen) ||
+        need_count(cfg, origin, "linear_value_head_dim", &vd, err, errlen) ||
+        get_count0(cfg, origin, "linear_conv_kernel_dim", 4, &conv, err, errlen) ||
+        get_count0(cfg, origin, "mtp_num_hidden_layers", 0, &mtp, err, errlen))
+        return -1;
+    json_t *sd = json_object_get(cfg, "mamba_ssm_dtype");
+    int state_bytes = 4;
+    if (json_is_string(sd) && (strcmp(json_string_value(sd), "bfloat16") == 0 ||
+                               strcmp(json_string_value(sd), "float16") == 0))
+        state_bytes = 2;
+    else if (sd && !json_is_null(sd) && !(json_is_string(sd) && strcmp(json_string_value(sd), "float32") == 0))
+        return failf(err, errlen, "%s: key 'mamba_ssm_dtype' is not float32, bfloat16 or float16", origin);
+    int w = snprintf(buf + *used, buflen - *used, "%slinear=%lld/%lld/%lld/%lld/%lld,linear_conv=%lld,linear_state=%d%s",
+                     *used ? "," : "", linear, kh, vh, kd, vd, conv, state_bytes,
+                     json_is_true(json_object_get(cfg, "attn_output_gate")) ? ",attn_gate" : "");
+    *used += (size_t)w < buflen - *used ? (size_t)w : buflen - *used - 1;
+    if (mtp > 0) {
+        w = snprintf(buf + *used, buflen - *used, ",mtp=%lld", mtp);
+        *used += (size_t)w < buflen - *used ? (size_t)w : buflen - *used - 1;
+    }
+    return 0;
+}
+
 /* The keys of the families the table's `arch` column describes: Qwen3-MoE
  * (num_experts, moe_intermediate_size, mlp_only_layers, decoder_sparse_step),
  * DeepSeek-V3 (n_routed_experts, n_shared_experts, first_k_dense_replace and
@@ -219,7 +263,18 @@ static int family_shape(json_t *cfg, json_t *root, int family, const char *origi
         used += (size_t)w_ < sizeof buf - used ? (size_t)w_ : sizeof buf - used - 1;                             \
     } while (0)
     long long moe_ffn = 0, shared = 0, dense = 0;
-    if (family == ARCH_QWEN3_MOE) {
+    if (family == ARCH_QWEN3_5_MOE || family == ARCH_QWEN3_5_MOE_TEXT) {
+        if (qwen3_5_linear(cfg, origin, layers, buf, sizeof buf, &used, err, errlen) != 0)
+            return -1;
+        long long shared_ffn;
+        if (get_count0(cfg, origin, "shared_expert_intermediate_size", 0, &shared_ffn, err, errlen))
+            return -1;
+        if (shared_ffn > 0 && shared_ffn != *ffn)
+            return failf(err, errlen, "%s: key 'shared_expert_intermediate_size' is %lld; napkin reads a shared "
+                                      "expert as wide as the routed ones (%lld)", origin, shared_ffn, *ffn);
+        shared = shared_ffn > 0;
+    }
+    if (family == ARCH_QWEN3_MOE || family == ARCH_QWEN3_5_MOE || family == ARCH_QWEN3_5_MOE_TEXT) {
         long long step;
         if (need_count(cfg, origin, "num_experts", experts, err, errlen) ||
             need_count(cfg, origin, "moe_intermediate_size", &moe_ffn, err, errlen) ||
@@ -364,14 +419,15 @@ int model_from_hf_config(const char *json_text, const char *path, const char *ke
     if (known < 0 && cfg != root)
         known = architecture(root, &type, &arch);
 
-    /* Qwen3.5's qwen3_5_moe (and any config so marked): layers of linear
-     * attention keep a fixed-size state per sequence, not a growing KV cache;
-     * read as softmax attention they would be priced wrong, so refused. */
+    /* Layers of linear attention keep a fixed-size state per sequence, not a
+     * growing KV cache: read (Qwen3.5's qwen3_5_moe, family_shape) or, in a
+     * family whose keys napkin does not know, refused rather than priced as
+     * softmax attention. */
     long long linear = count_in_array(cfg, "layer_types", "linear_attention", 0);
-    if (linear > 0) {
+    if (linear > 0 && known != ARCH_QWEN3_5_MOE && known != ARCH_QWEN3_5_MOE_TEXT) {
         failf(err, errlen,
               "%s: %lld of the layers in layer_types are linear_attention (Gated DeltaNet: a fixed-size state per "
-              "sequence, not a KV cache); napkin does not price linear attention yet (issue 33)",
+              "sequence, not a KV cache); napkin reads linear attention in qwen3_5_moe configs only",
               origin, linear);
         json_decref(root);
         return -1;
@@ -391,6 +447,9 @@ int model_from_hf_config(const char *json_text, const char *path, const char *ke
     char why[128];
     for (int i = 0; i < 5; i++) {
         int rc = get_count(cfg, required[i], &v[i], why, sizeof why);
+        /* Qwen3.5 has no dense MLP and no intermediate_size: the experts' width stands for it */
+        if (rc > 0 && i == 3 && (known == ARCH_QWEN3_5_MOE || known == ARCH_QWEN3_5_MOE_TEXT))
+            rc = get_count(cfg, "moe_intermediate_size", &v[i], why, sizeof why);
         if (rc != 0) {
             failf(err, errlen, "%s: key '%s' is %s%s", origin, required[i], rc > 0 ? "missing" : why, unknown_note);
             json_decref(root);

@@ -109,6 +109,10 @@ static int arch_item(spec_tsv_ctx *c, model_spec *m, const char *item)
         m->sinks = 1;
         return 0;
     }
+    if (nlen == 9 && strncmp(item, "attn_gate", 9) == 0 && !eq) {
+        m->attn_gate = 1;
+        return 0;
+    }
     if (!eq)
         return spec_tsv_fail(c, "arch", "'%s' is not name=value (or sinks)", item);
     if (nlen == 7 && strncmp(item, "experts", 7) == 0 &&
@@ -131,17 +135,20 @@ static int arch_item(spec_tsv_ctx *c, model_spec *m, const char *item)
         {"dense", 1, {&m->dense_layers}},
         {"window", 2, {&m->window, &m->window_layers}},
         {"mtp", 1, {&m->mtp_layers}},
+        {"linear", 5, {&m->linear_layers, &m->linear_k_heads, &m->linear_v_heads, &m->linear_k_dim, &m->linear_v_dim}},
+        {"linear_conv", 1, {&m->linear_conv}},
+        {"linear_state", 1, {&m->linear_state_bytes}},
     };
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
         if (strlen(kinds[k].name) == nlen && strncmp(item, kinds[k].name, nlen) == 0) {
             if (n != kinds[k].count)
-                return spec_tsv_fail(c, "arch", "'%s' needs as many numbers as mla=q/kv/nope/rope/v, window=tokens/layers "
-                                       "or one", item);
+                return spec_tsv_fail(c, "arch", "'%s' needs as many numbers as mla=q/kv/nope/rope/v, window=tokens/layers, "
+                                       "linear=layers/k_heads/v_heads/k_dim/v_dim or one", item);
             for (int i = 0; i < n; i++)
                 *kinds[k].dst[i] = a[i];
             return 0;
         }
-    return spec_tsv_fail(c, "arch", "'%s' is not one of mla, moe_ffn, shared, dense, window, mtp, sinks, experts=mxfp4, experts=int4g32", item);
+    return spec_tsv_fail(c, "arch", "'%s' is not one of mla, moe_ffn, shared, dense, window, mtp, linear, linear_conv, linear_state, sinks, attn_gate, experts=mxfp4, experts=int4g32", item);
 }
 
 /* The arch column: "-" or comma-separated items, checked against the row. */
@@ -164,6 +171,19 @@ static int parse_arch(spec_tsv_ctx *c, model_spec *m, const char *s)
         return spec_tsv_fail(c, "arch", "'%s': dense and window layers must be fewer than the layers", s);
     if ((m->window > 0) != (m->window_layers > 0))
         return spec_tsv_fail(c, "arch", "'%s': a window needs both its tokens and its layers", s);
+    if (m->linear_layers > 0) {
+        if (m->linear_layers >= m->layers || m->window_layers > 0 || m->kv_lora_rank > 0)
+            return spec_tsv_fail(c, "arch", "'%s': linear layers must be fewer than the layers, beside no window or mla", s);
+        if (m->linear_k_heads < 1 || m->linear_v_heads < 1 || m->linear_k_dim < 1 || m->linear_v_dim < 1 ||
+            m->linear_v_heads % m->linear_k_heads != 0)
+            return spec_tsv_fail(c, "arch", "'%s': linear needs heads and dims >= 1, value heads a multiple of key heads", s);
+        if (m->linear_state_bytes == 0)
+            m->linear_state_bytes = 4; /* fp32, the state dtype of the released configs (mamba_ssm_dtype) */
+        if (m->linear_state_bytes != 2 && m->linear_state_bytes != 4)
+            return spec_tsv_fail(c, "arch", "'%s': linear_state is 2 or 4 bytes a value", s);
+    } else if (m->linear_conv || m->linear_state_bytes) {
+        return spec_tsv_fail(c, "arch", "'%s': linear_conv and linear_state need linear=", s);
+    }
     if (m->experts == 1 && (m->moe_ffn || m->shared_experts || m->dense_layers || m->expert_format))
         return spec_tsv_fail(c, "arch", "'%s': moe_ffn, shared, dense and experts= are for a mixture of experts", s);
     return 0;

@@ -57,6 +57,16 @@ typedef struct {
                            EXPERTS_INT4_G32 (at 4.5 bits) */
     int mtp_layers;     /* multi-token-prediction modules released beside the model (DeepSeek-V3: 1);
                            counted apart (param_count.mtp), not served */
+    /* Linear attention (Gated DeltaNet, Qwen3.5): linear_layers of the layers
+     * keep a fixed-size state per sequence instead of a KV cache (model/
+     * linear_attention.h); 0: none.  Key heads x key dim are the q and k
+     * widths, value heads x value dim the v width; each value head's state
+     * is key dim x value dim at state_bytes a value, beside a causal
+     * convolution of linear_conv taps over q, k and v. */
+    int linear_layers, linear_k_heads, linear_v_heads, linear_k_dim, linear_v_dim;
+    int linear_conv;        /* the short convolution's taps (its state keeps linear_conv - 1 positions) */
+    int linear_state_bytes; /* bytes of one state value (4: the config's mamba_ssm_dtype float32) */
+    int attn_gate;          /* 1: the full-attention layers' q_proj also makes an output gate (attn_output_gate) */
 } model_spec;
 
 enum { EXPERTS_AS_WEIGHTS = 0, EXPERTS_MXFP4 = 1, EXPERTS_INT4_G32 = 2 };
