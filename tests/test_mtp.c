@@ -157,7 +157,7 @@ Test(mtp, expert_parallel_round_is_the_layouts_parts)
     const precision prec = precision_uniform(DT_FP8);
     const parallel_layout l = {8, 1, 1, 8};
     request_setup s = {&ds, &g, prec, 8, 1024, 1024, 16, 0, 0, memory_policy_default(), 0, 1};
-    request_options o = {.ep = ep_links_default(8, prec), .layout = l, .mtp_steps = 1, .mtp_accept = 0.875};
+    request_options o = {.ep = ep_links_default(8, prec, &g), .layout = l, .mtp_steps = 1, .mtp_accept = 0.875};
     request_estimate e;
     char err[256];
     cr_assert_eq(request_estimate_with(&s, &o, &e, err, sizeof err), 0, "%s", err);
