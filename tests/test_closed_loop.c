@@ -19,7 +19,7 @@
  *   10 + 0 + 20 = 30 ms, so TTFT 30 ms for both.
  * Step 2: 2 decodes, room 198, request 3's 100 tokens: 10 + 2 + 10 = 22 ms,
  *   TTFT 30 + 22 = 52 ms.  Mean (30 + 30 + 52) / 3 = 37.333 ms. */
-static const step_costs HAND = {10e-3, 1e-3, 0.1e-3};
+static const step_costs HAND = {10e-3, 1e-3, 0.1e-3, 0}; /* w_dec 0: a dense model's, w */
 
 Test(closed_loop, burst_by_hand)
 {
@@ -92,6 +92,43 @@ Test(closed_loop, prefill_first_cohort_by_hand)
     cr_assert_float_eq(r.departure, 27e-3, 1e-12);
 }
 
+/* A mixture's decode reads only the experts its tokens route to: the same
+ * step with w_dec = 4 ms for a step of decodes alone.  t(3, 0) = 4 + 3 =
+ * 7 ms; a step with prompt tokens still reads every weight: t(3, 5) =
+ * 10 + 3 + 0.5 = 13.5 ms; w_dec = 0 means w (a dense model): t(3, 0) = 13 ms. */
+static const step_costs MIXTURE = {10e-3, 1e-3, 0.1e-3, 4e-3};
+
+Test(closed_loop, decodes_alone_read_their_own_weights)
+{
+    cr_assert_float_eq(step_costs_time(&MIXTURE, 3, 0), 7e-3, 1e-15);
+    cr_assert_float_eq(step_costs_time(&MIXTURE, 3, 5), 13.5e-3, 1e-15);
+    cr_assert_float_eq(step_costs_time(&HAND, 3, 0), 13e-3, 1e-15);
+    cr_assert_float_eq(step_costs_time(&MIXTURE, 0, 0), 0, 0);
+}
+
+/* The cohort above with the mixture's costs, by hand: the prompts' steps
+ * are the same (TTFT 5 + 110 / 3 ms, prefill ends at 50 ms); the O - 1 = 2
+ * decode steps are 4 + 3 = 7 ms, not 13.  TPOT: requests 1 and 2
+ * (20 + 14) / 2 = 17 ms, request 3 14 / 2 = 7 ms, mean 41 / 3 ms; cycle
+ * 5 + 50 + 14 = 69 ms.  The replay steps the same rounds. */
+Test(closed_loop, prefill_first_cohort_of_a_mixture_by_hand)
+{
+    bench_setup b = {3, 100, 3, 200, 9, 5e-3, 0, 1};
+    bench_ttft r;
+    cr_assert_eq(closed_loop_bench_ttft(&b, &MIXTURE, &r), 0);
+    cr_assert_float_eq(r.steady, 5e-3 + 110e-3 / 3, 1e-12);
+    cr_assert_float_eq(r.step, 41e-3 / 3, 1e-12);
+    cr_assert_float_eq(r.cycle, 69e-3, 1e-12);
+    sim_setup s = {b, MIXTURE, 3, 0, 1, 0};
+    sim_result q;
+    char err[256];
+    cr_assert_eq(sim_run(&s, 0, &q, err, sizeof err), 0, "%s", err);
+    cr_assert_float_eq(q.tpot.mean, 41e-3 / 3, 1e-12);
+    step_costs bad = MIXTURE;
+    bad.decode_weight_read = -1e-3;
+    cr_assert_eq(closed_loop_bench_ttft(&b, &bad, &r), -1);
+}
+
 /* The replay of the same cohorts, stepped: alike requests at a prefill-first
  * engine come back together round after round, so the replay's means equal
  * the hand-worked ones above (each round identical, warm-up or not). */
@@ -111,7 +148,7 @@ Test(simulate, prefill_first_cohorts_by_hand)
  * round): within 5 %. */
 Test(simulate, prefill_first_agrees_with_the_closed_form)
 {
-    const step_costs k = {9.5e-3, 0.15e-3, 0.0465e-3};
+    const step_costs k = {9.5e-3, 0.15e-3, 0.0465e-3, 0};
     const int C = 64;
     bench_setup b = {C, 1024, 128, 0, 20 * C, 20e-3, 0, 1};
     bench_ttft cf;
@@ -151,7 +188,7 @@ Test(simulate, burst_by_hand)
  * prompt and 256 output tokens, h = 50 ms.  Both means within 5 %. */
 Test(simulate, steady_state_agrees_with_the_closed_form)
 {
-    const step_costs k = {8e-3, 0.05e-3, 0.02e-3};
+    const step_costs k = {8e-3, 0.05e-3, 0.02e-3, 0};
     const int C = 32;
     bench_setup b = {C, 1024, 256, 0, 200 * C, 50e-3, 0, 0};
     bench_ttft cf;
@@ -170,7 +207,7 @@ Test(simulate, steady_state_agrees_with_the_closed_form)
  * form's, which is why a benchmark's drift is part of the model. */
 Test(simulate, alike_requests_lock_into_cohorts)
 {
-    const step_costs k = {8e-3, 0.05e-3, 0.02e-3};
+    const step_costs k = {8e-3, 0.05e-3, 0.02e-3, 0};
     const int C = 32;
     bench_setup b = {C, 1024, 256, 0, 100 * C, 50e-3, 0, 0};
     bench_ttft cf;

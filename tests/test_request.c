@@ -164,6 +164,31 @@ Test(request, step_times_by_hand)
     cr_assert(e.cost_per_m_input > 0.0078 && e.cost_per_m_input < 0.0098, "input cost %g", e.cost_per_m_input);
 }
 
+/* A prefill-first engine's cohort TPOT for a mixture is its decode step, not
+ * the whole model's read.  Qwen3-235B-A22B in fp8 on two H200s (roofline):
+ * the weights are 235e9 B, 117.5 GB a GPU, 24.5 ms at 4.8 TB/s.  Four
+ * sequences route to at most 4 x 8 = 32 of 128 experts a layer; the experts
+ * are 94 x 128 x 3 x 4096 x 1536 = 227e9 weights, so the step reads at most
+ * 32/128 of them plus the other 8e9: 64.8e9 B, 32.4 GB a GPU, 6.75 ms; the KV
+ * (4 x 1000-1998 tokens) and the collectives add under 1.5 ms: d in
+ * [6.75, 8.5] ms.  The four prompts (4000 tokens) fit one step of SGLang's
+ * 8192-token budget, so all four first tokens come in the same step, no
+ * prefill pauses a decode, and TPOT = t(C, 0) = d exactly (closed_loop.h). */
+Test(request, prefill_first_mixture_tpot_is_its_decode_step)
+{
+    gpu_spec g = gpu_builtin("h200");
+    model_spec m = model_builtin("qwen3-235b-a22b");
+    request_setup s = setup(&m, &g, 2, 1000, 1000, 4);
+    s.prec = precision_uniform(DT_FP8);
+    request_options o = {.prefill_first = 1};
+    request_estimate e;
+    char err[256];
+    cr_assert_eq(request_estimate_with(&s, &o, &e, err, sizeof err), 0, "%s", err);
+    cr_assert(e.decode_step >= 6.75e-3 && e.decode_step <= 8.5e-3, "d %g", e.decode_step);
+    cr_assert_float_eq(e.tpot, e.decode_step, 1e-12);
+    cr_assert(e.tpot < 0.5 * 24.5e-3, "TPOT %g: floored at the whole weights' read", e.tpot);
+}
+
 Test(request, chunked_prefill_bookkeeping)
 {
     gpu_spec g = gpu_builtin("h100");

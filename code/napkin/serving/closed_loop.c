@@ -10,7 +10,9 @@ double step_costs_time(const step_costs *k, int decodes, int prompt_tokens)
 {
     if (decodes <= 0 && prompt_tokens <= 0)
         return 0;
-    return k->weight_read + decodes * k->per_decode + prompt_tokens * k->per_token;
+    /* decodes alone read the weights their tokens route to (closed_loop.h) */
+    const double w = prompt_tokens <= 0 && k->decode_weight_read > 0 ? k->decode_weight_read : k->weight_read;
+    return w + decodes * k->per_decode + prompt_tokens * k->per_token;
 }
 
 /* Budgets, each read in the engine's source: TensorRT-LLM's
@@ -169,7 +171,7 @@ int closed_loop_bench_ttft(const bench_setup *b, const step_costs *k, bench_ttft
 {
     const int C = b->concurrency, N = bench_requests(b);
     if (C < 1 || N < C || bench_budget(b) < 1 || b->prompt < 1 || b->output < 1 || !(b->overhead >= 0) ||
-        !(k->weight_read > 0) || !(k->per_token >= 0) || !(k->per_decode >= 0))
+        !(k->weight_read > 0) || !(k->per_token >= 0) || !(k->per_decode >= 0) || !(k->decode_weight_read >= 0))
         return -1;
     const double h = b->overhead;
     bench_ttft r = {0};

@@ -19,10 +19,18 @@
  * time outside the GPU) delays its arrival at the engine.
  *
  * A step of n decodes and q prompt tokens costs
- *   t(n, q) = w + n c_dec + q c_tok,
+ *   t(n, q) = w + n c_dec + q c_tok   (q > 0),
+ *   t(n, 0) = w_dec + n c_dec,
  * w the weights' read (paid once a step), c_dec and c_tok what a decoding
- * sequence and a prompt token add; the three come from priced steps (the
- * caller prices them through price_op).
+ * sequence and a prompt token add; the four come from priced steps (the
+ * caller prices them through price_op).  w_dec is the read of a step of
+ * decodes alone: a dense model's is w, but a mixture's decode step reads
+ * only the experts its C tokens route to (C k of E at most), where a step
+ * carrying a prompt of thousands of tokens reads them all; with w in its
+ * place a decode step of a mixture costs at least the whole model's read
+ * (Qwen3-235B in fp8 at TP 2 on an H200: 24.4 ms, where its priced decode
+ * step of 2 to 4 sequences is 13 to 17 ms).  The caller prices w_dec at
+ * the batch the loop decodes, C, so t(C, 0) is the priced decode step.
  *
  * TTFT over the benchmark = (C burst + (N - C) steady) / N:
  *   burst:  the C prompts walked step by step through the budget
@@ -44,10 +52,10 @@
  * together.  Every round is then the start-up burst again, prompts in steps
  * of B tokens with no decodes, then O - 1 steps of the C decodes:
  *   steady: h + the burst's engine TTFT;
- *   TPOT:   w + C c_dec + (K - t_i) / (O - 1) averaged, K the round's
+ *   TPOT:   w_dec + C c_dec + (K - t_i) / (O - 1) averaged, K the round's
  *           prefill time and t_i the request's first token in it (the
  *           prefill steps after a request's first token pause its decode);
- *   cycle:  h + K + (O - 1) (w + C c_dec). */
+ *   cycle:  h + K + (O - 1) (w_dec + C c_dec). */
 #ifndef NAPKIN_CLOSED_LOOP_H
 #define NAPKIN_CLOSED_LOOP_H
 
@@ -58,6 +66,7 @@ typedef struct {
     double weight_read; /* w */
     double per_decode;  /* c_dec */
     double per_token;   /* c_tok: one prompt token */
+    double decode_weight_read; /* w_dec: a step without prompt tokens; 0 = w (a dense model) */
 } step_costs;
 
 /* t(n, q); 0 for an empty step. */

@@ -144,6 +144,20 @@ static int mean_decode_step(const request_setup *s, const request_options *o, in
     return 0;
 }
 
+/* The weights a step of `batch` decodes reads, priced as one HBM read: a
+ * mixture's decode reads only the experts its tokens route to (and with a
+ * layout, one GPU's share), which the priced step's weight bytes count. */
+static int decode_weight_read(const request_setup *s, const request_options *o, int batch, double *t, char *err,
+                              size_t errlen)
+{
+    step_cost c;
+    if (step(s, o, decode_shape(batch, s->prompt, s->tp, s->prec), &c, err, errlen))
+        return -1;
+    op_cost read = {.name = "weight_read", .kind = OP_HBM_READ, .weight_bytes = c.weight_bytes};
+    *t = price_op(&read, s->gpu, 0, 1, NULL);
+    return 0;
+}
+
 //> closed_loop_ttft
 /* A request that arrives in a busy closed loop waits, on average, for half
  * of the decode step in flight, then for the prefills queued ahead of its
@@ -330,12 +344,20 @@ static int estimate_in_flight(const request_setup *s, const request_options *opt
         r.ttft = p;
         r.e2e = closed_loop_e2e(p, r.decode_step, s->concurrency, s->output);
         r.tpot = closed_loop_tpot(p, r.decode_step, s->concurrency, s->output);
-        /* the step as the closed loop prices it: the weights once, each decode, each prompt token */
+        /* the step as the closed loop prices it: the weights once, each decode, each prompt token;
+         * a step of decodes alone reads the weights of its own step (a mixture's: the experts its
+         * tokens route to), so that a step of the C decodes costs d (closed_loop.h) */
         op_cost weight_read = {.name = "weight_read", .kind = OP_HBM_READ, .weight_bytes = pc.weight_bytes};
         double w = price_op(&weight_read, s->gpu, 0, 1, NULL);
         r.costs.weight_read = w < p ? w : p;
         r.costs.per_token = (p - r.costs.weight_read) / s->prompt;
-        r.costs.per_decode = r.decode_step > w ? (r.decode_step - w) / C : 0;
+        if (s->output > 1) {
+            double wd;
+            if (decode_weight_read(s, opt, s->concurrency, &wd, err, errlen))
+                return -1;
+            r.costs.decode_weight_read = wd < r.decode_step ? wd : r.decode_step;
+            r.costs.per_decode = (r.decode_step - r.costs.decode_weight_read) / C;
+        }
         bench_setup b = {s->concurrency, s->prompt, s->output, opt ? opt->budget : 0, opt ? opt->requests : 0,
                          opt ? opt->overhead : 0, opt ? opt->departure_wait : 0, opt ? opt->prefill_first : 0};
         if (s->pp > 1 || closed_loop_bench_ttft(&b, &r.costs, &r.bench) != 0)

@@ -2,7 +2,9 @@
 code/napkin/serving/closed_loop.h states the model).
 
 A step of n decodes and q prompt tokens costs t(n, q) = w + n c_dec + q c_tok
-(w the weights' read, once a step).  The benchmark keeps C requests in
+(w the weights' read, once a step); a step of decodes alone t(n, 0) =
+w_dec + n c_dec, w_dec the read of the weights the decodes route to (a
+mixture's experts touched; 0 in costs: w, a dense model's).  The benchmark keeps C requests in
 flight and averages over N (10 C by default): the first C arrive together
 (the burst), the rest in the steady state.
 
@@ -67,9 +69,12 @@ def prefill_first(engine):
 
 
 def step_time(costs, decodes, tokens):
-    w, c_dec, c_tok = costs
+    w, c_dec, c_tok = costs[:3]
+    w_dec = costs[3] if len(costs) > 3 else 0.0
     if decodes <= 0 and tokens <= 0:
         return 0.0
+    if tokens <= 0 and w_dec > 0:  # decodes alone read only the weights they route to
+        w = w_dec
     return w + decodes * c_dec + tokens * c_tok
 
 
@@ -109,7 +114,7 @@ def burst_ttft(costs, concurrency, prompt, output, budget=0, prefill_first=False
 
 
 def _steady(costs, prompt, output, overhead, X):
-    w, c_dec, c_tok = costs
+    w, c_dec, c_tok = costs[:3]
     beta = prompt * c_tok
     den = 1 - X * (beta + (output - 1) * c_dec)
     T = w / den if den > 0 else math.inf
@@ -150,7 +155,7 @@ def bench_ttft(costs, concurrency, prompt, output, budget=0, requests=0, overhea
 def _steady_rate(costs, C, prompt, output, overhead):
     """The request rate X whose cycle keeps C clients busy: X cycle(X) = C
     (it grows with X), by halving."""
-    w, c_dec, c_tok = costs
+    w, c_dec, c_tok = costs[:3]
     per = prompt * c_tok + (output - 1) * c_dec
     lo, hi = 0.0, (1 / per if per > 0 else 1e9)
     for _ in range(200):

@@ -60,7 +60,8 @@ def estimate(m, g, prec, tp, prompt, output, concurrency, chunk=0, price=0.0, ca
     "bench": the closed-loop benchmark's (lib/closed_loop.py, without
     chunking), its options in bench (budget, requests, overhead,
     departure_wait, prefill_first), the step costs w = the weights' read at
-    the bandwidth (at most p), c_tok = (p - w) / prompt, c_dec = (d - w) / C.
+    the bandwidth (at most p), c_tok = (p - w) / prompt, c_dec = (d - w_dec) / C,
+    w_dec the read of a step of C decodes' weights (at most d).
     running: the requests the KV cache holds at once (the docstring above)."""
     args = (m, g, prec, tp, prompt, output)
     kw = dict(chunk=chunk, price=price, cal=cal, policy=policy, ttft_model=ttft_model, bench=bench)
@@ -98,7 +99,11 @@ def _in_flight(m, g, prec, tp, prompt, output, concurrency, chunk=0, price=0.0, 
                  cost_out=per_s * (o - 1) * d / C / o * 1e6 if o > 1 else math.nan)
         if ttft_model == "bench":
             w = min(roofline.memory_time(pc["weight"], g["mem_bw"]), p)
-            costs = (w, (d - w) / C if d > w else 0.0, (p - w) / prompt)
+            # a step of the C decodes alone reads its own weights (a mixture: the experts touched),
+            # so that it costs d
+            dc = step.step_cost(m, g, C, prompt, tp, prec, cal=cal)
+            w_dec = min(roofline.memory_time(dc["weight"], g["mem_bw"]), d) if o > 1 else w
+            costs = (w, (d - w_dec) / C if o > 1 else 0.0, (p - w) / prompt, w_dec)
             r["costs"] = costs  # the linear step the benchmark and its replay (closed_loop.simulate) price
             b = r["bench"] = closed_loop.bench_ttft(costs, C, prompt, o, **(bench or {}))
             r["ttft_closed"] = b["mean"]
