@@ -1,7 +1,8 @@
 # Time per output token of DeepSeek-V3/R1 and Qwen3-235B-A22B: each of
 # NVIDIA's published aggregated serving runs (serving_runs_moe.tsv,
 # aiconfigurator-core 0.12.0) against napkin serve's answer to the same
-# question (calib/validate_moe.c: the run's layout, weights and engine),
+# question (calib/validate_moe.c: the run's layout, weights, engine and, for
+# one R1 sweep, MTP),
 # calibrated (filled) and on the roofline (open).  On the diagonal the answer
 # is exact; the shaded band is +-12 %, issue 32's bar for a group's median.
 # Data: 13-measured.tsv (code/ch13/measured.c).

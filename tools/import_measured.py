@@ -562,8 +562,10 @@ def write_texts(ctx, out, systems, backends):
 
 These tables are NVIDIA's published kernel and serving measurements, taken
 from the PyPI package `{PACKAGE}` {ctx['version']} ({ctx['copyright']};
-Apache-2.0, see LICENSE and NOTICE). They were measured on NVIDIA's H100 SXM
-and H200 SXM machines, never on the reader's GPU: their provenance says
+Apache-2.0, see LICENSE and NOTICE). They were measured on NVIDIA's machines
+(the kernel and serving tables on H100 SXM and H200 SXM; the all-to-all's
+also on B200, B300, GB200 and GB300, below), never on the reader's GPU:
+their provenance says
 `kind: published`, which keeps them apart from the sets `make measure`
 writes (`kind: gpu` or `kind: cpu`), and they never go under
 `figures/measured/`.
@@ -581,6 +583,9 @@ About LICENSE: {ctx['licence_source']}.
 - `serving_runs_moe.tsv`: id model system backend backend_version mode precision gemm_quant moe_quant isl osl
   concurrency tp pp attention_dp moe_tp moe_ep, then prefill_ and decode_ workers batch tp pp attention_dp
   moe_tp moe_ep, ttft_s tpot_s benchmark_concurrency measured
+
+The latent attention (`mla_*.tsv`), Gated DeltaNet (`gdn_*.tsv`) and
+all-to-all (`alltoall.tsv`) tables are described in their own sections below.
 
 Systems: {', '.join(systems)}. Backends: {backend_list}. Each file starts with
 `# key: value` provenance lines (the package, the file inside it and its

@@ -5,7 +5,10 @@
  * (calib/validate_moe.h: moe_run_question, the layout its columns state,
  * the calibration of the engine that served it), and answered on the
  * roofline and calibrated.  Writes 13-measured.tsv (one line a run) and
- * the values ch13_meas_*: runs, groups, and each group's median |error|. */
+ * the values ch13_meas_*: runs, groups, and each group's median |error|;
+ * and, through validate_moe as napkin validate prints them, the drawn
+ * models' disaggregated runs: how many were asked as the pools they state,
+ * how many refused, and DeepSeek-V3's TensorRT-LLM split on H200. */
 #include "fit.h"
 #include "measured.h"
 #include "notebook.h"
@@ -83,6 +86,41 @@ static void value_pct(const char *prefix, const char *tag, double share)
     nb_value(name, "%.0f", 100 * share);
 }
 
+/* The drawn models' disaggregated runs as napkin validate asks them (each
+ * split's pools through serve --disaggregate's path): answered, refused
+ * (DeepSeek-R1's sweeps state no worker counts), and the one group of
+ * twenty or more answered runs, DeepSeek-V3 under TensorRT-LLM on H200. */
+static void disaggregated(const gpu_table *gpus, const model_table *models)
+{
+    char err[512];
+    moe_validation v;
+    if (validate_moe(RUNS, gpus, models, &v, err, sizeof err) != 0)
+        die("validate_moe", err);
+    int answered = 0, refused_r1 = 0;
+    for (int i = 0; i < v.ngroups; i++) {
+        const moe_group *gr = &v.groups[i];
+        if (strcmp(gr->mode, "disagg"))
+            continue;
+        int drawn = 0;
+        for (int g = 0; g < NGROUPS; g++)
+            drawn |= !strcmp(gr->model, GROUPS[g].model);
+        if (!drawn)
+            continue;
+        answered += gr->answered;
+        if (!strcmp(gr->model, "deepseek-ai/DeepSeek-R1"))
+            refused_r1 += gr->runs - gr->answered;
+        if (!strcmp(gr->model, "deepseek-ai/DeepSeek-V3") && !strcmp(gr->system, "h200_sxm") &&
+            !strcmp(gr->backend, "trtllm")) {
+            nb_value("ch13_meas_dis_v3_trt_runs", "%d", gr->answered);
+            nb_value("ch13_meas_dis_v3_trt_pct", "%.0f", 100 * gr->tpot_abs_err);
+            nb_value("ch13_meas_dis_v3_trt_bias_pct", "%+.0f", 100 * gr->tpot_err);
+        }
+    }
+    nb_value("ch13_meas_disagg_answered", "%d", answered);
+    nb_value("ch13_meas_disagg_refused_r1", "%d", refused_r1);
+    moe_validation_free(&v);
+}
+
 int main(void)
 {
     char err[512];
@@ -110,7 +148,7 @@ int main(void)
     for (int i = 0; i < n; i++) {
         const moe_run *r = &runs[i];
         int g = group_of(r, "agg");
-        disagg += !strcmp(r->mode, "disagg") && drawn_model(r); /* split pools: not yet asked (validate_moe.h) */
+        disagg += !strcmp(r->mode, "disagg") && drawn_model(r); /* split pools: below, through validate_moe */
         if (g < 0)
             continue;
         moe_question q;
@@ -132,7 +170,7 @@ int main(void)
     double *x = malloc((size_t)(answered > 0 ? answered : 1) * sizeof *x);
     if (!x)
         die("runs", "out of memory");
-    int inside = 0, groups = 0;
+    int inside = 0, groups = 0, groups_inside = 0;
     for (int i = 0; i < answered; i++)
         inside += fabs(cal[i]) <= BAND;
     for (int g = 0; g < NGROUPS; g++) {
@@ -146,6 +184,7 @@ int main(void)
         if (k == 0)
             continue;
         groups++;
+        groups_inside += median_abs(x, k) <= BAND;
         value_pct("", GROUPS[g].tag, median_abs(x, k));
         snprintf(name, sizeof name, "ch13_meas_%s_bias_pct", GROUPS[g].tag);
         nb_value(name, "%+.0f", 100 * median_signed(x, k));
@@ -168,7 +207,9 @@ int main(void)
     nb_value("ch13_meas_runs", "%d", answered);
     nb_value("ch13_meas_groups", "%d", groups);
     nb_value("ch13_meas_inside", "%d", inside);
+    nb_value("ch13_meas_groups_inside", "%d", groups_inside);
     nb_value("ch13_meas_band_pct", "%.0f", 100 * BAND);
+    disaggregated(&gpus, &models);
     free(x), free(cal), free(roof), free(grp), free(runs);
     gpu_table_free(&gpus);
     model_table_free(&models);

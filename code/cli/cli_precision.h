@@ -11,8 +11,10 @@
 
 #define WEIGHTS_FLAG_HELP                                                                                          \
     "weight format of every weight, overriding --dtype: bf16, fp8 (per tensor), fp8_block (128 x 128 scales), "   \
-    "int4_wo (group 128); or a dtype (int4, int8, ...)"
-#define MOE_WEIGHTS_FLAG_HELP "the routed experts' weight format, overriding --weights (bf16, fp8, fp8_block, int4_wo)"
+    "int4_wo (group 128), nvfp4 (16-value blocks, fp4 math), mxfp4 (32-value blocks, into bf16); or a dtype "   \
+    "(int4, int8, ...)"
+#define MOE_WEIGHTS_FLAG_HELP                                                                                      \
+    "the routed experts' weight format, overriding --weights (bf16, fp8, fp8_block, int4_wo, nvfp4, mxfp4)"
 
 typedef struct {
     const char *dtype;       /* --dtype; default "bf16" */

@@ -38,7 +38,7 @@ static const cli_doc DOC = {
     "(--ep's other name) expert groups, each expert split --moe-tp M ways, over\n"
     "--attention-dp D ranks, M x E = D (default D = E, M = 1).\n"
     "--weights Q and --moe-weights Q store the weights in a format of their own\n"
-    "(bf16, fp8, fp8_block, int4_wo; napkin memory --help).\n"
+    "(bf16, fp8, fp8_block, int4_wo, nvfp4, mxfp4; napkin memory --help).\n"
     "napkin decode, prefill and serve take --ep too, with --tp attention replicas.\n"
     "Exit status 1 when the batch does not fit a GPU (the message gives the\n"
     "largest that does); 2 for a bad flag, a dense model or an --ep that does\n"

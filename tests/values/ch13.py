@@ -40,7 +40,11 @@ ECHOED = {
     # this library does not restate yet -- derived here only for the tensor-parallel groups (_measured)
     "ch13_meas_band_pct",
     "ch13_meas_cal_ds_pct", "ch13_meas_roof_ds_pct", "ch13_meas_cal_qw_pct", "ch13_meas_roof_qw_pct",
-    "ch13_meas_inside",
+    "ch13_meas_inside", "ch13_meas_groups_inside",
+    # the disaggregated runs as validate answers them (serving/disagg.c's pools, not restated here):
+    # how many were answered, and DeepSeek-V3's TensorRT-LLM group's median and bias; the counts of
+    # runs and of R1's refusals are derived in _measured
+    "ch13_meas_disagg_answered", "ch13_meas_dis_v3_trt_pct", "ch13_meas_dis_v3_trt_bias_pct",
 } | {f"ch13_meas_{t}_{k}" for t in ("v3_h200_trt", "r1_h200_trt", "qw_h100_trt", "qw_h200_vllm")
      for k in ("pct", "bias_pct")}
 
@@ -194,7 +198,7 @@ def derive():
     out = {}
     for part in (_kv_ceiling(m, g), _touched(m), _moe_step(m, g), _all_to_all(m, g), _parameters(m),
                  _skewed(m, g), _disaggregation(gp, mt), _prefix(gp, mt), _layouts(m, g), _mtp(m, g),
-                 _deployed(m, g), _measured(gp, mt)):
+                 _deployed(m, g), _measured(gp, mt), _linear(gp, mt)):
         out.update(part)
     return out
 
@@ -234,6 +238,13 @@ def _measured(gp, mt):
     cals = data.calibrations()
     runs = {t: [] for t in MEAS_GROUPS.values()}
     out = {"ch13_meas_disagg_runs": sum(r["mode"] == "disagg" and r["model"] in MEAS_KEYS for r in rows)}
+    # DeepSeek-R1's disaggregated runs state neither pool's workers nor its batch: validate refuses each
+    out["ch13_meas_disagg_refused_r1"] = sum(
+        r["mode"] == "disagg" and r["model"] == "deepseek-ai/DeepSeek-R1"
+        and all(r[f"{p}_{k}"] == "-" for p in ("prefill", "decode") for k in ("workers", "batch")) for r in rows)
+    out["ch13_meas_dis_v3_trt_runs"] = sum(
+        r["mode"] == "disagg" and (r["model"], r["system"], r["backend"]) == ("deepseek-ai/DeepSeek-V3", "h200_sxm",
+                                                                           "trtllm") for r in rows)
     for r in rows:
         t = MEAS_GROUPS.get((r["model"], r["system"], r["backend"]))
         if t and r["mode"] == "agg":
@@ -476,4 +487,59 @@ def practice(seed, inputs):
     out["13.6(a)"] = _held(60e9, kv, pr, o6, pf, 0)
     out["13.6(b)"] = _held(60e9, kv, pr, o6, pf, 1)
     out["13.6(c)"] = _held(60e9, kv, pr, o6, pf, v["ch13_ex6_hit"] / 100)
+    return out
+
+
+LA_TP = 8  # eight H200s, tp 8, fp8 weights and a bf16 cache
+LA_CONTEXTS = {"8k": 8192, "32k": 32768, "128k": 131072}
+
+
+def _linear(gp, mt):
+    """Qwen3.5-397B-A17B's Gated DeltaNet state against a GQA cache, by hand
+    from its config (models.tsv's arch linear=layers/key heads/value
+    heads/key dim/value dim, linear_conv, linear_state): a layer's state is
+    one key dim x value dim matrix per value head at linear_state bytes,
+    plus the causal convolution's last conv - 1 inputs of q, k and v (2 key
+    heads' and the value heads' widths) in bf16; the 15 other layers keep
+    K and V of 2 heads of 256.  lib/model.py knows no linear layer, so the
+    parameter count is corrected by hand: each of the 45 linear layers
+    holds in_proj_qkvz (h x (2 Kd + 2 Vd)), in_proj_ba (h x 2 Hv), the conv
+    (taps x (2 Kd + Vd)), dt_bias and A_log (2 Hv), the norm gain (value
+    dim) and out_proj (Vd x h) instead of GQA attention, and each of the
+    15 attention layers adds its output gate (h x heads x head_dim) and
+    q/k norms (2 head_dim).  Budget as chapter 1's policy: 90 % of the
+    driver's memory less weights / tp and the activation reserve."""
+    m, g = mt["qwen3.5-397b-a17b"], gp["h200"]
+    L, h = m["layers"], m["hidden"]
+    La, kh, vh, kd, vd = (int(x) for x in m["arch"]["linear"].split("/"))
+    conv, sb = int(m["arch"]["linear_conv"]), int(m["arch"]["linear_state"])
+    Kd, Vd = kh * kd, vh * vd
+    linear_layer = h * (2 * Kd + 2 * Vd) + h * 2 * vh + (2 * Kd + Vd) * conv + 2 * vh + vd + Vd * h
+    gqa_layer = 2 * h * m["heads"] * m["head_dim"] + 2 * h * m["kv_heads"] * m["head_dim"]
+    gate = h * m["heads"] * m["head_dim"] + 2 * m["head_dim"]
+    total = model.params(m)["total"] + La * (linear_layer - gqa_layer) + (L - La) * gate
+    kvb = 2  # bf16 cache (and the convolution's inputs)
+
+    def state(tp):  # one sequence's state in every linear layer, one GPU of tp
+        v, k = max(vh / tp, 1), max(kh / tp, 1)
+        return La * (v * kd * vd * sb + (conv - 1) * (2 * k * kd + v * vd) * kvb)
+
+    def kv_token(layers, tp):  # K and V of 2 heads of 256 a layer; at tp > 2 one head a GPU
+        return 2 * layers * max(m["kv_heads"] / tp, 1) * m["head_dim"] * kvb
+
+    usable = g["mem_bytes"] * memory.POLICY["usable"]
+    act = model.activation_bytes(m, memory.POLICY["activation_tokens"], memory.POLICY["sampled_tokens"], "fp8",
+                                 LA_TP)
+    budget = usable - total * 1 / LA_TP - act  # fp8: a byte a weight
+    out = {"ch13_la_layers": La, "ch13_la_all_layers": L, "ch13_la_gqa_layers": L - La,
+           "ch13_la_state_layer_mb": state(1) / La / MB, "ch13_la_state_mb": state(1) / MB,
+           "ch13_la_kv_kb": kv_token(L - La, 1) / KB, "ch13_la_gqa_kb": kv_token(L, 1) / KB,
+           "ch13_la_even_tokens": state(1) / kv_token(L - La, 1), "ch13_la_budget_gb": budget / GB,
+           "ch13_la_state_gpu_mb": state(LA_TP) / MB}
+    for tag, ctx in LA_CONTEXTS.items():
+        one = ctx * kv_token(L - La, LA_TP) + state(LA_TP)
+        gqa = ctx * kv_token(L, LA_TP)
+        out[f"ch13_la_hold_{tag}"] = math.floor(budget / one)
+        out[f"ch13_la_gqa_hold_{tag}"] = math.floor(budget / gqa)
+        out[f"ch13_la_gain_{tag}"] = gqa / one
     return out

@@ -10,18 +10,20 @@ typedef struct {
     dtype values, math;
     double bytes; /* a weight, scales and zero points included (0 for the block formats) */
     int blocked;  /* 1: a 4-bit block format, its bytes block_formats.h's */
-    block_format_id block; /* the block format (read only when blocked) */
+    block_format_id block;
 } format_row;
 
-/* One row a format (weight_format.h states each one's layout). */
+/* One row a format (weight_format.h states each one's layout); designated, so
+ * the browser build's clang (-Wmissing-field-initializers) leaves the block
+ * fields of a plain format at zero without a warning. */
 static const format_row FORMATS[WF_COUNT] = {
-    [WF_AS_DTYPE] = {"dtype", DT_BF16, DT_BF16, 2.0, 0, BF_MXFP4},
-    [WF_BF16] = {"bf16", DT_BF16, DT_BF16, 2.0, 0, BF_MXFP4},
-    [WF_FP8] = {"fp8", DT_FP8, DT_FP8, 1.0, 0, BF_MXFP4},
-    [WF_FP8_BLOCK] = {"fp8_block", DT_FP8, DT_FP8, 1.0 + 4.0 / (WEIGHT_FP8_BLOCK * WEIGHT_FP8_BLOCK), 0, BF_MXFP4},
-    [WF_INT4_WO] = {"int4_wo", DT_INT4, DT_BF16, 0.5 + (2.0 + 0.5) / WEIGHT_INT4_GROUP, 0, BF_MXFP4},
-    [WF_NVFP4] = {"nvfp4", DT_FP4, DT_FP4, 0, 1, BF_NVFP4},
-    [WF_MXFP4] = {"mxfp4", DT_FP4, DT_BF16, 0, 1, BF_MXFP4},
+    [WF_AS_DTYPE] = {.name = "dtype", .values = DT_BF16, .math = DT_BF16, .bytes = 2.0},
+    [WF_BF16] = {.name = "bf16", .values = DT_BF16, .math = DT_BF16, .bytes = 2.0},
+    [WF_FP8] = {.name = "fp8", .values = DT_FP8, .math = DT_FP8, .bytes = 1.0},
+    [WF_FP8_BLOCK] = {.name = "fp8_block", .values = DT_FP8, .math = DT_FP8, .bytes = 1.0 + 4.0 / (WEIGHT_FP8_BLOCK * WEIGHT_FP8_BLOCK)},
+    [WF_INT4_WO] = {.name = "int4_wo", .values = DT_INT4, .math = DT_BF16, .bytes = 0.5 + (2.0 + 0.5) / WEIGHT_INT4_GROUP},
+    [WF_NVFP4] = {.name = "nvfp4", .values = DT_FP4, .math = DT_FP4, .blocked = 1, .block = BF_NVFP4},
+    [WF_MXFP4] = {.name = "mxfp4", .values = DT_FP4, .math = DT_BF16, .blocked = 1, .block = BF_MXFP4},
 };
 
 const char *weight_format_name(weight_format f)
