@@ -127,8 +127,9 @@ Test(cli_reader, version)
 {
     static char out[OUT_MAX];
     cr_expect_eq(run("--version", out), 0);
-    /* code/specs/models.tsv: 17 rows (chapter 13's 13, then Qwen3-30B-A3B, MiniMax-M2.5, GLM-5, Kimi-K2.5) */
-    cr_expect(strncmp(out, "napkin ", 7) == 0 && strstr(out, "built-in tables of 6 GPUs and 17 models"), "%s", out);
+    /* code/specs/gpus.tsv: 9 rows (6, then B300, GB200, GB300); models.tsv: 18 (chapter 13's 13, then
+     * Qwen3-30B-A3B, MiniMax-M2.5, GLM-5, Kimi-K2.5, Qwen3.5-397B-A17B) */
+    cr_expect(strncmp(out, "napkin ", 7) == 0 && strstr(out, "built-in tables of 9 GPUs and 18 models"), "%s", out);
 }
 
 /* An error under --format json: a JSON object on stdout naming the command,

@@ -202,3 +202,27 @@ Test(hf_config_bounds, llama4_moe_layers_counts_each_layer_once)
     cr_expect_eq(m.dense_layers, 24);
     free(text);
 }
+
+/* A Qwen3-MoE config without mlp_only_layers lists no dense layer (as
+ * transformers reads the absent key): with decoder_sparse_step 1 all 94
+ * layers have experts; with a step past the last layer none do, a mixture
+ * without an expert layer, refused by the table's own check with a message
+ * naming the file.  Both were refused with no message. */
+Test(hf_config_bounds, a_qwen3_moe_config_without_mlp_only_layers_is_read)
+{
+    const char *fmt = "{\"architectures\": [\"Qwen3MoeForCausalLM\"], \"model_type\": \"qwen3_moe\", "
+                      "\"num_hidden_layers\": 94, \"hidden_size\": 4096, \"num_attention_heads\": 64, "
+                      "\"num_key_value_heads\": 4, \"head_dim\": 128, \"intermediate_size\": 12288, "
+                      "\"moe_intermediate_size\": 1536, \"num_experts\": 128, \"num_experts_per_tok\": 8, "
+                      "\"decoder_sparse_step\": %d, \"vocab_size\": 151936}";
+    char text[1024], err[1024];
+    model_spec m;
+    double took;
+    snprintf(text, sizeof text, fmt, 1);
+    cr_assert_eq(read_config(text, &m, err, sizeof err, &took), 0, "%s", err);
+    cr_expect_eq(m.dense_layers, 0);
+    snprintf(text, sizeof text, fmt, 9999);
+    cr_assert_neq(read_config(text, &m, err, sizeof err, &took), 0);
+    cr_expect(strstr(err, "crafted/config.json: ") == err && strstr(err, "dense and window layers must be fewer") != NULL,
+              "%s", err);
+}

@@ -70,6 +70,9 @@ COINCIDENCES = {
         "chapter 10's hand-derived break-even batch (30.96 ms / 202.8 us); 1.1 at seed 4711 lands on the same digits",
     ("tests/test_judge.c", "41.58"):
         "the judge's 1 % boundary around 41.17 (41.5817); 7.x at seed 4711 lands on the same digits",
+    ("tests/test_blackwell.c", "152.7"):
+        "an nvfp4 projection's time by hand on B200 (1.3744e12 FLOP at 9 PFLOP/s = 152.7 us); 1.1 at seed 4711 "
+        "lands on the same digits",
     ("tests/test_import_measured.c", "5.250"):
         "an all-to-all fixture row as the importer writes it (5.250000e-05 s); 3.x at seed 0 lands on the same digits",
     ("tests/test_import_measured.c", "9.000"):

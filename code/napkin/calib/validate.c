@@ -154,8 +154,10 @@ static int cmp_point(const void *x, const void *y)
  * lists and compare their times. */
 static void agreement(rate_point *a, int na, rate_point *b, int nb, fit_summary *s)
 {
-    qsort(a, (size_t)na, sizeof *a, cmp_point);
-    qsort(b, (size_t)nb, sizeof *b, cmp_point);
+    if (na > 0) /* a set without the class has no points (NULL): nothing to sort */
+        qsort(a, (size_t)na, sizeof *a, cmp_point);
+    if (nb > 0)
+        qsort(b, (size_t)nb, sizeof *b, cmp_point);
     double *e = malloc((size_t)(na < nb ? (na > 0 ? na : 1) : (nb > 0 ? nb : 1)) * sizeof *e);
     int n = 0;
     for (int i = 0, j = 0; e && i < na && j < nb;) {

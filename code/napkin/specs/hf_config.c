@@ -282,8 +282,8 @@ static int family_shape(json_t *cfg, json_t *root, int family, const char *origi
             return -1;
         /* transformers: experts when (i + 1) % step == 0, unless i is listed */
         unsigned char listed[MODEL_LAYERS_MAX];
-        if (mark_layers(cfg, origin, "mlp_only_layers", layers, listed, err, errlen) < 0)
-            return -1;
+        if (mark_layers(cfg, origin, "mlp_only_layers", layers, listed, err, errlen) == -2)
+            return -1; /* absent (-1) lists no layer: every step-th layer has experts */
         long long moe_layers = 0;
         for (long long i = step - 1; step > 0 && i < layers; i += step)
             moe_layers += !listed[i];
