@@ -358,3 +358,78 @@ Test(request, ttft_limit_is_the_benchmarks)
     cr_assert_eq(request_estimate_with(&s, &o, &e, err, sizeof err), 0, "%s", err);
     cr_assert(!e.fit.fits || e.ttft_closed > ttft_max || e.tpot > tpot_max);
 }
+
+/* The mixed TPOT of in-flight batching (request.h, mixed_steps) by hand. */
+static request_estimate estimate_mixed(request_setup s, int budget, int mixed)
+{
+    request_options o = {.budget = budget, .mixed_steps = mixed};
+    request_estimate e;
+    char err[256];
+    cr_assert_eq(request_estimate_with(&s, &o, &e, err, sizeof err), 0, "%s", err);
+    return e;
+}
+
+Test(request, mixed_steps_by_hand)
+{
+    /* LLaMA-3-8B on one H100, prompt 2048, 9 output tokens, 9 in flight,
+     * budget 8192: a prompt takes n = 1 step and a request R = 8 decode
+     * steps; a request's decode steps carry the other 8 prompts over the
+     * n + R = 9 steps of their lives, m = 8/9 a step, and 1 + 8 x 8/9 = 8.1
+     * -> 8 decodes.  Dense: a prompt's step reads the same weights as a
+     * decode step, w = 2 B x 7,504,924,672 (all but the embedding table) /
+     * 3.35e12 B/s = 4.48 ms, and adds p - w.  So TPOT = d(8) + 8/9 (p - w),
+     * d(8) and p priced without mixing (the plain estimate at 8 in flight). */
+    gpu_spec g = gpu_builtin("h100");
+    model_spec m = model_builtin("llama3-8b");
+    const double w = 2.0 * 7504924672.0 / g.mem_bw;
+    request_estimate e8 = estimate_mixed(setup(&m, &g, 1, 2048, 9, 8), 0, 0);
+    request_estimate e9 = estimate_mixed(setup(&m, &g, 1, 2048, 9, 9), 0, 1);
+    const double p = e8.prefill_time;
+    double hand = e8.decode_step + 8.0 / 9 * (p - w);
+    cr_expect(fabs(e9.tpot / hand - 1) < 1e-3, "TPOT %g, by hand %g", e9.tpot, hand);
+    /* its own prompt's step (d(8) + p - w), then 8 TPOTs */
+    cr_expect(fabs(e9.e2e / (e8.decode_step + p - w + 8 * hand) - 1) < 1e-3, "e2e %g", e9.e2e);
+    /* the unmixed loop pays the 8 prompts whole, weights and all: d(9) + 8 p / 8 */
+    request_estimate plain = estimate_mixed(setup(&m, &g, 1, 2048, 9, 9), 0, 0);
+    cr_expect(e9.tpot < plain.tpot, "mixed %g, unmixed %g", e9.tpot, plain.tpot);
+    cr_expect_float_eq(e9.ttft_closed, plain.ttft_closed, 1e-12, "the closed loop's TTFT already mixes");
+    /* a budget of 1024: n = 2 steps a prompt, m = 8/10, 1 + 8 x 8/10 = 7.4 -> 7 decodes */
+    request_estimate e7 = estimate_mixed(setup(&m, &g, 1, 2048, 9, 7), 0, 0);
+    request_estimate b = estimate_mixed(setup(&m, &g, 1, 2048, 9, 9), 1024, 1);
+    hand = e7.decode_step + 0.8 * (p - w);
+    cr_expect(fabs(b.tpot / hand - 1) < 1e-3, "TPOT %g, by hand %g", b.tpot, hand);
+    cr_expect_eq(b.prefill_steps, 2);
+    /* one request alone: no other prompt rides in its steps, TPOT = d(1) as without mixing */
+    request_estimate one = estimate_mixed(setup(&m, &g, 1, 2048, 9, 1), 0, 1);
+    request_estimate one_plain = estimate_mixed(setup(&m, &g, 1, 2048, 9, 1), 0, 0);
+    cr_expect_float_eq(one.tpot, one_plain.tpot, 1e-15);
+}
+
+Test(request, mixed_steps_read_the_experts_a_prompt_touches)
+{
+    /* Qwen3-235B-A22B fp8 at tp 8 on H100, prompt 1024, 3 output tokens, 3
+     * in flight: n = 1, R = 2, m = 2/3 a step, 1 + 2 x 2/3 = 2.3 -> 2
+     * decodes.  Two tokens touch at most 16 of 128 experts a layer, a
+     * 1024-token prompt all of them, so a step holding a prompt reads w_p,
+     * the decode step alone w_d < w_p: TPOT = d(2) + 2/3 (w_p - w_d) + 2/3
+     * (p - w_p) = d(2) + 2/3 (p - w_d).  w_p and w_d: the priced steps' weight
+     * bytes over the HBM bandwidth. */
+    gpu_spec g = gpu_builtin("h100");
+    model_spec m = model_builtin("qwen3-235b-a22b");
+    request_setup s = setup(&m, &g, 8, 1024, 3, 2);
+    s.prec = precision_uniform(DT_FP8);
+    s.prec.act = DT_BF16;
+    request_estimate e2 = estimate_mixed(s, 0, 0);
+    s.concurrency = 3;
+    request_estimate e3 = estimate_mixed(s, 0, 1);
+    step_cost pc, dc;
+    char err[256];
+    step_shape pf = prefill_shape(1, 0, 1024, 8, s.prec), dec = decode_shape(2, 1024 + 3 / 2, 8, s.prec);
+    pf.logits_last = 1;
+    cr_assert_eq(decoder_step_cost(&m, &g, &pf, &pc, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(decoder_step_cost(&m, &g, &dec, &dc, err, sizeof err), 0, "%s", err);
+    const double w_p = pc.weight_bytes / g.mem_bw, w_d = dc.weight_bytes / g.mem_bw;
+    cr_assert(w_d < 0.5 * w_p, "a decode of 2 reads %g s of weights, a prompt %g s", w_d, w_p);
+    const double hand = e2.decode_step + 2.0 / 3 * (e2.prefill_time - w_d);
+    cr_expect(fabs(e3.tpot / hand - 1) < 1e-3, "TPOT %g, by hand %g", e3.tpot, hand);
+}

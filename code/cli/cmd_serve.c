@@ -85,7 +85,9 @@ static const cli_doc DOC = {
     "chunked_prefill_size on these GPUs), then one each time one completes\n"
     "(steady state: half a step, the prefills queued ahead, its own), each\n"
     "with --overhead S outside the GPU (--engine trtllm|vllm|sglang: its budget\n"
-    "and the overhead fitted on half its measured runs).  --simulate replays\n"
+    "and the overhead fitted on half its measured runs; trtllm and vllm batch in\n"
+    "flight, so each prompt rides in a step of the running decodes and TPOT is\n"
+    "the mean such step, the weights read once a step).  --simulate replays\n"
     "that benchmark step by step over the same step costs and prints TTFT and\n"
     "TPOT as mean, p50, p90 and p99 (ttft_sim_*, tpot_sim_*).\n"
     "When the KV cache holds fewer than C requests, the engine runs the most it\n"
@@ -398,6 +400,8 @@ static int plan(const serve_flags *f, const model_on_device *u, serve_plan *p)
     p->opt = (request_options){.ep = epl, .prefix_tokens = f->prefix, .prefix_hit = f->prefix_hit,
                                .budget = f->budget, .requests = f->requests, .overhead = f->overhead,
                                .prefill_first = f->engine && engine_defaults_find(f->engine)->prefill_first,
+                               .mixed_steps = f->engine && !engine_defaults_find(f->engine)->prefill_first &&
+                                              !f->chunk && f->pp <= 1,
                                .layout = f->do_search ? (parallel_layout){0} : pl};
     if ((rc = mtp_flags_resolve(DOC.name, &f->mtp, m, &p->opt.mtp_steps, &p->opt.mtp_accept)) != 0)
         return rc;

@@ -382,7 +382,7 @@ int serving_residuals(const measured_table *t, const char *name, const gpu_table
         request_setup s = {m, row, prec, x->tp, x->prompt, x->output, x->concurrency, 0, 0, pol, 0, 1};
         /* scheduled as the engine schedules by default (closed_loop.h) */
         const engine_defaults *eng = engine_defaults_find(x->backend);
-        request_options o = {.prefill_first = eng && eng->prefill_first};
+        request_options o = {.prefill_first = eng && eng->prefill_first, .mixed_steps = eng && !eng->prefill_first};
         serving_errors e;
         if (serving_price_run(&s, &o, rates, eng ? eng->overhead : 0, measured_num(t, r, c[TTFT]), measured_num(t, r, c[TPOT]), &e) != 1)
             continue;

@@ -396,6 +396,7 @@ int moe_run_question(const moe_run *r, const gpu_table *gpus, const model_table 
     const engine_defaults *eng = engine_defaults_find(r->backend);
     q->options = (request_options){.ep = run_ep(&q->layout, q->setup.prec, row),
                                    .prefill_first = eng && eng->prefill_first,
+                                   .mixed_steps = eng && !eng->prefill_first,
                                    .layout = q->layout};
     run_mtp(r, q);
     return 1;

@@ -69,7 +69,8 @@ static void medians(double *e, int n, double *abs_med, double *bias)
 /* The run's benchmark TTFT with overhead h, calibrated or at the roofline; NAN when not priced. */
 static double ttft_at(run_row *r, double h, int roofline)
 {
-    request_options o = {.overhead = h, .prefill_first = engine_defaults_find(ENGINES[r->engine])->prefill_first};
+    request_options o = {.overhead = h, .prefill_first = engine_defaults_find(ENGINES[r->engine])->prefill_first,
+                         .mixed_steps = !engine_defaults_find(ENGINES[r->engine])->prefill_first};
     request_estimate e;
     char err[256];
     r->s.gpu = roofline ? &r->roof : &r->cal;
@@ -98,7 +99,8 @@ static int price_run(const model_spec *m, const gpu_spec *row, const rate_model 
     out->roof.rates = NULL;
     out->cal.rates = rates;
     request_setup s = {m, &out->roof, prec, tp, isl, osl, c, 0, 0, memory_policy_default(), 0, 1};
-    request_options o = {.prefill_first = engine_defaults_find(ENGINES[out->engine])->prefill_first};
+    request_options o = {.prefill_first = engine_defaults_find(ENGINES[out->engine])->prefill_first,
+                         .mixed_steps = !engine_defaults_find(ENGINES[out->engine])->prefill_first};
     request_estimate er, ec;
     char err[256];
     if (request_estimate_with(&s, &o, &er, err, sizeof err) != 0) {

@@ -205,6 +205,48 @@ int prefix_own_tokens(int prompt, int output, int prefix, double hit)
     return prompt + output - (int)floor(hit * prefix);
 }
 
+/* The weights' read of a priced step, as a time. */
+static double weight_read_time(const request_setup *s, double weight_bytes)
+{
+    op_cost read = {.name = "weight_read", .kind = OP_HBM_READ, .weight_bytes = weight_bytes};
+    return price_op(&read, s->gpu, 0, 1, NULL);
+}
+
+//> mixed_tpot
+/* In-flight batching (request_options.mixed_steps, request.h): TPOT and e2e
+ * when every prompt rides in a step with the running decodes.  p and w_p:
+ * the prompt's step alone and its weight read; tokens: E[N] a decode step
+ * yields a sequence (1 without MTP). */
+static int mixed_tpot(const request_setup *s, const request_options *o, double p, double w_p, double tokens,
+                      request_estimate *r, char *err, size_t errlen)
+{
+    const double C = s->concurrency;
+    const int budget = o->budget > 0 ? o->budget : CLOSED_LOOP_DEFAULT_BUDGET;
+    const int n = (s->prompt + budget - 1) / budget;   /* steps a prompt takes */
+    const double rounds = (s->output - 1) / tokens;     /* decode steps a request takes */
+    /* a request's own decode steps carry the others' prompts and decodes, and its own decode */
+    const double m = (C - 1) / (n + rounds);                 /* prompts a step carries */
+    const double decoding = 1 + (C - 1) * rounds / (n + rounds); /* decodes a step carries */
+    const int c_dec = decoding < 1 ? 1 : (int)lround(decoding);
+    double d;
+    mtp_round round = {0};
+    if (mean_decode_step(s, o, c_dec, &d, &round, err, errlen))
+        return -1;
+    step_cost dc; /* the decode step's weights: at a small batch, the experts it touches */
+    if (step(s, o, decode_shape(c_dec, s->prompt + s->output / 2, s->tp, s->prec), &dc, err, errlen))
+        return -1;
+    const double w_d = weight_read_time(s, dc.weight_bytes);
+    const double more_weights = w_p > w_d ? w_p - w_d : 0; /* what a step with a prompt reads beyond */
+    const double work = p > w_p ? p - w_p : 0;            /* the prompt's work beyond its weight read */
+    const double with_prompt = m * n < 1 ? m * n : 1;     /* share of steps holding prompt tokens */
+    r->tpot = d + (with_prompt * more_weights + m * work) / tokens;
+    r->mixed_step = r->tpot * tokens;
+    r->prefill_steps = n;
+    r->e2e = n * (d * tokens + more_weights) + work + (s->output - 1) * r->tpot;
+    return 0;
+}
+//< mixed_tpot
+
 int request_estimate_compute(const request_setup *s, request_estimate *out, char *err, size_t errlen)
 {
     return request_estimate_cached(s, 0, 0, out, err, errlen);
@@ -369,6 +411,10 @@ static int estimate_in_flight(const request_setup *s, const request_options *opt
                 r.e2e = r.bench.cycle - b.overhead;
             }
         }
+        if (opt && opt->mixed_steps && !opt->prefill_first && s->pp <= 1 && s->output > 1 &&
+            mixed_tpot(s, opt, p, weight_read_time(s, pc.weight_bytes), mtp_on(opt) ? r.mtp.tokens : 1, &r, err,
+                       errlen))
+            return -1;
         r.gpu_seconds_per_request = gpus * r.e2e / C;
         if (s->price_per_gpu_hour > 0) {
             double per_s = s->price_per_gpu_hour / 3600 * gpus;

@@ -113,6 +113,25 @@ typedef struct {
  *  - prefill_first: the engine's scheduler runs waiting prompts before any
  *    decode (closed_loop.h): the closed loop's cohorts then set TPOT and
  *    e2e too.
+ *  - mixed_steps (not with prefill_first, a pipeline or chunked prefill):
+ *    the engine's in-flight batching puts each waiting prompt, whole when it
+ *    fits the token budget B, into a step with every running decode, so the
+ *    weights a decode step reads serve the prompt too (TensorRT-LLM's
+ *    in-flight batching [@trtllm-tuning], vLLM's scheduler filling the
+ *    budget after the running decodes [@vllm-chunked-prefill]; SGLang runs
+ *    prompts first, prefill_first).  A request spends
+ *    n = ceil(P / B) steps on its prompt and R = (o - 1) / E[N] decode steps
+ *    (rounds with MTP, E[N] their tokens; R = o - 1 without); a step carries
+ *    m = C / (n + R) prompts and C R / (n + R) decodes.  With p the prompt's
+ *    step alone, w_p its weight read, d the decode step at those decodes and
+ *    w_d its weight read, a step holding a prompt reads max(w_p, w_d) (a
+ *    prompt touches every expert, a small decode batch a few) and adds the
+ *    prompt's work beyond its weight read:
+ *      TPOT = d + (min(1, m n) (max(w_p, w_d) - w_d) + m (p - w_p)) / E[N],
+ *    against the unmixed d + (C - 1) p / (o - 1), whose every prefill reads
+ *    the weights again.  e2e = n (d E[N] + max(w_p, w_d) - w_d) + p - w_p +
+ *    (o - 1) TPOT (its own prompt's steps, then its decodes); TTFT and
+ *    ttft_closed as without (the closed loop of closed_loop.h already mixes).
  *  - mtp_steps > 0: the model's MTP module drafts mtp_steps tokens a step,
  *    each accepted with probability mtp_accept (mtp.h); the decode step d
  *    becomes the round's time per output token, the module is resident.
@@ -128,6 +147,7 @@ typedef struct {
     double overhead;
     int departure_wait;
     int prefill_first;
+    int mixed_steps;   /* 1: in-flight batching, prompts ride in the decode steps (request_mixed_tpot) */
     int mtp_steps;     /* 0: no multi-token prediction */
     double mtp_accept;
     parallel_layout layout;

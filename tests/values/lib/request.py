@@ -79,6 +79,27 @@ def estimate(m, g, prec, tp, prompt, output, concurrency, chunk=0, price=0.0, ca
     return held
 
 
+def _mixed(m, g, prec, tp, prompt, o, C, p, prompt_weight, budget, cal):
+    """In-flight batching (bench "mixed": TensorRT-LLM, vLLM): each prompt
+    rides in a step with the running decodes.  A prompt takes n =
+    ceil(prompt / budget) steps, a request o - 1 decode steps; its decode
+    steps carry the other C - 1 prompts spread over their n + o - 1 steps, m
+    = (C - 1) / (n + o - 1) a step, and 1 + (C - 1)(o - 1)/(n + o - 1)
+    decodes (rounded).  A step with a prompt reads the larger of the prompt's
+    weights w_p and the decode step's w_d and adds p - w_p:
+    TPOT = d + min(1, m n) max(0, w_p - w_d) + m (p - w_p);
+    e2e = n (d + max(0, w_p - w_d)) + p - w_p + (o - 1) TPOT."""
+    n = -(-prompt // (budget or closed_loop.DEFAULT_BUDGET))
+    m_step = (C - 1) / (n + o - 1)
+    dec = max(1, round_half_away(1 + (C - 1) * (o - 1) / (n + o - 1)))
+    d = _mean_decode(m, g, prec, tp, dec, prompt, o, cal)
+    w_d = roofline.memory_time(step.step_cost(m, g, dec, prompt + o // 2, tp, prec, cal=cal)["weight"], g["mem_bw"])
+    w_p = roofline.memory_time(prompt_weight, g["mem_bw"])
+    more, work = max(0.0, w_p - w_d), max(0.0, p - w_p)
+    tpot = d + min(1.0, m_step * n) * more + m_step * work
+    return {"tpot": tpot, "e2e": n * (d + more) + work + (o - 1) * tpot, "prefill_steps": n, "mixed_step": tpot}
+
+
 def _in_flight(m, g, prec, tp, prompt, output, concurrency, chunk=0, price=0.0, cal=None, policy=None,
                ttft_model="busy", bench=None):
     """estimate with all C in flight, whether or not they fit."""
@@ -105,10 +126,13 @@ def _in_flight(m, g, prec, tp, prompt, output, concurrency, chunk=0, price=0.0, 
             w_dec = min(roofline.memory_time(dc["weight"], g["mem_bw"]), d) if o > 1 else w
             costs = (w, (d - w_dec) / C if o > 1 else 0.0, (p - w) / prompt, w_dec)
             r["costs"] = costs  # the linear step the benchmark and its replay (closed_loop.simulate) price
-            b = r["bench"] = closed_loop.bench_ttft(costs, C, prompt, o, **(bench or {}))
+            opts = {k: v for k, v in (bench or {}).items() if k != "mixed"}
+            b = r["bench"] = closed_loop.bench_ttft(costs, C, prompt, o, **opts)
             r["ttft_closed"] = b["mean"]
-            if (bench or {}).get("prefill_first"):  # cohorts: the round's prompts pause every decode
-                r["tpot"], r["e2e"] = b["step"], b["cycle"] - (bench or {}).get("overhead", 0.0)
+            if opts.get("prefill_first"):  # cohorts: the round's prompts pause every decode
+                r["tpot"], r["e2e"] = b["step"], b["cycle"] - opts.get("overhead", 0.0)
+            elif (bench or {}).get("mixed") and o > 1:
+                r.update(_mixed(m, g, prec, tp, prompt, o, C, p, pc["weight"], opts.get("budget", 0), cal))
     else:
         n = -(-prompt // chunk)
         steps = n + o - 1

@@ -43,7 +43,8 @@ def run_residual(row, models, gpus, cals):
     prec = precision_of(row["precision"])
     tp, P, O, C = int(row["tp"]), int(row["isl"]), int(row["osl"]), int(row["concurrency"])
     pol = memory.engine_policy(row["backend"], m, g, prec, tp)
-    bench = {"prefill_first": closed_loop.prefill_first(row["backend"])}
+    first = closed_loop.prefill_first(row["backend"])
+    bench = {"prefill_first": first, "mixed": not first}  # the others batch in flight (request.h)
     er = request.estimate(m, g, prec, tp, P, O, C, policy=pol, ttft_model="bench", bench=bench)
     if er["running"] < 1:
         return {"row": row, "priced": False}
@@ -169,9 +170,10 @@ def _ttft_run(row, models, gpus, cals):
 
     def ttft(h, roofline=False):
         return request.estimate(m, g, prec, tp, P, O, C, cal=None if roofline else cal, ttft_model="bench",
-                                bench={"overhead": h, "prefill_first": first})["ttft_closed"]
+                                bench={"overhead": h, "prefill_first": first, "mixed": not first})["ttft_closed"]
 
-    tpot = request.estimate(m, g, prec, tp, P, O, C, cal=cal, ttft_model="bench", bench={"prefill_first": first})["tpot"]
+    tpot = request.estimate(m, g, prec, tp, P, O, C, cal=cal, ttft_model="bench",
+                            bench={"prefill_first": first, "mixed": not first})["tpot"]
     return {"row": row, "ttft": ttft, "measured": float(row["ttft_s"]), "held_out": held_out(row["id"]),
             "tpot_err": tpot / float(row["tpot_s"]) - 1}
 
