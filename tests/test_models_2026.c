@@ -38,7 +38,7 @@ Test(models_2026, configs_match_their_rows)
         SAME(experts); SAME(experts_active); SAME(tied_embeddings); SAME(max_position);
         SAME(q_lora_rank); SAME(kv_lora_rank); SAME(qk_nope_dim); SAME(qk_rope_dim); SAME(v_head_dim);
         SAME(moe_ffn); SAME(shared_experts); SAME(dense_layers); SAME(window); SAME(window_layers); SAME(sinks);
-        SAME(expert_format); SAME(mtp_layers);
+        SAME(expert_format); SAME(mtp_layers); SAME(dsa_heads); SAME(dsa_dim); SAME(dsa_topk);
 #undef SAME
         cr_expect_eq(model_params(&m).total, model_params(&row).total, "%s parameters", keys[i]);
     }
@@ -77,21 +77,24 @@ Test(models_2026, minimax_m2_5_parameters)
  *   dense MLP            3*6144*12288                       =   226,492,416
  *   embedding = head     154880*6144                        =   951,582,720
  *   routers 75*6144*256 = 117,964,800; norms 78*2*6144 + 6144 = 964,608
- *   total = 2*951,582,720 + 78*165,022,208 + 3*226,492,416 + 75*257*37,748,736
- *         + 117,964,800 + 964,608 = 743,180,190,720
- * The card: 744B total (-0.1 %), 40B active (40.10B without the input
- * embedding).  The sparse-attention indexer (index_* keys) is not read. */
+ *   the sparse-attention indexer per layer: wq_b 2048*32*128 + wk 6144*128
+ *     + k_norm 2*128 + weights_proj 6144*32                  =     9,371,904
+ *   total = 2*951,582,720 + 78*(165,022,208 + 9,371,904) + 3*226,492,416
+ *         + 75*257*37,748,736 + 117,964,800 + 964,608 = 743,911,199,232
+ * The card: 744B total (-0.01 %), 40B active (40.83B without the input
+ * embedding, +2 %). */
 Test(models_2026, glm_5_parameters)
 {
     model_spec m = model_builtin("glm-5");
     param_count p = model_params(&m);
-    cr_expect_eq(p.total, 743180190720.0, "total %.0f", p.total);
-    cr_expect_eq(p.active, 743180190720.0 - 75.0 * 248 * 37748736, "active %.0f", p.active);
+    cr_expect_eq(p.total, 743911199232.0, "total %.0f", p.total);
+    cr_expect_eq(p.active, 743911199232.0 - 75.0 * 248 * 37748736, "active %.0f", p.active);
     expect_rel(p.total, 744e9, 0.01, "GLM-5 total vs 744B");
-    expect_rel(p.active_nonembedding, 40e9, 0.01, "GLM-5 active vs 40B");
+    expect_rel(p.active_nonembedding, 40e9, 0.03, "GLM-5 active vs 40B");
     cr_expect_eq(m.mtp_layers, 1);
-    /* latent attention: 512 + 64 values a token a layer, as DeepSeek-V3's */
-    cr_expect_eq(kv_bytes_per_token(&m, DT_BF16), 78.0 * 576 * 2);
+    /* latent attention: 512 + 64 values a token a layer, as DeepSeek-V3's, and the indexer's key:
+     * 128 fp8 values and one fp32 scale, 132 bytes */
+    cr_expect_eq(kv_bytes_per_token(&m, DT_BF16), 78.0 * (576 * 2 + 132));
 }
 
 /* Kimi-K2.5's text_config (hidden 7168, 61 layers, 64 heads, q_lora 1536,

@@ -2,6 +2,7 @@
 
 #include "linear_attention.h"
 #include "mtp.h"
+#include "sparse_attention.h"
 
 #include <limits.h>
 #include <math.h>
@@ -101,8 +102,10 @@ int layout_fit_adjust(const model_spec *m, precision prec, const parallel_layout
 //> kv_bytes_per_token
 double kv_bytes_per_token(const model_spec *m, dtype kv)
 {
-    if (m->kv_lora_rank > 0) /* MLA: one latent and one rope key per layer, shared by every head */
-        return (double)m->layers * (m->kv_lora_rank + m->qk_rope_dim) * dtype_bytes(kv);
+    if (m->kv_lora_rank > 0) /* MLA: one latent and one rope key per layer, shared by every head; sparse
+                                attention's indexer key beside it (its own fp8 format, whatever kv is) */
+        return (double)m->layers * ((m->kv_lora_rank + m->qk_rope_dim) * dtype_bytes(kv) +
+                                    dsa_key_bytes_per_token_layer(m));
     /* K and V, every softmax-attention layer (linear layers keep a state instead: linear_attention.h),
      * every KV head (not attention head: GQA) */
     return 2.0 * (m->layers - m->linear_layers) * m->kv_heads * m->head_dim * dtype_bytes(kv);

@@ -3,6 +3,7 @@
 #include "block_formats.h"
 
 #include "linear_attention.h"
+#include "sparse_attention.h"
 #include "moe.h"
 
 #include <math.h>
@@ -35,7 +36,7 @@ static double attention_params_per_layer(const model_spec *m)
     double q = m->q_lora_rank, kv = m->kv_lora_rank, rope = m->qk_rope_dim, v = m->v_head_dim;
     double q_part = q > 0 ? h * q + q + q * H * hd : h * H * hd; /* q_a, its norm, q_b; or one q_proj */
     double kv_part = h * (kv + rope) + kv + kv * H * (m->qk_nope_dim + v); /* kv_a, its norm, kv_b */
-    return q_part + kv_part + H * v * h + sinks;
+    return q_part + kv_part + H * v * h + sinks + dsa_params_per_layer(m); /* and a sparse-attention indexer */
 }
 
 int model_moe_layers(const model_spec *m)
@@ -368,7 +369,12 @@ static int mla_attention(const model_spec *m, const step_shape *s, double wb, do
     const double q = m->q_lora_rank, kv = m->kv_lora_rank, nope = m->qk_nope_dim, rope = m->qk_rope_dim,
                  v = m->v_head_dim;
     const double latent = kv + rope; /* cached values per token per layer */
-    const mla_shape k = {B, ctx, n, H_l, kv, rope, nope, v, s->prec.kv, s->prec.act, !s->logits_last};
+    const int absorbed = !s->logits_last;
+    /* Sparse attention: a decode query reads the top-k positions the indexer picks, not the whole
+     * cache.  Prefill stays dense: SGLang runs prompts as dense attention over the expanded heads
+     * (its dsa_context_module's kernel, dense_mha). */
+    const double attended = absorbed ? dsa_attended_context(m, ctx, n) : ctx;
+    const mla_shape k = {B, attended, n, H_l, kv, rope, nope, v, s->prec.kv, s->prec.act, absorbed};
     op_cost kernel[2];
     mla_kernel_op_costs(&k, kernel);
     int c = 0;
@@ -382,6 +388,12 @@ static int mla_attention(const model_spec *m, const step_shape *s, double wb, do
     op_cost kv_a = projection("kv_a_proj", T, h, latent, wb, ab);
     kv_a.kv_bytes = T * latent * kb; /* the new tokens' latents written to the cache */
     out[c++] = kv_a;
+    if (dsa_enabled(m)) { /* the indexer scores every cached key (replicated on each GPU of the group) */
+        /* its scan: decode reads an fp8 cache as the latent kernel does; prefill is an fp8 GEMM of
+         * queries against keys (DeepGEMM's fp8_mqa_logits) */
+        const rate_class scan = absorbed ? rate_class_mla_decode(DT_FP8) : rate_class_gemm(DT_FP8, DT_FP8);
+        c += dsa_indexer_ops(m, B, n, ctx, wb, ab, scan, out + c);
+    }
     if (k.absorbed) { /* q_nope through W_UK, attention over the latent, then W_UV */
         op_cost uk = projection("q_absorb", T, nope, H_l * kv, wb, ab); /* per head nope -> kv_lora */
         uk.act_bytes = T * H_l * (nope + kv) * ab;

@@ -306,10 +306,16 @@ static int family_shape(json_t *cfg, json_t *root, int family, const char *origi
             return failf(err, errlen, "%s: key 'moe_layer_freq' is %lld; napkin reads 1 (every layer past "
                                       "first_k_dense_replace has experts)", origin, freq);
         /* GLM-5 (glm_moe_dsa) adds DeepSeek sparse attention: an indexer of
-         * index_n_heads x index_head_dim picks index_topk cached tokens for
-         * each query.  Its index_* keys are not read: attention is priced as
-         * dense MLA over the whole cache, which reads more than the model
-         * does past index_topk tokens of context (issue 33). */
+         * index_n_heads x index_head_dim scores every cached token and each
+         * query attends to the index_topk best (model/sparse_attention.h). */
+        if (family == ARCH_GLM_MOE_DSA) {
+            long long ih, id, topk;
+            if (need_count(cfg, origin, "index_n_heads", &ih, err, errlen) ||
+                need_count(cfg, origin, "index_head_dim", &id, err, errlen) ||
+                need_count(cfg, origin, "index_topk", &topk, err, errlen))
+                return -1;
+            ARCH_ADD("dsa=%lld/%lld/%lld", ih, id, topk);
+        }
         *head_dim = nope + rope; /* the query-key width; the config's head_dim, if any, is the rope part */
         ARCH_ADD("mla=%lld/%lld/%lld/%lld/%lld", q, kv, nope, rope, v);
         if (mtp > 0) /* multi-token-prediction modules, counted apart */

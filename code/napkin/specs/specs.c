@@ -138,17 +138,18 @@ static int arch_item(spec_tsv_ctx *c, model_spec *m, const char *item)
         {"linear", 5, {&m->linear_layers, &m->linear_k_heads, &m->linear_v_heads, &m->linear_k_dim, &m->linear_v_dim}},
         {"linear_conv", 1, {&m->linear_conv}},
         {"linear_state", 1, {&m->linear_state_bytes}},
+        {"dsa", 3, {&m->dsa_heads, &m->dsa_dim, &m->dsa_topk}},
     };
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
         if (strlen(kinds[k].name) == nlen && strncmp(item, kinds[k].name, nlen) == 0) {
             if (n != kinds[k].count)
                 return spec_tsv_fail(c, "arch", "'%s' needs as many numbers as mla=q/kv/nope/rope/v, window=tokens/layers, "
-                                       "linear=layers/k_heads/v_heads/k_dim/v_dim or one", item);
+                                       "linear=layers/k_heads/v_heads/k_dim/v_dim, dsa=heads/dim/topk or one", item);
             for (int i = 0; i < n; i++)
                 *kinds[k].dst[i] = a[i];
             return 0;
         }
-    return spec_tsv_fail(c, "arch", "'%s' is not one of mla, moe_ffn, shared, dense, window, mtp, linear, linear_conv, linear_state, sinks, attn_gate, experts=mxfp4, experts=int4g32", item);
+    return spec_tsv_fail(c, "arch", "'%s' is not one of mla, moe_ffn, shared, dense, window, mtp, linear, linear_conv, linear_state, dsa, sinks, attn_gate, experts=mxfp4, experts=int4g32", item);
 }
 
 /* The arch column: "-" or comma-separated items, checked against the row. */
@@ -184,6 +185,8 @@ static int parse_arch(spec_tsv_ctx *c, model_spec *m, const char *s)
     } else if (m->linear_conv || m->linear_state_bytes) {
         return spec_tsv_fail(c, "arch", "'%s': linear_conv and linear_state need linear=", s);
     }
+    if (m->dsa_heads > 0 && (m->kv_lora_rank <= 0 || m->dsa_dim < 1 || m->dsa_topk < 1))
+        return spec_tsv_fail(c, "arch", "'%s': dsa (sparse attention) needs mla, and heads, dim and topk >= 1", s);
     if (m->experts == 1 && (m->moe_ffn || m->shared_experts || m->dense_layers || m->expert_format))
         return spec_tsv_fail(c, "arch", "'%s': moe_ffn, shared, dense and experts= are for a mixture of experts", s);
     return 0;

@@ -67,6 +67,10 @@ typedef struct {
     int linear_conv;        /* the short convolution's taps (its state keeps linear_conv - 1 positions) */
     int linear_state_bytes; /* bytes of one state value (4: the config's mamba_ssm_dtype float32) */
     int attn_gate;          /* 1: the full-attention layers' q_proj also makes an output gate (attn_output_gate) */
+    /* DeepSeek sparse attention (GLM-5, DeepSeek-V3.2; model/sparse_attention.h),
+     * beside MLA: an indexer of dsa_heads x dsa_dim scores every cached token
+     * and each query attends to the dsa_topk best; 0: dense attention. */
+    int dsa_heads, dsa_dim, dsa_topk;
 } model_spec;
 
 enum { EXPERTS_AS_WEIGHTS = 0, EXPERTS_MXFP4 = 1, EXPERTS_INT4_G32 = 2 };
