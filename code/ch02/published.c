@@ -169,11 +169,14 @@ static void serving_figure(const rate_model *cal)
             lo[i] = shape[i] < lo[i] ? shape[i] : lo[i];
             hi[i] = shape[i] > hi[i] ? shape[i] : hi[i];
         }
+        /* scheduled as TensorRT-LLM schedules (serve --engine trtllm, and the validation whose held-out
+         * runs give the band): each prompt rides in a step of the running decodes */
+        const request_options mixed = {.mixed_steps = 1};
         request_estimate er, ec;
-        if (request_estimate_compute(&s, &er, err, sizeof err) != 0)
+        if (request_estimate_with(&s, &mixed, &er, err, sizeof err) != 0)
             die("serve", err);
         s.gpu = &calg;
-        if (request_estimate_compute(&s, &ec, err, sizeof err) != 0)
+        if (request_estimate_with(&s, &mixed, &ec, err, sizeof err) != 0)
             die("serve", err);
         if (s.tp == 1 && s.concurrency == 8 && s.prompt == 1024) { /* TTFT against the output length */
             char name[64];

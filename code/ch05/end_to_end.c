@@ -70,6 +70,18 @@ int main(void)
     nb_value("ch05_e2e_chunk_steps", "%d", chunked.prefill_steps);
     nb_value("ch05_e2e_chunk_tokens", "%.0f", chunked.tokens_per_s);
 
+    /* the same 64 scheduled as TensorRT-LLM and vLLM batch in flight: each prompt rides in a step of
+     * the running decodes (request_options.mixed_steps), its weights read once with theirs */
+    request_options mixed_opt = {.mixed_steps = 1};
+    request_estimate mixed;
+    char err[256];
+    if (request_estimate_with(&s, &mixed_opt, &mixed, err, sizeof err))
+        die(err);
+    nb_value("ch05_e2e_mixed_tpot_ms", "%.1f", mixed.tpot * 1e3);
+    /* its steps carry 1 + 63 x 255 / 256 = 63.75 decodes, 64 rounded: the decode step is at's */
+    nb_value("ch05_e2e_mixed_stall_ms", "%.1f", (mixed.tpot - at.decode_step) * 1e3);
+    nb_value("ch05_e2e_mixed_steps", "%d", mixed.prefill_steps);
+
     /* at the memory ceiling */
     s.concurrency = cmax;
     request_estimate full = estimate(s);

@@ -114,6 +114,9 @@ def _end_to_end(m, g):
     one = est(1)
     cmax = one["max_batch"]
     at, chunked, full = est(64), est(64, chunk), est(cmax)
+    # in-flight batching (TensorRT-LLM, vLLM): every prompt rides in a step of the running decodes
+    mixed = request.estimate(m, g, BF16, tp, prompt, output, 64, price=price, ttft_model="bench",
+                             bench={"mixed": True})
     out = {
         "ch05_e2e_cmax": cmax, "ch05_e2e_price": price, "ch05_e2e_chunk": chunk,
         "ch05_e2e_p_ms": one["prefill_time"] * 1e3,
@@ -132,6 +135,9 @@ def _end_to_end(m, g):
         "ch05_e2e_chunk_tpot_ms": chunked["tpot"] * 1e3,
         "ch05_e2e_chunk_steps": chunked["prefill_steps"],
         "ch05_e2e_chunk_tokens": chunked["tokens_per_s"],
+        "ch05_e2e_mixed_tpot_ms": mixed["tpot"] * 1e3,
+        "ch05_e2e_mixed_stall_ms": (mixed["tpot"] - at["decode_step"]) * 1e3,
+        "ch05_e2e_mixed_steps": mixed["prefill_steps"],
         "ch05_e2e_cmax_tpot_ms": full["tpot"] * 1e3,
         "ch05_e2e_cmax_tokens": full["tokens_per_s"],
         "ch05_e2e_cmax_cost_out": full["cost_out"],

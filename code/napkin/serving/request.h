@@ -121,8 +121,10 @@ typedef struct {
  *    budget after the running decodes [@vllm-chunked-prefill]; SGLang runs
  *    prompts first, prefill_first).  A request spends
  *    n = ceil(P / B) steps on its prompt and R = (o - 1) / E[N] decode steps
- *    (rounds with MTP, E[N] their tokens; R = o - 1 without); a step carries
- *    m = C / (n + R) prompts and C R / (n + R) decodes.  With p the prompt's
+ *    (rounds with MTP, E[N] their tokens; R = o - 1 without); each of its
+ *    decode steps carries the other C - 1 prompts spread over their n + R
+ *    steps, m = (C - 1) / (n + R) a step, beside 1 + (C - 1) R / (n + R)
+ *    decodes (rounded).  With p the prompt's
  *    step alone, w_p its weight read, d the decode step at those decodes and
  *    w_d its weight read, a step holding a prompt reads max(w_p, w_d) (a
  *    prompt touches every expert, a small decode batch a few) and adds the
