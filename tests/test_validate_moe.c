@@ -417,3 +417,38 @@ Test(validate_moe, groups_count_answers_and_refusals)
             cr_expect(v.groups[g].answered == 0 && isnan(v.groups[g].tpot_abs_err), "%s", v.groups[g].model);
     moe_validation_free(&v);
 }
+
+/* MiniMax-M2.5's 2026_04_06 vLLM rows on h100 write tp 4 x attention-dp 4
+ * with moe-ep 16 at a quarter of the benchmark's concurrency a rank, where
+ * their ids say "_tp4_ep4_" and their TPOT repeats, within 1 %, the
+ * 2026_03_25 twin stated plainly as TEP 4 at the whole concurrency
+ * (validate_moe.c run_pool_as_id): asked as TP 4 with the experts over
+ * EP 4 (moe-tp 4 / 4 = 1), holding 4 x 4 = 16 sequences on one rank.  An id
+ * that agrees with the columns, or a run whose benchmark concurrency is
+ * not batch x ranks, keeps the columns' DEP 16. */
+Test(validate_moe, attention_dp_the_id_and_its_twin_do_not_state_is_read_as_the_id)
+{
+    moe_question q;
+    moe_run r = runs[MINIMAX];
+    snprintf(r.id, sizeof r.id, "2026_04_06_minimax_m2_5_h100_sxm_vllm_fp8_agg_1024x1024_c16_tp4_ep4_1377");
+    r.agg = (moe_pool){-1, 4, 4, 1, 4, 1, 16};
+    r.benchmark_concurrency = 16;
+    cr_assert_eq(moe_run_question(&r, &gpus, &models, &q), 1, "%s", q.reason);
+    cr_expect(q.layout.tp == 4 && q.layout.attention_dp == 1 && q.layout.moe_tp == 1 && q.layout.moe_ep == 4,
+              "tp %d dp %d moe %d x %d", q.layout.tp, q.layout.attention_dp, q.layout.moe_tp, q.layout.moe_ep);
+    cr_expect_eq(q.options.ep.ep, 4);
+    cr_expect_eq(q.setup.concurrency, 16);
+    /* the 2026_03_25 id's spelling, "_tp4_0_ep4_0_", reads the same */
+    snprintf(r.id, sizeof r.id, "minimax_c16_tp4_0_ep4_0_235");
+    cr_assert_eq(moe_run_question(&r, &gpus, &models, &q), 1, "%s", q.reason);
+    cr_expect(q.layout.attention_dp == 1 && q.layout.moe_ep == 4 && q.setup.concurrency == 16);
+    /* the id agrees with the columns: DEP 16 as written, 4 a rank */
+    snprintf(r.id, sizeof r.id, "minimax_c16_tp4_ep16_1");
+    cr_assert_eq(moe_run_question(&r, &gpus, &models, &q), 1, "%s", q.reason);
+    cr_expect(q.layout.attention_dp == 4 && q.layout.moe_ep == 16 && q.setup.concurrency == 4);
+    /* the benchmark's concurrency is not 4 a rank x 4 ranks: the columns kept */
+    snprintf(r.id, sizeof r.id, "minimax_c16_tp4_ep4_1");
+    r.benchmark_concurrency = 4;
+    cr_assert_eq(moe_run_question(&r, &gpus, &models, &q), 1, "%s", q.reason);
+    cr_expect(q.layout.attention_dp == 4 && q.layout.moe_ep == 16 && q.setup.concurrency == 4);
+}

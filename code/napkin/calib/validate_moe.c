@@ -244,11 +244,72 @@ static int attention_dp_unstated(const moe_run *r)
     return a->attention_dp < 0 && a->tp > 1 && r->benchmark_concurrency == a->batch * a->tp;
 }
 
+/* The tensor parallelism T and expert parallelism E a run's id states
+ * ("_tp<T>_ep<E>_", or the 2026_03_25 sweep's "_tp<T>_0_ep<E>_0_"): 1 with
+ * both set, else 0. */
+static int id_tp_ep(const char *id, int *tp, int *ep)
+{
+    for (const char *c = strstr(id, "_tp"); c; c = strstr(c + 1, "_tp")) {
+        char *end;
+        long t = strtol(c + 3, &end, 10);
+        if (end == c + 3 || t < 1)
+            continue;
+        if (strncmp(end, "_0_", 3) == 0)
+            end += 2;
+        if (strncmp(end, "_ep", 3) != 0)
+            continue;
+        const char *e0 = end + 3;
+        long e = strtol(e0, &end, 10);
+        if (end == e0 || e < 1)
+            continue;
+        *tp = (int)t, *ep = (int)e;
+        return 1;
+    }
+    return 0;
+}
+
+/* Some runs state attention-DP ranks their id does not: tp T with
+ * attention_dp D > 1 and moe_ep T x D, the batch a rank the benchmark's
+ * concurrency over D, where the id says "_tp<T>_ep<E>_" with E < T x D.
+ * MiniMax-M2.5's fifteen h100_sxm vLLM 0.18.0 runs of the 2026_04_06 sweep
+ * (ids ..._tp4_ep4_..., columns tp 4, attention_dp 4, moe_ep 16: two 8-GPU
+ * nodes) each have a twin in the 2026_03_25 sweep, measured a day earlier
+ * and stated plainly as tp 4, moe_ep 4 at the benchmark's whole
+ * concurrency, whose TPOT they repeat within 1 % at 13 of the 15 shapes
+ * (1024 x 1024 at 4, 8, 16, 32, 64 sequences: 10.09, 12.55, 15.47, 20.04,
+ * 25.69 ms against 10.12, 12.47, 15.54, 20.02, 25.66); a DEP 16 replica,
+ * a quarter of the sequences a rank and a sixteenth of the experts a GPU,
+ * would not run at TEP 4's speed at every batch.  Read as the id and the
+ * twins state it: tp T, moe_ep E (moe_tp T / E), the benchmark's
+ * concurrency on one attention rank. */
+static moe_pool run_pool_as_id(const moe_run *r, const moe_pool *a)
+{
+    moe_pool p = *a;
+    int t, e;
+    const int d = a->attention_dp;
+    if (d > 1 && a->moe_ep == a->tp * d && r->benchmark_concurrency == a->batch * d && id_tp_ep(r->id, &t, &e) &&
+        t == a->tp && e > 1 && e < a->moe_ep && t % e == 0) {
+        p.attention_dp = 1;
+        p.moe_ep = e;
+        p.moe_tp = t / e;
+        p.batch = r->benchmark_concurrency;
+    }
+    return p;
+}
+
+/* The pool an aggregated run's columns state, as its GPUs ran it
+ * (run_pool_unsquared, then run_pool_as_id). */
+static moe_pool run_pool_agg(const moe_run *r, const gpu_spec *row)
+{
+    const moe_pool p = run_pool_unsquared(&r->agg, row);
+    return run_pool_as_id(r, &p);
+}
+
 /* The layout the run's columns state, resolved as the flags would be
  * (layout.h: "-" and the package's 0 are both "not given"), or a refusal. */
 static int run_layout(const moe_run *r, const gpu_spec *row, moe_question *q)
 {
-    const moe_pool plain = run_pool_unsquared(&r->agg, row), *a = &plain;
+    const moe_pool plain = run_pool_agg(r, row), *a = &plain;
     if (a->tp < 1 || a->batch < 1)
         return refuse(q, "no tp or concurrency stated", "");
     if (a->pp > 1)
@@ -391,7 +452,7 @@ int moe_run_question(const moe_run *r, const gpu_table *gpus, const model_table 
     resident_model rm = {q->model, q->setup.prec, q->layout.tp};
     memory_policy_engine(r->backend, row, &rm, &pol);
     q->setup = (request_setup){q->model, row, q->setup.prec, q->layout.tp, r->isl, r->osl,
-                               run_pool_unsquared(&r->agg, row).batch,
+                               run_pool_agg(r, row).batch,
                                0, 0, pol, 0, 1};
     const engine_defaults *eng = engine_defaults_find(r->backend);
     q->options = (request_options){.ep = run_ep(&q->layout, q->setup.prec, row),
