@@ -122,6 +122,17 @@ Test(band, band_for_takes_its_regime_and_inverts_for_rates)
     cr_assert_float_eq(e.hi, 1.0, EPS);
     cr_assert_eq(band_for(&b, &a, BAND_TTFT_CLOSED, 0).have, 0);
     cr_assert_eq(band_for(&b, &a, BAND_E2E_BENCH, 0).have, 0);
+    /* and the plain closed loop's (serve without --engine) its own: the same eight there, the same band */
+    for (int i = 0; i < 11; i++) {
+        runs[i].tpot_plain_err = r[i];
+        runs[i].ttft_bench_err = runs[i].ttft_plain_err = runs[i].e2e_plain_err = NAN;
+    }
+    e = band_for(&b, &a, BAND_TPOT_PLAIN, 0);
+    cr_assert_eq(e.have, 1);
+    cr_assert_float_eq(e.lo, -0.29, EPS);
+    cr_assert_float_eq(e.hi, 1.0, EPS);
+    cr_assert_eq(band_for(&b, &a, BAND_TTFT_BENCH, 0).have, 0);
+    cr_assert_eq(band_for(&b, &a, BAND_TTFT_PLAIN, 0).have, 0);
 }
 
 /* ------------------------------------------------------------ regimes */
@@ -251,6 +262,8 @@ Test(cli_band, serve_band_counts_the_held_out_runs_like_the_question)
     cr_assert_eq((int)tsv_value(out, "ttft_closed_calibrated_band_n"), n);
     double blo = tsv_value(out, "ttft_closed_calibrated_band_lo");
     cr_assert(blo < tlo, "with the overhead %g, without %g", blo, tlo);
+    /* and the TPOT band of the runs answered under the engine's schedule is another than the plain loop's */
+    cr_assert(tsv_value(out, "tpot_calibrated_band_lo") != lo, "%g", lo);
 }
 
 /* Every calibrated row of serve and decode has <row>_band_lo and _hi, in

@@ -497,23 +497,24 @@ static void report_calibrated_bands(report *r, const serve_flags *f, const devic
 {
     static const char alone[] = "no measured run times it (the runs measure TTFT, TPOT and latency "
                                 "in a busy closed loop)";
-    /* with a per-request overhead (--engine, --overhead) the runs are judged as answered with their
-     * engine's fitted one */
-    const band_quantity ttft_kind = f->overhead > 0 ? BAND_TTFT_BENCH : BAND_TTFT_CLOSED;
-    const band_quantity e2e_kind = f->overhead > 0 ? BAND_E2E_BENCH : BAND_E2E;
+    /* the runs judged as answered the way this answer is: with --engine, under the engine's schedule
+     * (and its fitted overhead where the answer has one); without, by the plain closed loop */
+    const band_quantity tpot_kind = f->engine ? BAND_TPOT : BAND_TPOT_PLAIN;
+    const band_quantity ttft_kind = !f->engine ? BAND_TTFT_PLAIN : f->overhead > 0 ? BAND_TTFT_BENCH : BAND_TTFT_CLOSED;
+    const band_quantity e2e_kind = !f->engine ? BAND_E2E_PLAIN : f->overhead > 0 ? BAND_E2E_BENCH : BAND_E2E;
     cli_band b;
     cli_band_open(&b, d, t->model, t->concurrency, t->prompt, t->output);
     report_num(r, "prefill_time_calibrated", "prefill of one prompt", U_SECONDS, ec->prefill_time);
     cli_band_none(r, "prefill_time_calibrated", alone);
     report_num(r, "decode_step_calibrated", "mean decode step", U_SECONDS, ec->decode_step);
-    cli_band_row(r, &b, "decode_step_calibrated", BAND_TPOT, 0);
+    cli_band_row(r, &b, "decode_step_calibrated", tpot_kind, 0);
     report_num(r, "ttft_calibrated", "time to first token (the prefill alone)", U_SECONDS, ec->ttft);
     cli_band_none(r, "ttft_calibrated", alone);
     report_num(r, "ttft_closed_calibrated", "time to first token in the busy closed loop", U_SECONDS,
                ec->ttft_closed);
     cli_band_row(r, &b, "ttft_closed_calibrated", ttft_kind, 0);
     report_num(r, "tpot_calibrated", "time per output token", U_SECONDS, ec->tpot);
-    cli_band_row(r, &b, "tpot_calibrated", BAND_TPOT, 0);
+    cli_band_row(r, &b, "tpot_calibrated", tpot_kind, 0);
     report_num(r, "e2e_calibrated", "end-to-end latency", U_SECONDS, ec->e2e);
     cli_band_row(r, &b, "e2e_calibrated", e2e_kind, 0);
     report_num(r, "tokens_per_s_calibrated", "output tokens/s", U_TOKENS_PER_S, ec->tokens_per_s);

@@ -161,6 +161,9 @@ error_band band_for(const band_runs *b, const band_regime *q, band_quantity what
                    : what == BAND_TTFT_CLOSED  ? x->ttft_closed_err
                    : what == BAND_TTFT_BENCH   ? x->ttft_bench_err
                    : what == BAND_E2E_BENCH    ? x->e2e_bench_err
+                   : what == BAND_TPOT_PLAIN   ? x->tpot_plain_err
+                   : what == BAND_TTFT_PLAIN   ? x->ttft_plain_err
+                   : what == BAND_E2E_PLAIN    ? x->e2e_plain_err
                                                : x->e2e_err;
         /* r = answered / measured - 1: the quantity's own miss is measured / answered - 1 = 1 / (1 + r) - 1,
          * and for its inverse (a rate) answered / measured - 1 = r itself */

@@ -56,6 +56,9 @@ typedef enum {
     BAND_E2E,         /* a request's latency, TTFT + (output - 1) TPOT */
     BAND_TTFT_BENCH,  /* the closed loop's TTFT with the engine's per-request overhead (serve --engine) */
     BAND_E2E_BENCH,   /* the latency with that overhead */
+    BAND_TPOT_PLAIN,  /* the three as serve answers without --engine: no engine schedule, no overhead */
+    BAND_TTFT_PLAIN,
+    BAND_E2E_PLAIN,
 } band_quantity;
 
 typedef struct {

@@ -314,6 +314,14 @@ int serving_price_run(const request_setup *s, const request_options *o, const ra
     ob.overhead = bench_overhead;
     if (request_estimate_with(&q, &ob, &eb, e, sizeof e) != 0)
         return -1;
+    /* the answer `serve` gives without --engine: the layout, links and MTP of the question, none of the
+     * engine's schedule (prefill first, prompts mixed into decode steps) and no overhead */
+    request_estimate ep;
+    request_options op = *o;
+    op.prefill_first = op.mixed_steps = 0;
+    op.overhead = 0;
+    if (request_estimate_with(&q, &op, &ep, e, sizeof e) != 0)
+        return -1;
     double e2e = ttft + (s->output - 1) * tpot;
     out->tpot_roofline = er.tpot / tpot - 1;
     out->tpot = ec.tpot / tpot - 1;
@@ -321,6 +329,9 @@ int serving_price_run(const request_setup *s, const request_options *o, const ra
     out->e2e = ec.e2e / e2e - 1;
     out->ttft_bench = eb.ttft_closed / ttft - 1;
     out->e2e_bench = eb.e2e / e2e - 1;
+    out->tpot_plain = ep.tpot / tpot - 1;
+    out->ttft_plain = ep.ttft_closed / ttft - 1;
+    out->e2e_plain = ep.e2e / e2e - 1;
     return 1;
 }
 
@@ -363,6 +374,7 @@ int serving_residuals(const measured_table *t, const char *name, const gpu_table
         x->concurrency = (int)measured_num(t, r, c[CONC]);
         x->tpot_err_roofline = x->tpot_err = x->ttft_closed_err = x->e2e_err = NAN;
         x->ttft_bench_err = x->e2e_bench_err = NAN;
+        x->tpot_plain_err = x->ttft_plain_err = x->e2e_plain_err = NAN;
         const char *gpu_key = strcmp(x->system, "h200_sxm") == 0 ? "h200" : "h100";
         const gpu_spec *row = gpu_find(gpus, gpu_key);
         /* the kernel tables of the engine that served the runs (never the runs themselves) */
@@ -393,6 +405,9 @@ int serving_residuals(const measured_table *t, const char *name, const gpu_table
         x->e2e_err = e.e2e;
         x->ttft_bench_err = e.ttft_bench;
         x->e2e_bench_err = e.e2e_bench;
+        x->tpot_plain_err = e.tpot_plain;
+        x->ttft_plain_err = e.ttft_plain;
+        x->e2e_plain_err = e.e2e_plain;
     }
     if (n == 0) {
         free(v);

@@ -103,6 +103,8 @@ typedef struct {
     int priced;                  /* 1: priced (fits memory with the roofline's row) */
     double tpot_err_roofline;
     double tpot_err, ttft_closed_err, e2e_err; /* calibrated */
+    double tpot_plain_err, ttft_plain_err, e2e_plain_err; /* calibrated as `serve` answers without --engine:
+                                                             the plain closed loop, no engine schedule */
     double ttft_bench_err, e2e_bench_err;       /* calibrated as `serve --engine <backend>` answers: with
                                                    the engine's fitted per-request overhead */
 } serving_residual;
@@ -124,6 +126,7 @@ const rate_model *serving_engine_rates(engine_rates *cache, int *n, int max, con
 typedef struct {
     double tpot_roofline, tpot, ttft_closed, e2e;
     double ttft_bench, e2e_bench; /* with bench_overhead a request (serve --engine's answer) */
+    double tpot_plain, ttft_plain, e2e_plain; /* without the engine's schedule (serve without --engine) */
 } serving_errors;
 
 /* Price the question s (s->gpu: the GPU table's row) as napkin serve does,
