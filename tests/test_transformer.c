@@ -130,6 +130,54 @@ Test(step, norms_and_residuals_stay_at_or_below_one)
     REL(r->flop / op_bytes(r), 1.0 / 6.0, 1e-12);
 }
 
+/* Sum over the step's norm and elementwise kernels (repeats counted) of
+ * kernels, FLOPs and HBM bytes. */
+static void elementwise_totals(const model_spec *m, const op_cost *ops, int n, double *kernels, double *flop,
+                               double *bytes)
+{
+    *kernels = *flop = *bytes = 0;
+    for (int i = 0; i < n; i++)
+        if (ops[i].kind == OP_NORM || ops[i].kind == OP_ELEMENTWISE) {
+            int r = op_repeats(m, &ops[i]);
+            *kernels += r;
+            *flop += r * ops[i].flop;
+            *bytes += r * op_bytes(&ops[i]);
+        }
+}
+
+Test(step, fused_add_norm_runs_two_kernels_a_layer_where_apart_there_are_four)
+{
+    /* LLaMA-3-8B, 32 layers, hidden 4096, a decode step of 4 sequences in
+     * bf16: T = 4 tokens.  Apart, a layer runs two norms (read T x h, write
+     * it: 2 T h x 2 B) and two residual adds (two reads, one write: 3 T h x
+     * 2 B); fused, two add + norm kernels (read both, write both: 4 T h x 2
+     * B).  Per layer the bytes drop by (2*2 + 2*3 - 2*4) T h x 2 B = 2 x 4 x
+     * 4096 x 2 = 65,536 B, 2,097,152 B over 32 layers; the kernels by 2 a
+     * layer, 64; the FLOPs stay (2 x 4 + 2 x 1 = 2 x 5 per element).  The
+     * gains (h x 2 B a norm) and act_mul are the same either way, and the
+     * step's one plain norm (the final one apart, the first layer's input
+     * norm fused) costs the same. */
+    model_spec m = model_builtin("llama3-8b");
+    step_shape s = decode_shape(4, 1024, 1, precision_uniform(DT_BF16));
+    op_cost apart[DECODER_MAX_OPS], fused[DECODER_MAX_OPS];
+    int na = decoder_step_ops(&m, &s, apart, DECODER_MAX_OPS);
+    s.fused_add_norm = 1;
+    int nf = decoder_step_ops(&m, &s, fused, DECODER_MAX_OPS);
+    double ka, fa, ba, kf, ff, bf;
+    elementwise_totals(&m, apart, na, &ka, &fa, &ba);
+    elementwise_totals(&m, fused, nf, &kf, &ff, &bf);
+    cr_assert_eq(ka - kf, 64.0);
+    cr_assert_eq(ba - bf, 2097152.0);
+    REL(ff, fa, 1e-12);
+    cr_assert_null(find_op(fused, nf, "attn_residual"));
+    cr_assert_null(find_op(fused, nf, "final_norm"));
+    /* one fused kernel: 5 FLOP per element against 4 T h activations and the gain */
+    const op_cost *f = find_op(fused, nf, "attn_residual_norm");
+    cr_assert_not_null(f);
+    cr_assert_eq(f->flop, 5.0 * 4 * 4096);
+    cr_assert_eq(op_bytes(f), 4.0 * 4 * 4096 * 2 + 4096 * 2);
+}
+
 Test(step, tensor_parallel_splits_the_weights)
 {
     /* At TP 4 each GPU reads a quarter of the sharded projections: qkv of 70B

@@ -125,13 +125,13 @@ rate_class routed_rate_class(const model_spec *m, precision p)
 
 step_shape decode_shape(int batch, int context, int tp, precision prec)
 {
-    step_shape s = {batch, context, 1, tp, prec, 0, 0, 0};
+    step_shape s = {batch, context, 1, tp, prec, 0, 0, 0, 0};
     return s;
 }
 
 step_shape prefill_shape(int batch, int context, int prompt, int tp, precision prec)
 {
-    step_shape s = {batch, context, prompt, tp, prec, 0, 1, 0};
+    step_shape s = {batch, context, prompt, tp, prec, 0, 1, 0, 0};
     return s;
 }
 
@@ -221,6 +221,18 @@ static op_cost residual(const char *name, double T, double width, double ab)
     op_cost op = make_op(name, OP_ELEMENTWISE, 1);
     op.flop = T * width;
     op.act_bytes = 3 * T * width * ab;
+    return op;
+}
+
+/* A residual add fused into the RMSNorm after it (fused_add_rmsnorm): the
+ * add's FLOP and the norm's, the two inputs read, the new residual and the
+ * normed copy written, the gain read: one kernel where apart there are two
+ * and five passes over T x width. */
+static op_cost residual_norm(const char *name, double T, double width, double ab)
+{
+    op_cost op = norm(name, 1, T, width, ab);
+    op.flop += T * width;
+    op.act_bytes = 4 * T * width * ab;
     return op;
 }
 
@@ -475,7 +487,13 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
 
     op_cost all[DECODER_MAX_OPS];
     int c = 0;
-    all[c++] = norm("attn_norm", 1, T, h, ab);
+    /* Fused (s->fused_add_norm), each layer's two residual adds run inside
+     * the norm that follows them: the attention's in the MLP's norm, the
+     * MLP's in the next layer's input norm or, after the last layer, the
+     * final one; only the first layer's input norm has no add before it. */
+    const int fused = s->fused_add_norm;
+    if (!fused)
+        all[c++] = norm("attn_norm", 1, T, h, ab);
     if (m->kv_lora_rank > 0) {
         c += mla_attention(m, s, wb, kb, ab, all + c);
     } else {
@@ -513,8 +531,12 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
     //< tp_collectives
     if (comm)
         all[c++] = attn_ar;
-    all[c++] = residual("attn_residual", T, h, ab);
-    all[c++] = norm("mlp_norm", 1, T, h, ab);
+    if (fused) {
+        all[c++] = residual_norm("attn_residual_norm", T, h, ab);
+    } else {
+        all[c++] = residual("attn_residual", T, h, ab);
+        all[c++] = norm("mlp_norm", 1, T, h, ab);
+    }
     /* The MLP: k experts per token do the FLOPs; the experts touched are read,
      * and the shared experts (every token visits them) are read whole. */
     const int moe_kind = m->dense_layers > 0 ? OP_MOE_LAYERS : OP_EVERY_LAYER;
@@ -545,7 +567,7 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
         mlp_ar.name = "mlp_allreduce";
         all[c++] = mlp_ar;
     }
-    all[c++] = residual("mlp_residual", T, h, ab);
+    all[c++] = fused ? residual_norm("mlp_residual_norm", T, h, ab) : residual("mlp_residual", T, h, ab);
 
     /* Once per step. */
     op_cost embed = make_op("embedding", OP_EMBEDDING, 0);
@@ -557,7 +579,7 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
         embed_ar.comm_bytes = T * h * ab;
         all[c++] = embed_ar;
     }
-    all[c++] = norm("final_norm", 0, T, h, ab);
+    all[c++] = fused ? norm("input_norm", 0, T, h, ab) : norm("final_norm", 0, T, h, ab);
     const double L = s->logits_last ? B : T; /* positions that get logits */
     op_cost logits = projection("logits", L, h, vocab_l, wb, ab);
     logits.kind = OP_LOGITS;

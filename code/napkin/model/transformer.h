@@ -106,6 +106,8 @@ typedef struct {
     int skip_comm;  /* 1: leave the TP collectives out (the pure roofline) */
     int logits_last; /* 1: logits for each sequence's last new token only (a prefill) */
     double routing_skew; /* a mixture's router: 0 uniform, s > 0 Zipf(s) over the experts (moe.h) */
+    int fused_add_norm; /* 1: each residual add runs inside the norm after it, one kernel
+                           (the engines' fused_add_rmsnorm: engine_defaults); 0: apart */
 } step_shape;
 
 /* A prefill of `prompt` tokens for each of `batch` sequences with `context`
