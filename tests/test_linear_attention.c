@@ -69,9 +69,17 @@ Test(linear_attention, decode_op_by_hand)
             cr_expect_eq(op_repeats(&m, &all[i]), 45);
         if (!strcmp(all[i].name, "attn_score"))
             cr_expect_eq(op_repeats(&m, &all[i]), 15);
+        if (!strcmp(all[i].name, "attn_output_gate")) {
+            /* 32 tokens x 4 heads a GPU x 256 (32 heads over tp 8): 32,768 elements,
+             * each read twice (output, gate) and written once at 1 byte (fp8
+             * activations): 98,304 bytes; 5 FLOP each: 163,840 */
+            cr_expect_eq(op_repeats(&m, &all[i]), 15);
+            cr_expect_eq(all[i].act_bytes, 98304.0);
+            cr_expect_eq(all[i].flop, 163840.0);
+        }
     }
     cr_expect_eq(lin, LINEAR_OPS);
-    cr_expect_eq(full, 4); /* qkv_proj, attn_score, attn_value, o_proj */
+    cr_expect_eq(full, 5); /* qkv_proj, attn_score, attn_value, attn_output_gate, o_proj */
 }
 
 /* Prefill of 128 tokens, one sequence, one value and key head of 128: two

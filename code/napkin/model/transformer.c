@@ -215,6 +215,18 @@ static op_cost norm(const char *name, int per_layer, double T, double width, dou
     return op;
 }
 
+/* attn_output_gate (Qwen3.5's full-attention layers): the attention output
+ * times sigmoid of the gate q_proj made, before o_proj; a kernel of its own in
+ * the engines.  About 5 FLOP an element (exp, add, divide, multiply, and the
+ * negation); the output and the gate read, the product written. */
+static op_cost output_gate(double T, double width, double ab)
+{
+    op_cost op = make_op("attn_output_gate", OP_ELEMENTWISE, 1);
+    op.flop = 5 * T * width;
+    op.act_bytes = 3 * T * width * ab;
+    return op;
+}
+
 /* Residual add: one FLOP per element, two reads and a write. */
 static op_cost residual(const char *name, double T, double width, double ab)
 {
@@ -514,6 +526,8 @@ int decoder_step_ops(const model_spec *m, const step_shape *s, op_cost *ops, int
             all[c++] = score;
             all[c++] = value;
         }
+        if (m->attn_gate)
+            all[c++] = output_gate(T, heads_l * hd, ab);
         all[c++] = projection(w[1].name, T, w[1].in, w[1].out, wb, ab);
         if (m->linear_layers > 0) {
             for (int i = first; i < c; i++)
