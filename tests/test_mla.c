@@ -178,3 +178,33 @@ Test(mla, a_set_without_mla_tables_has_no_points)
     cr_expect_eq(n, 0);
     free(p);
 }
+
+/* A calibration without the latent attention classes (vLLM's sets hold only
+ * whole MLA modules) prices the absorbed decode kernel in its decode
+ * attention class: the kernel streams the cached latent, one read per
+ * sequence, as a GQA decode kernel streams K and V, not as prefill's
+ * compute-bound tiles (whose fitted byte share is not a streaming rate).
+ * Kimi-K2.5 at TP 8: 64 sequences, 1536 cached positions, 8 heads, bf16.
+ * Scores: pairs = 1536 + 1 = 1537; FLOPs 2 x 64 x 8 x 576 x 1537 + 5 x 64 x 8 x 1537
+ * = 906,559,488 + 3,934,720 = 910,494,208; bytes: the latent 64 x 1537 x 576 x 2
+ * = 113,319,936 plus Q 64 x 8 x 576 x 2 = 589,824.  A decode class of t0 10 us,
+ * no items, no tail, flop share 1, byte share 0.5, blend 1 at span 1537 > 128:
+ *     t = 10 us / 2 (half the kernel's fixed cost) + FLOP / peak + bytes / (0.5 bw). */
+Test(mla, decode_without_its_class_prices_in_the_decode_attention_class)
+{
+    gpu_spec g = gpu_builtin("h200");
+    rate_model r = {0};
+    r.op[RC_ATTN_DECODE_BF16] = (op_rate){10e-6, 0, 1.0, 0.5, 1, 0, 0};
+    r.has_op[RC_ATTN_DECODE_BF16] = 1;
+    r.op[RC_ATTN_PREFILL] = (op_rate){20e-6, 0, 1.0, 0.25, 1, 0, 0};
+    r.has_op[RC_ATTN_PREFILL] = 1;
+    g.rates = &r;
+    mla_shape k = {64, 1536, 1, 8, 512, 64, 128, 128, DT_BF16, DT_BF16, 1};
+    op_cost a[2];
+    mla_kernel_op_costs(&k, a);
+    const double peak = gpu_peak_flops(&g, DT_BF16);
+    const double flop = 910494208.0, bytes = 113319936.0 + 589824.0;
+    const double hand = 5e-6 + flop / peak + bytes / (0.5 * g.mem_bw);
+    const double got = price_op(&a[0], &g, peak, 1, NULL);
+    cr_expect_float_eq(got, hand, 1e-9 * hand, "%g s against %g by hand", got, hand);
+}

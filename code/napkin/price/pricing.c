@@ -101,10 +101,17 @@ double price_op(const op_cost *op, const gpu_spec *g, double peak, int tp, bound
             if (gpu_peak_flops(g, DT_BF16) > 0) /* a row without a bf16 rate keeps the one given */
                 peak = gpu_peak_flops(g, DT_BF16);
             /* a calibration without the latent attention tables (vLLM measured only whole
-             * modules) prices the kernel as its tiles of query rows, in the attention prefill class */
-            if (g->rates && !gpu_has_rates(g, op->rate))
-                return price_compute_items(g, RC_ATTN_PREFILL, op->flop, op_bytes(op), op->items, 0, peak,
-                                           op->fixed_share, bound);
+             * modules) prices prefill as its tiles of query rows, in the attention prefill class,
+             * and the absorbed decode kernel, which streams each sequence's latent once, in the
+             * decode attention class (the prefill class's byte share is no streaming rate: in
+             * vLLM's H200 set 0.27, which priced Kimi-K2.5's latent read at 4x its roofline) */
+            if (g->rates && !gpu_has_rates(g, op->rate)) {
+                const rate_class c = op->rate == RC_MLA_PREFILL       ? RC_ATTN_PREFILL
+                                     : op->rate == RC_MLA_DECODE_FP8 ? RC_ATTN_DECODE_FP8
+                                                                     : RC_ATTN_DECODE_BF16;
+                return price_compute_items(g, c, op->flop, op_bytes(op), op->items,
+                                           c == RC_ATTN_PREFILL ? 0 : op->span, peak, op->fixed_share, bound);
+            }
         }
         /* Gated DeltaNet's kernels too compute in bf16 (and fp32) beside fp8 weights */
         if (rate_class_is_gdn(op->rate) && gpu_peak_flops(g, DT_BF16) > 0)
