@@ -73,6 +73,12 @@ COINCIDENCES = {
     ("tests/test_blackwell.c", "152.7"):
         "an nvfp4 projection's time by hand on B200 (1.3744e12 FLOP at 9 PFLOP/s = 152.7 us); 1.1 at seed 4711 "
         "lands on the same digits",
+    ("code/napkin/calib/validate_moe.c", "12.47"):
+        "a measured MiniMax-M2.5 TPOT quoted as the evidence of a run's layout (12.47 ms); 7.x at seed 0 lands "
+        "on the same digits",
+    ("code/ch05/end_to_end.c", "63.75"):
+        "the decodes a mixed step carries at 64 in flight (1 + 63 x 255 / 256); 13.x at seed 0 lands on the "
+        "same digits",
     ("tests/test_import_measured.c", "5.250"):
         "an all-to-all fixture row as the importer writes it (5.250000e-05 s); 3.x at seed 0 lands on the same digits",
     ("tests/test_import_measured.c", "9.000"):
