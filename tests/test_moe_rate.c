@@ -167,3 +167,35 @@ Test(moe_rate, int4_experts_run_their_own_class)
     cr_expect_eq(routed_rate_class(&oss, p), RC_MOE_W4A16);
     cr_expect_eq(expert_weight_bytes(&oss, p.weights), 0.53125);
 }
+
+/* vLLM's MXFP4 expert rows under expert parallelism time a path with a
+ * fixed cost its tensor-parallel rows lack (published.c moe_tp_rows_only):
+ * a vLLM table's moe_w4a16 class keeps only its moe_ep 1 rows; another
+ * engine's keeps all.  Four rows, two of them at moe_ep 2: a vLLM table
+ * yields 2 points, a TensorRT-LLM one 4; vLLM's bf16 rows keep moe_ep 2. */
+static int points_of(const char *backend, const char *dtype, rate_class c)
+{
+    FILE *f = fopen(scratch_path("moe.tsv"), "w");
+    cr_assert_not_null(f);
+    fprintf(f, "# measurement: moe\n# kind: published\n# backend: %s\n"
+               "dtype\ttokens\thidden\tinter\ttopk\texperts\tmoe_tp\tmoe_ep\tdistribution\ttime_s\n", backend);
+    static const int layouts[4][3] = {{1, 1, 1}, {8, 1, 1}, {1, 1, 2}, {8, 1, 2}};
+    for (int i = 0; i < 4; i++)
+        fprintf(f, "%s\t%d\t2880\t2880\t4\t128\t%d\t%d\tbalanced\t1.0e-04\n", dtype, layouts[i][0], layouts[i][1],
+                layouts[i][2]);
+    fclose(f);
+    gpu_spec g = gpu_builtin("h200");
+    rate_point *p;
+    int n;
+    char err[256];
+    cr_assert_eq(published_rate_points(scratch_dir, c, &g, &p, &n, err, sizeof err), 0, "%s", err);
+    free(p);
+    return n;
+}
+
+Test(moe_rate, vllm_mxfp4_class_fits_tensor_parallel_rows_only)
+{
+    cr_expect_eq(points_of("vllm", "w4a16_mxfp4", RC_MOE_W4A16), 2);
+    cr_expect_eq(points_of("trtllm", "w4a16_mxfp4", RC_MOE_W4A16), 4);
+    cr_expect_eq(points_of("vllm", "bf16", RC_MOE_BF16), 4);
+}

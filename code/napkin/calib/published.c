@@ -134,9 +134,10 @@ static int moe_dtype_of(const char *s, rate_class *c, double *eb, double *ab, dt
  * distribution time_s) as the step's own routed_experts op would count it:
  * the busiest GPU's pairs and experts touched under the row's distribution
  * (moe_rank_work; power_law_<a> through moe_power_law_skew), the expert
- * width split moe_tp ways.  *keep 0 for another class or distribution. */
+ * width split moe_tp ways.  *keep 0 for another class or distribution, or
+ * for an expert-parallel row when tp_only (moe_tp_rows_only). */
 static int moe_point_of_row(const measured_table *t, const int *c, int row, rate_class rc, const gpu_spec *g,
-                            rate_point *p, int *keep)
+                            int tp_only, rate_point *p, int *keep)
 {
     *keep = 0;
     rate_class cls;
@@ -150,6 +151,8 @@ static int moe_point_of_row(const measured_table *t, const int *c, int row, rate
     const double ep = measured_num(t, row, c[7]), time = measured_num(t, row, c[9]);
     if (!(tokens > 0 && h > 0 && inter > 0 && topk > 0 && experts > 0 && tp > 0 && ep > 0 && time > 0))
         return -1;
+    if (tp_only && ep > 1)
+        return 0;
     const char *dist = measured_cell(t, row, c[8]);
     double skew = 0;
     int balanced = strcmp(dist, "balanced") == 0;
@@ -169,6 +172,24 @@ static int moe_point_of_row(const measured_table *t, const int *c, int row, rate
     return 0;
 }
 //< moe_point
+
+/* vLLM's MXFP4 expert kernel (OAITritonMxfp4ExpertsMonolithic) runs two
+ * paths: under expert parallelism its rows carry a fixed cost its tensor-
+ * parallel rows do not (h200: one token at moe_ep 2, 64 experts a GPU, 98 us
+ * against 61 us at moe_ep 1 with all 128; about 68 us at moe_ep 4 and 8),
+ * so one fixed cost fitted over both overstated every tensor-parallel row
+ * (the 120b shape's balanced moe_ep 1 rows by a median 20 % on h200) and
+ * understated the expert-parallel ones.  Every vLLM gpt-oss run measured
+ * (silicon_sample.csv) serves the experts tensor-parallel (moe_ep 1), so the
+ * class is fitted on the moe_ep 1 rows; an expert-parallel question under
+ * vLLM is priced by them, short of that fixed cost.  TensorRT-LLM's and
+ * SGLang's MXFP4 rows show no such step (one token costs the same or less
+ * at moe_ep 2 as at 1) and keep every row. */
+static int moe_tp_rows_only(const measured_table *t, rate_class rc)
+{
+    const char *backend = measured_meta(t, "backend");
+    return rc == RC_MOE_W4A16 && backend && strcmp(backend, "vllm") == 0;
+}
 
 static int point_of_row(const measured_table *t, const int *c, int row, rate_class rc, const gpu_spec *g,
                         const op_rate *quantize, const model_spec *mla, rate_point *p, int *keep)
@@ -291,7 +312,7 @@ int published_rate_points_apart(const char *dir, rate_class c, const gpu_spec *g
     int k = 0;
     for (int r = 0; r < t.nrows; r++) {
         int keep;
-        int bad = names == moe_cols ? moe_point_of_row(&t, ci, r, c, g, &p[k], &keep)
+        int bad = names == moe_cols ? moe_point_of_row(&t, ci, r, c, g, moe_tp_rows_only(&t, c), &p[k], &keep)
                                     : point_of_row(&t, ci, r, c, g, quantize, &mla, &p[k], &keep);
         if (bad != 0) {
             snprintf(err, errlen, "%s/%s: data row %d: a size or time that is not a positive number", dir, file,
