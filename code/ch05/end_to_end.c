@@ -78,7 +78,8 @@ int main(void)
     if (request_estimate_with(&s, &mixed_opt, &mixed, err, sizeof err))
         die(err);
     nb_value("ch05_e2e_mixed_tpot_ms", "%.1f", mixed.tpot * 1e3);
-    /* its steps carry 1 + 63 x 255 / 256 = 63.75 decodes, 64 rounded: the stall is over the decode step at 64 (at.decode_step) */
+    /* its steps carry 1 + 63 x 255 / 256 = 63.75 decodes, 64 rounded: the stall is over the decode step
+     * at 64 (at.decode_step) */
     nb_value("ch05_e2e_mixed_stall_ms", "%.1f", (mixed.tpot - at.decode_step) * 1e3);
     nb_value("ch05_e2e_mixed_steps", "%d", mixed.prefill_steps);
 
