@@ -239,16 +239,19 @@ Test(validate, engines_disagree_with_each_other)
     cr_assert_gt(n, 0, "%s", err);
     int dense = 0, moe = 0, mla = 0, gdn = 0;
     for (int i = 0; i < n; i++) {
-        /* the MoE tables time the same expert shapes in each engine: hundreds of rows in both;
-         * the Gated DeltaNet ones Qwen3.5-397B's: TensorRT-LLM's ten decode shapes, 90-95 prefill */
+        /* the MoE tables time the same expert shapes in each engine: hundreds of rows in both, but
+         * vLLM's MXFP4 class keeps its tensor-parallel rows only (published.c moe_tp_rows_only): 50
+         * shapes in both at gpt-oss's widths; the Gated DeltaNet ones Qwen3.5-397B's: TensorRT-LLM's
+         * ten decode shapes, 90-95 prefill */
         int is_moe = strncmp(v[i].op_class, "moe_", 4) == 0, is_mla = rate_class_is_mla(rate_class_parse(v[i].op_class));
         int is_gdn = rate_class_is_gdn(rate_class_parse(v[i].op_class));
         dense += !is_moe && !is_mla && !is_gdn;
         moe += is_moe;
         mla += is_mla;
         gdn += is_gdn;
-        cr_assert(v[i].s.points > (is_gdn ? 9 : is_moe ? 100 : is_mla ? 700 : 1000), "%s %s: %d shapes in both",
-                  v[i].evaluated_on, v[i].op_class, v[i].s.points);
+        const int w4a16 = strcmp(v[i].op_class, "moe_w4a16") == 0;
+        cr_assert(v[i].s.points > (is_gdn ? 9 : w4a16 ? 40 : is_moe ? 100 : is_mla ? 700 : 1000),
+                  "%s %s: %d shapes in both", v[i].evaluated_on, v[i].op_class, v[i].s.points);
     }
     /* GEMMs bf16, fp8 and fp8_block, decode attention over a bf16 and an fp8 cache, prefill attention */
     cr_assert_eq(dense, 2 * 2 * 6);
