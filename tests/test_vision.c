@@ -446,7 +446,7 @@ Test(vision, prefill_samples_only_the_last_token)
     model_spec m;
     vision_lm_lookup(&v, &m);
     vision_request q = vision_request_default(&v, &m, &g);
-    step_shape s = {1, 0, 2891, 1, precision_uniform(DT_BF16), 0, 0, 0}; /* logits at every position */
+    step_shape s = {1, 0, 2891, 1, precision_uniform(DT_BF16), 0, 0, 0, 0}; /* logits at every position */
     step_cost c;
     char err[256];
     cr_assert_eq(decoder_step_cost(&m, &g, &s, &c, err, sizeof err), 0);
