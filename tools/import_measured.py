@@ -415,6 +415,19 @@ SERVING_COLS = ("id", "model_path", "system", "backend", "backend_version", "pre
                 "isl", "osl", "batch_size", "tp_size", "pp_size", "silicon_ttft_ms", "silicon_tpot_ms")
 
 
+def serving_meta(measurement, ctx, rows, devices, t, selection, note):
+    """The provenance of a serving-runs table (rows: model, system, backend, ...): the systems and
+    backends its rows hold, the devices of those systems, and a note on what its TTFT is."""
+    systems = ", ".join(sorted({r[1] for r in rows}))
+    meta = common_meta(measurement, ctx, systems,
+                       ", ".join(f"{devices[s]} ({s})" for s in sorted(devices) if s in systems),
+                       ", ".join(sorted({r[2] for r in rows})), "per row (backend_version column)", [t],
+                       "end-to-end benchmark runs, silicon_ttft_ms and silicon_tpot_ms converted to seconds",
+                       selection)
+    meta.append(("note", note))
+    return meta
+
+
 def import_serving(ctx, out, devices, systems):
     rel = "systems/silicon_sample.csv"
     t = Table(ctx["root"], rel, SERVING_COLS)
@@ -435,13 +448,9 @@ def import_serving(ctx, out, devices, systems):
            + " and ".join(systems) + f"; concurrency = batch_size; gemm_quant = gemm_quant_mode (fp8 per-tensor or fp8_block, which GEMM curve applies); "
            f"empty precision, backend_version or gemm_quant written -; "
            f"{len(rows)} of {len(t.rows)} rows")
-    systems = ", ".join(sorted({r[1] for r in rows}))
-    meta = common_meta("serving_runs", ctx, systems,
-                       ", ".join(f"{devices[s]} ({s})" for s in sorted(devices) if s in systems),
-                       ", ".join(sorted({r[2] for r in rows})), "per row (backend_version column)", [t],
-                       "end-to-end benchmark runs, silicon_ttft_ms and silicon_tpot_ms converted to seconds", sel)
-    meta.append(("note", "ttft_s is the benchmark's closed-loop TTFT: concurrency requests kept in flight, "
-                         "so it includes queueing behind other requests' prefills and decode steps"))
+    meta = serving_meta("serving_runs", ctx, rows, devices, t, sel,
+                        "ttft_s is the benchmark's closed-loop TTFT: concurrency requests kept in flight, "
+                        "so it includes queueing behind other requests' prefills and decode steps")
     header = ("id", "model", "system", "backend", "backend_version", "precision", "isl", "osl",
               "concurrency", "tp", "pp", "ttft_s", "tpot_s", "gemm_quant")
     return write_tsv(os.path.join(out, "serving_runs.tsv"), meta, header,
@@ -524,13 +533,9 @@ def import_serving_moe(ctx, out, devices, systems):
            "the replica kept in flight), - where it states none; measured = the day of its measured= "
            "(YYYY-MM-DD), - where it states none; "
            f"sorted by model, system, backend, mode, id; {len(rows)} of {len(t.rows)} rows")
-    present = ", ".join(sorted({r[1] for r in rows}))
-    meta = common_meta("serving_runs_moe", ctx, present,
-                       ", ".join(f"{devices[s]} ({s})" for s in sorted(devices) if s in present),
-                       ", ".join(sorted({r[2] for r in rows})), "per row (backend_version column)", [t],
-                       "end-to-end benchmark runs, silicon_ttft_ms and silicon_tpot_ms converted to seconds", sel)
-    meta.append(("note", "ttft_s is the benchmark's closed-loop TTFT; gemm_quant and moe_quant are the package's "
-                         "gemm_quant_mode and moe_quant_mode (the dense GEMMs' and the experts' weight formats)"))
+    meta = serving_meta("serving_runs_moe", ctx, rows, devices, t, sel,
+                        "ttft_s is the benchmark's closed-loop TTFT; gemm_quant and moe_quant are the package's "
+                        "gemm_quant_mode and moe_quant_mode (the dense GEMMs' and the experts' weight formats)")
     header = ("id", "model", "system", "backend", "backend_version", "mode", "precision", "gemm_quant", "moe_quant",
               "isl", "osl", *(name for name, _ in MOE_LAYOUT),
               *(f"{pool}_{name}" for pool in ("prefill", "decode") for name, _ in MOE_POOL), "ttft_s", "tpot_s",
